@@ -1,0 +1,222 @@
+import type { Redactor } from './redact.js';
+
+/** A copy of a request that is safe to print: no Authorization header, secrets replaced. */
+export interface RedactedRequest {
+  method: string;
+  /** Path and query, as sent (secrets replaced). */
+  path: string;
+  headers: Record<string, string>;
+  /** JSON body with secret-looking fields replaced; `undefined` when there was none. */
+  body?: unknown;
+}
+
+export interface PlatformErrorInit {
+  status?: number;
+  method: string;
+  path: string;
+  platformMessage?: string;
+  request: RedactedRequest;
+  /** Raw response body text (redacted, truncated), for debugging. */
+  responseBody?: string;
+  /** Seconds to wait, parsed from Retry-After. */
+  retryAfterSeconds?: number;
+  cause?: unknown;
+}
+
+/**
+ * Base of every error the client throws for a request. The message reads
+ * `PUT /api/v1/deployments/12 -> 400: <platform message>`.
+ */
+export class PlatformError extends Error {
+  override name = 'PlatformError';
+  /** HTTP status, or undefined when no response arrived (connection, timeout). */
+  readonly status: number | undefined;
+  readonly method: string;
+  /** Request path without the query string. */
+  readonly path: string;
+  /** The platform's `{ error }` message, when the body carried one. */
+  readonly platformMessage: string | undefined;
+  readonly request: RedactedRequest;
+  readonly responseBody: string | undefined;
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(init: PlatformErrorInit, message?: string) {
+    super(message ?? formatMessage(init), init.cause === undefined ? undefined : { cause: init.cause });
+    this.status = init.status;
+    this.method = init.method;
+    this.path = init.path;
+    this.platformMessage = init.platformMessage;
+    this.request = init.request;
+    this.responseBody = init.responseBody;
+    this.retryAfterSeconds = init.retryAfterSeconds;
+  }
+}
+
+function formatMessage(init: PlatformErrorInit): string {
+  const head = `${init.method} ${init.path} -> ${init.status ?? 'no response'}`;
+  return init.platformMessage ? `${head}: ${init.platformMessage}` : head;
+}
+
+/** 400 or 422: the platform rejected the request's content. */
+export class BadRequestError extends PlatformError {
+  override name = 'BadRequestError';
+}
+/** 401: the credential is missing, malformed or expired. */
+export class AuthenticationError extends PlatformError {
+  override name = 'AuthenticationError';
+}
+/** 403: the credential is valid but not allowed here (scope, admin role, permission). */
+export class PermissionDeniedError extends PlatformError {
+  override name = 'PermissionDeniedError';
+}
+/** 404: no such resource (or the feature is disabled, as for usage analytics). */
+export class NotFoundError extends PlatformError {
+  override name = 'NotFoundError';
+}
+/** 409: the request conflicts with the resource's state. */
+export class ConflictError extends PlatformError {
+  override name = 'ConflictError';
+}
+/** 429: rate limited; `retryAfterSeconds` carries the server's hint. */
+export class RateLimitError extends PlatformError {
+  override name = 'RateLimitError';
+}
+/** 5xx: the platform failed. */
+export class ServerError extends PlatformError {
+  override name = 'ServerError';
+}
+/** Any other unexpected status (for example 408 or a 3xx). */
+export class UnexpectedStatusError extends PlatformError {
+  override name = 'UnexpectedStatusError';
+}
+
+/** No response: DNS, refused, reset, TLS failure. `sent` tells whether the request may have reached the server. */
+export class ConnectionError extends PlatformError {
+  override name = 'ConnectionError';
+  /** False when the failure happened before any byte of the request could reach the server. */
+  readonly sent: boolean;
+  readonly code: string | undefined;
+  constructor(init: PlatformErrorInit & { sent: boolean; code?: string }) {
+    const detail = describeCause(init.cause);
+    super(init, `${init.method} ${init.path} -> connection failed: ${detail}`);
+    this.sent = init.sent;
+    this.code = init.code;
+  }
+}
+
+/** The per-request timeout elapsed before the response was complete. */
+export class TimeoutError extends PlatformError {
+  override name = 'TimeoutError';
+  readonly timeoutMs: number;
+  constructor(init: PlatformErrorInit & { timeoutMs: number }) {
+    super(init, `${init.method} ${init.path} -> timed out after ${init.timeoutMs} ms`);
+    this.timeoutMs = init.timeoutMs;
+  }
+}
+
+/** The caller's AbortSignal fired. Never retried. */
+export class AbortedError extends PlatformError {
+  override name = 'AbortedError';
+  constructor(init: PlatformErrorInit) {
+    super(init, `${init.method} ${init.path} -> aborted`);
+  }
+}
+
+/** A 2xx response whose body does not match the schema: names the field path. */
+export class ResponseShapeError extends PlatformError {
+  override name = 'ResponseShapeError';
+  readonly issues: string[];
+  constructor(init: PlatformErrorInit & { issues: string[] }) {
+    super(init, `${init.method} ${init.path} -> ${init.status}: unexpected response: ${init.issues.join('; ')}`);
+    this.issues = init.issues;
+  }
+}
+
+/** Bad input found before anything was sent: names the input, the value and what was expected. */
+export class InputError extends Error {
+  override name = 'InputError';
+  readonly input: string;
+  readonly value: unknown;
+  readonly expected: string;
+  constructor(input: string, value: unknown, expected: string) {
+    super(`${input}: got ${showValue(value)}, expected ${expected}`);
+    this.input = input;
+    this.value = value;
+    this.expected = expected;
+  }
+}
+
+/** Render a value for an error message: short, quoted, never multi-line. */
+export function showValue(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (typeof value === 'string') {
+    const s = value.length > 120 ? `${value.slice(0, 117)}...` : value;
+    return JSON.stringify(s);
+  }
+  try {
+    const s = JSON.stringify(value) ?? String(value);
+    return s.length > 120 ? `${s.slice(0, 117)}...` : s;
+  } catch {
+    return String(value);
+  }
+}
+
+function describeCause(cause: unknown): string {
+  if (cause instanceof Error) {
+    const code = (cause as { code?: string }).code;
+    const inner = (cause as { cause?: unknown }).cause;
+    const base = code && !cause.message.includes(code) ? `${code} ${cause.message}` : cause.message;
+    if (inner instanceof Error && !base.includes(inner.message)) return `${base} (${inner.message})`;
+    return base;
+  }
+  return String(cause);
+}
+
+/** Map a status to the error class for it. */
+export function errorClassForStatus(status: number): typeof PlatformError {
+  if (status === 400 || status === 422) return BadRequestError;
+  if (status === 401) return AuthenticationError;
+  if (status === 403) return PermissionDeniedError;
+  if (status === 404) return NotFoundError;
+  if (status === 409) return ConflictError;
+  if (status === 429) return RateLimitError;
+  if (status >= 500) return ServerError;
+  return UnexpectedStatusError;
+}
+
+/** Build the error for a non-2xx response, reading the platform's `{ error }` message from the body text. */
+export function errorFromResponse(
+  init: Omit<PlatformErrorInit, 'platformMessage' | 'responseBody'> & { status: number; bodyText: string },
+  redactor: Redactor,
+): PlatformError {
+  const bodyText = redactor.redactText(init.bodyText);
+  const platformMessage = extractPlatformMessage(bodyText);
+  const Cls = errorClassForStatus(init.status);
+  return new Cls({
+    ...init,
+    platformMessage,
+    responseBody: bodyText.length > 2000 ? `${bodyText.slice(0, 2000)}...` : bodyText,
+  });
+}
+
+/** The `{ error }` message of a body, or a short plain-text body, or undefined. */
+export function extractPlatformMessage(bodyText: string): string | undefined {
+  const trimmed = bodyText.trim();
+  if (!trimmed) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(trimmed);
+    if (parsed && typeof parsed === 'object') {
+      const o = parsed as Record<string, unknown>;
+      if (typeof o.error === 'string') return o.error;
+      if (o.error && typeof o.error === 'object' && typeof (o.error as { message?: unknown }).message === 'string') {
+        return (o.error as { message: string }).message;
+      }
+      if (typeof o.message === 'string') return o.message;
+      // SCIM errors carry `detail`.
+      if (typeof o.detail === 'string') return o.detail;
+    }
+    return undefined;
+  } catch {
+    return trimmed.length <= 300 && !trimmed.startsWith('<') ? trimmed : undefined;
+  }
+}

@@ -1,0 +1,387 @@
+import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { rootCertificates } from 'node:tls';
+import type { Readable } from 'node:stream';
+import { Agent, type Dispatcher } from 'undici';
+import {
+  AbortedError,
+  ConnectionError,
+  InputError,
+  PlatformError,
+  TimeoutError,
+  errorFromResponse,
+  type RedactedRequest,
+} from './errors.js';
+import { Redactor, type SecretHook } from './redact.js';
+import { DEFAULT_RETRY, backoffDelay, isRetryable, parseRetryAfter, sleep, type RetryPolicy } from './retry.js';
+import { VERSION } from '../version.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type AuthScheme = 'bearer' | 'api-key';
+
+/** Where debug lines go; the action layer wires this to `core.debug`. */
+export interface Logger {
+  debug(message: string): void;
+}
+
+export interface ClientOptions {
+  /** `https://` origin of the tenant (a custom domain replaces the whole host). */
+  baseUrl: string;
+  /** API key, OAuth access token or SCIM token. */
+  apiKey: string;
+  /** `bearer` (default) sends `Authorization: Bearer <key>`; `api-key` sends `Authorization: Api-Key <key>`. */
+  authScheme?: AuthScheme;
+  /** Extra trusted CA: PEM text, or the path of a PEM file. Added to the public roots and NODE_EXTRA_CA_CERTS. */
+  ca?: string;
+  /** Per-request timeout in ms (default 30 000). */
+  timeoutMs?: number;
+  /** Retry policy overrides. */
+  retry?: Partial<RetryPolicy>;
+  /** Transport override (an undici Dispatcher); by default a keep-alive Agent is made. */
+  dispatcher?: Dispatcher;
+  /** Parallel connections of the default Agent (default 16). */
+  connections?: number;
+  /** Told about every secret the client learns; wire to `core.setSecret`. */
+  onSecret?: SecretHook;
+  logger?: Logger;
+  /** Source of randomness for jitter (tests). */
+  random?: () => number;
+  /** Extra product token appended to the user agent, e.g. `github-action`. */
+  userAgentSuffix?: string;
+}
+
+export interface RequestOptions {
+  /** Cancels the call (and any retry wait). */
+  signal?: AbortSignal;
+  /** Overrides the client's per-request timeout for this call. */
+  timeoutMs?: number;
+  /** Overrides the retry policy for this call. */
+  retry?: Partial<RetryPolicy>;
+}
+
+export interface RawRequest {
+  method: HttpMethod;
+  /** Path with query already expanded, e.g. `/api/v1/deployments?limit=20`. */
+  path: string;
+  /** JSON value (serialized here) or a prepared body. */
+  json?: unknown;
+  body?: { contentType: string; data: Buffer };
+  headers?: Record<string, string>;
+  /** POST/PATCH that the spec declares idempotent may be retried like GET. */
+  idempotent?: boolean;
+  /** Return the body as a stream instead of buffering it. */
+  stream?: boolean;
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** Buffered body text (absent when `stream` was asked for). */
+  text?: string;
+  /** Body stream (when `stream` was asked for); the caller must consume or destroy it. */
+  body?: Readable;
+}
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** Parse and check the base URL: https only, no path beyond `/`. */
+export function parseBaseUrl(input: string, inputName = 'api-url'): URL {
+  let url: URL;
+  try {
+    url = new URL(input);
+  } catch {
+    throw new InputError(inputName, input, 'an absolute https:// URL such as https://example.cubecloud.dev');
+  }
+  if (url.protocol !== 'https:') {
+    throw new InputError(inputName, input, 'an https:// URL (the platform accepts HTTPS only)');
+  }
+  if (url.username || url.password) {
+    throw new InputError(inputName, redactUrlCredentials(url), 'a URL without user:password (pass the key as api-key)');
+  }
+  return url;
+}
+
+function redactUrlCredentials(url: URL): string {
+  const copy = new URL(url.href);
+  copy.username = '***';
+  copy.password = '';
+  return copy.href;
+}
+
+/** Read the `ca` option: PEM text as is, anything else as a file path. */
+export function loadCa(ca: string, inputName = 'ca-cert'): string {
+  if (ca.includes('-----BEGIN CERTIFICATE-----')) return ca;
+  try {
+    const text = readFileSync(ca, 'utf8');
+    if (!text.includes('-----BEGIN CERTIFICATE-----')) {
+      throw new InputError(inputName, ca, 'PEM text or the path of a PEM file (the file holds no certificate)');
+    }
+    return text;
+  } catch (error) {
+    if (error instanceof InputError) throw error;
+    throw new InputError(inputName, ca, `PEM text or the path of a readable PEM file (${(error as Error).message})`);
+  }
+}
+
+/** The trust store for a custom CA: public roots + NODE_EXTRA_CA_CERTS + the given CA. */
+function trustStore(ca: string): string[] {
+  const list = [...rootCertificates];
+  const extra = process.env.NODE_EXTRA_CA_CERTS;
+  if (extra) {
+    try {
+      list.push(readFileSync(extra, 'utf8'));
+    } catch {
+      // Node itself warns about an unreadable NODE_EXTRA_CA_CERTS at start-up.
+    }
+  }
+  list.push(ca);
+  return list;
+}
+
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+/** Failures that repeat on every try: TLS verification, a wrong host name. */
+const PERMANENT_CODES = new Set([
+  'ENOTFOUND',
+  'CERT_HAS_EXPIRED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'ERR_SSL_WRONG_VERSION_NUMBER',
+]);
+
+function errorCode(error: unknown): string | undefined {
+  let e: unknown = error;
+  for (let i = 0; i < 4 && e && typeof e === 'object'; i++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== 'UND_ERR_SOCKET') return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  const top = (error as { code?: unknown })?.code;
+  return typeof top === 'string' ? top : undefined;
+}
+
+/**
+ * The one wrapper that does all I/O: auth header, user agent, timeout, retries, error mapping and
+ * redaction. Endpoint-aware code (`request.ts`) sits on top of it.
+ */
+export class HttpClient {
+  readonly baseUrl: URL;
+  readonly redactor: Redactor;
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+  private readonly authHeader: string;
+  private readonly userAgent: string;
+  private readonly timeoutMs: number;
+  private readonly retry: RetryPolicy;
+  private readonly logger: Logger;
+  private readonly random: () => number;
+
+  constructor(options: ClientOptions) {
+    this.redactor = new Redactor(options.onSecret);
+    if (typeof options.apiKey !== 'string' || options.apiKey.trim() === '') {
+      throw new InputError('api-key', options.apiKey === '' ? '' : undefined, 'a non-empty API key or token');
+    }
+    const apiKey = options.apiKey.trim();
+    if (/\s/.test(apiKey)) {
+      throw new InputError('api-key', '(hidden)', 'a key without spaces or line breaks (pass the key only, not "Bearer <key>")');
+    }
+    this.redactor.add(apiKey);
+    this.baseUrl = parseBaseUrl(options.baseUrl);
+    const scheme = options.authScheme ?? 'bearer';
+    if (scheme !== 'bearer' && scheme !== 'api-key') {
+      throw new InputError('auth-scheme', scheme, '"bearer" or "api-key"');
+    }
+    this.authHeader = scheme === 'bearer' ? `Bearer ${apiKey}` : `Api-Key ${apiKey}`;
+    this.redactor.add(this.authHeader);
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+      throw new InputError('timeout', options.timeoutMs, 'a positive number of milliseconds');
+    }
+    this.timeoutMs = timeoutMs;
+    this.retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.logger = options.logger ?? { debug: () => {} };
+    this.random = options.random ?? Math.random;
+    this.userAgent = `datamodel-ci/${VERSION}${options.userAgentSuffix ? ` ${options.userAgentSuffix}` : ''}`;
+    if (options.dispatcher) {
+      this.dispatcher = options.dispatcher;
+      this.ownsDispatcher = false;
+    } else {
+      const ca = options.ca ? trustStore(loadCa(options.ca)) : undefined;
+      this.dispatcher = new Agent({
+        connections: options.connections ?? 16,
+        keepAliveTimeout: 10_000,
+        keepAliveMaxTimeout: 60_000,
+        connect: ca ? { ca } : {},
+      });
+      this.ownsDispatcher = true;
+    }
+  }
+
+  /** Close the connection pool (only the one this client made). */
+  async close(): Promise<void> {
+    if (this.ownsDispatcher) await this.dispatcher.close();
+  }
+
+  /** Send a request with retries; throws a PlatformError subclass for every failure. */
+  async send(req: RawRequest, options: RequestOptions = {}): Promise<RawResponse> {
+    const policy = { ...this.retry, ...options.retry };
+    const started = Date.now();
+    const pathOnly = req.path.split('?')[0] ?? req.path;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.once(req, options);
+      } catch (error) {
+        if (!isRetryable(error, req.method, req.idempotent ?? false) || attempt >= policy.maxAttempts) throw error;
+        if ((error as ConnectionError).code && PERMANENT_CODES.has((error as ConnectionError).code ?? '')) throw error;
+        const pe = error as PlatformError;
+        let wait = backoffDelay(attempt, policy, this.random);
+        if (pe.retryAfterSeconds !== undefined) wait = Math.max(wait, Math.ceil(pe.retryAfterSeconds * 1000));
+        const elapsed = Date.now() - started;
+        if (elapsed + wait > policy.deadlineMs) {
+          this.logger.debug(
+            `not retrying ${req.method} ${pathOnly}: waiting ${wait} ms would pass the ${policy.deadlineMs} ms deadline`,
+          );
+          throw error;
+        }
+        this.logger.debug(
+          `retrying ${req.method} ${pathOnly} in ${wait} ms (attempt ${attempt + 1}/${policy.maxAttempts}) after: ${pe.message}`,
+        );
+        try {
+          await sleep(wait, options.signal);
+        } catch {
+          throw new AbortedError({ method: req.method, path: pathOnly, request: this.redactRequest(req, {}) });
+        }
+      }
+    }
+  }
+
+  /** A safe copy of a request for errors and logs. */
+  redactRequest(req: RawRequest, headers: Record<string, string>): RedactedRequest {
+    const safeHeaders: Record<string, string> = {};
+    for (const [k, v] of Object.entries(headers)) {
+      if (k.toLowerCase() === 'authorization') safeHeaders[k] = '***';
+      else safeHeaders[k] = this.redactor.redactText(v);
+    }
+    const out: RedactedRequest = {
+      method: req.method,
+      path: this.redactor.redactText(req.path),
+      headers: safeHeaders,
+    };
+    if (req.json !== undefined) out.body = this.redactor.redactValue(req.json);
+    else if (req.body) out.body = `<${req.body.contentType}, ${req.body.data.length} bytes>`;
+    return out;
+  }
+
+  private async once(req: RawRequest, options: RequestOptions): Promise<RawResponse> {
+    const pathOnly = req.path.split('?')[0] ?? req.path;
+    const headers: Record<string, string> = {
+      authorization: this.authHeader,
+      'user-agent': this.userAgent,
+      accept: req.stream ? '*/*' : 'application/json',
+      ...req.headers,
+    };
+    let payload: Buffer | string | undefined;
+    if (req.json !== undefined) {
+      payload = JSON.stringify(req.json);
+      headers['content-type'] = 'application/json';
+    } else if (req.body) {
+      payload = req.body.data;
+      headers['content-type'] = req.body.contentType;
+    }
+    const redacted = () => this.redactRequest(req, headers);
+    const timeoutMs = options.timeoutMs ?? this.timeoutMs;
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(new Error('timeout')), timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout.signal]) : timeout.signal;
+    const url = new URL(req.path, this.baseUrl);
+    let sentStarted = false;
+    try {
+      if (options.signal?.aborted) throw options.signal.reason;
+      sentStarted = true;
+      const res = await this.dispatcher.request({
+        origin: url.origin,
+        path: url.pathname + url.search,
+        method: req.method,
+        headers,
+        body: payload,
+        signal,
+      });
+      const resHeaders: Record<string, string> = {};
+      for (const [k, v] of Object.entries(res.headers)) {
+        if (v !== undefined) resHeaders[k] = Array.isArray(v) ? v.join(', ') : v;
+      }
+      if (res.statusCode >= 200 && res.statusCode < 300 && req.stream) {
+        clearTimeout(timer);
+        return { status: res.statusCode, headers: resHeaders, body: res.body };
+      }
+      const text = await res.body.text();
+      if (res.statusCode >= 200 && res.statusCode < 300) {
+        return { status: res.statusCode, headers: resHeaders, text };
+      }
+      throw errorFromResponse(
+        {
+          status: res.statusCode,
+          method: req.method,
+          path: pathOnly,
+          request: redacted(),
+          bodyText: text,
+          retryAfterSeconds: parseRetryAfter(resHeaders['retry-after']),
+        },
+        this.redactor,
+      );
+    } catch (error) {
+      if (error instanceof PlatformError) throw error;
+      if (options.signal?.aborted) {
+        throw new AbortedError({ method: req.method, path: pathOnly, request: redacted(), cause: error });
+      }
+      if (timeout.signal.aborted) {
+        throw new TimeoutError({ method: req.method, path: pathOnly, request: redacted(), timeoutMs, cause: error });
+      }
+      const code = errorCode(error);
+      throw new ConnectionError({
+        method: req.method,
+        path: pathOnly,
+        request: redacted(),
+        cause: error,
+        code,
+        sent: sentStarted && !(code && NOT_SENT_CODES.has(code)),
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** Encode a multipart/form-data body from fields and files. */
+export function encodeMultipart(
+  fields: Record<string, string>,
+  files: { field: string; fileName: string; data: Buffer; contentType?: string }[],
+): { contentType: string; data: Buffer } {
+  const boundary = `----datamodel-ci-${randomBytes(12).toString('hex')}`;
+  const chunks: Buffer[] = [];
+  const esc = (s: string) => s.replace(/[\r\n"]/g, (c) => encodeURIComponent(c));
+  for (const [name, value] of Object.entries(fields)) {
+    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${esc(name)}"\r\n\r\n${value}\r\n`));
+  }
+  for (const f of files) {
+    chunks.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="${esc(f.field)}"; filename="${esc(f.fileName)}"\r\n` +
+          `Content-Type: ${f.contentType ?? 'application/octet-stream'}\r\n\r\n`,
+      ),
+    );
+    chunks.push(f.data);
+    chunks.push(Buffer.from('\r\n'));
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  return { contentType: `multipart/form-data; boundary=${boundary}`, data: Buffer.concat(chunks) };
+}

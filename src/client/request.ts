@@ -1,0 +1,183 @@
+import type { z } from 'zod';
+import type { Readable } from 'node:stream';
+import { InputError, ResponseShapeError } from './errors.js';
+import { encodeMultipart, type HttpClient, type RawRequest, type RequestOptions } from './http.js';
+import { pathParams, type ArgsOf, type Endpoint, type ResultOf } from './endpoint.js';
+
+/** Render a zod issue path as `a.b[0].c`. */
+export function formatPath(prefix: string, path: readonly PropertyKey[]): string {
+  let out = prefix;
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else out += out ? `.${String(key)}` : String(key);
+  }
+  return out || '(root)';
+}
+
+function issueExpected(issue: z.core.$ZodIssue): string {
+  const msg = issue.message.replace(/^Invalid input: /, '');
+  return msg;
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let v: unknown = root;
+  for (const key of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<PropertyKey, unknown>)[key];
+  }
+  return v;
+}
+
+/** Parse caller input with a schema; the first problem becomes an InputError naming input, value and expectation. */
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown, prefix: string): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0] as z.core.$ZodIssue;
+  throw new InputError(formatPath(prefix, issue.path), valueAt(value, issue.path), issueExpected(issue));
+}
+
+/** Serialize a query object: undefined/null dropped, arrays repeated, objects as JSON. */
+export function encodeQuery(query: Record<string, unknown> | undefined): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) {
+    if (v === undefined || v === null) continue;
+    if (Array.isArray(v)) for (const item of v) params.append(k, String(item));
+    else if (typeof v === 'object') params.append(k, JSON.stringify(v));
+    else params.append(k, String(v));
+  }
+  const s = params.toString();
+  return s ? `?${s}` : '';
+}
+
+/** Expand a path template with checked, encoded parameter values. */
+export function buildPath(e: Endpoint, args: Record<string, unknown>): string {
+  const names = pathParams(e.path);
+  const parsed = e.params ? (parseInput(e.params, pick(args, names), '') as Record<string, unknown>) : {};
+  let path = e.path;
+  for (const name of names) {
+    const value = parsed[name] ?? args[name];
+    if (value === undefined || value === null || value === '') {
+      throw new InputError(name, value, `a value for {${name}} in ${e.method} ${e.path}`);
+    }
+    path = path.replace(`{${name}}`, encodeURIComponent(String(value)));
+  }
+  return path;
+}
+
+function pick(args: Record<string, unknown>, names: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const n of names) if (n in args) out[n] = args[n];
+  return out;
+}
+
+/** Build the raw request for an endpoint call, checking every input before anything is sent. */
+export function prepare(e: Endpoint, args: Record<string, unknown> = {}): RawRequest {
+  const path = buildPath(e, args);
+  const query = e.query ? (parseInput(e.query, args.query ?? {}, 'query') as Record<string, unknown>) : undefined;
+  const req: RawRequest = { method: e.method, path: path + encodeQuery(query), idempotent: e.idempotent };
+  if (e.body) {
+    const body = parseInput(e.body, args.body, 'body');
+    if (e.bodyType === 'multipart') {
+      const { file, ...fields } = body as { file: Buffer | string } & Record<string, unknown>;
+      const strFields: Record<string, string> = {};
+      for (const [k, v] of Object.entries(fields)) if (v !== undefined && v !== null) strFields[k] = String(v);
+      const data = Buffer.isBuffer(file) ? file : Buffer.from(String(file));
+      req.body = encodeMultipart(strFields, [{ field: 'file', fileName: String(fields.fileName ?? 'file'), data }]);
+    } else if (body !== undefined) {
+      req.json = body;
+    }
+  }
+  if (e.responseType === 'csv') {
+    req.stream = true;
+    req.headers = { accept: 'text/csv' };
+  }
+  return req;
+}
+
+/** Parse a JSON response body with the endpoint's schema. */
+export function parseResponse<E extends Endpoint>(
+  http: HttpClient,
+  e: E,
+  req: RawRequest,
+  status: number,
+  text: string,
+): ResultOf<E> {
+  const pathOnly = req.path.split('?')[0] ?? req.path;
+  if (e.responseType === 'empty' || text.trim() === '') {
+    const r = e.response.safeParse(undefined);
+    if (r.success) return r.data as ResultOf<E>;
+    if (text.trim() === '') {
+      // An empty 2xx body where a record was expected: accept an empty object if the schema does.
+      const o = e.response.safeParse({});
+      if (o.success) return o.data as ResultOf<E>;
+    }
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new ResponseShapeError({
+      status,
+      method: req.method,
+      path: pathOnly,
+      request: http.redactRequest(req, {}),
+      responseBody: http.redactor.redactText(text.slice(0, 500)),
+      issues: ['body is not JSON'],
+    });
+  }
+  http.redactor.harvest(json);
+  const result = e.response.safeParse(json);
+  if (!result.success) {
+    throw new ResponseShapeError({
+      status,
+      method: req.method,
+      path: pathOnly,
+      request: http.redactRequest(req, {}),
+      responseBody: http.redactor.redactText(text.slice(0, 2000)),
+      issues: result.error.issues.slice(0, 5).map((i) => `${formatPath('', i.path)}: ${issueExpected(i)}`),
+    });
+  }
+  return result.data as ResultOf<E>;
+}
+
+/** Call one endpoint: check inputs, send with retries, parse the answer. */
+export async function call<E extends Endpoint>(
+  http: HttpClient,
+  e: E,
+  args: ArgsOf<E>,
+  options?: RequestOptions,
+): Promise<ResultOf<E>> {
+  const req = prepare(e, args as Record<string, unknown>);
+  const res = await http.send(req, options);
+  return parseResponse(http, e, req, res.status, res.text ?? '');
+}
+
+/** Call an endpoint whose answer is a stream (CSV export). */
+export async function callStream<E extends Endpoint>(
+  http: HttpClient,
+  e: E,
+  args: ArgsOf<E>,
+  options?: RequestOptions,
+): Promise<{ headers: Record<string, string>; body: Readable }> {
+  const req = prepare(e, args as Record<string, unknown>);
+  const res = await http.send(req, options);
+  if (!res.body) throw new Error(`${e.method} ${e.path}: expected a streamed body`);
+  return { headers: res.headers, body: res.body };
+}
+
+/** A method per endpoint of a table. */
+export type BoundEndpoints<T extends Record<string, Endpoint>> = {
+  [K in keyof T]: Record<never, never> extends ArgsOf<T[K]>
+    ? (args?: ArgsOf<T[K]>, options?: RequestOptions) => Promise<ResultOf<T[K]>>
+    : (args: ArgsOf<T[K]>, options?: RequestOptions) => Promise<ResultOf<T[K]>>;
+};
+
+/** Turn an endpoint table into methods bound to a transport. */
+export function bind<T extends Record<string, Endpoint>>(http: HttpClient, table: T): BoundEndpoints<T> {
+  const out: Record<string, unknown> = {};
+  for (const [name, e] of Object.entries(table)) {
+    out[name] = (args: ArgsOf<Endpoint>, options?: RequestOptions) => call(http, e, args ?? {}, options);
+  }
+  return out as BoundEndpoints<T>;
+}
