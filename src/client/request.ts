@@ -14,9 +14,17 @@ export function formatPath(prefix: string, path: readonly PropertyKey[]): string
   return out || '(root)';
 }
 
+/** The expectation of an input issue, phrased to follow "expected" (the value itself is shown separately). */
 function issueExpected(issue: z.core.$ZodIssue): string {
-  const msg = issue.message.replace(/^Invalid input: /, '');
-  return msg;
+  return issue.message
+    .replace(/^Invalid input: /, '')
+    .replace(/^expected /, '')
+    .replace(/, received \w+$/, '');
+}
+
+/** A response issue as zod words it, minus its "Invalid input" prefix. */
+function issueText(issue: z.core.$ZodIssue): string {
+  return issue.message.replace(/^Invalid input: /, '');
 }
 
 function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
@@ -135,7 +143,7 @@ export function parseResponse<E extends Endpoint>(
       path: pathOnly,
       request: http.redactRequest(req, {}),
       responseBody: http.redactor.redactText(text.slice(0, 2000)),
-      issues: result.error.issues.slice(0, 5).map((i) => `${formatPath('', i.path)}: ${issueExpected(i)}`),
+      issues: result.error.issues.slice(0, 5).map((i) => `${formatPath('', i.path)}: ${issueText(i)}`),
     });
   }
   return result.data as ResultOf<E>;

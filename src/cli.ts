@@ -1,0 +1,164 @@
+/** The terminal entry: `datamodel-ci <command> [--flags]`. Exit 0 success, 1 failure, 2 usage error. */
+import { InputError, PlatformError } from './client/errors.js';
+import { HttpClient, type HttpMethod } from './client/http.js';
+import { PlatformClient, allEndpoints } from './client/client.js';
+import { iterateOffset } from './client/pagination.js';
+import { VERSION } from './version.js';
+import { UsageError, parseArgs } from './cli/args.js';
+import { CONNECTION_FLAGS, connectionOptions } from './cli/connection.js';
+
+export interface Io {
+  out(line: string): void;
+  err(line: string): void;
+  env: NodeJS.ProcessEnv;
+}
+
+const defaultIo: Io = {
+  out: (l) => process.stdout.write(`${l}\n`),
+  err: (l) => process.stderr.write(`${l}\n`),
+  env: process.env,
+};
+
+const HELP = `datamodel-ci ${VERSION}: data-model previews for pull requests, on the platform's API.
+
+Usage: datamodel-ci <command> [--flags]
+
+Commands:
+  check                       check the connection and the key: list the deployments the key can see
+  api <METHOD> <PATH>         send one request to the platform API and print the JSON answer
+                              (--data '<json>' for a body)
+  endpoints                   list every API operation the client knows (method, path, spec section)
+  version                     print the version
+
+Connection (every command that talks to the platform), from flags or variables:
+  --api-url URL               DATAMODEL_CI_API_URL     https:// address of the tenant
+  --api-key KEY               DATAMODEL_CI_API_KEY     API key (never printed)
+  --auth-scheme bearer|api-key DATAMODEL_CI_AUTH_SCHEME Authorization scheme (default bearer)
+  --ca-cert PEM|FILE          DATAMODEL_CI_CA_CERT     extra trusted CA (NODE_EXTRA_CA_CERTS works too)
+  --timeout SECONDS           DATAMODEL_CI_TIMEOUT     per-request timeout (default 30)
+  --json                      machine-readable output
+`;
+
+type Command = (argv: string[], io: Io) => Promise<number>;
+
+const commands: Record<string, Command> = {
+  async version(_argv, io) {
+    io.out(VERSION);
+    return 0;
+  },
+  async help(_argv, io) {
+    io.out(HELP);
+    return 0;
+  },
+  async endpoints(argv, io) {
+    const { flags } = parseArgs(argv, { boolean: ['json'] });
+    const list = allEndpoints().map((e) => ({ id: e.id, method: e.method, path: e.path, section: e.section }));
+    if (flags.json) io.out(JSON.stringify(list, null, 2));
+    else for (const e of list) io.out(`${e.method.padEnd(6)} ${e.path}  (${e.section}, ${e.id})`);
+    return 0;
+  },
+  async check(argv, io) {
+    const { flags } = parseArgs(argv, { boolean: ['json'], string: CONNECTION_FLAGS });
+    const http = new HttpClient({ ...connectionOptions(flags, io.env), onSecret: maskInActions(io) });
+    try {
+      const ids: { id: string | number; name: string }[] = [];
+      // The deployment list of spec 4.1, read raw so that both response forms count.
+      for await (const d of iterateOffset(async (offset, limit) => {
+        const res = await http.send({ method: 'GET', path: `/api/v1/deployments?offset=${offset}&limit=${limit}` });
+        const body = JSON.parse(res.text ?? '{}') as Record<string, unknown>;
+        const data = body.data as { deployments?: unknown[] } | unknown[] | undefined;
+        const items = (Array.isArray(body.items) ? body.items : Array.isArray(data) ? data : data?.deployments ?? []) as {
+          id: string | number;
+          name: string;
+        }[];
+        return { items, pagination: body.pagination as { offset: number; limit: number; total: number } | undefined };
+      })) {
+        ids.push({ id: d.id, name: d.name });
+      }
+      if (flags.json) io.out(JSON.stringify({ ok: true, deployments: ids }));
+      else {
+        io.out(`ok: ${http.baseUrl.origin} accepted the key; ${ids.length} deployment(s) visible`);
+        for (const d of ids) io.out(`  ${d.id}  ${d.name}`);
+      }
+      return 0;
+    } finally {
+      await http.close();
+    }
+  },
+  async api(argv, io) {
+    const { flags, positionals } = parseArgs(argv, { boolean: ['json'], string: [...CONNECTION_FLAGS, 'data'] });
+    const [method, path] = positionals;
+    const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+    if (!method || !methods.includes(method.toUpperCase())) {
+      throw new UsageError(`api: expected a method (${methods.join(', ')}) and a path, got ${JSON.stringify(positionals)}`);
+    }
+    if (!path || !path.startsWith('/')) throw new UsageError(`api: expected a path starting with "/", got ${JSON.stringify(path ?? '')}`);
+    let json: unknown;
+    if (typeof flags.data === 'string') {
+      try {
+        json = JSON.parse(flags.data);
+      } catch (e) {
+        throw new InputError('--data', flags.data, `JSON (${(e as Error).message})`);
+      }
+    }
+    const http = new HttpClient({ ...connectionOptions(flags, io.env), onSecret: maskInActions(io) });
+    try {
+      const res = await http.send({ method: method.toUpperCase() as HttpMethod, path, json });
+      const text = res.text ?? '';
+      http.redactor.harvest(safeJson(text));
+      io.out(http.redactor.redactText(text));
+      return 0;
+    } finally {
+      await http.close();
+    }
+  },
+};
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** In a GitHub Actions step, mask every secret the client learns. */
+function maskInActions(io: Io): ((secret: string) => void) | undefined {
+  if (io.env.GITHUB_ACTIONS !== 'true') return undefined;
+  return (secret) => io.out(`::add-mask::${secret}`);
+}
+
+/** Run a command line; returns the exit code. Never throws. */
+export async function runCli(argv: string[], io: Io = defaultIo): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === '--version' || name === '-v') return commands.version!(rest, io);
+  if (!name || name === '--help' || name === '-h') {
+    io.out(HELP);
+    return name ? 0 : 2;
+  }
+  const command = commands[name];
+  if (!command) {
+    io.err(`datamodel-ci: unknown command "${name}". Run "datamodel-ci help" for the list.`);
+    return 2;
+  }
+  try {
+    return await command(rest, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`datamodel-ci ${name}: ${error.message}`);
+      return 2;
+    }
+    if (error instanceof InputError) {
+      io.err(`datamodel-ci ${name}: ${error.message}`);
+      return 2;
+    }
+    if (error instanceof PlatformError) {
+      io.err(`datamodel-ci ${name}: ${error.message}`);
+      return 1;
+    }
+    io.err(`datamodel-ci ${name}: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
+}
+
+export { PlatformClient };

@@ -1,0 +1,39 @@
+/** Connection settings from flags or DATAMODEL_CI_* variables, shared by every command. */
+import { InputError } from '../client/errors.js';
+import type { AuthScheme, ClientOptions } from '../client/http.js';
+
+export const CONNECTION_FLAGS = ['api-url', 'api-key', 'auth-scheme', 'ca-cert', 'timeout'] as const;
+
+/** `api-url` -> `DATAMODEL_CI_API_URL`. */
+export function envName(flag: string): string {
+  return `DATAMODEL_CI_${flag.toUpperCase().replace(/-/g, '_')}`;
+}
+
+/** A setting from its flag, else its DATAMODEL_CI_* variable; empty counts as unset. */
+export function setting(flags: Record<string, string | boolean>, name: string, env = process.env): string | undefined {
+  const f = flags[name];
+  if (typeof f === 'string' && f !== '') return f;
+  const e = env[envName(name)];
+  return e === undefined || e === '' ? undefined : e;
+}
+
+export function connectionOptions(
+  flags: Record<string, string | boolean>,
+  env: NodeJS.ProcessEnv = process.env,
+): Pick<ClientOptions, 'baseUrl' | 'apiKey' | 'authScheme' | 'ca' | 'timeoutMs'> {
+  const baseUrl = setting(flags, 'api-url', env);
+  if (!baseUrl) throw new InputError('api-url', undefined, `the platform's https:// URL (--api-url or ${envName('api-url')})`);
+  const apiKey = setting(flags, 'api-key', env);
+  if (!apiKey) throw new InputError('api-key', undefined, `an API key (--api-key or ${envName('api-key')})`);
+  const scheme = setting(flags, 'auth-scheme', env) ?? 'bearer';
+  if (scheme !== 'bearer' && scheme !== 'api-key') throw new InputError('auth-scheme', scheme, '"bearer" or "api-key"');
+  const timeout = setting(flags, 'timeout', env);
+  let timeoutMs: number | undefined;
+  if (timeout !== undefined) {
+    timeoutMs = Number(timeout) * 1000;
+    if (!/^\d+(\.\d+)?$/.test(timeout) || !(timeoutMs > 0)) {
+      throw new InputError('timeout', timeout, 'a positive number of seconds');
+    }
+  }
+  return { baseUrl, apiKey, authScheme: scheme as AuthScheme, ca: setting(flags, 'ca-cert', env), timeoutMs };
+}

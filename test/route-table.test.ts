@@ -1,0 +1,44 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { allEndpoints } from '../src/client/client.js';
+import { pathParams } from '../src/client/endpoint.js';
+import { routeKey, specEndpoints } from './support/spec-endpoints.js';
+
+const client = allEndpoints();
+const clientKeys = new Set(client.map((e) => routeKey(e.method, e.path)));
+
+describe('route table', () => {
+  it('has a client method for every endpoint of spec sections 4.1 to 4.15', () => {
+    const missing = specEndpoints.filter((s) => !clientKeys.has(routeKey(s.method, s.path)));
+    expect(missing.map((m) => `${m.section} ${m.method} ${m.path}`)).toEqual([]);
+  });
+
+  it('lists no operation twice and gives every one an id, a section and matching path parameters', () => {
+    const keys = client.map((e) => routeKey(e.method, e.path));
+    expect(keys.filter((k, i) => keys.indexOf(k) !== i)).toEqual([]);
+    const ids = client.map((e) => e.id);
+    expect(ids.filter((k, i) => ids.indexOf(k) !== i)).toEqual([]);
+    for (const e of client) {
+      expect(e.section, e.id).toMatch(/^4\.(1[0-5]|[1-9])$/);
+      const names = pathParams(e.path);
+      if (names.length) {
+        expect(e.params, `${e.id} declares no params for ${e.path}`).toBeDefined();
+        const shape = (e.params as unknown as { shape?: Record<string, unknown> }).shape ?? {};
+        expect(Object.keys(shape).sort(), e.id).toEqual([...names].sort());
+      }
+    }
+  });
+
+  it('the hand-written list covers every full path written in spec section 4', () => {
+    // Guard against the list above drifting from the spec: every absolute path the spec text of
+    // section 4 spells out must be in it.
+    const spec = readFileSync(new URL('../../shared/platform-api-spec.md', import.meta.url), 'utf8');
+    const section4 = spec.slice(spec.indexOf('## 4. Endpoints'), spec.indexOf('## 5. Authentication'));
+    const listed = new Set(specEndpoints.map((s) => routeKey('X', s.path).slice(2)));
+    const written = [...section4.matchAll(/`(?:[A-Z]+(?:`, `[A-Z]+)* )?(\/(?:api|build)[^`\s]*)`/g)].map((m) => m[1] as string);
+    const unknown = written
+      .map((p) => routeKey('X', p).slice(2))
+      .filter((p) => !listed.has(p));
+    expect(unknown).toEqual([]);
+  });
+});
