@@ -1,4 +1,5 @@
 /** The terminal entry: `datamodel-ci <command> [--flags]`. Exit 0 success, 1 failure, 2 usage error. */
+import { appendFileSync } from 'node:fs';
 import { InputError, PlatformError } from './client/errors.js';
 import { HttpClient, type HttpMethod } from './client/http.js';
 import { PlatformClient, allEndpoints } from './client/client.js';
@@ -75,6 +76,7 @@ const commands: Record<string, Command> = {
       })) {
         ids.push({ id: d.id, name: d.name });
       }
+      if (io.env.GITHUB_OUTPUT) appendFileSync(io.env.GITHUB_OUTPUT, `deployments=${ids.length}\n`);
       if (flags.json) io.out(JSON.stringify({ ok: true, deployments: ids }));
       else {
         io.out(`ok: ${http.baseUrl.origin} accepted the key; ${ids.length} deployment(s) visible`);

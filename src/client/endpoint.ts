@@ -32,10 +32,10 @@ export interface Endpoint {
   readonly body?: z.ZodType;
   /** `json` (default) or `multipart` for file upload. */
   readonly bodyType?: 'json' | 'multipart';
-  /** Whether a body must be sent (default: only when the schema rejects undefined). */
+  /** Parsed answer (ignored for `empty`; the text itself for `csv` when not streamed). */
   readonly response: z.ZodType;
-  /** `json` (default), `csv` (streamed) or `empty` (204). */
-  readonly responseType?: 'json' | 'csv' | 'empty';
+  /** `json` (default), `csv` (text, or streamed), `binary` (streamed only) or `empty` (204). */
+  readonly responseType?: 'json' | 'csv' | 'binary' | 'empty';
   /** Success status (default 200). */
   readonly status?: number;
   /** A POST the spec declares idempotent (retried like GET). */
@@ -55,7 +55,11 @@ type Output<S> = S extends z.ZodType ? z.output<S> : never;
 type Empty = Record<never, never>;
 
 type ParamsPart<E extends Endpoint> = E['params'] extends z.ZodType ? Input<E['params']> : Empty;
-type QueryPart<E extends Endpoint> = E['query'] extends z.ZodType ? { query?: Input<E['query']> } : Empty;
+type QueryPart<E extends Endpoint> = E['query'] extends z.ZodType
+  ? Empty extends Input<E['query']>
+    ? { query?: Input<E['query']> }
+    : { query: Input<E['query']> }
+  : Empty;
 type BodyPart<E extends Endpoint> = E['body'] extends z.ZodType
   ? undefined extends Input<E['body']>
     ? { body?: Input<E['body']> }

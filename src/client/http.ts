@@ -304,6 +304,7 @@ export class HttpClient {
     const signal = options.signal ? AbortSignal.any([options.signal, timeout.signal]) : timeout.signal;
     const url = new URL(req.path, this.baseUrl);
     let sentStarted = false;
+    let streaming = false;
     try {
       if (options.signal?.aborted) throw options.signal.reason;
       sentStarted = true;
@@ -320,7 +321,12 @@ export class HttpClient {
         if (v !== undefined) resHeaders[k] = Array.isArray(v) ? v.join(', ') : v;
       }
       if (res.statusCode >= 200 && res.statusCode < 300 && req.stream) {
-        clearTimeout(timer);
+        // The timeout keeps running until the stream ends: a stalled download is aborted too.
+        streaming = true;
+        const done = () => clearTimeout(timer);
+        res.body.once('close', done);
+        res.body.once('end', done);
+        res.body.once('error', done);
         return { status: res.statusCode, headers: resHeaders, body: res.body };
       }
       const text = await res.body.text();
@@ -356,7 +362,7 @@ export class HttpClient {
         sent: sentStarted && !(code && NOT_SENT_CODES.has(code)),
       });
     } finally {
-      clearTimeout(timer);
+      if (!streaming) clearTimeout(timer);
     }
   }
 }

@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import { InputError, ResponseShapeError } from './errors.js';
 import { encodeMultipart, type HttpClient, type RawRequest, type RequestOptions } from './http.js';
 import { pathParams, type ArgsOf, type Endpoint, type ResultOf } from './endpoint.js';
+import { iterateCursor, type CursorPageResult } from './pagination.js';
 
 /** Render a zod issue path as `a.b[0].c`. */
 export function formatPath(prefix: string, path: readonly PropertyKey[]): string {
@@ -96,10 +97,8 @@ export function prepare(e: Endpoint, args: Record<string, unknown> = {}): RawReq
       req.json = body;
     }
   }
-  if (e.responseType === 'csv') {
-    req.stream = true;
-    req.headers = { accept: 'text/csv' };
-  }
+  if (e.responseType === 'csv') req.headers = { accept: 'text/csv' };
+  if (e.responseType === 'binary') req.headers = { accept: '*/*' };
   return req;
 }
 
@@ -112,7 +111,10 @@ export function parseResponse<E extends Endpoint>(
   text: string,
 ): ResultOf<E> {
   const pathOnly = req.path.split('?')[0] ?? req.path;
-  if (e.responseType === 'empty' || text.trim() === '') {
+  // A CSV answer, buffered (callStream streams it instead).
+  if (e.responseType === 'csv') return text as ResultOf<E>;
+  if (e.responseType === 'empty') return undefined as ResultOf<E>;
+  if (text.trim() === '') {
     const r = e.response.safeParse(undefined);
     if (r.success) return r.data as ResultOf<E>;
     if (text.trim() === '') {
@@ -156,7 +158,10 @@ export async function call<E extends Endpoint>(
   args: ArgsOf<E>,
   options?: RequestOptions,
 ): Promise<ResultOf<E>> {
+  if (e.responseType === 'binary') throw new Error(`${e.method} ${e.path} answers a binary stream: use callStream`);
   const req = prepare(e, args as Record<string, unknown>);
+  // Secrets the caller sends (passwords, client secrets) are masked too if a server echoes them.
+  http.redactor.harvest(req.json);
   const res = await http.send(req, options);
   return parseResponse(http, e, req, res.status, res.text ?? '');
 }
@@ -168,7 +173,8 @@ export async function callStream<E extends Endpoint>(
   args: ArgsOf<E>,
   options?: RequestOptions,
 ): Promise<{ headers: Record<string, string>; body: Readable }> {
-  const req = prepare(e, args as Record<string, unknown>);
+  const req = { ...prepare(e, args as Record<string, unknown>), stream: true };
+  http.redactor.harvest(req.json);
   const res = await http.send(req, options);
   if (!res.body) throw new Error(`${e.method} ${e.path}: expected a streamed body`);
   return { headers: res.headers, body: res.body };
@@ -188,4 +194,22 @@ export function bind<T extends Record<string, Endpoint>>(http: HttpClient, table
     out[name] = (args: ArgsOf<Endpoint>, options?: RequestOptions) => call(http, e, args ?? {}, options);
   }
   return out as BoundEndpoints<T>;
+}
+
+/** One item of a cursor list's page. */
+export type CursorItemOf<E extends Endpoint> = ResultOf<E> extends { items: (infer T)[] } ? T : never;
+
+type QueryOf<E extends Endpoint> = ArgsOf<E> extends { query?: infer Q } ? NonNullable<Q> : Record<never, never>;
+
+/** Arguments of an iterator: the list's own arguments, minus the cursor (the iterator owns it). */
+export type IterateArgs<E extends Endpoint> = Omit<ArgsOf<E>, 'query'> & { query?: Omit<QueryOf<E>, 'after'> };
+
+/** An iterator over every item of a cursor list endpoint, across pages. */
+export function cursorIterator<E extends Endpoint>(http: HttpClient, e: E) {
+  return (args: IterateArgs<E> = {} as IterateArgs<E>, options?: RequestOptions): AsyncGenerator<CursorItemOf<E>, void, undefined> =>
+    iterateCursor<CursorItemOf<E>>(async (after) => {
+      const query = { ...(args.query as Record<string, unknown> | undefined), after };
+      const page = await call(http, e, { ...args, query } as unknown as ArgsOf<E>, options);
+      return page as unknown as CursorPageResult<CursorItemOf<E>>;
+    });
 }

@@ -70,7 +70,7 @@ export type Pagination = z.infer<typeof Pagination>;
 /** Query of offset-style lists (defaults 0 and 20 are the server's). */
 export const OffsetQuery = z.object({
   offset: NonNegInt.optional(),
-  limit: PosInt.optional(),
+  limit: NonNegInt.optional(),
 });
 
 /** Query of cursor-style lists. */

@@ -2,8 +2,7 @@
 import { z } from 'zod';
 import { endpoint } from '../endpoint.js';
 import type { HttpClient, RequestOptions } from '../http.js';
-import { bind, call } from '../request.js';
-import { iterateCursor } from '../pagination.js';
+import { bind, call, cursorIterator } from '../request.js';
 import { Bool, Branch, CursorQuery, DeploymentParams, WriteResponse, cursorPage, dataOf } from '../schemas.js';
 
 const BUILD = '/build/api/v1/deployments/{deploymentId}';
@@ -188,8 +187,6 @@ export function branchesApi(http: HttpClient) {
   return {
     ...api,
     /** Every branch, across pages. */
-    iterate(args: { deploymentId: number; query?: { first?: number } }, options?: RequestOptions) {
-      return iterateCursor((after) => call(http, branchEndpoints.list, { ...args, query: { ...args.query, after } }, options));
-    },
+    iterate: cursorIterator(http, branchEndpoints.list),
   };
 }

@@ -2,8 +2,7 @@
 import { z } from 'zod';
 import { endpoint } from '../endpoint.js';
 import type { HttpClient, RequestOptions } from '../http.js';
-import { bind, call } from '../request.js';
-import { iterateCursor } from '../pagination.js';
+import { bind, call, cursorIterator } from '../request.js';
 import { Bool, CursorQuery, DeploymentParams, WriteResponse, cursorPage } from '../schemas.js';
 
 const BUILD = '/build/api/v1/deployments/{deploymentId}';
@@ -196,13 +195,6 @@ export function dataModelApi(http: HttpClient) {
   return {
     ...api,
     /** Every top-level node of the file tree, across pages. */
-    iterateFiles(
-      args: { deploymentId: number; query?: { branchName?: string; withContent?: boolean; first?: number } },
-      options?: RequestOptions,
-    ) {
-      return iterateCursor((after) =>
-        call(http, dataModelEndpoints.listFiles, { ...args, query: { ...args.query, after } }, options),
-      );
-    },
+    iterateFiles: cursorIterator(http, dataModelEndpoints.listFiles),
   };
 }

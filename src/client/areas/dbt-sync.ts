@@ -2,8 +2,7 @@
 import { z } from 'zod';
 import { endpoint } from '../endpoint.js';
 import type { HttpClient, RequestOptions } from '../http.js';
-import { bind, call } from '../request.js';
-import { iterateCursor } from '../pagination.js';
+import { bind, call, cursorIterator } from '../request.js';
 import { CursorQuery, PageInfo, PosInt, cursorPage } from '../schemas.js';
 
 const BASE = '/api/v1/deployments/{deploymentId}/dbt-sync';
@@ -186,11 +185,6 @@ export function dbtSyncApi(http: HttpClient) {
   return {
     ...api,
     /** Every run of the history matching the filters, across pages. */
-    iterate(
-      args: { deploymentId: number; query?: Omit<z.input<typeof ListDbtSyncsQuery>, 'after'> },
-      options?: RequestOptions,
-    ) {
-      return iterateCursor((after) => call(http, dbtSyncEndpoints.list, { ...args, query: { ...args.query, after } }, options));
-    },
+    iterate: cursorIterator(http, dbtSyncEndpoints.list),
   };
 }
