@@ -149,8 +149,6 @@ export const dataModelEndpoints = {
     query: BranchQuery,
     body: UploadFileBody,
     bodyType: 'multipart',
-    // Re-sending the same bytes under the same transaction and name has the same effect.
-    idempotent: true,
     response: z.unknown(),
     access: { permissions: ['SchemaRead', 'SchemaUpdate', 'SchemaUpdateDevBranches', 'DeploymentRead'] },
   }),
