@@ -9,6 +9,8 @@ export interface AccessRule {
   permissions?: Permission[];
   /** SCIM token instead of an API key. */
   scim?: boolean;
+  /** No credential: the request itself carries one (a single-use session id). */
+  public?: boolean;
 }
 
 export type Permission = 'SchemaRead' | 'SchemaUpdate' | 'SchemaUpdateDevBranches' | 'DeploymentRead' | 'AuditLogManage';

@@ -519,6 +519,8 @@ export const embedEndpoints = {
     summary: 'Exchange a session id (single use) for a signed embed JWT',
     body: SessionIdInput,
     response: EmbedToken,
+    // The session id is the credential.
+    access: { public: true },
   }),
   revokeSession: endpoint({
     id: 'revokeSession',

@@ -328,6 +328,7 @@ export const userEndpoints = {
     summary: 'Create a user',
     body: CreateUserInput,
     response: User,
+    access: ADMIN,
   }),
   update: endpoint({
     id: 'updateUser',
@@ -338,6 +339,7 @@ export const userEndpoints = {
     params: IdParams,
     body: UpdateUserInput,
     response: User,
+    access: ADMIN,
   }),
   remove: endpoint({
     id: 'deleteUser',
@@ -347,6 +349,7 @@ export const userEndpoints = {
     summary: 'Delete a user',
     params: IdParams,
     response: Unspecified,
+    access: ADMIN,
   }),
   bulkAction: endpoint({
     id: 'bulkUserAction',
@@ -376,6 +379,7 @@ export const userEndpoints = {
     summary: 'Create a user attribute (string, number, boolean, string_array, number_array)',
     body: CreateUserAttributeInput,
     response: UserAttribute,
+    access: ADMIN,
   }),
   updateAttribute: endpoint({
     id: 'updateUserAttribute',
@@ -386,6 +390,7 @@ export const userEndpoints = {
     params: IdParams,
     body: UpdateUserAttributeInput,
     response: UserAttribute,
+    access: ADMIN,
   }),
   attributeValues: endpoint({
     id: 'getUserAttributeValues',
@@ -404,6 +409,7 @@ export const userEndpoints = {
     summary: 'Set the value of one attribute for one user',
     body: UpsertUserAttributeValueInput,
     response: UserAttributeValue,
+    access: ADMIN,
   }),
   listRoles: endpoint({
     id: 'getRoles',

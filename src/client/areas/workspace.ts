@@ -399,6 +399,8 @@ export const workspaceEndpoints = {
     summary: 'Delete a folder without sub-folders (its content returns to the root)',
     params: FolderParams,
     response: Unspecified,
+    responseType: 'empty',
+    status: 204,
   }),
   folderAncestors: endpoint({
     id: 'getFolderAncestors',

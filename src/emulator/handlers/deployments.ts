@@ -1,0 +1,358 @@
+/** Deployments, environments, tokens, versions, build status, env vars, regions (spec 4.1–4.7, 4.15, 8, 9). */
+import { HttpError, deploymentUrl, requireDeployment, type Ctx, type HandlerTable } from '../context.js';
+import { signJwt } from '../jwt.js';
+import { makeBranch } from '../seed.js';
+import type { DeploymentRec } from '../state.js';
+import { cursorPaginate } from './build.js';
+
+/** Runtime versions by channel, newest first (the head of each channel is its latest). */
+export const VERSION_CATALOG: Record<string, string[]> = {
+  latest: ['1.7.20', '1.7.19', '1.7.18'],
+  release: ['1.6.30', '1.6.28', '1.6.25'],
+};
+export const IMAGE_REPOSITORY = 'cubejs/cube';
+
+function versionsOf(d: DeploymentRec) {
+  return Object.entries(VERSION_CATALOG).flatMap(([channel, versions]) =>
+    versions.map((v, i) => ({
+      releaseChannelVersion: `${IMAGE_REPOSITORY}:v${v}`,
+      version: v,
+      releaseChannel: channel,
+      isLatestInChannel: i === 0,
+      isCurrent: d.releaseChannel === channel && d.version === v,
+    })),
+  );
+}
+
+/** `1.7.20`, `v1.7.20` or `<repository>:v1.7.20` -> `1.7.20`. */
+export function normalizeVersion(input: string): string | undefined {
+  const m = /^(?:[a-z0-9./_-]+:)?v?(\d+\.\d+\.\d+)$/i.exec(input.trim());
+  return m?.[1];
+}
+
+function settingsOf(ctx: Ctx, d: DeploymentRec) {
+  return {
+    ...d.settings,
+    id: d.id,
+    name: d.name,
+    template: String(d.settings.template ?? 'single'),
+    cloudProvider: String(d.settings.cloudProvider ?? 'aws'),
+    creationStep: d.creationStep,
+    deploymentUrl: deploymentUrl(ctx.origin, d.id),
+    releaseChannel: d.releaseChannel,
+    releaseChannelVersion: `${IMAGE_REPOSITORY}:v${d.version}`,
+    cubeImageVersion: d.version,
+    templateVariables: d.templateVariables,
+    deployBranchName: d.deployBranch,
+    deployBranchReadOnly: false,
+    deployBranchMergeAllowed: true,
+    deployProjectRoot: '/',
+    isCubeSqlEnabled: true,
+    isSupportPreAggregations: true,
+  };
+}
+
+function visibleDeployments(ctx: Ctx): DeploymentRec[] {
+  const scope = ctx.principal.key.deploymentIds;
+  return ctx.state.deployments.filter((d) => !scope || scope.includes(d.id));
+}
+
+function deploymentRecord(ctx: Ctx, d: DeploymentRec) {
+  return { id: d.id, name: d.name, created_at: d.createdAt, deploymentUrl: deploymentUrl(ctx.origin, d.id), creationStep: d.creationStep };
+}
+
+/** Offset paging (spec 4, 8): default limit 20, offset 0; `pagination: { offset, limit, total }`. */
+function offsetPage<T>(rows: T[], q: { offset?: number; limit?: number }) {
+  const offset = q.offset ?? 0;
+  const limit = q.limit ?? 20;
+  return { rows: rows.slice(offset, offset + limit), pagination: { offset, limit, total: rows.length } };
+}
+
+function environmentsOf(ctx: Ctx, d: DeploymentRec) {
+  const base = deploymentUrl(ctx.origin, d.id);
+  const host = new URL(ctx.origin).hostname;
+  const envs = [
+    {
+      id: `${d.id}-production`,
+      name: 'production',
+      type: 'production',
+      branch: d.deployBranch,
+      api_credentials: { rest: { url: `${base}/cubejs-api/v1` }, sql: { host, port: 15432 } },
+    },
+  ];
+  for (const b of Object.values(d.branches).sort((a, c) => a.id - c.id)) {
+    if (b.kind === 'shared' && b.staging) {
+      envs.push({
+        id: `${d.id}-staging-${b.id}`,
+        name: b.name,
+        type: 'staging',
+        branch: b.name,
+        api_credentials: { rest: { url: `${base}/dev-mode/${b.name}/cubejs-api/v1` }, sql: { host, port: 15432 } },
+      });
+    }
+  }
+  for (const name of new Set(Object.values(d.devSessions))) {
+    envs.push({
+      id: `${d.id}-dev-${name}`,
+      name,
+      type: 'development',
+      branch: name,
+      api_credentials: { rest: { url: `${base}/dev-mode/${name}/cubejs-api/v1` }, sql: { host, port: 15432 } },
+    });
+  }
+  return envs;
+}
+
+function findEnvironment(ctx: Ctx, d: DeploymentRec) {
+  const id = String(ctx.params.environmentId);
+  const env = environmentsOf(ctx, d).find((e) => e.id === id);
+  if (!env) throw new HttpError(404, `environment ${JSON.stringify(id)} not found in deployment ${d.id}`);
+  return env;
+}
+
+function mint(ctx: Ctx, claims: Record<string, unknown>, lifetimeSec: number) {
+  const iat = Math.floor(ctx.clock.now() / 1000);
+  const exp = iat + lifetimeSec;
+  return { token: signJwt({ ...claims, iat, exp }, ctx.state.secret), iat, exp };
+}
+
+export const deploymentHandlers: HandlerTable = {
+  getDeployments(ctx) {
+    const q = ctx.query as { offset?: number; limit?: number };
+    const all = visibleDeployments(ctx).map((d) => deploymentRecord(ctx, d));
+    const { rows, pagination } = offsetPage(all, q);
+    return { data: { deployments: rows }, items: rows, pagination };
+  },
+
+  getDeployment(ctx) {
+    return deploymentRecord(ctx, requireDeployment(ctx));
+  },
+
+  updateDeployment(ctx) {
+    const d = requireDeployment(ctx);
+    const body = ctx.body as Record<string, unknown> & {
+      releaseChannel?: string | null;
+      releaseChannelVersion?: string | null;
+      templateVariables?: Record<string, unknown> | null;
+    };
+    const channel = body.releaseChannel ?? d.releaseChannel;
+    let version = d.version;
+    if (body.releaseChannelVersion) {
+      const v = normalizeVersion(body.releaseChannelVersion);
+      const list = VERSION_CATALOG[channel] ?? [];
+      if (!v || !list.includes(v)) {
+        throw new HttpError(
+          400,
+          `releaseChannelVersion: got ${JSON.stringify(body.releaseChannelVersion)}, expected a version on the ${channel} channel's list (${list.join(', ')}), as 1.7.20, v1.7.20 or ${IMAGE_REPOSITORY}:v1.7.20`,
+        );
+      }
+      version = v;
+    } else if (body.releaseChannel) {
+      // releaseChannel alone moves the deployment to that channel's latest version.
+      const head = VERSION_CATALOG[body.releaseChannel]?.[0];
+      if (!head) throw new HttpError(400, `releaseChannel: got ${JSON.stringify(body.releaseChannel)}, expected latest or release`);
+      version = head;
+    }
+    const { releaseChannel: _c, releaseChannelVersion: _v, templateVariables, ...rest } = body;
+    d.releaseChannel = channel;
+    d.version = version;
+    if (templateVariables) d.templateVariables = { ...d.templateVariables, ...templateVariables };
+    for (const [k, v] of Object.entries(rest)) {
+      if (v === undefined) continue;
+      if (k === 'name' && typeof v === 'string') d.name = v;
+      else if (k === 'deployBranchName' && typeof v === 'string') {
+        if (!d.branches[v]) throw new HttpError(400, `deployBranchName: got ${JSON.stringify(v)}, expected an existing branch`);
+        d.deployBranch = v;
+      } else d.settings[k] = v;
+    }
+    return settingsOf(ctx, d);
+  },
+
+  deleteDeployment(ctx) {
+    const d = requireDeployment(ctx);
+    ctx.state.deployments = ctx.state.deployments.filter((x) => x !== d);
+    return { success: true };
+  },
+
+  getDeploymentSettings(ctx) {
+    return settingsOf(ctx, requireDeployment(ctx));
+  },
+
+  getDeploymentEnvironments(ctx) {
+    const d = requireDeployment(ctx);
+    const q = ctx.query as { type?: string; offset?: number; limit?: number };
+    const envs = environmentsOf(ctx, d).filter((e) => !q.type || e.type === q.type);
+    const { rows, pagination } = offsetPage(envs, q);
+    return {
+      data: { environments: rows },
+      items: rows,
+      pageInfo: { hasNextPage: pagination.offset + rows.length < envs.length, hasPreviousPage: pagination.offset > 0 },
+      pagination,
+    };
+  },
+
+  createDeploymentEnvironmentTokenForMetaSync(ctx) {
+    const d = requireDeployment(ctx);
+    const env = findEnvironment(ctx, d);
+    const body = ctx.body as { security_context: Record<string, unknown>; expires_in?: number | null };
+    const lifetime = body.expires_in ?? 86_400;
+    const t = mint(ctx, { kind: 'meta', deploymentId: d.id, environmentId: env.id, branch: env.branch, securityContext: body.security_context }, lifetime);
+    return { data: { token: t.token, created_at: new Date(t.iat * 1000).toISOString(), expires_at: new Date(t.exp * 1000).toISOString() } };
+  },
+
+  getDeploymentEnvironmentTokens(ctx) {
+    const d = requireDeployment(ctx);
+    findEnvironment(ctx, d);
+    return { items: [], data: [], pageInfo: null, pagination: { offset: 0, limit: 20, total: 0 } };
+  },
+
+  createDeploymentEnvironmentToken(ctx) {
+    const d = requireDeployment(ctx);
+    const env = findEnvironment(ctx, d);
+    const body = ctx.body as { security_context: Record<string, unknown>; expires_in?: number | null };
+    const t = mint(ctx, { kind: 'data', deploymentId: d.id, environmentId: env.id, branch: env.branch, securityContext: body.security_context }, body.expires_in ?? 3600);
+    return {
+      data: {
+        token: t.token,
+        security_context: body.security_context,
+        created_at: new Date(t.iat * 1000).toISOString(),
+        expires_at: new Date(t.exp * 1000).toISOString(),
+      },
+    };
+  },
+
+  listDeploymentVersions(ctx) {
+    const d = requireDeployment(ctx);
+    const items = versionsOf(d);
+    return { data: items, items, pageInfo: { hasNextPage: false, hasPreviousPage: false } };
+  },
+
+  deploymentToken(ctx) {
+    const d = requireDeployment(ctx);
+    const body = (ctx.body ?? {}) as { expiresIn?: number | null };
+    const lifetime = body.expiresIn ?? 86_400;
+    if (lifetime < 60 || lifetime > 86_400) throw new HttpError(400, `expiresIn: got ${lifetime}, expected 60 to 86400 seconds`);
+    const t = mint(ctx, { kind: 'data', deploymentId: d.id, userId: ctx.principal.user.id }, lifetime);
+    return { cubeApiToken: t.token };
+  },
+
+  buildStatus(ctx) {
+    const d = requireDeployment(ctx);
+    const q = ctx.query as { branchName?: string | null };
+    const name = q.branchName ?? d.deployBranch;
+    const b = d.branches[name];
+    if (!b) throw new HttpError(404, `branch ${JSON.stringify(name)} not found in deployment ${d.id}`);
+    return {
+      deploymentId: d.id,
+      branchName: b.name,
+      mode: b.kind === 'dev' ? 'dev_mode' : 'production',
+      status: 'done',
+      deploymentStatus: 'running',
+      lastHash: b.lastHash,
+      filesHash: b.lastHash,
+      buildJobId: b.commits,
+      errorText: null,
+      updatedAt: ctx.clock.iso(),
+    };
+  },
+
+  logs(ctx) {
+    const d = requireDeployment(ctx);
+    const q = ctx.query as { first?: number; after?: string; pod?: string };
+    const pod = q.pod ?? `cube-${d.id}-api-0`;
+    const lines = Array.from({ length: 25 }, (_, i) => ({
+      date: new Date(ctx.clock.now() - (25 - i) * 1000).toISOString(),
+      message: i % 5 === 0 ? 'Compiling schema' : `Query completed in ${10 + i} ms`,
+      pod,
+    }));
+    return cursorPaginate(lines, q);
+  },
+
+  pods(ctx) {
+    const d = requireDeployment(ctx);
+    const items = [
+      { name: `cube-${d.id}-api-0`, containers: ['MAIN', 'vector', 'api-proxy'], ready: true, restartCount: 0, status: 'Running', type: 'api' },
+      { name: `cube-${d.id}-refresh-0`, containers: ['MAIN'], ready: true, restartCount: 0, status: 'Running', type: 'refresh-worker' },
+    ];
+    return cursorPaginate(items, ctx.query as { first?: number; after?: string });
+  },
+
+  getEnvVariables(ctx) {
+    const d = requireDeployment(ctx);
+    const items = d.envVars.map((v) => ({ name: v.name, value: '[ENCRYPTED]' }));
+    const page = cursorPaginate(items, ctx.query as { first?: number; after?: string });
+    return { ...page, data: page.items };
+  },
+
+  setEnvVariables(ctx) {
+    const d = requireDeployment(ctx);
+    const body = ctx.body as { env_variables: { name: string; value: string }[] };
+    for (const v of body.env_variables) {
+      const existing = d.envVars.find((e) => e.name === v.name);
+      if (existing) existing.value = v.value;
+      else d.envVars.push({ name: v.name, value: v.value });
+    }
+    const items = d.envVars.map((v) => ({ name: v.name, value: '[ENCRYPTED]' }));
+    return { items, data: items, pageInfo: null };
+  },
+
+  advanceCreationStep(ctx) {
+    const d = requireDeployment(ctx);
+    d.creationStep = (ctx.body as { creationStep: string }).creationStep;
+    return deploymentRecord(ctx, d);
+  },
+
+  resetCreationStep(ctx) {
+    const d = requireDeployment(ctx);
+    d.creationStep = 'project';
+    return deploymentRecord(ctx, d);
+  },
+
+  createDeployment(ctx) {
+    const body = ctx.body as Record<string, unknown> & { name: string; creationStep?: string };
+    if (ctx.state.deployments.some((d) => d.name === body.name)) throw new HttpError(409, `a deployment named ${JSON.stringify(body.name)} exists`);
+    const id = Math.max(0, ...ctx.state.deployments.map((d) => d.id), ctx.state.seq.deployment ?? 0) + 1;
+    ctx.state.seq.deployment = id;
+    const d: DeploymentRec = {
+      id,
+      name: body.name,
+      createdAt: ctx.clock.iso(),
+      deployBranch: 'main',
+      creationStep: body.creationStep ?? 'project',
+      settings: { cloudProvider: body.cloudProvider, region: body.region, deployMode: body.deployMode ?? 'git', template: 'single' },
+      releaseChannel: 'release',
+      version: VERSION_CATALOG.release?.[0] ?? '1.6.30',
+      templateVariables: {},
+      envVars: [],
+      branches: {},
+      nextBranchId: 1,
+      devSessions: {},
+      uploads: {},
+      dbtRuns: [],
+    };
+    makeBranch(d, 'main', null, 'deploy', d.createdAt);
+    ctx.state.deployments.push(d);
+    // A scoped key that created it may use it.
+    ctx.principal.key.deploymentIds?.push(id);
+    return deploymentRecord(ctx, d);
+  },
+
+  connect(ctx) {
+    const d = requireDeployment(ctx);
+    const body = ctx.body as { name: string; deployBranchName?: string | null };
+    d.settings.repository = body.name;
+    d.settings.creationMethod = 'github';
+    return deploymentRecord(ctx, d);
+  },
+
+  listRegions(ctx) {
+    const regions = [
+      { id: 1, name: 'aws-us-east-1', title: 'US East (N. Virginia)', provider: 'aws', isPublic: true },
+      { id: 2, name: 'aws-eu-central-1', title: 'Europe (Frankfurt)', provider: 'aws', isPublic: true },
+      { id: 3, name: 'gcp-us-central1', title: 'US Central (Iowa)', provider: 'gcp', isPublic: true },
+    ];
+    const page = cursorPaginate(regions, ctx.query as { first?: number; after?: string });
+    return { ...page, data: regions };
+  },
+};
+
