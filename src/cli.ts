@@ -1,5 +1,6 @@
 /** The terminal entry: `datamodel-ci <command> [--flags]`. Exit 0 success, 1 failure, 2 usage error. */
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { InputError, PlatformError } from './client/errors.js';
 import { HttpClient, type HttpMethod } from './client/http.js';
 import { PlatformClient, allEndpoints } from './client/client.js';
@@ -7,6 +8,9 @@ import { iterateOffset } from './client/pagination.js';
 import { VERSION } from './version.js';
 import { UsageError, parseArgs } from './cli/args.js';
 import { CONNECTION_FLAGS, connectionOptions } from './cli/connection.js';
+import { ACTIONS } from './action-spec.js';
+import { renderActionReadme, renderActionYml } from './action-files.js';
+import { runActionCommand } from './commands.js';
 import { parseFaults } from './emulator/faults.js';
 import { SEEDS } from './emulator/seed.js';
 import { startEmulator } from './emulator/server.js';
@@ -27,7 +31,19 @@ const HELP = `datamodel-ci ${VERSION}: data-model previews for pull requests, on
 
 Usage: datamodel-ci <command> [--flags]
 
-Commands:
+Commands (each also runs as a GitHub Action; inputs as --flags or DATAMODEL_CI_* variables):
+  pr                          the PR lifecycle for the pull_request event in GITHUB_EVENT_PATH
+  start-dev-branch            make sure the shared branch exists; open dev mode on it
+  upload-model                upload the model dir (changed files only), commit, merge into the shared branch
+  validate                    validate a branch; errors as file:line annotations
+  enable-staging              enable the staging environment of the shared branch
+  dbt-sync-and-wait           start a dbt sync and wait for it (--ref, --timeout-minutes)
+  merge-to-default            merge the shared branch into the deploy branch
+  cleanup-branch              delete the PR's branches, or --mode sweep for closed PRs
+  Common: --deployment-id N --branch NAME --model-dir DIR --branch-prefix P --dry-run --json
+  See the README of each action in actions/ for all inputs.
+
+Other commands:
   check                       check the connection and the key: list the deployments the key can see
   api <METHOD> <PATH>         send one request to the platform API and print the JSON answer
                               (--data '<json>' for a body)
@@ -50,6 +66,17 @@ Connection (every command that talks to the platform), from flags or variables:
 type Command = (argv: string[], io: Io) => Promise<number>;
 
 const commands: Record<string, Command> = {
+  ...Object.fromEntries(ACTIONS.map((a) => [a.command, (argv: string[], io: Io) => runActionCommand(a.command, argv, io)])),
+  /** Write every action.yml and action README from src/action-spec.ts. */
+  async 'generate-actions'(_argv, io) {
+    for (const spec of ACTIONS) {
+      mkdirSync(spec.dir, { recursive: true });
+      writeFileSync(join(spec.dir, 'action.yml'), renderActionYml(spec));
+      if (spec.dir !== '.') writeFileSync(join(spec.dir, 'README.md'), renderActionReadme(spec));
+      io.out(`wrote ${join(spec.dir, 'action.yml')}`);
+    }
+    return 0;
+  },
   async version(_argv, io) {
     io.out(VERSION);
     return 0;

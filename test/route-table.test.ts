@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { allEndpoints } from '../src/client/client.js';
 import { pathParams } from '../src/client/endpoint.js';
+import { handlers } from '../src/emulator/handlers/index.js';
 import { routeKey, specEndpoints } from './support/spec-endpoints.js';
 
 const client = allEndpoints();
@@ -27,6 +28,10 @@ describe('route table', () => {
         expect(Object.keys(shape).sort(), e.id).toEqual([...names].sort());
       }
     }
+  });
+
+  it('the emulator has a handler for every endpoint of the route table', () => {
+    expect(client.filter((e) => typeof handlers[e.id] !== 'function').map((e) => e.id)).toEqual([]);
   });
 
   it('the hand-written list covers every full path written in spec section 4', () => {

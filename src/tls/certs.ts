@@ -1,4 +1,5 @@
 /** A throw-away CA and a server certificate signed by it, for local HTTPS servers (emulator, tests). */
+import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { generate } from 'selfsigned';
 
@@ -15,7 +16,8 @@ export interface LocalTls {
 export async function makeLocalTls(hosts: string[] = ['127.0.0.1', 'localhost']): Promise<LocalTls> {
   const notBeforeDate = new Date(Date.now() - 60_000);
   const notAfterDate = new Date(Date.now() + 30 * 24 * 3600_000);
-  const ca = await generate([{ name: 'commonName', value: 'datamodel-ci local CA' }], {
+  // A unique name: two local CAs trusted together must not be mistaken for each other.
+  const ca = await generate([{ name: 'commonName', value: `datamodel-ci local CA ${randomBytes(6).toString('hex')}` }], {
     keyType: 'ec',
     curve: 'P-256',
     algorithm: 'sha256',

@@ -41,7 +41,9 @@ export const RemoveBranchQuery = z.object({
   removeOnUpstream: Bool.optional(),
 });
 
+/** `branchName` is our extension (see docs/api-assumptions.md): the vendor's schema allows extra fields. */
 export const CommitInput = z.looseObject({
+  branchName: z.string().min(1).optional(),
   message: z.string().nullish(),
   exitDevMode: z.boolean().nullish(),
   resolveMergeConflict: z.boolean().nullish(),

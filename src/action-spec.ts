@@ -1,0 +1,200 @@
+/**
+ * Every action, input and output in one table: the action.yml files, their READMEs and the settings
+ * parser all come from here. Inputs reach the process as `DATAMODEL_CI_<NAME>` variables, the same
+ * names the CLI reads, so a composite step never writes `${{ inputs.* }}` into a `run:` line.
+ */
+
+export interface InputSpec {
+  name: string;
+  description: string;
+  /** Literal default written into action.yml (may be an expression such as `${{ github.token }}`). */
+  default?: string;
+  required?: boolean;
+}
+
+export interface OutputSpec {
+  name: string;
+  description: string;
+}
+
+export type CommandName =
+  | 'start-dev-branch'
+  | 'upload-model'
+  | 'validate'
+  | 'enable-staging'
+  | 'dbt-sync-and-wait'
+  | 'merge-to-default'
+  | 'cleanup-branch'
+  | 'pr';
+
+export interface ActionSpec {
+  command: CommandName;
+  /** Folder of the action.yml (`.` for the root action). */
+  dir: string;
+  title: string;
+  description: string;
+  inputs: InputSpec[];
+  outputs: OutputSpec[];
+}
+
+/** `api-url` -> `DATAMODEL_CI_API_URL`. */
+export function envName(input: string): string {
+  return `DATAMODEL_CI_${input.toUpperCase().replace(/-/g, '_')}`;
+}
+
+export const COMMON_INPUTS: InputSpec[] = [
+  { name: 'api-url', description: 'https:// address of the platform tenant (a custom domain replaces the whole host).', required: true },
+  { name: 'api-key', description: 'API key of the platform; store it as a secret. Masked in every log.', required: false, default: '' },
+  { name: 'auth-scheme', description: 'Authorization scheme: `bearer` (default) or `api-key`.', default: 'bearer' },
+  { name: 'ca-cert', description: 'Extra trusted CA (PEM text or a file path) for a private tenant, a TLS-inspecting proxy or GitHub Enterprise Server.', default: '' },
+  { name: 'deployment-id', description: 'Id of the platform deployment the data model belongs to.', required: true },
+  { name: 'github-token', description: 'Token for the PR comment and PR lookups.', default: '${{ github.token }}' },
+  { name: 'model-dir', description: 'Folder of the data model in the repository (holds `cube.js` and `model/`).', default: '.' },
+  { name: 'branch-prefix', description: 'Prefix of the shared branch of a PR: `<branch-prefix>pr-<number>`.', default: 'preview-' },
+  { name: 'dry-run', description: 'Print the calls a mutating step would make, and make none.', default: 'false' },
+];
+
+const BRANCH: InputSpec = {
+  name: 'branch',
+  description: 'Shared branch to use; default: the one recorded for this PR, else `<branch-prefix>pr-<number>`.',
+  default: '',
+};
+const FAIL_WITHOUT_CREDENTIALS: InputSpec = {
+  name: 'fail-without-credentials',
+  description: 'Fail instead of skipping with a notice when the API key is missing (fork PRs get no secrets).',
+  default: 'false',
+};
+
+const O = {
+  branch: { name: 'branch', description: 'Shared branch of the PR.' },
+  devBranch: { name: 'dev-branch', description: 'Personal dev-mode branch used for the upload.' },
+  uploaded: { name: 'uploaded', description: 'Number of files sent (new or changed).' },
+  deleted: { name: 'deleted', description: 'Number of files deleted on the platform (or branches, for cleanup).' },
+  valid: { name: 'valid', description: '`true` when the data model compiles.' },
+  errorCount: { name: 'error-count', description: 'Number of validation errors.' },
+  stagingUrl: { name: 'staging-url', description: 'REST API address of the staging environment.' },
+  environmentId: { name: 'environment-id', description: 'Id of the staging environment.' },
+  syncJobId: { name: 'sync-job-id', description: 'Id of the dbt sync run.' },
+  status: { name: 'status', description: 'Final status of the operation.' },
+  timedOut: { name: 'timed-out', description: '`true` when the wait ended at its deadline.' },
+  merged: { name: 'merged', description: '`true` when the branch was merged into the deploy branch.' },
+  skipped: { name: 'skipped', description: '`true` when nothing ran (fork PR, missing credentials, stale run).' },
+} satisfies Record<string, OutputSpec>;
+
+export const ACTIONS: ActionSpec[] = [
+  {
+    command: 'start-dev-branch',
+    dir: 'actions/start-dev-branch',
+    title: 'datamodel-ci: start dev branch',
+    description: "Make sure the PR's shared branch exists (created from the deploy branch), then open dev mode on it.",
+    inputs: [BRANCH, FAIL_WITHOUT_CREDENTIALS],
+    outputs: [O.branch, O.devBranch, O.status, O.skipped],
+  },
+  {
+    command: 'upload-model',
+    dir: 'actions/upload-model',
+    title: 'datamodel-ci: upload model',
+    description: 'Upload the data model to a dev branch (only new and changed files), commit, and merge it into the shared branch.',
+    inputs: [
+      BRANCH,
+      { name: 'concurrency', description: 'Files uploaded in parallel.', default: '8' },
+      { name: 'commit-message', description: 'Commit message; default names the PR and the head commit.', default: '' },
+      FAIL_WITHOUT_CREDENTIALS,
+    ],
+    outputs: [O.branch, O.devBranch, O.uploaded, O.deleted, O.status, O.skipped],
+  },
+  {
+    command: 'validate',
+    dir: 'actions/validate',
+    title: 'datamodel-ci: validate',
+    description: "Validate a branch with the platform's own compiler; annotate errors on the repository files.",
+    inputs: [
+      BRANCH,
+      { name: 'fail-on-invalid', description: 'Fail the step when the model is invalid.', default: 'true' },
+      FAIL_WITHOUT_CREDENTIALS,
+    ],
+    outputs: [O.branch, O.valid, O.errorCount, O.status, O.skipped],
+  },
+  {
+    command: 'enable-staging',
+    dir: 'actions/enable-staging',
+    title: 'datamodel-ci: enable staging',
+    description: 'Enable the always-on staging environment of the shared branch and output its address.',
+    inputs: [
+      BRANCH,
+      { name: 'smoke-test', description: 'Query `/meta` and one `/load` through the staging environment.', default: 'false' },
+      { name: 'smoke-timeout-seconds', description: 'Deadline of the smoke test (it retries "Continue wait").', default: '120' },
+      FAIL_WITHOUT_CREDENTIALS,
+    ],
+    outputs: [O.branch, O.stagingUrl, O.environmentId, O.status, O.skipped],
+  },
+  {
+    command: 'dbt-sync-and-wait',
+    dir: 'actions/dbt-sync-and-wait',
+    title: 'datamodel-ci: dbt sync and wait',
+    description: 'Start a dbt sync, stream its logs by phase, and wait for it; cancel it on timeout or when the job is cancelled.',
+    inputs: [
+      { name: 'ref', description: 'Branch or tag of the dbt project (not a commit SHA).', default: '' },
+      { name: 'branch-name', description: 'Name of the branch the sync creates; default chosen by the platform.', default: '' },
+      { name: 'source', description: '`git` (default) or `manifest`.', default: 'git' },
+      { name: 'timeout-minutes', description: 'How long to wait before cancelling the run.', default: '30' },
+      FAIL_WITHOUT_CREDENTIALS,
+    ],
+    outputs: [O.syncJobId, O.branch, O.status, O.timedOut, O.skipped],
+  },
+  {
+    command: 'merge-to-default',
+    dir: 'actions/merge-to-default',
+    title: 'datamodel-ci: merge to default',
+    description: "Merge the PR's shared branch into the deploy branch.",
+    inputs: [
+      BRANCH,
+      { name: 'keep-branch', description: 'Keep the shared branch after the merge.', default: 'false' },
+      { name: 'message', description: 'Merge message; default names the PR.', default: '' },
+      FAIL_WITHOUT_CREDENTIALS,
+    ],
+    outputs: [O.branch, O.merged, O.status, O.skipped],
+  },
+  {
+    command: 'cleanup-branch',
+    dir: 'actions/cleanup-branch',
+    title: 'datamodel-ci: cleanup branch',
+    description: "Disable staging and delete the PR's shared and dev branches; or, with `mode: sweep`, delete the branches of closed PRs.",
+    inputs: [
+      BRANCH,
+      { name: 'mode', description: '`pr` (the PR of the event) or `sweep` (every branch under `branch-prefix` whose PR is closed or gone).', default: 'pr' },
+      { name: 'min-age', description: 'Sweep: only branches whose PR closed at least this long ago (`30m`, `12h`, `7d`).', default: '1h' },
+      { name: 'remove-on-upstream', description: 'Also delete the git ref on the connected remote.', default: 'false' },
+      FAIL_WITHOUT_CREDENTIALS,
+    ],
+    outputs: [O.branch, O.deleted, O.status, O.skipped],
+  },
+  {
+    command: 'pr',
+    dir: '.',
+    title: 'datamodel-ci',
+    description:
+      'Data-model preview per pull request: a shared branch, the model uploaded and validated, an always-on staging environment and one PR comment; merge or clean up on close.',
+    inputs: [
+      BRANCH,
+      { name: 'merge-on-close', description: 'Merge into the deploy branch when the PR is merged.', default: 'true' },
+      { name: 'fail-on-invalid', description: 'Fail the job when the model is invalid.', default: 'true' },
+      { name: 'smoke-test', description: 'Query the staging environment once it is enabled.', default: 'false' },
+      { name: 'concurrency', description: 'Files uploaded in parallel.', default: '8' },
+      { name: 'remove-on-upstream', description: 'Also delete the git ref on the connected remote at cleanup.', default: 'false' },
+      FAIL_WITHOUT_CREDENTIALS,
+    ],
+    outputs: Object.values(O),
+  },
+];
+
+export function actionSpec(command: CommandName): ActionSpec {
+  const spec = ACTIONS.find((a) => a.command === command);
+  if (!spec) throw new Error(`no action ${command}`);
+  return spec;
+}
+
+/** Every input an action takes: the common ones, then its own. */
+export function inputsOf(spec: ActionSpec): InputSpec[] {
+  return [...COMMON_INPUTS, ...spec.inputs];
+}

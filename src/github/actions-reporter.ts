@@ -1,0 +1,44 @@
+/** The Reporter of a GitHub Actions step: @actions/core logs, annotations, groups, masks and job summary. */
+import * as core from '@actions/core';
+import type { AnnotationProps, Reporter } from '../workflows/reporter.js';
+
+const props = (p?: AnnotationProps): core.AnnotationProperties | undefined =>
+  p ? { title: p.title, file: p.file, startLine: p.line } : undefined;
+
+export class ActionsReporter implements Reporter {
+  private readonly parts: string[] = [];
+
+  info(message: string) {
+    core.info(message);
+  }
+  debug(message: string) {
+    core.debug(message);
+  }
+  notice(message: string, p?: AnnotationProps) {
+    core.notice(message, props(p));
+  }
+  warning(message: string, p?: AnnotationProps) {
+    core.warning(message, props(p));
+  }
+  error(message: string, p?: AnnotationProps) {
+    core.error(message, props(p));
+  }
+  group<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    return core.group(name, fn);
+  }
+  summary(markdown: string) {
+    this.parts.push(markdown);
+  }
+  secret(value: string) {
+    core.setSecret(value);
+  }
+  setOutput(name: string, value: string | number | boolean) {
+    core.setOutput(name, String(value));
+  }
+  /** Write the collected summary to GITHUB_STEP_SUMMARY. */
+  async flush(): Promise<void> {
+    if (!this.parts.length || !process.env.GITHUB_STEP_SUMMARY) return;
+    await core.summary.addRaw(this.parts.join('\n\n'), true).write();
+    this.parts.length = 0;
+  }
+}

@@ -1,0 +1,90 @@
+/** The GitHub event that started the run, and the names the toolkit derives from it. */
+import { readFileSync } from 'node:fs';
+import { InputError } from '../client/errors.js';
+
+export interface PullRequestEvent {
+  action: string;
+  number: number;
+  headSha: string;
+  headRef: string;
+  baseRef: string;
+  title: string;
+  merged: boolean;
+  /** The head repository is not the base repository (a fork): secrets are not available. */
+  fork: boolean;
+  htmlUrl: string;
+}
+
+export interface RunContext {
+  eventName: string | undefined;
+  /** The PR of a pull_request / pull_request_target event. */
+  pr: PullRequestEvent | undefined;
+  repository: string | undefined;
+  runId: string | undefined;
+  runUrl: string | undefined;
+  apiUrl: string;
+}
+
+type Json = Record<string, unknown>;
+const obj = (v: unknown): Json | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined);
+
+/** Read the PR out of a pull_request payload; anything malformed is an InputError naming the field. */
+export function pullRequestFromPayload(payload: unknown, source = 'event payload'): PullRequestEvent {
+  const p = obj(payload);
+  const pr = obj(p?.pull_request);
+  if (!p || !pr) throw new InputError(`${source}.pull_request`, p ? p.pull_request : payload, 'a pull_request object');
+  const number = pr.number ?? p.number;
+  if (typeof number !== 'number' || !Number.isInteger(number) || number < 1) {
+    throw new InputError(`${source}.pull_request.number`, number, 'a positive integer');
+  }
+  const head = obj(pr.head);
+  const base = obj(pr.base);
+  const headSha = head?.sha;
+  if (typeof headSha !== 'string' || !/^[0-9a-f]{7,64}$/i.test(headSha)) {
+    throw new InputError(`${source}.pull_request.head.sha`, headSha, 'a commit SHA');
+  }
+  const headRepo = obj(head?.repo);
+  const baseRepo = obj(base?.repo);
+  const fork = !headRepo || (typeof headRepo.full_name === 'string' && typeof baseRepo?.full_name === 'string' && headRepo.full_name !== baseRepo.full_name);
+  return {
+    action: typeof p.action === 'string' ? p.action : '',
+    number,
+    headSha,
+    headRef: typeof head?.ref === 'string' ? head.ref : '',
+    baseRef: typeof base?.ref === 'string' ? base.ref : '',
+    title: typeof pr.title === 'string' ? pr.title : '',
+    merged: pr.merged === true,
+    fork,
+    htmlUrl: typeof pr.html_url === 'string' ? pr.html_url : '',
+  };
+}
+
+/** The run's context from the GITHUB_* variables and the event file. */
+export function readRunContext(env: NodeJS.ProcessEnv): RunContext {
+  const eventName = env.GITHUB_EVENT_NAME;
+  let pr: PullRequestEvent | undefined;
+  if ((eventName === 'pull_request' || eventName === 'pull_request_target') && env.GITHUB_EVENT_PATH) {
+    let payload: unknown;
+    try {
+      payload = JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, 'utf8'));
+    } catch (e) {
+      throw new InputError('GITHUB_EVENT_PATH', env.GITHUB_EVENT_PATH, `a readable JSON event file (${(e as Error).message})`);
+    }
+    pr = pullRequestFromPayload(payload);
+  }
+  const server = env.GITHUB_SERVER_URL ?? 'https://github.com';
+  const runUrl = env.GITHUB_REPOSITORY && env.GITHUB_RUN_ID ? `${server}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}` : undefined;
+  return {
+    eventName,
+    pr,
+    repository: env.GITHUB_REPOSITORY,
+    runId: env.GITHUB_RUN_ID,
+    runUrl,
+    apiUrl: env.GITHUB_API_URL ?? 'https://api.github.com',
+  };
+}
+
+/** The shared branch of a PR: `<prefix>pr-<number>`, lower-case. One PR, one name; no two PRs share one. */
+export function branchForPr(prefix: string, number: number): string {
+  return `${prefix}pr-${number}`.toLowerCase();
+}

@@ -1,0 +1,120 @@
+/**
+ * cleanup-branch: disable staging and delete the PR's shared branch and its dev branches (already gone
+ * counts as done); `sweep` deletes the branches under the prefix whose PR is closed or missing.
+ */
+import { BadRequestError, NotFoundError, PermissionDeniedError } from '../client/errors.js';
+import type { GitHubApi } from '../github/types.js';
+import { mutate, type OpContext } from './context.js';
+
+export interface CleanupResult {
+  branch: string;
+  /** Branches deleted now (dry run: that would be deleted). */
+  deleted: string[];
+  /** Branches that were already gone. */
+  alreadyGone: string[];
+}
+
+async function removeIfThere(ctx: OpContext, name: string, removeOnUpstream: boolean): Promise<'deleted' | 'gone'> {
+  try {
+    const done = await mutate(ctx, `delete branch ${name}${removeOnUpstream ? ' and its upstream ref' : ''}`, () =>
+      ctx.client.branches.remove({ deploymentId: ctx.deploymentId, query: { branchName: name, removeOnUpstream } }, { signal: ctx.signal }),
+    );
+    if (done) ctx.reporter.info(`deleted branch ${name}`);
+    return 'deleted';
+  } catch (e) {
+    if (e instanceof NotFoundError) return 'gone';
+    throw e;
+  }
+}
+
+export async function cleanupBranch(
+  ctx: OpContext,
+  input: { branch: string; devBranches: string[]; removeOnUpstream: boolean },
+): Promise<CleanupResult> {
+  const result: CleanupResult = { branch: input.branch, deleted: [], alreadyGone: [] };
+  try {
+    await mutate(ctx, `disable the staging environment of ${input.branch}`, () =>
+      ctx.client.branches.setStagingEnvironment(
+        { deploymentId: ctx.deploymentId, body: { enabled: false, branchName: input.branch } },
+        { signal: ctx.signal },
+      ),
+    );
+  } catch (e) {
+    // Gone already, or not a shared branch any more: nothing to disable.
+    if (!(e instanceof NotFoundError || e instanceof BadRequestError)) throw e;
+  }
+  for (const dev of [...new Set(input.devBranches)].filter((d) => d && d !== input.branch)) {
+    try {
+      if ((await removeIfThere(ctx, dev, false)) === 'deleted') result.deleted.push(dev);
+      else result.alreadyGone.push(dev);
+    } catch (e) {
+      if (!(e instanceof PermissionDeniedError)) throw e;
+      ctx.reporter.warning(`dev branch ${dev} belongs to another credential; left alone`);
+    }
+  }
+  if ((await removeIfThere(ctx, input.branch, input.removeOnUpstream)) === 'deleted') result.deleted.push(input.branch);
+  else result.alreadyGone.push(input.branch);
+  if (!ctx.dryRun) await ctx.client.branches.stopDevMode({ deploymentId: ctx.deploymentId }, { signal: ctx.signal }).catch(() => undefined);
+  if (result.alreadyGone.length) ctx.reporter.info(`already gone: ${result.alreadyGone.join(', ')}`);
+  return result;
+}
+
+export interface SweepRow {
+  branch: string;
+  pr: number;
+  /** `open`, `closed`, `merged` or `missing`. */
+  state: string;
+  closedAt: string | null;
+  action: 'deleted' | 'would delete' | 'kept';
+  reason: string;
+}
+
+/** PR number of a branch made by the toolkit: `<prefix>pr-<n>`. */
+export function prOfBranch(prefix: string, name: string): number | undefined {
+  if (!name.startsWith(prefix)) return undefined;
+  const m = /^pr-(\d+)$/.exec(name.slice(prefix.length));
+  return m ? Number(m[1]) : undefined;
+}
+
+export async function sweepBranches(
+  ctx: OpContext,
+  input: { prefix: string; minAgeMs: number; github: GitHubApi; removeOnUpstream: boolean; now?: () => number },
+): Promise<SweepRow[]> {
+  const now = input.now ?? Date.now;
+  const rows: SweepRow[] = [];
+  const candidates: { name: string; pr: number }[] = [];
+  for await (const b of ctx.client.branches.iterate({ deploymentId: ctx.deploymentId, query: { first: 100 } }, { signal: ctx.signal })) {
+    const pr = prOfBranch(input.prefix, b.name);
+    if (pr !== undefined) candidates.push({ name: b.name, pr });
+  }
+  for (const c of candidates) {
+    const pull = await input.github.getPull(c.pr);
+    const state = !pull ? 'missing' : pull.merged ? 'merged' : pull.state;
+    const closedAt = pull?.closedAt ?? null;
+    let reason: string;
+    let remove = false;
+    if (!pull) {
+      remove = true;
+      reason = 'the pull request does not exist';
+    } else if (pull.state === 'open') {
+      reason = 'the pull request is open';
+    } else {
+      const age = closedAt ? now() - Date.parse(closedAt) : Number.POSITIVE_INFINITY;
+      remove = age >= input.minAgeMs;
+      reason = remove ? `closed ${Math.round(age / 3_600_000)} h ago` : `closed less than ${Math.round(input.minAgeMs / 60_000)} min ago`;
+    }
+    let action: SweepRow['action'] = 'kept';
+    if (remove) {
+      if (ctx.dryRun) action = 'would delete';
+      else {
+        await ctx.client.branches
+          .setStagingEnvironment({ deploymentId: ctx.deploymentId, body: { enabled: false, branchName: c.name } })
+          .catch(() => undefined);
+        await removeIfThere(ctx, c.name, input.removeOnUpstream);
+        action = 'deleted';
+      }
+    }
+    rows.push({ branch: c.name, pr: c.pr, state, closedAt, action, reason });
+  }
+  return rows;
+}

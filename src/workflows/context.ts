@@ -1,0 +1,51 @@
+/** What every operation gets: the client, the deployment, a reporter, dry-run and cancellation. */
+import { NotFoundError, PlatformError } from '../client/errors.js';
+import type { PlatformClient } from '../client/client.js';
+import type { Reporter } from './reporter.js';
+
+export interface OpContext {
+  client: PlatformClient;
+  deploymentId: number;
+  reporter: Reporter;
+  /** Print the calls a mutating step would make, and make none. */
+  dryRun: boolean;
+  signal?: AbortSignal;
+}
+
+/** Run a mutating call, or in dry-run mode only say what it would do. */
+export async function mutate<T>(ctx: OpContext, description: string, fn: () => Promise<T>): Promise<T | undefined> {
+  if (ctx.dryRun) {
+    ctx.reporter.info(`dry run: would ${description}`);
+    return undefined;
+  }
+  ctx.reporter.debug(description);
+  return fn();
+}
+
+/** A call whose 404 means "already gone": returns false then. */
+export async function ignoreNotFound(fn: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await fn();
+    return true;
+  } catch (e) {
+    if (e instanceof NotFoundError) return false;
+    throw e;
+  }
+}
+
+/** Retry a call a few times on a transient failure (5xx, 429, connection, timeout). For calls safe to repeat. */
+export async function retryTransient<T>(fn: () => Promise<T>, attempts = 4, baseMs = 300): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await fn();
+    } catch (e) {
+      const transient =
+        e instanceof PlatformError &&
+        (e.status === undefined || e.status === 429 || e.status >= 500) &&
+        e.name !== 'AbortedError';
+      if (!transient || i >= attempts) throw e;
+      const wait = Math.max(baseMs * 2 ** (i - 1), (e.retryAfterSeconds ?? 0) * 1000);
+      await new Promise((r) => setTimeout(r, Math.random() * wait));
+    }
+  }
+}

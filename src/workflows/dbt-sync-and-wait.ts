@@ -1,0 +1,170 @@
+/**
+ * dbt-sync-and-wait: start a sync, poll it with adaptive backoff until it ends or the deadline passes,
+ * print new log lines grouped by phase, check once more at the deadline, and cancel the remote run
+ * (DELETE) on timeout or when the job is cancelled (the signal).
+ */
+import { AbortedError, ConflictError, NotFoundError } from '../client/errors.js';
+import type { DbtSyncLogEntry, DbtSyncStatusResponse } from '../client/areas/dbt-sync.js';
+import type { OpContext } from './context.js';
+
+export interface DbtSyncInput {
+  ref?: string;
+  branchName?: string;
+  source?: 'git' | 'manifest';
+  timeoutMs: number;
+  /** Bounds of the wait between polls (ms). */
+  minPollMs?: number;
+  maxPollMs?: number;
+  /** Injected for tests: time and sleeping. */
+  now?: () => number;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+export type DbtOutcome = 'COMPLETED' | 'FAILED' | 'CANCELLED' | 'TIMED_OUT';
+
+export interface DbtSyncResult {
+  syncJobId: string;
+  branch: string;
+  status: DbtOutcome;
+  timedOut: boolean;
+  /** The job was cancelled (signal) and the remote run was cancelled. */
+  cancelled: boolean;
+  polls: number;
+  error?: string;
+}
+
+const TERMINAL = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
+
+function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * The next wait: just past the run's estimated end (from its progress so far), within the bounds.
+ * Long runs are polled rarely; the end is noticed within about `minPollMs`.
+ */
+export function nextPollDelay(elapsedMs: number, percent: number, minMs: number, maxMs: number): number {
+  if (percent <= 0 || percent >= 100) return Math.min(maxMs, Math.max(minMs, elapsedMs / 2));
+  const remaining = (elapsedMs * (100 - percent)) / percent;
+  return Math.min(maxMs, Math.max(minMs, remaining + minMs / 2));
+}
+
+export async function dbtSyncAndWait(ctx: OpContext, input: DbtSyncInput): Promise<DbtSyncResult> {
+  const { client, deploymentId, reporter } = ctx;
+  const now = input.now ?? Date.now;
+  const sleep = input.sleep ?? defaultSleep;
+  const minPoll = input.minPollMs ?? 1_000;
+  const maxPoll = input.maxPollMs ?? 30_000;
+  if (ctx.dryRun) {
+    reporter.info(`dry run: would start a dbt sync (ref ${input.ref ?? 'default'}, branch ${input.branchName ?? 'chosen by the platform'}) and wait up to ${input.timeoutMs} ms`);
+    return { syncJobId: '', branch: input.branchName ?? '', status: 'COMPLETED', timedOut: false, cancelled: false, polls: 0 };
+  }
+  const body: { ref?: string; branchName?: string; source?: 'git' | 'manifest' } = {};
+  if (input.ref !== undefined) body.ref = input.ref;
+  if (input.branchName !== undefined) body.branchName = input.branchName;
+  if (input.source !== undefined) body.source = input.source;
+  const started = await client.dbtSync.start({ deploymentId, body });
+  const id = started.syncJobId;
+  reporter.info(`dbt sync ${id} started: generated models go to branch ${started.branchName}`);
+  const t0 = now();
+  const deadline = t0 + input.timeoutMs;
+  const args = { deploymentId, syncJobId: id };
+
+  let printed = 0;
+  let polls = 0;
+  const printLogs = async () => {
+    const logs = await client.dbtSync.logs(args);
+    const fresh = logs.items.slice(printed);
+    printed = logs.items.length;
+    printPhases(fresh, reporter);
+  };
+
+  const cancelRemote = async (why: string) => {
+    try {
+      await client.dbtSync.cancel(args, { timeoutMs: 10_000 });
+      reporter.warning(`dbt sync ${id} cancelled: ${why}`);
+    } catch (e) {
+      // Already ended (409) or gone (404): nothing left to cancel.
+      if (!(e instanceof ConflictError || e instanceof NotFoundError)) {
+        reporter.warning(`could not cancel dbt sync ${id}: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+  };
+
+  let status: DbtSyncStatusResponse | undefined;
+  let lastStage = '';
+  try {
+    for (;;) {
+      status = await client.dbtSync.status(args, { signal: ctx.signal });
+      polls += 1;
+      if (status.progress.stage !== lastStage || TERMINAL.has(status.status)) {
+        lastStage = status.progress.stage;
+        await printLogs();
+      }
+      if (TERMINAL.has(status.status)) break;
+      const left = deadline - now();
+      if (left <= 0) break;
+      const wait = Math.min(left, nextPollDelay(now() - t0, status.progress.percentComplete, minPoll, maxPoll));
+      reporter.debug(`dbt sync ${id}: ${status.status} at ${status.progress.stage} (${status.progress.percentComplete}%), next poll in ${Math.round(wait)} ms`);
+      await sleep(wait, ctx.signal);
+    }
+  } catch (e) {
+    if (ctx.signal?.aborted || e instanceof AbortedError) {
+      await cancelRemote('the job was cancelled');
+      return { syncJobId: id, branch: started.branchName, status: 'CANCELLED', timedOut: false, cancelled: true, polls };
+    }
+    throw e;
+  }
+
+  if (!TERMINAL.has(status.status)) {
+    // At the deadline: one more look before calling it a timeout.
+    status = await client.dbtSync.status(args);
+    polls += 1;
+    if (!TERMINAL.has(status.status)) {
+      await cancelRemote(`still ${status.status} after ${Math.round(input.timeoutMs / 1000)} s`);
+      await printLogs().catch(() => undefined);
+      return { syncJobId: id, branch: started.branchName, status: 'TIMED_OUT', timedOut: true, cancelled: false, polls, error: 'timed out' };
+    }
+    await printLogs();
+  }
+  const outcome = status.status as DbtOutcome;
+  const error = status.error ?? undefined;
+  if (outcome === 'COMPLETED') reporter.info(`dbt sync ${id} completed in ${Math.round((now() - t0) / 1000)} s (${polls} polls)`);
+  else reporter.error(`dbt sync ${id} ${outcome === 'CANCELLED' ? 'was cancelled' : 'failed'}: ${error ?? outcome}`);
+  // The status endpoint reports a cancelled run as a failure whose reason says cancelled.
+  const final: DbtOutcome = outcome === 'FAILED' && /cancel/i.test(error ?? '') ? 'CANCELLED' : outcome;
+  return { syncJobId: id, branch: started.branchName, status: final, timedOut: false, cancelled: false, polls, ...(error ? { error } : {}) };
+}
+
+/** Print log lines grouped by phase, each group titled with the phase's duration. */
+export function printPhases(lines: DbtSyncLogEntry[], reporter: OpContext['reporter']): void {
+  const groups: { phase: string; duration: number | null | undefined; lines: DbtSyncLogEntry[] }[] = [];
+  for (const line of lines) {
+    const phase = line.phase ?? 'sync';
+    const last = groups.at(-1);
+    if (last && last.phase === phase) {
+      last.lines.push(line);
+      last.duration = line.durationMs ?? last.duration;
+    } else groups.push({ phase, duration: line.durationMs, lines: [line] });
+  }
+  for (const g of groups) {
+    const secs = g.duration != null ? ` (${(g.duration / 1000).toFixed(1)} s)` : '';
+    reporter.info(`── ${g.phase}${secs}`);
+    for (const l of g.lines) {
+      const text = `   ${l.timestamp} ${l.message}`;
+      if (l.level === 'error') reporter.error(l.message, { title: `dbt ${g.phase}` });
+      else reporter.info(text);
+    }
+  }
+}

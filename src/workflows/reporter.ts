@@ -1,0 +1,65 @@
+/**
+ * How an operation talks to the outside: logs, annotations, job summary, secrets. The Actions entry
+ * wires it to @actions/core; the CLI to the terminal; tests to an array. No @actions import here.
+ */
+export interface AnnotationProps {
+  /** Repository path of the file. */
+  file?: string;
+  line?: number;
+  title?: string;
+}
+
+export interface Reporter {
+  info(message: string): void;
+  debug(message: string): void;
+  notice(message: string, props?: AnnotationProps): void;
+  warning(message: string, props?: AnnotationProps): void;
+  /** An error annotation (does not fail the step by itself). */
+  error(message: string, props?: AnnotationProps): void;
+  /** Run `fn` inside a collapsible log group that is closed on error too. */
+  group<T>(name: string, fn: () => Promise<T>): Promise<T>;
+  /** Append markdown to the job summary. */
+  summary(markdown: string): void;
+  /** Mask a secret in every later log line. */
+  secret(value: string): void;
+}
+
+/** A reporter that records everything (tests, `--json` runs). */
+export class MemoryReporter implements Reporter {
+  readonly lines: { level: string; message: string; props?: AnnotationProps }[] = [];
+  readonly summaries: string[] = [];
+  readonly secrets: string[] = [];
+  info(message: string) {
+    this.lines.push({ level: 'info', message });
+  }
+  debug(message: string) {
+    this.lines.push({ level: 'debug', message });
+  }
+  notice(message: string, props?: AnnotationProps) {
+    this.lines.push({ level: 'notice', message, props });
+  }
+  warning(message: string, props?: AnnotationProps) {
+    this.lines.push({ level: 'warning', message, props });
+  }
+  error(message: string, props?: AnnotationProps) {
+    this.lines.push({ level: 'error', message, props });
+  }
+  async group<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    this.lines.push({ level: 'group', message: name });
+    try {
+      return await fn();
+    } finally {
+      this.lines.push({ level: 'endgroup', message: name });
+    }
+  }
+  summary(markdown: string) {
+    this.summaries.push(markdown);
+  }
+  secret(value: string) {
+    this.secrets.push(value);
+  }
+  /** Everything printed, as one text (to scan for secrets). */
+  text(): string {
+    return [...this.lines.map((l) => `${l.level} ${l.message} ${JSON.stringify(l.props ?? {})}`), ...this.summaries].join('\n');
+  }
+}

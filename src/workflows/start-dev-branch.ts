@@ -1,0 +1,59 @@
+/** start-dev-branch: make sure the PR's shared branch exists, then open dev mode on it. */
+import { ConflictError } from '../client/errors.js';
+import { mutate, type OpContext } from './context.js';
+
+export interface StartDevBranchResult {
+  branch: string;
+  /** Undefined in dry-run mode. */
+  devBranch: string | undefined;
+  /** The shared branch was created by this run (false when a rerun found it). */
+  created: boolean;
+}
+
+/** Find the branch by name, across all pages. */
+export async function branchExists(ctx: OpContext, name: string): Promise<boolean> {
+  for await (const b of ctx.client.branches.iterate({ deploymentId: ctx.deploymentId, query: { first: 100 } }, { signal: ctx.signal })) {
+    if (b.name === name) return true;
+  }
+  return false;
+}
+
+/**
+ * Create the shared branch from the deploy branch unless it exists. One round trip: the create
+ * itself, whose 409 means a rerun (or a concurrent run) already made it.
+ */
+export async function ensureSharedBranch(ctx: OpContext, branch: string): Promise<boolean> {
+  if (ctx.dryRun) {
+    const exists = await branchExists(ctx, branch);
+    ctx.reporter.info(exists ? `shared branch ${branch} exists` : `dry run: would create shared branch ${branch} from the deploy branch`);
+    return false;
+  }
+  try {
+    await ctx.client.branches.create({ deploymentId: ctx.deploymentId, body: { name: branch } }, { signal: ctx.signal });
+    ctx.reporter.info(`created shared branch ${branch} from the deploy branch`);
+    return true;
+  } catch (e) {
+    if (e instanceof ConflictError) {
+      ctx.reporter.info(`shared branch ${branch} exists`);
+      return false;
+    }
+    throw e;
+  }
+}
+
+/** Open dev mode on `branch`; returns the platform's name of the personal dev branch. */
+export async function openDevMode(ctx: OpContext, branch: string): Promise<string | undefined> {
+  const dev = await mutate(ctx, `start dev mode on ${branch}`, () =>
+    ctx.client.branches.startDevMode({ deploymentId: ctx.deploymentId, body: { branchName: branch } }, { signal: ctx.signal }),
+  );
+  if (!dev) return undefined;
+  if (!dev.branchName) throw new Error(`POST /build/api/v1/deployments/${ctx.deploymentId}/dev-mode answered without a branchName`);
+  ctx.reporter.info(`dev mode open on ${branch}: dev branch ${dev.branchName}`);
+  return dev.branchName;
+}
+
+export async function startDevBranch(ctx: OpContext, input: { branch: string }): Promise<StartDevBranchResult> {
+  const created = await ensureSharedBranch(ctx, input.branch);
+  const devBranch = await openDevMode(ctx, input.branch);
+  return { branch: input.branch, devBranch, created };
+}

@@ -1,0 +1,145 @@
+/**
+ * upload-model: send the local model to a dev branch (only new and changed files, in parallel),
+ * delete what the local model lacks through the finish manifest, commit, and merge into the shared
+ * branch. Afterwards the shared branch holds exactly the local files, and no dev branch or dev-mode
+ * session is left behind, also when a step fails. Every call names its branch: dev mode is per
+ * credential, so "the current dev branch" is never relied on.
+ */
+import { retryTransient, ignoreNotFound, type OpContext } from './context.js';
+import { mapLimit, readLocal, scanModel, type LocalFile } from './local-model.js';
+import { openDevMode } from './start-dev-branch.js';
+
+export interface UploadInput {
+  branch: string;
+  modelDir: string;
+  concurrency: number;
+  commitMessage: string;
+  /** Called before the merge into the shared branch: true stops the upload (a newer run owns the PR). */
+  isStale?: () => Promise<boolean>;
+}
+
+export interface UploadResult {
+  branch: string;
+  devBranch: string | undefined;
+  /** Files sent (new or changed). */
+  uploaded: number;
+  /** Files deleted on the platform. */
+  deleted: number;
+  unchanged: number;
+  bytes: number;
+  /** The merge was skipped because a newer run owns the PR. */
+  stale: boolean;
+  files: { sent: string[]; deleted: string[] };
+}
+
+/** Compare local hashes with the remote ones. */
+export function plan(local: LocalFile[], remote: Record<string, { hash: string }>) {
+  const localPaths = new Set(local.map((f) => f.path));
+  const send = local.filter((f) => remote[f.path]?.hash !== f.sha1);
+  const remove = Object.keys(remote)
+    .filter((p) => !localPaths.has(p))
+    .sort();
+  return { send, remove, unchanged: local.length - send.length };
+}
+
+export async function uploadModel(ctx: OpContext, input: UploadInput): Promise<UploadResult> {
+  const { client, deploymentId, reporter } = ctx;
+  const opts = { signal: ctx.signal };
+  const local = await reporter.group(`Hash the local model (${input.modelDir})`, async () => {
+    const files = await scanModel(input.modelDir);
+    reporter.info(`${files.length} files, ${files.reduce((a, f) => a + f.size, 0)} bytes`);
+    return files;
+  });
+
+  if (ctx.dryRun) {
+    const remote = await client.dataModel.fileHashes({ deploymentId, query: { branchName: input.branch } }, opts);
+    const p = plan(local, remote);
+    reporter.info(
+      `dry run: would upload ${p.send.length} file(s) (${p.send.map((f) => f.path).join(', ') || 'none'}), delete ${p.remove.length} (${p.remove.join(', ') || 'none'}), then commit and merge into ${input.branch}`,
+    );
+    return {
+      branch: input.branch,
+      devBranch: undefined,
+      uploaded: p.send.length,
+      deleted: p.remove.length,
+      unchanged: p.unchanged,
+      bytes: p.send.reduce((a, f) => a + f.size, 0),
+      stale: false,
+      files: { sent: p.send.map((f) => f.path), deleted: p.remove },
+    };
+  }
+
+  const devBranch = (await openDevMode(ctx, input.branch)) as string;
+  let merged = false;
+  try {
+    const remote = await client.dataModel.fileHashes({ deploymentId, query: { branchName: devBranch } }, opts);
+    const p = plan(local, remote);
+    reporter.info(`${p.send.length} to send, ${p.remove.length} to delete, ${p.unchanged} unchanged`);
+    let bytes = 0;
+    if (p.send.length > 0 || p.remove.length > 0) {
+      const tx = await client.dataModel.startUpload({ deploymentId, query: { branchName: devBranch } }, opts);
+      await reporter.group(`Upload ${p.send.length} file(s) to ${devBranch}`, async () => {
+        await mapLimit(p.send, input.concurrency, async (file) => {
+          const data = await readLocal(file);
+          bytes += data.length;
+          // Re-sending the same bytes under the same transaction and name has the same effect.
+          await retryTransient(() =>
+            client.dataModel.uploadFile(
+              { deploymentId, query: { branchName: devBranch }, body: { transaction: tx.transaction.id, fileName: file.path, file: data } },
+              opts,
+            ),
+          );
+          reporter.debug(`sent ${file.path} (${data.length} bytes)`);
+        });
+        for (const path of p.remove) reporter.info(`delete ${path}`);
+      });
+      const manifest: Record<string, { hash: string }> = {};
+      for (const f of local) manifest[f.path] = { hash: f.sha1 };
+      await client.dataModel.finishUpload(
+        {
+          deploymentId,
+          query: { branchName: devBranch },
+          body: { transaction: tx.transaction, files: manifest, autoRemoveFiles: true, commitMessage: input.commitMessage },
+        },
+        opts,
+      );
+    }
+    await client.branches.commit({ deploymentId, body: { branchName: devBranch, message: input.commitMessage } }, opts);
+    if (input.isStale && (await input.isStale())) {
+      reporter.notice(`a newer run owns this pull request: not merging into ${input.branch}`);
+      return {
+        branch: input.branch,
+        devBranch,
+        uploaded: p.send.length,
+        deleted: p.remove.length,
+        unchanged: p.unchanged,
+        bytes,
+        stale: true,
+        files: { sent: p.send.map((f) => f.path), deleted: p.remove },
+      };
+    }
+    await client.branches.merge({ deploymentId, body: { branchName: devBranch, deleteBranch: true, message: input.commitMessage } }, opts);
+    merged = true;
+    reporter.info(`merged ${devBranch} into ${input.branch}: ${p.send.length} sent, ${p.remove.length} deleted`);
+    return {
+      branch: input.branch,
+      devBranch,
+      uploaded: p.send.length,
+      deleted: p.remove.length,
+      unchanged: p.unchanged,
+      bytes,
+      stale: false,
+      files: { sent: p.send.map((f) => f.path), deleted: p.remove },
+    };
+  } finally {
+    // Leave nothing behind: the dev branch (unless the merge deleted it) and the dev-mode session.
+    const cleanup = async () => {
+      if (!merged) await ignoreNotFound(() => client.branches.remove({ deploymentId, query: { branchName: devBranch } }));
+      await ignoreNotFound(() => client.branches.stopDevMode({ deploymentId }));
+    };
+    await retryTransient(cleanup).catch((e: unknown) =>
+      reporter.warning(`could not clean up dev branch ${devBranch}: ${e instanceof Error ? e.message : String(e)}`),
+    );
+  }
+}
+

@@ -1,0 +1,523 @@
+/**
+ * A small stateful GitHub REST stand-in: pulls and issue comments over real HTTPS, every request checked
+ * against GitHub's published REST description (operation, path/query parameters, JSON body).
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { ServerResponse } from 'node:http';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { json, startTestServer, type RecordedRequest, type TestServer } from './https-server.js';
+
+// ---------------------------------------------------------------------------------------------------------
+// GitHub's REST description
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
+
+interface ParamCheck {
+  name: string;
+  in: 'path' | 'query';
+  required: boolean;
+  validate: ValidateFunction;
+}
+
+interface Operation {
+  method: string;
+  template: string;
+  operationId: string;
+  regex: RegExp;
+  literals: number;
+  params: ParamCheck[];
+  bodyRequired: boolean;
+  body?: ValidateFunction;
+}
+
+export interface Description {
+  /** The operation for a method and a concrete path, or undefined when GitHub has none. */
+  find(method: string, path: string): { operation: Operation; path: Record<string, string> } | undefined;
+  /** Problems GitHub would reject the request for (empty when none). */
+  check(req: RecordedRequest): { operation?: Operation; errors: string[] };
+}
+
+const DOC_ID = 'https://api.github.com/openapi.json';
+const HTTP_METHODS = ['get', 'put', 'post', 'patch', 'delete', 'head', 'options'];
+
+let cached: Description | undefined;
+
+/** GitHub's REST description, loaded and compiled once per process (13 MB of JSON). */
+export function githubDescription(): Description {
+  cached ??= loadDescription();
+  return cached;
+}
+
+/** OpenAPI 3.0 `nullable` → JSON Schema: `type: [t, 'null']`, `null` in `enum`, or `anyOf` with null when untyped. */
+function normaliseNullable(node: Json): Json {
+  if (Array.isArray(node)) return node.map(normaliseNullable);
+  if (node === null || typeof node !== 'object') return node;
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(node)) out[k] = normaliseNullable(v);
+  if (out.nullable !== true) return out;
+  delete out.nullable;
+  if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
+  if (typeof out.type === 'string') return { ...out, type: [out.type, 'null'] };
+  if (Array.isArray(out.type)) return out.type.includes('null') ? out : { ...out, type: [...out.type, 'null'] };
+  return { anyOf: [out, { type: 'null' }] };
+}
+
+function pointerPart(s: string): string {
+  return s.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+function resolveLocal(doc: JsonObject, ref: string): { value: JsonObject; pointer: string } {
+  const pointer = ref.replace(/^#/, '');
+  let node: Json = doc;
+  for (const raw of pointer.split('/').slice(1)) {
+    const part = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    node = (node as JsonObject)[part] as Json;
+  }
+  return { value: node as JsonObject, pointer };
+}
+
+function loadDescription(): Description {
+  const file = createRequire(import.meta.url).resolve('@octokit/openapi/generated/api.github.com.json');
+  const doc = normaliseNullable(JSON.parse(readFileSync(file, 'utf8')) as Json) as JsonObject;
+  const options = { strict: false, allErrors: true, validateFormats: false, validateSchema: false } as const;
+  const bodies = new Ajv(options);
+  bodies.addSchema(doc, DOC_ID);
+  // Query and path values are strings on the wire: let Ajv coerce them to the declared type.
+  const params = new Ajv({ ...options, coerceTypes: true });
+  params.addSchema(doc, DOC_ID);
+
+  const paramCache = new Map<string, ValidateFunction>();
+  const compileParam = (pointer: string): ValidateFunction => {
+    let v = paramCache.get(pointer);
+    if (!v) {
+      v = params.compile({ type: 'object', properties: { value: { $ref: `${DOC_ID}#${pointer}` } } });
+      paramCache.set(pointer, v);
+    }
+    return v;
+  };
+
+  const byMethod = new Map<string, { template: string; method: string; pointer: string; op: JsonObject; pathItem: JsonObject; regex: RegExp; literals: number }[]>();
+  for (const [template, pathItem] of Object.entries(doc.paths as JsonObject)) {
+    const segments = template.split('/');
+    const regex = new RegExp(
+      `^${segments.map((s) => (/^\{[^}]+\}$/.test(s) ? '([^/]+)' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')}$`,
+    );
+    const literals = segments.filter((s) => s && !s.startsWith('{')).length;
+    for (const method of HTTP_METHODS) {
+      const op = (pathItem as JsonObject)[method];
+      if (!op || typeof op !== 'object') continue;
+      const list = byMethod.get(method.toUpperCase()) ?? [];
+      list.push({ template, method: method.toUpperCase(), pointer: `/paths/${pointerPart(template)}/${method}`, op: op as JsonObject, pathItem: pathItem as JsonObject, regex, literals });
+      byMethod.set(method.toUpperCase(), list);
+    }
+  }
+  // A literal segment beats a parameter: `/issues/comments` is not issue number "comments".
+  for (const list of byMethod.values()) list.sort((a, b) => b.literals - a.literals);
+
+  const compiled = new Map<string, Operation>();
+  const compileOperation = (entry: NonNullable<ReturnType<typeof byMethod.get>>[number]): Operation => {
+    const key = `${entry.method} ${entry.template}`;
+    const hit = compiled.get(key);
+    if (hit) return hit;
+    const checks: ParamCheck[] = [];
+    const declared = [
+      ...((entry.pathItem.parameters as Json[] | undefined) ?? []).map((p, i) => ({ p, pointer: `/paths/${pointerPart(entry.template)}/parameters/${i}` })),
+      ...((entry.op.parameters as Json[] | undefined) ?? []).map((p, i) => ({ p, pointer: `${entry.pointer}/parameters/${i}` })),
+    ];
+    for (const { p, pointer } of declared) {
+      const ref = (p as JsonObject).$ref;
+      const { value, pointer: at } = typeof ref === 'string' ? resolveLocal(doc, ref) : { value: p as JsonObject, pointer };
+      if (value.in !== 'path' && value.in !== 'query') continue;
+      checks.push({
+        name: String(value.name),
+        in: value.in,
+        required: value.required === true || value.in === 'path',
+        validate: compileParam(`${at}/schema`),
+      });
+    }
+    let body: ValidateFunction | undefined;
+    let bodyRequired = false;
+    let rb = entry.op.requestBody as JsonObject | undefined;
+    let rbPointer = `${entry.pointer}/requestBody`;
+    if (rb && typeof rb.$ref === 'string') ({ value: rb, pointer: rbPointer } = resolveLocal(doc, rb.$ref));
+    const content = rb?.content as JsonObject | undefined;
+    if (rb && content && content['application/json']) {
+      bodyRequired = rb.required === true;
+      body = bodies.compile({ $ref: `${DOC_ID}#${rbPointer}/content/application~1json/schema` });
+    }
+    const op: Operation = {
+      method: entry.method,
+      template: entry.template,
+      operationId: String(entry.op.operationId),
+      regex: entry.regex,
+      literals: entry.literals,
+      params: checks,
+      bodyRequired,
+      ...(body ? { body } : {}),
+    };
+    compiled.set(key, op);
+    return op;
+  };
+
+  const find: Description['find'] = (method, path) => {
+    for (const entry of byMethod.get(method.toUpperCase()) ?? []) {
+      const m = entry.regex.exec(path);
+      if (!m) continue;
+      const operation = compileOperation(entry);
+      const names = [...entry.template.matchAll(/\{([^}]+)\}/g)].map((x) => x[1] as string);
+      const values: Record<string, string> = {};
+      names.forEach((n, i) => (values[n] = decodeURIComponent(m[i + 1] as string)));
+      return { operation, path: values };
+    }
+    return undefined;
+  };
+
+  const describe = (errors: ErrorObject[] | null | undefined, where: string): string[] =>
+    (errors ?? []).map((e) => `${where}${e.instancePath.replace(/^\/value(?=\/|$)/, '')} ${e.message ?? 'is invalid'}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ''}`);
+
+  return {
+    find,
+    check(req) {
+      const errors: string[] = [];
+      const found = find(req.method, req.path);
+      if (!found) return { errors: [`${req.method} ${req.path}: no such operation in GitHub's REST description`] };
+      const { operation } = found;
+      for (const p of operation.params) {
+        const raw = p.in === 'path' ? found.path[p.name] : (req.query.get(p.name) ?? undefined);
+        if (raw === undefined) {
+          if (p.required) errors.push(`${p.in} parameter ${p.name} is required`);
+          continue;
+        }
+        const holder = { value: raw };
+        if (!p.validate(holder)) errors.push(...describe(p.validate.errors, `${p.in} parameter ${p.name}`));
+      }
+      if (!req.headers['user-agent']) errors.push('the User-Agent header is required');
+      const hasBody = req.body.length > 0;
+      if (operation.body && (hasBody || operation.bodyRequired)) {
+        const type = String(req.headers['content-type'] ?? '');
+        if (!hasBody) errors.push('a JSON request body is required');
+        else if (!type.includes('application/json')) errors.push(`the body must be application/json, not ${JSON.stringify(type)}`);
+        else if (req.json === undefined) errors.push('the body is not valid JSON');
+        else if (!operation.body(req.json)) errors.push(...describe(operation.body.errors, 'body'));
+      }
+      return { operation, errors };
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The stand-in
+
+export const BOT_LOGIN = 'github-actions[bot]';
+/** GitHub's limit on a comment body. */
+export const MAX_COMMENT_BODY = 65_536;
+
+export interface StandinPull {
+  number: number;
+  state: 'open' | 'closed';
+  merged: boolean;
+  headSha: string;
+  headRef: string;
+  baseRef: string;
+  title: string;
+  /** Login of the author (also the owner of the head repository of a fork). */
+  user: string;
+  /** The head branch lives in a fork. */
+  fork: boolean;
+  createdAt: string;
+  updatedAt: string;
+  closedAt: string | null;
+  mergedAt: string | null;
+}
+
+export interface StandinComment {
+  id: number;
+  issueNumber: number;
+  body: string;
+  user: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface NewPull {
+  number: number;
+  headSha: string;
+  headRef: string;
+  baseRef?: string;
+  title?: string;
+  user?: string;
+  fork?: boolean;
+  /** `owner/repo`; default the stand-in's repository. */
+  repository?: string;
+}
+
+export interface Violation {
+  method: string;
+  url: string;
+  operationId?: string;
+  errors: string[];
+}
+
+export interface GitHubStandin {
+  /** API root to give Octokit as `baseUrl`. */
+  url: string;
+  /** PEM of the CA that signed the server certificate. */
+  ca: string;
+  /** Default `owner/repo`. */
+  repository: string;
+  requests: RecordedRequest[];
+  /** Requests GitHub would have rejected; tests assert it stays empty. */
+  violations: Violation[];
+  addPull(pull: NewPull): StandinPull;
+  setHead(pr: number, sha: string, repository?: string): void;
+  closePull(pr: number, merged: boolean, repository?: string): void;
+  /** Add a comment as someone (default a human), e.g. to fill pages. */
+  addComment(pr: number, body: string, user?: string, repository?: string): StandinComment;
+  /** The PR's comments, oldest first (copies). */
+  comments(pr: number, repository?: string): StandinComment[];
+  close(): Promise<void>;
+}
+
+interface RepoState {
+  pulls: Map<number, StandinPull>;
+  comments: StandinComment[];
+}
+
+function timestamp(date = new Date()): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function notFound(res: ServerResponse): void {
+  json(res, 404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest', status: '404' });
+}
+
+/** Start the stand-in (one HTTPS server on 127.0.0.1, port 0). */
+export async function startGitHubStandin(options: { repository?: string } = {}): Promise<GitHubStandin> {
+  const description = githubDescription();
+  const defaultRepo = options.repository ?? 'Codertocat/Hello-World';
+  const repos = new Map<string, RepoState>();
+  const violations: Violation[] = [];
+  let nextCommentId = 1_000_000;
+  let server: TestServer | undefined;
+
+  const repoState = (fullName: string): RepoState => {
+    const key = fullName.toLowerCase();
+    let state = repos.get(key);
+    if (!state) {
+      state = { pulls: new Map(), comments: [] };
+      repos.set(key, state);
+    }
+    return state;
+  };
+  const pullOf = (pr: number, repository = defaultRepo): StandinPull => {
+    const pull = repoState(repository).pulls.get(pr);
+    if (!pull) throw new Error(`stand-in: no pull #${pr} in ${repository}`);
+    return pull;
+  };
+
+  const base = (): string => server?.baseUrl ?? '';
+  const repoJson = (owner: string, repo: string, fork: boolean): JsonObject => ({
+    id: 1296269,
+    name: repo,
+    full_name: `${owner}/${repo}`,
+    private: false,
+    owner: { login: owner, id: 1, type: 'User' },
+    html_url: `https://github.com/${owner}/${repo}`,
+    url: `${base()}/repos/${owner}/${repo}`,
+    fork,
+  });
+  const userJson = (login: string): JsonObject => ({
+    login,
+    id: login === BOT_LOGIN ? 41898282 : 100 + login.length,
+    type: login.endsWith('[bot]') ? 'Bot' : 'User',
+    html_url: `https://github.com/${login}`,
+  });
+  const pullJson = (fullName: string, p: StandinPull): JsonObject => {
+    const [owner = '', repo = ''] = fullName.split('/');
+    const headOwner = p.fork ? p.user : owner;
+    return {
+      url: `${base()}/repos/${fullName}/pulls/${p.number}`,
+      id: 279147437 + p.number,
+      html_url: `https://github.com/${fullName}/pull/${p.number}`,
+      number: p.number,
+      state: p.state,
+      locked: false,
+      title: p.title,
+      user: userJson(p.user),
+      body: null,
+      created_at: p.createdAt,
+      updated_at: p.updatedAt,
+      closed_at: p.closedAt,
+      merged_at: p.mergedAt,
+      draft: false,
+      head: { label: `${headOwner}:${p.headRef}`, ref: p.headRef, sha: p.headSha, user: userJson(headOwner), repo: repoJson(headOwner, repo, p.fork) },
+      base: { label: `${owner}:${p.baseRef}`, ref: p.baseRef, sha: '0'.repeat(40), user: userJson(owner), repo: repoJson(owner, repo, false) },
+      merged: p.merged,
+    };
+  };
+  const commentJson = (fullName: string, c: StandinComment): JsonObject => ({
+    id: c.id,
+    node_id: `IC_${c.id}`,
+    url: `${base()}/repos/${fullName}/issues/comments/${c.id}`,
+    html_url: `https://github.com/${fullName}/pull/${c.issueNumber}#issuecomment-${c.id}`,
+    issue_url: `${base()}/repos/${fullName}/issues/${c.issueNumber}`,
+    body: c.body,
+    user: userJson(c.user),
+    created_at: c.createdAt,
+    updated_at: c.updatedAt,
+    author_association: c.user.endsWith('[bot]') ? 'NONE' : 'CONTRIBUTOR',
+  });
+
+  /** Answer one page of `items`, with GitHub's `Link` header. */
+  const page = (req: RecordedRequest, res: ServerResponse, items: Json[]): void => {
+    const perPage = Math.min(100, Math.max(1, Number(req.query.get('per_page')) || 30));
+    const number = Math.max(1, Number(req.query.get('page')) || 1);
+    const last = Math.max(1, Math.ceil(items.length / perPage));
+    const link = (p: number): string => {
+      const u = new URL(req.url, base());
+      u.searchParams.set('per_page', String(perPage));
+      u.searchParams.set('page', String(p));
+      return u.href;
+    };
+    const rels: string[] = [];
+    if (number < last) rels.push(`<${link(number + 1)}>; rel="next"`, `<${link(last)}>; rel="last"`);
+    if (number > 1) rels.push(`<${link(number - 1)}>; rel="prev"`, `<${link(1)}>; rel="first"`);
+    json(res, 200, items.slice((number - 1) * perPage, number * perPage), rels.length ? { link: rels.join(', ') } : {});
+  };
+
+  const route = (req: RecordedRequest, res: ServerResponse, operationId: string, p: Record<string, string>): boolean => {
+    const fullName = `${p.owner}/${p.repo}`;
+    const state = repos.get(fullName.toLowerCase());
+    const body = req.json as { body?: string } | undefined;
+    switch (operationId) {
+      case 'pulls/get': {
+        const pull = state?.pulls.get(Number(p.pull_number));
+        if (!pull) notFound(res);
+        else json(res, 200, pullJson(fullName, pull));
+        return true;
+      }
+      case 'pulls/list': {
+        if (!state) return (notFound(res), true);
+        const wanted = req.query.get('state') ?? 'open';
+        const head = req.query.get('head');
+        const baseRef = req.query.get('base');
+        const list = [...state.pulls.values()]
+          .filter((x) => wanted === 'all' || x.state === wanted)
+          .filter((x) => !head || `${x.fork ? x.user : p.owner}:${x.headRef}`.toLowerCase() === head.toLowerCase())
+          .filter((x) => !baseRef || x.baseRef === baseRef)
+          .sort((a, b) => (req.query.get('direction') === 'asc' ? a.number - b.number : b.number - a.number));
+        page(req, res, list.map((x) => pullJson(fullName, x)));
+        return true;
+      }
+      case 'issues/list-comments': {
+        const n = Number(p.issue_number);
+        if (!state?.pulls.has(n)) return (notFound(res), true);
+        const since = req.query.get('since');
+        const list = state.comments.filter((c) => c.issueNumber === n && (!since || c.updatedAt >= since));
+        page(req, res, list.map((c) => commentJson(fullName, c)));
+        return true;
+      }
+      case 'issues/create-comment': {
+        const n = Number(p.issue_number);
+        if (!state?.pulls.has(n)) return (notFound(res), true);
+        const now = timestamp();
+        const c: StandinComment = { id: nextCommentId++, issueNumber: n, body: body?.body ?? '', user: BOT_LOGIN, createdAt: now, updatedAt: now };
+        state.comments.push(c);
+        json(res, 201, commentJson(fullName, c), { location: `${base()}/repos/${fullName}/issues/comments/${c.id}` });
+        return true;
+      }
+      case 'issues/get-comment':
+      case 'issues/update-comment': {
+        const c = state?.comments.find((x) => x.id === Number(p.comment_id));
+        if (!c) return (notFound(res), true);
+        if (operationId === 'issues/update-comment') {
+          c.body = body?.body ?? '';
+          c.updatedAt = timestamp();
+        }
+        json(res, 200, commentJson(fullName, c));
+        return true;
+      }
+      default:
+        return false;
+    }
+  };
+
+  const reject = (req: RecordedRequest, res: ServerResponse, status: number, errors: string[], operationId?: string): void => {
+    violations.push({ method: req.method, url: req.url, ...(operationId ? { operationId } : {}), errors });
+    json(res, status, {
+      message: status === 422 ? 'Validation Failed' : 'Not Found',
+      errors: errors.map((message) => ({ resource: operationId ?? 'request', code: 'invalid', message })),
+      documentation_url: 'https://docs.github.com/rest',
+      status: String(status),
+    });
+  };
+
+  server = await startTestServer((req, res) => {
+    const { operation, errors } = description.check(req);
+    if (!operation) return reject(req, res, 404, errors);
+    // Not in the description, but enforced by GitHub: "Body is too long (maximum is 65536 characters)".
+    const text = (req.json as { body?: unknown } | undefined)?.body;
+    if (typeof text === 'string' && text.length > MAX_COMMENT_BODY) errors.push(`body is too long (maximum is ${MAX_COMMENT_BODY} characters)`);
+    if (errors.length) return reject(req, res, 422, errors, operation.operationId);
+    const found = description.find(req.method, req.path);
+    if (!found || !route(req, res, operation.operationId, found.path)) {
+      reject(req, res, 501, [`${operation.operationId} is not implemented by the stand-in`], operation.operationId);
+    }
+  });
+
+  const s = server;
+  return {
+    url: s.baseUrl,
+    ca: s.ca,
+    repository: defaultRepo,
+    requests: s.requests,
+    violations,
+    addPull(spec) {
+      const now = timestamp();
+      const pull: StandinPull = {
+        number: spec.number,
+        state: 'open',
+        merged: false,
+        headSha: spec.headSha,
+        headRef: spec.headRef,
+        baseRef: spec.baseRef ?? 'main',
+        title: spec.title ?? `Pull request #${spec.number}`,
+        user: spec.user ?? 'octocat',
+        fork: spec.fork ?? false,
+        createdAt: now,
+        updatedAt: now,
+        closedAt: null,
+        mergedAt: null,
+      };
+      repoState(spec.repository ?? defaultRepo).pulls.set(pull.number, pull);
+      return { ...pull };
+    },
+    setHead(pr, sha, repository) {
+      const pull = pullOf(pr, repository);
+      pull.headSha = sha;
+      pull.updatedAt = timestamp();
+    },
+    closePull(pr, merged, repository) {
+      const pull = pullOf(pr, repository);
+      const now = timestamp();
+      pull.state = 'closed';
+      pull.merged = merged;
+      pull.closedAt = now;
+      pull.mergedAt = merged ? now : null;
+      pull.updatedAt = now;
+    },
+    addComment(pr, body, user = 'octocat', repository = defaultRepo) {
+      pullOf(pr, repository);
+      const now = timestamp();
+      const c: StandinComment = { id: nextCommentId++, issueNumber: pr, body, user, createdAt: now, updatedAt: now };
+      repoState(repository).comments.push(c);
+      return { ...c };
+    },
+    comments(pr, repository = defaultRepo) {
+      return repoState(repository).comments.filter((c) => c.issueNumber === pr).map((c) => ({ ...c }));
+    },
+    close: () => s.close(),
+  };
+}

@@ -1,0 +1,39 @@
+/** Real pull_request event payloads (@octokit/webhooks-examples), adjusted per test and written to a file. */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+type Payload = Record<string, any>;
+const definitions = createRequire(import.meta.url)('@octokit/webhooks-examples') as { name: string; examples: Payload[] }[];
+const pullRequestExamples = definitions.find((d) => d.name === 'pull_request')?.examples ?? [];
+
+/** The first published example of an action, deep-copied. */
+export function example(action: string): Payload {
+  const found = pullRequestExamples.find((e) => e.action === action);
+  if (!found) throw new Error(`no pull_request.${action} example in @octokit/webhooks-examples`);
+  return structuredClone(found);
+}
+
+/** A payload for PR `number` at `headSha`; `merged` sets the flag the examples never set. */
+export function pullRequestEvent(action: string, opts: { number?: number; headSha?: string; merged?: boolean; fork?: boolean; title?: string } = {}): Payload {
+  const p = example(action);
+  const pr = p.pull_request;
+  if (opts.number !== undefined) {
+    p.number = opts.number;
+    pr.number = opts.number;
+  }
+  if (opts.headSha) pr.head.sha = opts.headSha;
+  if (opts.title) pr.title = opts.title;
+  if (opts.merged !== undefined) pr.merged = opts.merged;
+  if (action === 'closed') pr.state = 'closed';
+  if (opts.fork) pr.head.repo = { ...pr.head.repo, full_name: 'someone-else/Hello-World', fork: true };
+  return p;
+}
+
+/** Write a payload to a fresh file; returns its path (for GITHUB_EVENT_PATH). */
+export function writeEvent(payload: Payload): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'dmci-event-')), 'event.json');
+  writeFileSync(file, JSON.stringify(payload));
+  return file;
+}

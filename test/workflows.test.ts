@@ -1,0 +1,264 @@
+/** The seven operations (src/workflows) against the emulator over HTTPS. */
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InputError, collect } from '../src/client/index.js';
+import { DEMO_MODEL } from '../src/emulator/seed.js';
+import { cleanupBranch } from '../src/workflows/cleanup-branch.js';
+import type { OpContext } from '../src/workflows/context.js';
+import { dbtSyncAndWait, nextPollDelay } from '../src/workflows/dbt-sync-and-wait.js';
+import { enableStaging } from '../src/workflows/enable-staging.js';
+import { scanModel } from '../src/workflows/local-model.js';
+import { mergeToDefault } from '../src/workflows/merge-to-default.js';
+import { MemoryReporter } from '../src/workflows/reporter.js';
+import { startDevBranch } from '../src/workflows/start-dev-branch.js';
+import { uploadModel } from '../src/workflows/upload-model.js';
+import { parseErrorMessage, repoPath, validateBranch } from '../src/workflows/validate.js';
+import { emulatorFixture, type EmulatorFixture } from './support/emulator.js';
+
+let fx: EmulatorFixture;
+const sha1 = (s: string | Buffer) => createHash('sha1').update(s).digest('hex');
+
+beforeAll(async () => {
+  fx = await emulatorFixture();
+});
+afterAll(() => fx.close());
+
+function ctx(extra: Partial<OpContext> = {}): OpContext & { reporter: MemoryReporter } {
+  return { client: fx.admin, deploymentId: 1, reporter: new MemoryReporter(), dryRun: false, ...extra } as OpContext & { reporter: MemoryReporter };
+}
+
+/** A model dir with the demo model plus/minus changes. */
+function modelDir(changes: Record<string, string | null> = {}): string {
+  const dir = mkdtempSync(join(tmpdir(), 'dmci-model-'));
+  const files: Record<string, string | null> = { ...DEMO_MODEL, ...changes };
+  for (const [path, content] of Object.entries(files)) {
+    if (content === null) continue;
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), content);
+  }
+  return dir;
+}
+
+async function sharedHashes(branch: string): Promise<Record<string, string>> {
+  const h = await fx.admin.dataModel.fileHashes({ deploymentId: 1, query: { branchName: branch } });
+  return Object.fromEntries(Object.entries(h).map(([k, v]) => [k, v.hash]));
+}
+
+function devBranchesOf(keyId = 'key-admin') {
+  return Object.values(fx.em.state.deployments[0]!.branches).filter((b) => b.kind === 'dev' && b.owner === keyId);
+}
+
+describe('start-dev-branch', () => {
+  it('creates the shared branch from the deploy branch, and a rerun finds it instead of creating another', async () => {
+    const a = await startDevBranch(ctx(), { branch: 'preview-pr-1' });
+    expect(a).toMatchObject({ branch: 'preview-pr-1', created: true });
+    expect(a.devBranch).toMatch(/^dev-/);
+    const b = await startDevBranch(ctx(), { branch: 'preview-pr-1' });
+    expect(b).toMatchObject({ branch: 'preview-pr-1', created: false, devBranch: a.devBranch });
+    const names = (await collect(fx.admin.branches.iterate({ deploymentId: 1 }))).map((x) => x.name);
+    expect(names.filter((n) => n === 'preview-pr-1')).toHaveLength(1);
+    await cleanupBranch(ctx(), { branch: 'preview-pr-1', devBranches: [a.devBranch!], removeOnUpstream: false });
+  });
+
+  it('in dry-run mode makes no call that changes anything', async () => {
+    const before = JSON.stringify(fx.em.state);
+    const c = ctx({ dryRun: true });
+    const r = await startDevBranch(c, { branch: 'preview-pr-dry' });
+    expect(r.devBranch).toBeUndefined();
+    expect(c.reporter.text()).toContain('dry run: would create shared branch preview-pr-dry');
+    expect(JSON.stringify(fx.em.state)).toBe(before);
+  });
+});
+
+describe('upload-model', () => {
+  it('sends only new and changed files, deletes what is gone, and leaves the shared branch equal to the local files', async () => {
+    await startDevBranch(ctx(), { branch: 'preview-pr-2' });
+    const dir = modelDir({ 'model/cubes/extra.yml': 'cubes: []\n', 'model/views/orders_view.yml': null });
+    const c = ctx();
+    const r = await uploadModel(c, { branch: 'preview-pr-2', modelDir: dir, concurrency: 4, commitMessage: 'PR #2' });
+    expect(r).toMatchObject({ uploaded: 1, deleted: 1, unchanged: 3, stale: false });
+    expect(r.files).toEqual({ sent: ['model/cubes/extra.yml'], deleted: ['model/views/orders_view.yml'] });
+    const local = Object.fromEntries((await scanModel(dir)).map((f) => [f.path, f.sha1]));
+    expect(await sharedHashes('preview-pr-2')).toEqual(local);
+    expect(devBranchesOf()).toEqual([]);
+    expect(fx.em.state.deployments[0]!.devSessions['key-admin']).toBeUndefined();
+    // A second run with nothing changed sends nothing.
+    const again = await uploadModel(ctx(), { branch: 'preview-pr-2', modelDir: dir, concurrency: 4, commitMessage: 'PR #2' });
+    expect(again).toMatchObject({ uploaded: 0, deleted: 0, unchanged: 4 });
+    expect(await sharedHashes('preview-pr-2')).toEqual(local);
+  });
+
+  it('leaves no dev branch or session behind when a step fails', async () => {
+    await startDevBranch(ctx(), { branch: 'preview-pr-3' });
+    await fx.admin.branches.stopDevMode({ deploymentId: 1 });
+    const before = await sharedHashes('preview-pr-3');
+    const dir = modelDir({ 'model/cubes/late.yml': 'cubes: []\n' });
+    const err = await uploadModel(ctx(), {
+      branch: 'preview-pr-3',
+      modelDir: dir,
+      concurrency: 2,
+      commitMessage: 'x',
+      isStale: () => Promise.reject(new Error('GitHub is down')),
+    }).catch((e: unknown) => e);
+    expect((err as Error).message).toBe('GitHub is down');
+    expect(devBranchesOf()).toEqual([]);
+    expect(fx.em.state.deployments[0]!.devSessions['key-admin']).toBeUndefined();
+    expect(await sharedHashes('preview-pr-3')).toEqual(before);
+  });
+
+  it('does not merge when a newer run owns the PR', async () => {
+    await startDevBranch(ctx(), { branch: 'preview-pr-4' });
+    const before = await sharedHashes('preview-pr-4');
+    const r = await uploadModel(ctx(), {
+      branch: 'preview-pr-4',
+      modelDir: modelDir({ 'model/cubes/stale.yml': 'cubes: []\n' }),
+      concurrency: 2,
+      commitMessage: 'x',
+      isStale: async () => true,
+    });
+    expect(r.stale).toBe(true);
+    expect(await sharedHashes('preview-pr-4')).toEqual(before);
+    expect(devBranchesOf()).toEqual([]);
+  });
+
+  it('refuses a symlink that leaves the model dir, naming the file, before any call', async () => {
+    const dir = modelDir();
+    const outside = mkdtempSync(join(tmpdir(), 'dmci-outside-'));
+    writeFileSync(join(outside, 'secret.yml'), 'x');
+    symlinkSync(join(outside, 'secret.yml'), join(dir, 'model', 'cubes', 'link.yml'));
+    const before = JSON.stringify(fx.em.state);
+    const err = await uploadModel(ctx(), { branch: 'preview-pr-2', modelDir: dir, concurrency: 2, commitMessage: 'x' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InputError);
+    expect((err as Error).message).toMatch(/^model-dir file model\/cubes\/link\.yml: got ".*secret\.yml", expected a symlink that stays inside the model dir/);
+    expect(JSON.stringify(fx.em.state)).toBe(before);
+    rmSync(outside, { recursive: true });
+  });
+
+  it('follows a symlink inside the model dir, and refuses a non-UTF-8 model file', async () => {
+    const dir = modelDir();
+    symlinkSync(join(dir, 'model', 'cubes', 'orders.yml'), join(dir, 'model', 'cubes', 'orders-copy.yml'));
+    const files = await scanModel(dir);
+    expect(files.find((f) => f.path === 'model/cubes/orders-copy.yml')?.sha1).toBe(sha1(DEMO_MODEL['model/cubes/orders.yml']!));
+    writeFileSync(join(dir, 'model', 'cubes', 'latin1.yml'), Buffer.from([0x63, 0x75, 0x62, 0x65, 0xe9, 0x0a]));
+    await expect(scanModel(dir)).rejects.toThrow('model-dir file model/cubes/latin1.yml: got "bytes that are not UTF-8", expected a UTF-8 text file');
+  });
+
+  it('names a missing model dir', async () => {
+    await expect(scanModel('/no/such/dir')).rejects.toThrow(/^model-dir: got "\/no\/such\/dir", expected an existing directory/);
+  });
+});
+
+describe('validate', () => {
+  it('maps each error to its repository file and line', async () => {
+    await startDevBranch(ctx(), { branch: 'preview-pr-5' });
+    const broken = DEMO_MODEL['model/cubes/orders.yml']!.replace('type: sum', 'type: summ');
+    await uploadModel(ctx(), { branch: 'preview-pr-5', modelDir: modelDir({ 'model/cubes/orders.yml': broken }), concurrency: 2, commitMessage: 'x' });
+    const c = ctx();
+    const r = await validateBranch(c, { branch: 'preview-pr-5', modelDir: 'analytics/cube' });
+    expect(r.valid).toBe(false);
+    const line = broken.split('\n').findIndex((l) => l.includes('summ')) + 1;
+    expect(r.errors[0]).toMatchObject({ file: 'analytics/cube/model/cubes/orders.yml', line });
+    const annotation = c.reporter.lines.find((l) => l.level === 'error');
+    expect(annotation?.props).toEqual({ file: 'analytics/cube/model/cubes/orders.yml', line, title: 'data model' });
+    expect(annotation?.message).not.toMatch(/^model\/cubes/);
+  });
+
+  it('parses file:line messages and joins paths safely', () => {
+    expect(parseErrorMessage('model/a.yml:12: bad thing', 'model/a.yml')).toEqual({ file: 'model/a.yml', line: 12, text: 'bad thing' });
+    expect(parseErrorMessage('model/a.yml: not UTF-8', 'model/a.yml')).toEqual({ file: 'model/a.yml', line: undefined, text: 'not UTF-8' });
+    expect(parseErrorMessage('Compile error', null)).toEqual({ file: undefined, line: undefined, text: 'Compile error' });
+    expect(repoPath('.', 'model/a.yml')).toBe('model/a.yml');
+    expect(repoPath('./cube/', 'model/a.yml')).toBe('cube/model/a.yml');
+    expect(repoPath('cube', '../../etc/passwd')).toBe('../../etc/passwd'.replace(/^/, ''));
+  });
+});
+
+describe('enable-staging', () => {
+  it('outputs the staging URL and environment id, and smoke-tests it with a masked token', async () => {
+    await startDevBranch(ctx(), { branch: 'preview-pr-6' });
+    const c = ctx();
+    const r = await enableStaging(c, { branch: 'preview-pr-6', smokeTest: true, smoke: { timeoutMs: 10_000, ca: fx.em.ca } });
+    expect(r.stagingUrl).toBe(`${fx.em.deployments[0]!.deploymentUrl}/dev-mode/preview-pr-6/cubejs-api/v1`);
+    expect(r.environmentId).toBeTruthy();
+    expect(r.smoke).toMatchObject({ cubes: 3, rows: 1, waits: 2 });
+    expect(c.reporter.secrets.length).toBeGreaterThan(0);
+    for (const s of c.reporter.secrets) expect(c.reporter.text()).not.toContain(s);
+  });
+});
+
+describe('dbt-sync-and-wait', () => {
+  const clockCtl = () => ({ now: () => fx.em.clock.now(), sleep: async (ms: number) => fx.em.clock.advance(ms) });
+
+  it('waits to COMPLETED, printing log lines by phase', async () => {
+    const c = ctx();
+    const r = await dbtSyncAndWait(c, { ref: 'main', timeoutMs: 10 * 60_000, ...clockCtl() });
+    expect(r).toMatchObject({ status: 'COMPLETED', timedOut: false, cancelled: false });
+    const text = c.reporter.text();
+    for (const phase of ['clone', 'deps', 'parse', 'generate', 'commit']) expect(text).toMatch(new RegExp(`── ${phase} \\(\\d+\\.\\d s\\)`));
+    expect(r.polls).toBeLessThanOrEqual(12);
+  });
+
+  it('reports a failed run as FAILED with the reason', async () => {
+    fx.em.controls.failNextDbtSync = { phase: 'parse', message: 'dbt parse failed: boom' };
+    const r = await dbtSyncAndWait(ctx(), { ref: 'main', timeoutMs: 10 * 60_000, ...clockCtl() });
+    expect(r).toMatchObject({ status: 'FAILED', error: 'dbt parse failed: boom' });
+  });
+
+  it('checks once more at the deadline, then cancels the remote run and says timed out', async () => {
+    const r = await dbtSyncAndWait(ctx(), { ref: 'main', timeoutMs: 10_000, ...clockCtl() });
+    expect(r).toMatchObject({ status: 'TIMED_OUT', timedOut: true });
+    const run = fx.em.state.deployments[0]!.dbtRuns.find((x) => x.syncJobId === r.syncJobId)!;
+    expect(run.cancelledAt).toBeDefined();
+    const history = await collect(fx.admin.dbtSync.iterate({ deploymentId: 1, query: { status: 'CANCELLED' } }));
+    expect(history.some((h) => h.syncJobId === r.syncJobId)).toBe(true);
+  });
+
+  it('cancels the remote run when the job is cancelled (signal)', async () => {
+    const controller = new AbortController();
+    const c = ctx({ signal: controller.signal });
+    const r = await dbtSyncAndWait(c, {
+      ref: 'main',
+      timeoutMs: 10 * 60_000,
+      now: () => fx.em.clock.now(),
+      sleep: async (ms) => {
+        fx.em.clock.advance(ms);
+        controller.abort(new Error('SIGINT'));
+        throw new Error('aborted');
+      },
+    });
+    expect(r).toMatchObject({ status: 'CANCELLED', cancelled: true });
+    expect(fx.em.state.deployments[0]!.dbtRuns.find((x) => x.syncJobId === r.syncJobId)?.cancelledAt).toBeDefined();
+  });
+
+  it('polls just past the estimated end, within bounds', () => {
+    expect(nextPollDelay(10_000, 50, 1_000, 30_000)).toBe(10_500);
+    expect(nextPollDelay(100_000, 10, 1_000, 30_000)).toBe(30_000);
+    expect(nextPollDelay(10_000, 99, 1_000, 30_000)).toBe(1_000);
+    expect(nextPollDelay(0, 0, 1_000, 30_000)).toBe(1_000);
+  });
+});
+
+describe('merge-to-default and cleanup-branch', () => {
+  it('merges the shared branch into the deploy branch (keep-branch honoured), then cleans up; already gone is done', async () => {
+    await startDevBranch(ctx(), { branch: 'preview-pr-7' });
+    await uploadModel(ctx(), { branch: 'preview-pr-7', modelDir: modelDir({ 'model/cubes/merged.yml': 'cubes: []\n' }), concurrency: 2, commitMessage: 'x' });
+    await enableStaging(ctx(), { branch: 'preview-pr-7', smokeTest: false });
+    const m = await mergeToDefault(ctx(), { branch: 'preview-pr-7', message: 'Merge PR #7', keepBranch: true });
+    expect(m).toEqual({ branch: 'preview-pr-7', merged: true, branchDeleted: false });
+    expect((await sharedHashes('main'))['model/cubes/merged.yml']).toBe(sha1('cubes: []\n'));
+    const dev = (await fx.admin.branches.startDevMode({ deploymentId: 1, body: { branchName: 'preview-pr-7' } })).branchName!;
+    const c1 = await cleanupBranch(ctx(), { branch: 'preview-pr-7', devBranches: [dev], removeOnUpstream: false });
+    expect(c1.deleted.sort()).toEqual([dev, 'preview-pr-7'].sort());
+    expect((await fx.admin.deployments.environments({ deploymentId: 1, query: { type: 'staging' } })).items.some((e) => e.name === 'preview-pr-7')).toBe(false);
+    const c2 = await cleanupBranch(ctx(), { branch: 'preview-pr-7', devBranches: [dev], removeOnUpstream: false });
+    expect(c2).toMatchObject({ deleted: [], alreadyGone: expect.arrayContaining(['preview-pr-7', dev]) });
+    // Undo the merge for the other tests.
+    const undo = (await fx.admin.branches.startDevMode({ deploymentId: 1, body: { branchName: 'main' } })).branchName!;
+    await fx.admin.dataModel.removeFiles({ deploymentId: 1, body: { branchName: undo, files: [{ path: 'model/cubes/merged.yml' }] } });
+    await fx.admin.branches.commit({ deploymentId: 1, body: { branchName: undo } });
+    await fx.admin.branches.merge({ deploymentId: 1, body: { branchName: undo } });
+  });
+});

@@ -1,0 +1,283 @@
+/**
+ * Every action.yml (the root one and actions/*), parsed and schema-checked with @actions/workflow-parser,
+ * against the table in src/action-spec.ts and the code that reads the inputs.
+ */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { NoOperationTraceWriter, isBasicExpression, isMapping, isSequence, isString } from '@actions/workflow-parser';
+import { convertActionTemplate, parseAction, type ActionRunsComposite, type ActionTemplate } from '@actions/workflow-parser/actions/index';
+import { isRunStep } from '@actions/workflow-parser/model/type-guards';
+import type { TemplateToken } from '@actions/workflow-parser/templates/tokens/template-token';
+import { ACTIONS, COMMON_INPUTS, envName, inputsOf, type ActionSpec } from '../src/action-spec.js';
+import { NODE_CHECK, renderActionReadme, renderActionYml } from '../src/action-files.js';
+import { runActionCommand } from '../src/commands.js';
+import { InputReader } from '../src/settings.js';
+
+const REPO = resolve(import.meta.dirname, '..');
+const BUNDLE = join(REPO, 'dist', 'index.js');
+const KEBAB = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
+/** The flags GitHub runs `shell: bash` with. */
+const BASH = ['--noprofile', '--norc', '-eo', 'pipefail'];
+
+interface Parsed {
+  text: string;
+  template: ActionTemplate;
+  runs: ActionRunsComposite;
+  /** The raw mapping of the single step (the converted Step drops `shell`). */
+  step: TemplateToken;
+}
+
+function ymlPath(spec: ActionSpec): string {
+  return join(REPO, spec.dir, 'action.yml');
+}
+
+/** Parse with the action schema; any schema error fails here with its line. */
+function parse(spec: ActionSpec): Parsed {
+  const text = readFileSync(ymlPath(spec), 'utf8');
+  const result = parseAction({ name: join(spec.dir, 'action.yml'), content: text }, new NoOperationTraceWriter());
+  expect(result.context.errors.getErrors().map(String)).toEqual([]);
+  expect(result.value).toBeDefined();
+  const template = convertActionTemplate(result.context, result.value!);
+  expect(result.context.errors.getErrors().map(String)).toEqual([]);
+  expect(template.runs.using).toBe('composite');
+  const root = result.value!;
+  if (!isMapping(root)) throw new Error('action.yml is not a mapping');
+  const runs = root.find('runs');
+  const steps = runs && isMapping(runs) ? runs.find('steps') : undefined;
+  if (!steps || !isSequence(steps)) throw new Error('runs.steps is not a sequence');
+  expect(steps.count).toBe(1);
+  return { text, template, runs: template.runs as ActionRunsComposite, step: steps.get(0) };
+}
+
+/** The text of a token: a literal, or `${{ expr }}` for an expression. */
+function text(t: TemplateToken | undefined): string | undefined {
+  if (!t) return undefined;
+  if (isString(t)) return t.value;
+  if (isBasicExpression(t)) return `\${{ ${t.expression} }}`;
+  return t.toString();
+}
+
+/** The run script of the single step, as a literal (an expression in it fails). */
+function script(p: Parsed): string {
+  const step = p.runs.steps[0]!;
+  if (!isRunStep(step)) throw new Error('the step has no run:');
+  if (!isString(step.run)) throw new Error('run: is not a literal: an ${{ }} in it is interpolated into the script');
+  return step.run.value;
+}
+
+describe.each(ACTIONS.map((spec) => [spec.dir === '.' ? 'action.yml' : `${spec.dir}/action.yml`, spec] as const))('%s', (_name, spec) => {
+  let cached: Parsed | undefined;
+  const declared = inputsOf(spec);
+  const get = () => (cached ??= parse(spec));
+
+  it('is a composite action with exactly one `shell: bash` step, id run', () => {
+    const { runs, step } = get();
+    expect(runs.steps).toHaveLength(1);
+    expect(runs.steps[0]!.id).toBe('run');
+    if (!isMapping(step)) throw new Error('the step is not a mapping');
+    expect(text(step.find('shell'))).toBe('bash');
+  });
+
+  it('declares exactly the inputs of the table (inputsOf), in order, with their required flags and defaults', () => {
+    const inputs = get().template.inputs ?? [];
+    expect(inputs.map((i) => i.id)).toEqual(declared.map((i) => i.name));
+    for (const i of declared) {
+      const got = inputs.find((x) => x.id === i.name)!;
+      expect(got.required ?? false, i.name).toBe(i.required ?? false);
+      expect(text(got.default), i.name).toBe(i.default);
+    }
+  });
+
+  it('maps every input, and nothing else, to the DATAMODEL_CI_* variable the code reads', () => {
+    const step = get().runs.steps[0]!;
+    if (!isRunStep(step) || !step.env) throw new Error('the step has no run: or no env:');
+    const env = step.env;
+    const entries = [...env].map((kv) => [text(kv.key), kv.value] as const);
+    expect(entries.map(([k]) => k)).toEqual(declared.map((i) => envName(i.name)));
+    for (const [key, value] of entries) {
+      const input = declared.find((i) => envName(i.name) === key)!;
+      expect(isBasicExpression(value), key).toBe(true);
+      expect(text(value), key).toBe(`\${{ inputs.${input.name} }}`);
+    }
+    // The exact line, as the runner sees it.
+    for (const i of declared) expect(get().text).toContain(`\n        ${envName(i.name)}: \${{ inputs.${i.name} }}\n`);
+  });
+
+  it('never writes ${{ }} into the run script', () => {
+    const body = script(get());
+    expect(body).not.toContain('${{');
+    // And in the file itself: every line of the `run: |` block.
+    const lines = get().text.split('\n');
+    const start = lines.findIndex((l) => /^\s+run: \|$/.test(l));
+    expect(start).toBeGreaterThan(0);
+    for (const l of lines.slice(start)) expect(l).not.toContain('${{');
+  });
+
+  it(`runs the node check, then node "\${GITHUB_ACTION_PATH}/…/dist/index.js" ${spec.command}`, () => {
+    const lines = script(get()).trimEnd().split('\n');
+    expect(lines.slice(0, NODE_CHECK.length)).toEqual(NODE_CHECK);
+    expect(lines).toHaveLength(NODE_CHECK.length + 1);
+    const m = /^node "\$\{GITHUB_ACTION_PATH\}\/([^"]+)" (\S+)$/.exec(lines.at(-1)!);
+    expect(m, lines.at(-1)).not.toBeNull();
+    expect(m![2]).toBe(spec.command);
+    expect(resolve(REPO, spec.dir, m![1]!)).toBe(BUNDLE);
+    expect(existsSync(BUNDLE)).toBe(true);
+  });
+
+  it('takes every output from steps.run.outputs under the same name', () => {
+    const outputs = get().template.outputs ?? [];
+    expect(outputs.map((o) => o.id)).toEqual(spec.outputs.map((o) => o.name));
+    for (const o of outputs) expect(text(o.value), o.id).toBe(`\${{ steps.run.outputs.${o.id} }}`);
+  });
+
+  it('names inputs and outputs in kebab-case', () => {
+    for (const name of [...declared.map((i) => i.name), ...spec.outputs.map((o) => o.name)]) expect(name).toMatch(KEBAB);
+  });
+
+  it('is what `generate-actions` writes from the table (action.yml and README)', () => {
+    expect(get().text, 'run `node dist/index.js generate-actions` after editing src/action-spec.ts').toBe(renderActionYml(spec));
+    if (spec.dir !== '.') {
+      expect(readFileSync(join(REPO, spec.dir, 'README.md'), 'utf8'), 'run `node dist/index.js generate-actions`').toBe(renderActionReadme(spec));
+    }
+  });
+});
+
+describe('the action table and the code', () => {
+  it('has one action.yml per action and no stray ones', () => {
+    const onDisk = readdirSync(join(REPO, 'actions'), { withFileTypes: true })
+      .filter((d) => d.isDirectory() && existsSync(join(REPO, 'actions', d.name, 'action.yml')))
+      .map((d) => `actions/${d.name}`);
+    expect(onDisk.sort()).toEqual(ACTIONS.filter((a) => a.dir !== '.').map((a) => a.dir).sort());
+    expect(ACTIONS.filter((a) => a.dir === '.').map((a) => a.command)).toEqual(['pr']);
+    expect(new Set(ACTIONS.map((a) => a.command)).size).toBe(ACTIONS.length);
+  });
+
+  it('starts every action with the common inputs and never declares an input twice', () => {
+    for (const spec of ACTIONS) {
+      const names = inputsOf(spec).map((i) => i.name);
+      expect(names.slice(0, COMMON_INPUTS.length), spec.command).toEqual(COMMON_INPUTS.map((i) => i.name));
+      expect(new Set(names).size, spec.command).toBe(names.length);
+      expect(new Set(names.map(envName)).size, spec.command).toBe(names.length);
+    }
+  });
+
+  it('reads every declared input somewhere (src/settings.ts or src/commands.ts)', () => {
+    const code = ['src/settings.ts', 'src/commands.ts'].map((f) => readFileSync(join(REPO, f), 'utf8')).join('\n');
+    const names = new Set(ACTIONS.flatMap((a) => inputsOf(a).map((i) => i.name)));
+    const unread = [...names].filter((n) => !new RegExp(`\\br\\.(raw|string|required|bool|int|positive|oneOf|duration)\\(\\s*'${n}'`).test(code));
+    expect(unread, 'declared in src/action-spec.ts but never read by an InputReader call').toEqual([]);
+  });
+
+  /*
+   * KNOWN BUG (src/commands.ts): on a `closed` event the `pr` command runs the `cleanup-branch` and
+   * `merge-to-default` commands, which read `mode`, `keep-branch` and `message`; the root action does not
+   * declare them, so `mode` has no default and `x.r.oneOf('mode', …)` throws: "pr: mode: got nothing,
+   * expected "pr" or "sweep"" and the cleanup never runs. Flip `it.fails` to `it` once fixed.
+   */
+  it('the pr command reads only inputs the root action declares (closed PR, dry run, offline)', async () => {
+    const spec = ACTIONS.find((a) => a.command === 'pr')!;
+    const declared = new Set(inputsOf(spec).map((i) => i.name));
+    const read = new Set<string>();
+    const raw = InputReader.prototype.raw;
+    const spy = vi.spyOn(InputReader.prototype, 'raw').mockImplementation(function (this: InputReader, name: string) {
+      read.add(name);
+      return raw.call(this, name);
+    });
+    try {
+      for (const merged of [false, true]) {
+        const dir = mkdtempSync(join(tmpdir(), 'dmci-event-'));
+        const event = join(dir, 'event.json');
+        const sha = '0123456789abcdef0123456789abcdef01234567';
+        const repo = { full_name: 'octo/repo' };
+        writeFileSync(
+          event,
+          JSON.stringify({
+            action: 'closed',
+            number: 7,
+            pull_request: { number: 7, merged, title: 't', head: { sha, ref: 'f', repo }, base: { ref: 'main', repo } },
+          }),
+        );
+        const out: string[] = [];
+        const err: string[] = [];
+        const env = {
+          GITHUB_EVENT_NAME: 'pull_request',
+          GITHUB_EVENT_PATH: event,
+          // Dry run: nothing is sent, so an unreachable address is fine.
+          DATAMODEL_CI_API_URL: 'https://127.0.0.1:9',
+          DATAMODEL_CI_API_KEY: 'key',
+          DATAMODEL_CI_DEPLOYMENT_ID: '1',
+          DATAMODEL_CI_DRY_RUN: 'true',
+        };
+        const code = await runActionCommand('pr', [], { out: (l) => out.push(l), err: (l) => err.push(l), env });
+        expect(err, `merged=${merged}`).toEqual([]);
+        expect(code).toBe(0);
+        expect(out).toContain('status=cleaned');
+      }
+      expect([...read].filter((n) => !declared.has(n)), 'read by the pr command but not declared by action.yml').toEqual([]);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+});
+
+describe('the node check of every step', () => {
+  const check = NODE_CHECK.join('\n');
+
+  function runCheck(path: string): { status: number | null; stdout: string } {
+    const file = join(mkdtempSync(join(tmpdir(), 'dmci-check-')), 'check.sh');
+    writeFileSync(file, `${check}\necho node-ok\n`);
+    const r = spawnSync('/bin/bash', [...BASH, file], { env: { PATH: path }, encoding: 'utf8' });
+    return { status: r.status, stdout: r.stdout };
+  }
+
+  /** A folder with an executable `node` that answers like the given script. */
+  function fakeNode(body: string): string {
+    const dir = mkdtempSync(join(tmpdir(), 'dmci-node-'));
+    writeFileSync(join(dir, 'node'), `#!/bin/sh\n${body}\n`);
+    chmodSync(join(dir, 'node'), 0o755);
+    return dir;
+  }
+
+  it('is the first thing in every action.yml', () => {
+    for (const spec of ACTIONS) expect(readFileSync(ymlPath(spec), 'utf8')).toContain(`      run: |\n${NODE_CHECK.map((l) => `        ${l}`).join('\n')}\n`);
+  });
+
+  it('fails with ::error on Node 18', () => {
+    // What Node 18.20.0 prints for `node -p 'process.versions.node.split(".")[0]'` and `node --version`.
+    const dir = fakeNode('case "$1" in -p) echo 18 ;; --version) echo v18.20.0 ;; *) exit 9 ;; esac');
+    const r = runCheck(`${dir}:/usr/bin:/bin`);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toMatch(/^::error title=datamodel-ci::Node\.js 20 or newer is needed on the runner; found v18\.20\.0\./m);
+    expect(r.stdout).not.toContain('node-ok');
+  });
+
+  it('fails with ::error when there is no node at all', () => {
+    const r = runCheck(mkdtempSync(join(tmpdir(), 'dmci-empty-')));
+    expect(r.status).toBe(1);
+    expect(r.stdout).toContain('Node.js 20 or newer');
+    expect(r.stdout).toContain('found no node');
+  });
+
+  it('passes with the node running this test', () => {
+    const r = runCheck(`${dirname(process.execPath)}:/usr/bin:/bin`);
+    expect(r.stdout.trim()).toBe('node-ok');
+    expect(r.status).toBe(0);
+  });
+
+  /*
+   * KNOWN WEAKNESS (src/action-files.ts NODE_CHECK): `[ "${major}" -lt 20 ]` on a non-number is a test
+   * error (status 2), which `if` reads as false, so the check passes. A `node` that prints `v18.20.0`
+   * for `-p …` gets through. Fail closed instead: `if ! [ "${major}" -ge 20 ] 2>/dev/null; then`.
+   * Flip `it.fails` to `it` once fixed.
+   */
+  it('fails closed when node -p prints something other than a number (v18.20.0)', () => {
+    const dir = fakeNode('echo v18.20.0');
+    const r = runCheck(`${dir}:/usr/bin:/bin`);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toContain('::error');
+    expect(r.stdout).toContain('Node.js 20 or newer');
+  });
+});
