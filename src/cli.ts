@@ -1,5 +1,5 @@
 /** The terminal entry: `datamodel-ci <command> [--flags]`. Exit 0 success, 1 failure, 2 usage error. */
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError, PlatformError } from './client/errors.js';
 import { HttpClient, type HttpMethod } from './client/http.js';
@@ -9,7 +9,7 @@ import { VERSION } from './version.js';
 import { UsageError, parseArgs } from './cli/args.js';
 import { CONNECTION_FLAGS, connectionOptions } from './cli/connection.js';
 import { ACTIONS } from './action-spec.js';
-import { renderActionReadme, renderActionYml } from './action-files.js';
+import { renderActionReadme, renderActionYml, updateReadme } from './action-files.js';
 import { runActionCommand } from './commands.js';
 import { parseFaults } from './emulator/faults.js';
 import { SEEDS } from './emulator/seed.js';
@@ -75,6 +75,8 @@ const commands: Record<string, Command> = {
       if (spec.dir !== '.') writeFileSync(join(spec.dir, 'README.md'), renderActionReadme(spec));
       io.out(`wrote ${join(spec.dir, 'action.yml')}`);
     }
+    writeFileSync('README.md', updateReadme(readFileSync('README.md', 'utf8'), ACTIONS));
+    io.out('updated the action tables of README.md');
     return 0;
   },
   async version(_argv, io) {

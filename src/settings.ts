@@ -21,19 +21,23 @@ export function sourceOf(flags: Record<string, string | boolean>, env: NodeJS.Pr
 }
 
 export class InputReader {
-  private readonly defaults: Record<string, string | undefined>;
+  private readonly defaults: Map<string, string | undefined>;
   constructor(
     private readonly source: Source,
     command: CommandName,
   ) {
-    this.defaults = Object.fromEntries(inputsOf(actionSpec(command)).map((i) => [i.name, i.default]));
+    this.defaults = new Map(inputsOf(actionSpec(command)).map((i) => [i.name, i.default]));
   }
 
-  /** The raw value (flag, variable, or the table's default unless it is an expression). */
+  /**
+   * The raw value (flag, variable, or the table's default unless it is an expression). An input the
+   * command does not declare reads as unset: a stray variable in the job cannot change its behaviour.
+   */
   raw(name: string): string | undefined {
+    if (!this.defaults.has(name)) return undefined;
     const v = this.source(name);
     if (v !== undefined) return v;
-    const d = this.defaults[name];
+    const d = this.defaults.get(name);
     return d === undefined || d === '' || d.includes('${{') ? undefined : d;
   }
 

@@ -171,54 +171,59 @@ describe('the action table and the code', () => {
     expect(unread, 'declared in src/action-spec.ts but never read by an InputReader call').toEqual([]);
   });
 
-  /*
-   * KNOWN BUG (src/commands.ts): on a `closed` event the `pr` command runs the `cleanup-branch` and
-   * `merge-to-default` commands, which read `mode`, `keep-branch` and `message`; the root action does not
-   * declare them, so `mode` has no default and `x.r.oneOf('mode', …)` throws: "pr: mode: got nothing,
-   * expected "pr" or "sweep"" and the cleanup never runs. Flip `it.fails` to `it` once fixed.
-   */
-  it('the pr command reads only inputs the root action declares (closed PR, dry run, offline)', async () => {
-    const spec = ACTIONS.find((a) => a.command === 'pr')!;
-    const declared = new Set(inputsOf(spec).map((i) => i.name));
+  /** Run `pr` on a closed PR in dry run (nothing is sent, so no server is needed); returns the input names read. */
+  async function closedPr(merged: boolean): Promise<{ code: number; out: string[]; err: string[]; read: Set<string> }> {
+    const event = join(mkdtempSync(join(tmpdir(), 'dmci-event-')), 'event.json');
+    const sha = '0123456789abcdef0123456789abcdef01234567';
+    const repo = { full_name: 'octo/repo' };
+    const pull_request = { number: 7, merged, title: 't', head: { sha, ref: 'f', repo }, base: { ref: 'main', repo } };
+    writeFileSync(event, JSON.stringify({ action: 'closed', number: 7, pull_request }));
+    const env = {
+      GITHUB_EVENT_NAME: 'pull_request',
+      GITHUB_EVENT_PATH: event,
+      DATAMODEL_CI_API_URL: 'https://127.0.0.1:9',
+      DATAMODEL_CI_API_KEY: 'key',
+      DATAMODEL_CI_DEPLOYMENT_ID: '1',
+      DATAMODEL_CI_DRY_RUN: 'true',
+      // Stray variables of the job, named like inputs the root action does not declare.
+      DATAMODEL_CI_KEEP_BRANCH: 'true',
+      DATAMODEL_CI_MESSAGE: 'stray message',
+    };
+    /** Names that yielded a value. */
     const read = new Set<string>();
     const raw = InputReader.prototype.raw;
     const spy = vi.spyOn(InputReader.prototype, 'raw').mockImplementation(function (this: InputReader, name: string) {
-      read.add(name);
-      return raw.call(this, name);
+      const value = raw.call(this, name);
+      if (value !== undefined) read.add(name);
+      return value;
     });
+    const out: string[] = [];
+    const err: string[] = [];
     try {
-      for (const merged of [false, true]) {
-        const dir = mkdtempSync(join(tmpdir(), 'dmci-event-'));
-        const event = join(dir, 'event.json');
-        const sha = '0123456789abcdef0123456789abcdef01234567';
-        const repo = { full_name: 'octo/repo' };
-        writeFileSync(
-          event,
-          JSON.stringify({
-            action: 'closed',
-            number: 7,
-            pull_request: { number: 7, merged, title: 't', head: { sha, ref: 'f', repo }, base: { ref: 'main', repo } },
-          }),
-        );
-        const out: string[] = [];
-        const err: string[] = [];
-        const env = {
-          GITHUB_EVENT_NAME: 'pull_request',
-          GITHUB_EVENT_PATH: event,
-          // Dry run: nothing is sent, so an unreachable address is fine.
-          DATAMODEL_CI_API_URL: 'https://127.0.0.1:9',
-          DATAMODEL_CI_API_KEY: 'key',
-          DATAMODEL_CI_DEPLOYMENT_ID: '1',
-          DATAMODEL_CI_DRY_RUN: 'true',
-        };
-        const code = await runActionCommand('pr', [], { out: (l) => out.push(l), err: (l) => err.push(l), env });
-        expect(err, `merged=${merged}`).toEqual([]);
-        expect(code).toBe(0);
-        expect(out).toContain('status=cleaned');
-      }
-      expect([...read].filter((n) => !declared.has(n)), 'read by the pr command but not declared by action.yml').toEqual([]);
+      const code = await runActionCommand('pr', [], { out: (l) => out.push(l), err: (l) => err.push(l), env });
+      return { code, out, err, read };
     } finally {
       spy.mockRestore();
+    }
+  }
+
+  it('runs the pr command on a closed PR with only the root action\'s inputs set (merged or not)', async () => {
+    for (const merged of [false, true]) {
+      const r = await closedPr(merged);
+      expect(r.err, `merged=${merged}`).toEqual([]);
+      expect(r.code, `merged=${merged}`).toBe(0);
+      expect(r.out).toContain('status=cleaned');
+      expect(r.out).toContain(`merged=${merged}`);
+    }
+  });
+
+  // On a merged PR, `pr` runs the merge-to-default step; a stray DATAMODEL_CI_MESSAGE or
+  // DATAMODEL_CI_KEEP_BRANCH variable of the job must not reach it.
+  it('the pr command reads only inputs the root action declares', async () => {
+    const declared = new Set(inputsOf(ACTIONS.find((a) => a.command === 'pr')!).map((i) => i.name));
+    for (const merged of [false, true]) {
+      const r = await closedPr(merged);
+      expect([...r.read].filter((n) => !declared.has(n)), `read by pr (merged=${merged}) but not declared in action.yml`).toEqual([]);
     }
   });
 });
@@ -267,12 +272,7 @@ describe('the node check of every step', () => {
     expect(r.status).toBe(0);
   });
 
-  /*
-   * KNOWN WEAKNESS (src/action-files.ts NODE_CHECK): `[ "${major}" -lt 20 ]` on a non-number is a test
-   * error (status 2), which `if` reads as false, so the check passes. A `node` that prints `v18.20.0`
-   * for `-p …` gets through. Fail closed instead: `if ! [ "${major}" -ge 20 ] 2>/dev/null; then`.
-   * Flip `it.fails` to `it` once fixed.
-   */
+  // `[ x -lt 20 ]` on a non-number is a test error that `if` reads as false: the check must fail closed.
   it('fails closed when node -p prints something other than a number (v18.20.0)', () => {
     const dir = fakeNode('echo v18.20.0');
     const r = runCheck(`${dir}:/usr/bin:/bin`);
