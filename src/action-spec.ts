@@ -52,6 +52,7 @@ export const COMMON_INPUTS: InputSpec[] = [
   { name: 'model-dir', description: 'Folder of the data model in the repository (holds `cube.js` and `model/`).', default: '.' },
   { name: 'branch-prefix', description: 'Prefix of the shared branch of a PR: `<branch-prefix>pr-<number>`.', default: 'preview-' },
   { name: 'dry-run', description: 'Print the calls a mutating step would make, and make none.', default: 'false' },
+  { name: 'request-timeout', description: 'Seconds one platform request may take before it is retried or fails.', default: '30' },
 ];
 
 const BRANCH: InputSpec = {

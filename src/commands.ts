@@ -270,6 +270,11 @@ async function previewLifecycle(x: Run): Promise<number> {
       return 0;
     }
     sections.preview = previewSection({ branch, headSha: pr.headSha, created: started });
+    if (x.common.dryRun) {
+      x.reporter.info(`dry run: would validate ${branch}, enable its staging environment and update the pull request comment`);
+      x.out.status = 'dry-run';
+      return 0;
+    }
     sections.upload = uploadSection({ uploaded: up.uploaded, deleted: up.deleted, unchanged: up.unchanged, sent: up.files.sent, removed: up.files.deleted });
     const [v, s] = await Promise.all([
       x.reporter.group('Validate', () => validateBranch(x.op, { branch, modelDir: x.common.modelDir })),
@@ -371,6 +376,7 @@ export async function runActionCommand(command: CommandName, argv: string[], io:
       baseUrl: common.connection.apiUrl,
       apiKey: common.connection.apiKey,
       authScheme: common.connection.authScheme,
+      timeoutMs: common.requestTimeoutMs,
       ...(common.connection.caCert ? { ca: common.connection.caCert } : {}),
       onSecret: (s) => reporter.secret(s),
       logger: { debug: (m) => reporter.debug(m) },

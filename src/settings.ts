@@ -109,6 +109,8 @@ export interface CommonSettings {
   branchPrefix: string;
   dryRun: boolean;
   failWithoutCredentials: boolean;
+  /** Per-request timeout, ms. */
+  requestTimeoutMs: number;
 }
 
 /** Platform branch names the toolkit makes: lower-case letters, digits, `-`, `_`, `.`, `/`. */
@@ -137,6 +139,7 @@ export function readCommon(r: InputReader): CommonSettings {
     branchPrefix,
     dryRun: r.bool('dry-run'),
     failWithoutCredentials: r.bool('fail-without-credentials'),
+    requestTimeoutMs: (r.positive('request-timeout') ?? 30) * 1000,
   };
 }
 

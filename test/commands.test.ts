@@ -196,3 +196,17 @@ describe('skips and failures', () => {
     expect(all).not.toContain(TOKEN);
   });
 });
+
+describe('dry run', () => {
+  it('the lifecycle on a new PR changes nothing on the platform or GitHub', async () => {
+    gh.addPull({ number: 41, headSha: sha(41), headRef: 'dry' });
+    const before = JSON.stringify(fx.em.state);
+    const r = await run('pr', pullRequestEvent('opened', { number: 41, headSha: sha(41) }), { DATAMODEL_CI_DRY_RUN: 'true' });
+    expect(r.code).toBe(0);
+    expect(r.stdout.join('\n')).toContain('dry run: would create shared branch preview-pr-41');
+    expect(r.stdout.join('\n')).toMatch(/dry run: would upload \d+ file\(s\)/);
+    expect(r.outputs.status).toBe('dry-run');
+    expect(JSON.stringify(fx.em.state)).toBe(before);
+    expect(gh.comments(41)).toEqual([]);
+  });
+});

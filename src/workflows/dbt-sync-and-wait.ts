@@ -5,7 +5,7 @@
  */
 import { AbortedError, ConflictError, NotFoundError } from '../client/errors.js';
 import type { DbtSyncLogEntry, DbtSyncStatusResponse } from '../client/areas/dbt-sync.js';
-import type { OpContext } from './context.js';
+import { retryTransient, type OpContext } from './context.js';
 
 export interface DbtSyncInput {
   ref?: string;
@@ -74,7 +74,21 @@ export async function dbtSyncAndWait(ctx: OpContext, input: DbtSyncInput): Promi
   if (input.ref !== undefined) body.ref = input.ref;
   if (input.branchName !== undefined) body.branchName = input.branchName;
   if (input.source !== undefined) body.source = input.source;
-  const started = await client.dbtSync.start({ deploymentId, body });
+  // Starting twice starts two syncs; only with a branch name can a repeat be recognised (409, and the
+  // run is in the history under that name), so only then is a lost answer repeated.
+  const start = () => client.dbtSync.start({ deploymentId, body });
+  const started = body.branchName
+    ? await retryTransient(start, {
+        signal: ctx.signal,
+        afterRepeat: async (e) => {
+          if (!(e instanceof ConflictError)) return undefined;
+          for await (const run of client.dbtSync.iterate({ deploymentId, query: { first: 100 } })) {
+            if (run.branchName === body.branchName) return { branchName: run.branchName, syncJobId: run.syncJobId, workflowId: '' };
+          }
+          return undefined;
+        },
+      })
+    : await start();
   const id = started.syncJobId;
   reporter.info(`dbt sync ${id} started: generated models go to branch ${started.branchName}`);
   const t0 = now();

@@ -1,5 +1,6 @@
 /** merge-to-default: merge the shared branch into the deploy branch. */
-import { mutate, type OpContext } from './context.js';
+import { NotFoundError } from '../client/errors.js';
+import { mutate, retryTransient, type OpContext } from './context.js';
 
 export interface MergeResult {
   branch: string;
@@ -9,9 +10,17 @@ export interface MergeResult {
 
 export async function mergeToDefault(ctx: OpContext, input: { branch: string; message: string; keepBranch: boolean }): Promise<MergeResult> {
   const r = await mutate(ctx, `merge ${input.branch} into the deploy branch${input.keepBranch ? ' (keeping it)' : ''}`, () =>
-    ctx.client.branches.mergeToDefault(
-      { deploymentId: ctx.deploymentId, body: { branchName: input.branch, message: input.message, removeBranchAfterMerge: !input.keepBranch } },
-      { signal: ctx.signal },
+    retryTransient(
+      () =>
+        ctx.client.branches.mergeToDefault(
+          { deploymentId: ctx.deploymentId, body: { branchName: input.branch, message: input.message, removeBranchAfterMerge: !input.keepBranch } },
+          { signal: ctx.signal },
+        ),
+      {
+        signal: ctx.signal,
+        // A merge that removes the branch leaves a 404 for its repeat: the first one landed.
+        afterRepeat: async (e) => (e instanceof NotFoundError && !input.keepBranch ? { merged: true, branchDeleted: true } : undefined),
+      },
     ),
   );
   if (!r) return { branch: input.branch, merged: false, branchDeleted: false };

@@ -1,6 +1,6 @@
 /** start-dev-branch: make sure the PR's shared branch exists, then open dev mode on it. */
 import { ConflictError } from '../client/errors.js';
-import { mutate, type OpContext } from './context.js';
+import { mutate, retryTransient, type OpContext } from './context.js';
 
 export interface StartDevBranchResult {
   branch: string;
@@ -29,7 +29,10 @@ export async function ensureSharedBranch(ctx: OpContext, branch: string): Promis
     return false;
   }
   try {
-    await ctx.client.branches.create({ deploymentId: ctx.deploymentId, body: { name: branch } }, { signal: ctx.signal });
+    // A repeat after a lost answer gets 409 (it exists): the same outcome as a rerun.
+    await retryTransient(() => ctx.client.branches.create({ deploymentId: ctx.deploymentId, body: { name: branch } }, { signal: ctx.signal }), {
+      signal: ctx.signal,
+    });
     ctx.reporter.info(`created shared branch ${branch} from the deploy branch`);
     return true;
   } catch (e) {

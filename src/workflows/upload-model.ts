@@ -5,6 +5,7 @@
  * session is left behind, also when a step fails. Every call names its branch: dev mode is per
  * credential, so "the current dev branch" is never relied on.
  */
+import { NotFoundError } from '../client/errors.js';
 import { retryTransient, ignoreNotFound, type OpContext } from './context.js';
 import { mapLimit, readLocal, scanModel, type LocalFile } from './local-model.js';
 import { openDevMode } from './start-dev-branch.js';
@@ -32,6 +33,12 @@ export interface UploadResult {
   files: { sent: string[]; deleted: string[] };
 }
 
+/** Two trees (path -> { hash }) hold the same files. */
+export function sameTree(a: Record<string, { hash: string }>, b: Record<string, { hash: string }>): boolean {
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((k) => b[k]?.hash === a[k]?.hash);
+}
+
 /** Compare local hashes with the remote ones. */
 export function plan(local: LocalFile[], remote: Record<string, { hash: string }>) {
   const localPaths = new Set(local.map((f) => f.path));
@@ -52,7 +59,13 @@ export async function uploadModel(ctx: OpContext, input: UploadInput): Promise<U
   });
 
   if (ctx.dryRun) {
-    const remote = await client.dataModel.fileHashes({ deploymentId, query: { branchName: input.branch } }, opts);
+    // A branch a dry run did not create reads as empty: everything would be sent.
+    const remote = await client.dataModel
+      .fileHashes({ deploymentId, query: { branchName: input.branch } }, opts)
+      .catch((e: unknown) => {
+        if (e instanceof NotFoundError) return {};
+        throw e;
+      });
     const p = plan(local, remote);
     reporter.info(
       `dry run: would upload ${p.send.length} file(s) (${p.send.map((f) => f.path).join(', ') || 'none'}), delete ${p.remove.length} (${p.remove.join(', ') || 'none'}), then commit and merge into ${input.branch}`,
@@ -69,68 +82,87 @@ export async function uploadModel(ctx: OpContext, input: UploadInput): Promise<U
     };
   }
 
-  const devBranch = (await openDevMode(ctx, input.branch)) as string;
+  // Opening dev mode on the same branch again returns the same dev branch: safe to repeat.
+  const devBranch = (await retryTransient(() => openDevMode(ctx, input.branch), { signal: ctx.signal })) as string;
   let merged = false;
+  const manifest: Record<string, { hash: string }> = {};
+  for (const f of local) manifest[f.path] = { hash: f.sha1 };
+  /** The branch holds exactly the local files (to recognise a write whose answer was lost). */
+  const holdsLocal = async (branchName: string) => {
+    const now = await client.dataModel.fileHashes({ deploymentId, query: { branchName } }, opts);
+    return sameTree(now, manifest);
+  };
   try {
     const remote = await client.dataModel.fileHashes({ deploymentId, query: { branchName: devBranch } }, opts);
     const p = plan(local, remote);
     reporter.info(`${p.send.length} to send, ${p.remove.length} to delete, ${p.unchanged} unchanged`);
     let bytes = 0;
     if (p.send.length > 0 || p.remove.length > 0) {
-      const tx = await client.dataModel.startUpload({ deploymentId, query: { branchName: devBranch } }, opts);
+      // A repeated start makes a second, unused transaction: harmless.
+      const tx = await retryTransient(() => client.dataModel.startUpload({ deploymentId, query: { branchName: devBranch } }, opts), { signal: ctx.signal });
       await reporter.group(`Upload ${p.send.length} file(s) to ${devBranch}`, async () => {
         await mapLimit(p.send, input.concurrency, async (file) => {
           const data = await readLocal(file);
           bytes += data.length;
           // Re-sending the same bytes under the same transaction and name has the same effect.
-          await retryTransient(() =>
-            client.dataModel.uploadFile(
-              { deploymentId, query: { branchName: devBranch }, body: { transaction: tx.transaction.id, fileName: file.path, file: data } },
-              opts,
-            ),
+          await retryTransient(
+            () =>
+              client.dataModel.uploadFile(
+                { deploymentId, query: { branchName: devBranch }, body: { transaction: tx.transaction.id, fileName: file.path, file: data } },
+                opts,
+              ),
+            { signal: ctx.signal },
           );
           reporter.debug(`sent ${file.path} (${data.length} bytes)`);
         });
         for (const path of p.remove) reporter.info(`delete ${path}`);
       });
-      const manifest: Record<string, { hash: string }> = {};
-      for (const f of local) manifest[f.path] = { hash: f.sha1 };
-      await client.dataModel.finishUpload(
+      await retryTransient(
+        () =>
+          client.dataModel.finishUpload(
+            {
+              deploymentId,
+              query: { branchName: devBranch },
+              body: { transaction: tx.transaction, files: manifest, autoRemoveFiles: true, commitMessage: input.commitMessage },
+            },
+            opts,
+          ),
         {
-          deploymentId,
-          query: { branchName: devBranch },
-          body: { transaction: tx.transaction, files: manifest, autoRemoveFiles: true, commitMessage: input.commitMessage },
+          signal: ctx.signal,
+          // The transaction ends with a successful finish: a 404 on the repeat means the first one landed.
+          afterRepeat: async (e) => (e instanceof NotFoundError && (await holdsLocal(devBranch)) ? {} : undefined),
         },
-        opts,
       );
     }
-    await client.branches.commit({ deploymentId, body: { branchName: devBranch, message: input.commitMessage } }, opts);
-    if (input.isStale && (await input.isStale())) {
-      reporter.notice(`a newer run owns this pull request: not merging into ${input.branch}`);
-      return {
-        branch: input.branch,
-        devBranch,
-        uploaded: p.send.length,
-        deleted: p.remove.length,
-        unchanged: p.unchanged,
-        bytes,
-        stale: true,
-        files: { sent: p.send.map((f) => f.path), deleted: p.remove },
-      };
-    }
-    await client.branches.merge({ deploymentId, body: { branchName: devBranch, deleteBranch: true, message: input.commitMessage } }, opts);
-    merged = true;
-    reporter.info(`merged ${devBranch} into ${input.branch}: ${p.send.length} sent, ${p.remove.length} deleted`);
-    return {
+    // Committing twice commits nothing the second time.
+    await retryTransient(() => client.branches.commit({ deploymentId, body: { branchName: devBranch, message: input.commitMessage } }, opts), {
+      signal: ctx.signal,
+    });
+    const result = (stale: boolean): UploadResult => ({
       branch: input.branch,
       devBranch,
       uploaded: p.send.length,
       deleted: p.remove.length,
       unchanged: p.unchanged,
       bytes,
-      stale: false,
+      stale,
       files: { sent: p.send.map((f) => f.path), deleted: p.remove },
-    };
+    });
+    if (input.isStale && (await input.isStale())) {
+      reporter.notice(`a newer run owns this pull request: not merging into ${input.branch}`);
+      return result(true);
+    }
+    await retryTransient(
+      () => client.branches.merge({ deploymentId, body: { branchName: devBranch, deleteBranch: true, message: input.commitMessage } }, opts),
+      {
+        signal: ctx.signal,
+        // The merge deletes the dev branch: a 404 on the repeat with the shared branch holding the files means it landed.
+        afterRepeat: async (e) => (e instanceof NotFoundError && (await holdsLocal(input.branch)) ? { merged: true, branchDeleted: true } : undefined),
+      },
+    );
+    merged = true;
+    reporter.info(`merged ${devBranch} into ${input.branch}: ${p.send.length} sent, ${p.remove.length} deleted`);
+    return result(false);
   } finally {
     // Leave nothing behind: the dev branch (unless the merge deleted it) and the dev-mode session.
     const cleanup = async () => {
