@@ -184,11 +184,14 @@ const commands: Record<CommandName, (x: Run) => Promise<number>> = {
     const branch = await resolveBranch(x);
     const pr = x.run.pr;
     const message = x.r.string('message') ?? (pr ? `Merge PR #${pr.number}: ${pr.title}` : `Merge ${branch}`);
-    const r = await mergeToDefault(x.op, { branch, message, keepBranch: x.r.bool('keep-branch') });
+    // The lifecycle keeps the branch through the merge: its cleanup then removes the branch and the
+    // dev branches forked from it (which a removal would re-parent onto the deploy branch).
+    const keepBranch = x.command === 'pr' || x.r.bool('keep-branch');
+    const r = await mergeToDefault(x.op, { branch, message, keepBranch });
     x.out.branch = branch;
     x.out.merged = String(r.merged);
     x.out.status = r.merged ? 'merged' : 'dry-run';
-    await publish(x, 'merge', mergeSection(r), { state: r.merged ? 'merged' : 'open' });
+    await publish(x, 'merge', mergeSection({ ...r, branchDeleted: r.branchDeleted || x.command === 'pr' }), { state: r.merged ? 'merged' : 'open' });
     return 0;
   },
 

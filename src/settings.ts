@@ -126,6 +126,9 @@ export function readCommon(r: InputReader): CommonSettings {
   const deploymentId = r.int('deployment-id', 1);
   if (deploymentId === undefined) throw new InputError('deployment-id', undefined, 'the id of the platform deployment (a positive integer)');
   const modelDir = r.raw('model-dir') ?? '.';
+  if (modelDir.split(/[\\/]/).includes('..')) {
+    throw new InputError('model-dir', modelDir, 'a folder inside the repository, without ".." segments');
+  }
   return {
     connection: {
       apiUrl,

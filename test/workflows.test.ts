@@ -121,7 +121,12 @@ describe('upload-model', () => {
     });
     expect(r.stale).toBe(true);
     expect(await sharedHashes('preview-pr-4')).toEqual(before);
+    // The shared dev branch is left to the newer run, which merges it (deleting it)…
+    expect(devBranchesOf().map((b) => b.name)).toEqual([r.devBranch]);
+    await uploadModel(ctx(), { branch: 'preview-pr-4', modelDir: modelDir({ 'model/cubes/new.yml': 'cubes: []\n' }), concurrency: 2, commitMessage: 'y' });
     expect(devBranchesOf()).toEqual([]);
+    expect((await sharedHashes('preview-pr-4'))['model/cubes/new.yml']).toBeDefined();
+    expect((await sharedHashes('preview-pr-4'))['model/cubes/stale.yml']).toBeUndefined();
   });
 
   it('refuses a symlink that leaves the model dir, naming the file, before any call', async () => {

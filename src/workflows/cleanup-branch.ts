@@ -43,7 +43,12 @@ export async function cleanupBranch(
     // Gone already, or not a shared branch any more: nothing to disable.
     if (!(e instanceof NotFoundError || e instanceof BadRequestError)) throw e;
   }
-  for (const dev of [...new Set(input.devBranches)].filter((d) => d && d !== input.branch)) {
+  // Dev branches forked from the shared branch (a run that stopped early can leave one) go too.
+  const children: string[] = [];
+  for await (const b of ctx.client.branches.iterate({ deploymentId: ctx.deploymentId, query: { first: 100 } }, { signal: ctx.signal })) {
+    if (b.parentBranch === input.branch && b.name.startsWith('dev-')) children.push(b.name);
+  }
+  for (const dev of [...new Set([...input.devBranches, ...children])].filter((d) => d && d !== input.branch)) {
     try {
       if ((await removeIfThere(ctx, dev, false)) === 'deleted') result.deleted.push(dev);
       else result.alreadyGone.push(dev);

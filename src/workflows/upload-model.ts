@@ -5,7 +5,7 @@
  * session is left behind, also when a step fails. Every call names its branch: dev mode is per
  * credential, so "the current dev branch" is never relied on.
  */
-import { NotFoundError } from '../client/errors.js';
+import { BadRequestError, ConflictError, InputError, NotFoundError } from '../client/errors.js';
 import { retryTransient, ignoreNotFound, type OpContext } from './context.js';
 import { mapLimit, readLocal, scanModel, type LocalFile } from './local-model.js';
 import { openDevMode } from './start-dev-branch.js';
@@ -54,6 +54,8 @@ export async function uploadModel(ctx: OpContext, input: UploadInput): Promise<U
   const opts = { signal: ctx.signal };
   const local = await reporter.group(`Hash the local model (${input.modelDir})`, async () => {
     const files = await scanModel(input.modelDir);
+    // An empty model would delete every file of the shared branch: almost always a wrong model-dir.
+    if (files.length === 0) throw new InputError('model-dir', `${input.modelDir} (no files)`, 'a data model (cube.js and model/ files)');
     reporter.info(`${files.length} files, ${files.reduce((a, f) => a + f.size, 0)} bytes`);
     return files;
   });
@@ -82,9 +84,6 @@ export async function uploadModel(ctx: OpContext, input: UploadInput): Promise<U
     };
   }
 
-  // Opening dev mode on the same branch again returns the same dev branch: safe to repeat.
-  const devBranch = (await retryTransient(() => openDevMode(ctx, input.branch), { signal: ctx.signal })) as string;
-  let merged = false;
   const manifest: Record<string, { hash: string }> = {};
   for (const f of local) manifest[f.path] = { hash: f.sha1 };
   /** The branch holds exactly the local files (to recognise a write whose answer was lost). */
@@ -92,7 +91,42 @@ export async function uploadModel(ctx: OpContext, input: UploadInput): Promise<U
     const now = await client.dataModel.fileHashes({ deploymentId, query: { branchName } }, opts);
     return sameTree(now, manifest);
   };
-  try {
+
+  // Dev mode is per credential: two runs of one PR (a push while the last run is in flight) share the
+  // dev branch. When the other run gets in the way (its finish, merge or cleanup), this one starts over
+  // on a fresh fork, unless it has become the older run, which then stops without merging.
+  for (let attempt = 1; ; attempt++) {
+    const devBranch = (await retryTransient(() => openDevMode(ctx, input.branch), { signal: ctx.signal })) as string;
+    let merged = false;
+    let stale = false;
+    try {
+      const result = await uploadOnce(devBranch);
+      merged = !result.stale;
+      stale = result.stale;
+      return result;
+    } catch (e) {
+      const interfered = e instanceof NotFoundError || e instanceof ConflictError || e instanceof BadRequestError;
+      if (!interfered || attempt >= 3) throw e;
+      if (input.isStale && (await input.isStale())) {
+        stale = true;
+        reporter.notice(`a newer run owns this pull request: stopping (${e instanceof Error ? e.message : String(e)})`);
+        return { branch: input.branch, devBranch, uploaded: 0, deleted: 0, unchanged: 0, bytes: 0, stale: true, files: { sent: [], deleted: [] } };
+      }
+      reporter.warning(`another run changed ${devBranch} while this one used it (${e instanceof Error ? e.message : String(e)}); starting over on a fresh fork`);
+    } finally {
+      // Leave nothing behind: the dev branch (unless the merge deleted it) and the dev-mode session.
+      // A stale run leaves the shared dev branch to the newer run, which merges or removes it.
+      const cleanup = async () => {
+        if (!merged && !stale) await ignoreNotFound(() => client.branches.remove({ deploymentId, query: { branchName: devBranch } }));
+        await ignoreNotFound(() => client.branches.stopDevMode({ deploymentId }));
+      };
+      await retryTransient(cleanup).catch((e: unknown) =>
+        reporter.warning(`could not clean up dev branch ${devBranch}: ${e instanceof Error ? e.message : String(e)}`),
+      );
+    }
+  }
+
+  async function uploadOnce(devBranch: string): Promise<UploadResult> {
     const remote = await client.dataModel.fileHashes({ deploymentId, query: { branchName: devBranch } }, opts);
     const p = plan(local, remote);
     reporter.info(`${p.send.length} to send, ${p.remove.length} to delete, ${p.unchanged} unchanged`);
@@ -160,18 +194,8 @@ export async function uploadModel(ctx: OpContext, input: UploadInput): Promise<U
         afterRepeat: async (e) => (e instanceof NotFoundError && (await holdsLocal(input.branch)) ? { merged: true, branchDeleted: true } : undefined),
       },
     );
-    merged = true;
     reporter.info(`merged ${devBranch} into ${input.branch}: ${p.send.length} sent, ${p.remove.length} deleted`);
     return result(false);
-  } finally {
-    // Leave nothing behind: the dev branch (unless the merge deleted it) and the dev-mode session.
-    const cleanup = async () => {
-      if (!merged) await ignoreNotFound(() => client.branches.remove({ deploymentId, query: { branchName: devBranch } }));
-      await ignoreNotFound(() => client.branches.stopDevMode({ deploymentId }));
-    };
-    await retryTransient(cleanup).catch((e: unknown) =>
-      reporter.warning(`could not clean up dev branch ${devBranch}: ${e instanceof Error ? e.message : String(e)}`),
-    );
   }
 }
 

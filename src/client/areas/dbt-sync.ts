@@ -16,7 +16,12 @@ export const SyncParams = z.object({ deploymentId: PosInt, syncJobId: z.string()
 /** 4.12: `ref` is a branch or tag (not a SHA) and must not be empty. */
 export const StartDbtSyncInput = z.looseObject({
   branchName: z.string().min(1).nullish(),
-  ref: z.string().trim().min(1, 'expected a non-empty branch or tag name').nullish(),
+  ref: z
+    .string()
+    .trim()
+    .min(1, 'expected a non-empty branch or tag name')
+    .refine((r) => !/^[0-9a-f]{40}$/i.test(r), 'expected a branch or tag name, not a commit SHA')
+    .nullish(),
   source: z.enum(['git', 'manifest']).nullish(),
   output: z.enum(['branch', 'files']).nullish(),
   manifest: z.record(z.string(), z.unknown()).nullish(),
