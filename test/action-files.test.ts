@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { startEmulator, type Emulator } from '../src/emulator/server.js';
 import { describe, expect, it, vi } from 'vitest';
 import { NoOperationTraceWriter, isBasicExpression, isMapping, isSequence, isString } from '@actions/workflow-parser';
 import { convertActionTemplate, parseAction, type ActionRunsComposite, type ActionTemplate } from '@actions/workflow-parser/actions/index';
@@ -173,6 +174,16 @@ describe('the action table and the code', () => {
 
   /** Run `pr` on a closed PR in dry run (nothing is sent, so no server is needed); returns the input names read. */
   async function closedPr(merged: boolean): Promise<{ code: number; out: string[]; err: string[]; read: Set<string> }> {
+    // A dry run still reads the platform (which branches would go): the emulator answers.
+    const em = await startEmulator({ seed: 'demo' });
+    try {
+      return await closedPrOn(merged, em);
+    } finally {
+      await em.close();
+    }
+  }
+
+  async function closedPrOn(merged: boolean, em: Emulator): Promise<{ code: number; out: string[]; err: string[]; read: Set<string> }> {
     const event = join(mkdtempSync(join(tmpdir(), 'dmci-event-')), 'event.json');
     const sha = '0123456789abcdef0123456789abcdef01234567';
     const repo = { full_name: 'octo/repo' };
@@ -181,8 +192,9 @@ describe('the action table and the code', () => {
     const env = {
       GITHUB_EVENT_NAME: 'pull_request',
       GITHUB_EVENT_PATH: event,
-      DATAMODEL_CI_API_URL: 'https://127.0.0.1:9',
-      DATAMODEL_CI_API_KEY: 'key',
+      DATAMODEL_CI_API_URL: em.baseUrl,
+      DATAMODEL_CI_API_KEY: em.credentials.admin,
+      DATAMODEL_CI_CA_CERT: em.ca,
       DATAMODEL_CI_DEPLOYMENT_ID: '1',
       DATAMODEL_CI_DRY_RUN: 'true',
       // Stray variables of the job, named like inputs the root action does not declare.

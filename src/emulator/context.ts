@@ -1,7 +1,7 @@
 /** What every emulator handler sees and returns. */
 import type { Endpoint } from '../client/endpoint.js';
 import type { Clock } from './clock.js';
-import type { ApiKeyRec, DeploymentRec, State, UserRec } from './state.js';
+import type { ApiKeyRec, DbtPhasePlan, DeploymentRec, State, UserRec } from './state.js';
 
 /** A rejection: status and the `{ error }` message (spec section 7). */
 export class HttpError extends Error {
@@ -24,6 +24,10 @@ export interface Principal {
 export interface Controls {
   /** The next dbt sync started fails in this phase with this message. */
   failNextDbtSync?: { phase: string; message: string };
+  /** Every token the emulator minted (tests scan logs for them). */
+  minted: string[];
+  /** The phases (and durations) of every dbt sync started from now on; default `DBT_PHASES`. */
+  dbtPhases?: DbtPhasePlan[];
 }
 
 export interface Ctx {

@@ -55,6 +55,11 @@ export interface Emulator extends EmulatorInfo {
   readonly state: State;
   /** Requests served, by endpoint id (and `data-api`, `control`). */
   readonly counts: Record<string, number>;
+  /**
+   * Request bytes received, by endpoint id: `wire` is the request line, headers and body as sent
+   * (before TLS); `files` the file parts of multipart bodies (the uploaded bytes themselves).
+   */
+  readonly bytes: Record<string, { wire: number; files: number }>;
   /** Write the state to the state dir now. */
   save(): void;
   close(): Promise<void>;
@@ -189,13 +194,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   } else {
     state = seedState(options.seed ?? 'demo', clock);
   }
-  const controls: Controls = {};
+  const controls: Controls = { minted: [] };
   const faults = new FaultInjector(typeof options.faults === 'string' ? parseFaults(options.faults) : options.faults ?? {}, options.faultSeed ?? 1);
   const latency = options.latencyMs ?? 0;
   const checkResponses = options.checkResponses ?? true;
   const routes = compileRoutes(allEndpoints());
   const handlers: HandlerTable = defaultHandlers;
   const counts: Record<string, number> = {};
+  const bytes: Record<string, { wire: number; files: number }> = {};
   let origin = '';
   let dirty = false;
 
@@ -251,6 +257,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     const e = route.endpoint;
     counts[e.id] = (counts[e.id] ?? 0) + 1;
     const raw = await readBody(req);
+    const tally = (bytes[e.id] ??= { wire: 0, files: 0 });
+    tally.wire += Buffer.byteLength(`${method} ${req.url ?? '/'} HTTP/${req.httpVersion}\r\n\r\n`) + raw.length;
+    for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+      tally.wire += Buffer.byteLength(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}\r\n`);
+    }
 
     const principal: Principal = e.access?.public ? anonymous() : authenticate(state, clock, e, req.headers.authorization);
     const m = route.regex.exec(path) as RegExpExecArray;
@@ -264,6 +275,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       if (e.params) params = parseInput(e.params, rawParams, '') as Record<string, unknown>;
       if (e.query) query = parseInput(e.query, queryObject(url.searchParams, arrayKeys(e.query)), 'query') as Record<string, unknown>;
       const parsedBody = await parseBody(e, req, raw);
+      if (e.bodyType === 'multipart') {
+        for (const v of Object.values(parsedBody as Record<string, unknown>)) if (Buffer.isBuffer(v)) tally.files += v.length;
+      }
       if (e.body) body = parseInput(e.body, parsedBody, 'body');
       else body = parsedBody;
     } catch (error) {
@@ -366,6 +380,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       return state;
     },
     counts,
+    bytes,
     save,
     async close() {
       clearInterval(saveTimer);

@@ -528,6 +528,7 @@ const usageAnalyticsHandlers: HandlerTable = {
       );
       stored = { token, exp };
       tokens[String(user.id)] = stored;
+      ctx.controls.minted.push(token);
     }
     return {
       apiUrl: `${ctx.origin}/usage-analytics/cubejs-api/v1`,

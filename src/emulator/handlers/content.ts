@@ -2345,6 +2345,7 @@ export const contentHandlers: HandlerTable = {
       },
       ctx.state.secret,
     );
+    ctx.controls.minted.push(token);
     return { token };
   },
 

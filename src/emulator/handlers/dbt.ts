@@ -81,7 +81,7 @@ export const dbtHandlers: HandlerTable = {
       trigger: 'api',
       userId: ctx.principal.user.id,
       startedAt: ctx.clock.now(),
-      plan: dbtPlan(),
+      plan: ctx.controls.dbtPhases?.map((p) => ({ ...p })) ?? dbtPlan(),
       generated: {},
     };
     run.generated = generatedModels(run);

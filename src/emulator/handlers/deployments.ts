@@ -113,7 +113,9 @@ function findEnvironment(ctx: Ctx, d: DeploymentRec) {
 function mint(ctx: Ctx, claims: Record<string, unknown>, lifetimeSec: number) {
   const iat = Math.floor(ctx.clock.now() / 1000);
   const exp = iat + lifetimeSec;
-  return { token: signJwt({ ...claims, iat, exp }, ctx.state.secret), iat, exp };
+  const token = signJwt({ ...claims, iat, exp }, ctx.state.secret);
+  ctx.controls.minted.push(token);
+  return { token, iat, exp };
 }
 
 export const deploymentHandlers: HandlerTable = {
