@@ -98,3 +98,13 @@ export function updateReadme(readme: string, specs: readonly ActionSpec[]): stri
   if (start === -1 || end === -1 || end < start) throw new Error('README.md: the action-tables markers are missing');
   return readme.slice(0, start) + renderReadmeTables(specs) + readme.slice(end + README_END.length);
 }
+
+const EXAMPLE_BLOCK = /<!-- example:start (\S+) -->\n[\s\S]*?<!-- example:end -->/g;
+
+/**
+ * Replace every `<!-- example:start <file> -->…<!-- example:end -->` block of a README with the file of
+ * examples/workflows, so the README shows exactly the workflows the end-to-end tests run.
+ */
+export function updateReadmeExamples(readme: string, read: (file: string) => string): string {
+  return readme.replace(EXAMPLE_BLOCK, (_m, file: string) => `<!-- example:start ${file} -->\n\`\`\`yaml\n${read(file).trimEnd()}\n\`\`\`\n<!-- example:end -->`);
+}

@@ -9,7 +9,7 @@ import { VERSION } from './version.js';
 import { UsageError, parseArgs } from './cli/args.js';
 import { CONNECTION_FLAGS, connectionOptions } from './cli/connection.js';
 import { ACTIONS } from './action-spec.js';
-import { renderActionReadme, renderActionYml, updateReadme } from './action-files.js';
+import { renderActionReadme, renderActionYml, updateReadme, updateReadmeExamples } from './action-files.js';
 import { runActionCommand } from './commands.js';
 import { parseFaults } from './emulator/faults.js';
 import { SEEDS } from './emulator/seed.js';
@@ -75,7 +75,8 @@ const commands: Record<string, Command> = {
       if (spec.dir !== '.') writeFileSync(join(spec.dir, 'README.md'), renderActionReadme(spec));
       io.out(`wrote ${join(spec.dir, 'action.yml')}`);
     }
-    writeFileSync('README.md', updateReadme(readFileSync('README.md', 'utf8'), ACTIONS));
+    const readme = updateReadme(readFileSync('README.md', 'utf8'), ACTIONS);
+    writeFileSync('README.md', updateReadmeExamples(readme, (f) => readFileSync(join('examples', 'workflows', f), 'utf8')));
     io.out('updated the action tables of README.md');
     return 0;
   },

@@ -27,12 +27,12 @@ import { InputReader, checkBranchInput, readCommon, sourceOf, type CommonSetting
 import { cleanupBranch, sweepBranches } from './workflows/cleanup-branch.js';
 import type { OpContext } from './workflows/context.js';
 import { dbtSyncAndWait } from './workflows/dbt-sync-and-wait.js';
-import { enableStaging, smokeTest } from './workflows/enable-staging.js';
+import { enableStaging, smokeTest, type EnableStagingResult } from './workflows/enable-staging.js';
 import { mergeToDefault } from './workflows/merge-to-default.js';
 import type { Reporter } from './workflows/reporter.js';
 import { ensureSharedBranch, startDevBranch } from './workflows/start-dev-branch.js';
 import { uploadModel } from './workflows/upload-model.js';
-import { validateBranch } from './workflows/validate.js';
+import { validateBranch, type ValidateResult } from './workflows/validate.js';
 
 export interface Io {
   out(line: string): void;
@@ -244,7 +244,11 @@ const commands: Record<CommandName, (x: Run) => Promise<number>> = {
   },
 };
 
-/** open/synchronize/reopened: branch, upload, validate, staging, then ONE comment write. */
+/**
+ * open/synchronize/reopened: branch, upload, validate, staging, then ONE comment write. Calls that do not
+ * depend on each other overlap (bench/README.md, figure 3): the staging environment is enabled while the
+ * model uploads (it needs only the shared branch), and validation starts as soon as the merge landed.
+ */
 async function previewLifecycle(x: Run): Promise<number> {
   const pr = x.run.pr!;
   const branch = await resolveBranch(x);
@@ -252,9 +256,17 @@ async function previewLifecycle(x: Run): Promise<number> {
   const sections: Partial<Record<SectionName, string>> = {};
   let failure: string | undefined;
   let ledger: Partial<Ledger> = { branch, state: 'open' };
+  // Started once, early, and awaited later (no log group: they run while the upload's group is open).
+  let staging: Promise<EnableStagingResult> | undefined;
+  let validation: Promise<ValidateResult> | undefined;
+  const enable = () => (staging ??= enableStaging(x.op, { branch, smokeTest: false, smoke: { timeoutMs: 120_000 } }));
+  const validate = () => (validation ??= validateBranch(x.op, { branch, modelDir: x.common.modelDir }));
+  /** Let work started early finish (its outcome unused) before the step ends. */
+  const settle = () => Promise.allSettled([staging, validation]);
   try {
     const started = await x.reporter.group('Shared branch', () => ensureSharedBranch(x.op, branch));
     x.out.branch = branch;
+    if (!x.common.dryRun) enable().catch(() => undefined);
     const up = await x.reporter.group('Upload the model', () =>
       uploadModel(x.op, {
         branch,
@@ -262,12 +274,14 @@ async function previewLifecycle(x: Run): Promise<number> {
         concurrency: x.r.int('concurrency', 1, 64) ?? 8,
         commitMessage: commitMessage(x),
         isStale: () => isStale(x),
+        onMerged: () => void validate().catch(() => undefined),
       }),
     );
     x.out['dev-branch'] = up.devBranch ?? '';
     x.out.uploaded = String(up.uploaded);
     x.out.deleted = String(up.deleted);
     if (up.stale) {
+      await settle();
       x.out.skipped = 'true';
       x.out.status = 'stale';
       return 0;
@@ -279,16 +293,7 @@ async function previewLifecycle(x: Run): Promise<number> {
       return 0;
     }
     sections.upload = uploadSection({ uploaded: up.uploaded, deleted: up.deleted, unchanged: up.unchanged, sent: up.files.sent, removed: up.files.deleted });
-    const [v, s] = await Promise.all([
-      x.reporter.group('Validate', () => validateBranch(x.op, { branch, modelDir: x.common.modelDir })),
-      x.reporter.group('Staging environment', () =>
-        enableStaging(x.op, {
-          branch,
-          smokeTest: false,
-          smoke: { timeoutMs: 120_000 },
-        }),
-      ),
-    ]);
+    const [v, s] = await Promise.all([validate(), enable()]);
     x.out.valid = String(v.valid);
     x.out['error-count'] = String(v.errors.length);
     x.out['staging-url'] = s.stagingUrl ?? '';
@@ -302,6 +307,7 @@ async function previewLifecycle(x: Run): Promise<number> {
     x.out.status = v.valid ? 'valid' : 'invalid';
     if (!v.valid && failOnInvalid) failure = `the data model on ${branch} is invalid: ${v.errors.length} error(s)`;
   } catch (e) {
+    await settle();
     if (e instanceof InputError) throw e;
     failure = e instanceof Error ? e.message : String(e);
     sections.staging = errorSection('Preview', failure);
@@ -408,8 +414,8 @@ export async function runActionCommand(command: CommandName, argv: string[], io:
         return ledgerRead;
       },
     };
+    out.skipped = 'false';
     code = await commands[command](x);
-    out.skipped ??= 'false';
     return code;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

@@ -1,18 +1,46 @@
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ACTIONS } from '../src/action-spec.js';
-import { README_END, README_START, updateReadme } from '../src/action-files.js';
+import { README_END, README_START, updateReadme, updateReadmeExamples } from '../src/action-files.js';
+
+const readme = readFileSync('README.md', 'utf8');
 
 describe('README', () => {
   it('carries the current inputs and outputs of every action (run `node dist/index.js generate-actions` when this fails)', () => {
-    const readme = readFileSync('README.md', 'utf8');
     expect(readme).toContain(README_START);
     expect(readme).toContain(README_END);
     expect(updateReadme(readme, ACTIONS)).toBe(readme);
     for (const spec of ACTIONS) expect(readme).toContain(`### ${spec.title}`);
   });
 
+  it('shows exactly the example workflows the end-to-end tests run', () => {
+    const files = ['preview.yml', 'validation-gate.yml', 'dbt-sync.yml', 'cleanup.yml'];
+    for (const f of files) expect(readme).toContain(`<!-- example:start ${f} -->`);
+    expect(updateReadmeExamples(readme, (f) => readFileSync(join('examples', 'workflows', f), 'utf8'))).toBe(readme);
+  });
+
+  it('starts with the demo command, then the test command', () => {
+    const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!.trim());
+    expect(blocks[0]).toBe('npm ci && npm run demo');
+    expect(blocks[1]).toBe('npm ci && npm test');
+  });
+
   it('refuses to update a README without the markers', () => {
     expect(() => updateReadme('# x', ACTIONS)).toThrow('markers are missing');
+  });
+});
+
+describe('npm run demo', () => {
+  it('plays one pull request to the end and exits 0', async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, ['scripts/demo.mjs'], { encoding: 'utf8', timeout: 120_000 });
+    expect(stdout).toContain('1. The pull request is opened');
+    expect(stdout).toContain('job failure');
+    expect(stdout).toContain('4. The pull request is merged');
+    expect(stdout).toMatch(/The PR comment \(1 comment on the PR, updated in place\)/);
+    expect(stdout).toMatch(/✓ done in \d/);
+    expect(stdout).not.toContain('✗');
   });
 });

@@ -15,8 +15,16 @@ export interface UploadInput {
   modelDir: string;
   concurrency: number;
   commitMessage: string;
-  /** Called before the merge into the shared branch: true stops the upload (a newer run owns the PR). */
+  /**
+   * Called before the merge into the shared branch (while the dev branch is committed): true stops the
+   * upload (a newer run owns the PR).
+   */
   isStale?: () => Promise<boolean>;
+  /**
+   * Called as soon as the merge into the shared branch has landed, before the dev-mode cleanup: a caller
+   * can start work on the merged branch (validation) while the cleanup runs.
+   */
+  onMerged?: () => void;
 }
 
 export interface UploadResult {
@@ -127,13 +135,20 @@ export async function uploadModel(ctx: OpContext, input: UploadInput): Promise<U
   }
 
   async function uploadOnce(devBranch: string): Promise<UploadResult> {
-    const remote = await client.dataModel.fileHashes({ deploymentId, query: { branchName: devBranch } }, opts);
-    const p = plan(local, remote);
+    // The transaction needs only the dev branch: it is opened while the hashes are read (one round trip
+    // less). When nothing changed it stays unused, harmless like the second transaction of a repeated
+    // start; the merge deletes the dev branch and its transactions.
+    const [hashes, started] = await Promise.allSettled([
+      client.dataModel.fileHashes({ deploymentId, query: { branchName: devBranch } }, opts),
+      retryTransient(() => client.dataModel.startUpload({ deploymentId, query: { branchName: devBranch } }, opts), { signal: ctx.signal }),
+    ]);
+    if (hashes.status === 'rejected') throw hashes.reason;
+    const p = plan(local, hashes.value);
     reporter.info(`${p.send.length} to send, ${p.remove.length} to delete, ${p.unchanged} unchanged`);
     let bytes = 0;
     if (p.send.length > 0 || p.remove.length > 0) {
-      // A repeated start makes a second, unused transaction: harmless.
-      const tx = await retryTransient(() => client.dataModel.startUpload({ deploymentId, query: { branchName: devBranch } }, opts), { signal: ctx.signal });
+      if (started.status === 'rejected') throw started.reason;
+      const tx = started.value;
       await reporter.group(`Upload ${p.send.length} file(s) to ${devBranch}`, async () => {
         await mapLimit(p.send, input.concurrency, async (file) => {
           const data = await readLocal(file);
@@ -168,10 +183,14 @@ export async function uploadModel(ctx: OpContext, input: UploadInput): Promise<U
         },
       );
     }
-    // Committing twice commits nothing the second time.
-    await retryTransient(() => client.branches.commit({ deploymentId, body: { branchName: devBranch, message: input.commitMessage } }, opts), {
-      signal: ctx.signal,
-    });
+    // Committing twice commits nothing the second time. The stale check (a GitHub read) needs nothing
+    // from the platform: it runs while the commit does, still before the merge.
+    const [, isStale] = await Promise.all([
+      retryTransient(() => client.branches.commit({ deploymentId, body: { branchName: devBranch, message: input.commitMessage } }, opts), {
+        signal: ctx.signal,
+      }),
+      input.isStale ? input.isStale() : false,
+    ]);
     const result = (stale: boolean): UploadResult => ({
       branch: input.branch,
       devBranch,
@@ -182,7 +201,7 @@ export async function uploadModel(ctx: OpContext, input: UploadInput): Promise<U
       stale,
       files: { sent: p.send.map((f) => f.path), deleted: p.remove },
     });
-    if (input.isStale && (await input.isStale())) {
+    if (isStale) {
       reporter.notice(`a newer run owns this pull request: not merging into ${input.branch}`);
       return result(true);
     }
@@ -195,6 +214,7 @@ export async function uploadModel(ctx: OpContext, input: UploadInput): Promise<U
       },
     );
     reporter.info(`merged ${devBranch} into ${input.branch}: ${p.send.length} sent, ${p.remove.length} deleted`);
+    input.onMerged?.();
     return result(false);
   }
 }

@@ -1,0 +1,125 @@
+/**
+ * `npm run demo`: one pull request's life on one machine. The platform emulator and a GitHub REST
+ * stand-in run in-process; the runner harness plays examples/workflows/preview.yml with the committed
+ * bundle for four events (open, a broken push, a fix, merge), printing each run's outputs and timing,
+ * then the final PR comment. `--keep` leaves the emulator running for the CLI.
+ */
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { DEMO_MODEL } from '../src/emulator/seed.js';
+import { startEmulator } from '../src/emulator/server.js';
+import { runJob, type JobRunResult } from '../test/harness/runner.js';
+import { startGitHubStandin } from '../test/support/github-standin.js';
+import { pullRequestEvent } from '../test/support/payloads.js';
+
+const bold = (s: string) => (process.stdout.isTTY ? `\u001b[1m${s}\u001b[0m` : s);
+const dim = (s: string) => (process.stdout.isTTY ? `\u001b[2m${s}\u001b[0m` : s);
+const say = (s = '') => process.stdout.write(`${s}\n`);
+
+export async function main(argv: string[]): Promise<number> {
+  const keep = argv.includes('--keep');
+  const unknown = argv.filter((a) => a !== '--keep');
+  if (unknown.length) {
+    process.stderr.write(`demo: unknown argument ${JSON.stringify(unknown[0])} (known: --keep)\n`);
+    return 2;
+  }
+  const repo = resolve('.');
+  const t0 = Date.now();
+  say(bold('datamodel-ci demo: one pull request, from open to merge'));
+  const em = await startEmulator({ seed: 'demo', clock: { scale: 50 } });
+  const gh = await startGitHubStandin();
+  const work = mkdtempSync(join(tmpdir(), 'datamodel-ci-demo-'));
+  const caFile = join(work, 'ca.pem');
+  writeFileSync(caFile, `${em.ca}\n${gh.ca}`);
+  say(dim(`platform emulator ${em.baseUrl} · GitHub stand-in ${gh.url} · workspace ${work}`));
+
+  // The data team's repository: the model lives in analytics/.
+  const userRepo = join(work, 'repo');
+  const write = (files: Record<string, string>) => {
+    for (const [p, c] of Object.entries(files)) {
+      mkdirSync(dirname(join(userRepo, 'analytics', p)), { recursive: true });
+      writeFileSync(join(userRepo, 'analytics', p), c);
+    }
+  };
+  write(DEMO_MODEL);
+  const payments = 'cubes:\n  - name: payments\n    sql_table: public.payments\n    measures:\n      - name: count\n        type: count\n      - name: amount\n        type: sum\n        sql: amount\n    dimensions:\n      - name: id\n        sql: id\n        type: number\n        primary_key: true\n';
+
+  const PR = 1;
+  const sha = (n: number) => `${n}`.repeat(40).slice(0, 40);
+  gh.addPull({ number: PR, headSha: sha(1), headRef: 'add-payments', baseRef: 'main', title: 'Add a payments cube' });
+
+  let ok = true;
+  const play = async (title: string, action: string, headSha: string, expect: 'success' | 'failure', extra: { merged?: boolean } = {}) => {
+    say();
+    say(bold(`▶ ${title}`) + dim(`  (pull_request.${action}, head ${headSha.slice(0, 7)})`));
+    const started = Date.now();
+    const r: JobRunResult = await runJob({
+      workflowFile: join(repo, 'examples', 'workflows', 'preview.yml'),
+      jobId: 'preview',
+      repoDir: repo,
+      checkoutFrom: userRepo,
+      eventName: 'pull_request',
+      event: pullRequestEvent(action, { number: PR, headSha, title: 'Add a payments cube', ...extra }),
+      github: { api_url: gh.url, repository: gh.repository, token: 'ghs_demo_token_not_a_real_one' },
+      secrets: { PLATFORM_API_KEY: em.credentials.admin },
+      vars: { PLATFORM_API_URL: em.baseUrl, PLATFORM_DEPLOYMENT_ID: '1' },
+      env: { NODE_EXTRA_CA_CERTS: caFile },
+    });
+    const ms = Date.now() - started;
+    const step = r.steps.find((s) => s.uses?.startsWith('your-org/datamodel-ci'));
+    const mark = r.conclusion === expect ? '✓' : '✗';
+    if (r.conclusion !== expect) ok = false;
+    say(`  ${mark} job ${r.conclusion} in ${(ms / 1000).toFixed(2)} s${r.conclusion === 'failure' && expect === 'failure' ? ' (as it should: the model is broken)' : ''}`);
+    for (const a of r.annotations.filter((x) => x.level === 'error')) {
+      say(`    ::error ${a.file ? `${a.file}${a.line ? `:${a.line}` : ''} ` : ''}${a.message}`);
+    }
+    const outputs = Object.entries(step?.outputs ?? {}).filter(([, v]) => v !== '');
+    say(`  outputs: ${outputs.map(([k, v]) => `${k}=${v}`).join(' ') || '(none)'}`);
+    if (r.conclusion !== expect) say(r.log.slice(-20).map((l) => `    ${l}`).join('\n'));
+  };
+
+  write({ 'model/cubes/payments.yml': payments });
+  await play('1. The pull request is opened', 'opened', sha(1), 'success');
+
+  gh.setHead(PR, sha(2));
+  write({ 'model/cubes/payments.yml': payments.replace('type: sum', 'type: summ') });
+  await play('2. A push breaks the model', 'synchronize', sha(2), 'failure');
+
+  gh.setHead(PR, sha(3));
+  write({ 'model/cubes/payments.yml': payments });
+  await play('3. A push fixes it', 'synchronize', sha(3), 'success');
+
+  gh.closePull(PR, true);
+  await play('4. The pull request is merged', 'closed', sha(3), 'success', { merged: true });
+
+  const comments = gh.comments(PR);
+  say();
+  say(bold(`The PR comment (${comments.length} comment${comments.length === 1 ? '' : 's'} on the PR, updated in place):`));
+  say('─'.repeat(72));
+  say(comments.at(-1)?.body.replace(/<!--[\s\S]*?-->\n?/g, '') ?? '(none)');
+  say('─'.repeat(72));
+  if (comments.length !== 1) ok = false;
+  say(`${ok ? '✓ done' : '✗ something did not go as expected'} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+
+  await gh.close();
+  if (!keep) {
+    await em.close();
+    return ok ? 0 : 1;
+  }
+  say();
+  say(bold('The emulator keeps running. In another terminal:'));
+  say(`  export DATAMODEL_CI_API_URL=${em.baseUrl}`);
+  say(`  export DATAMODEL_CI_CA_CERT=${em.caFile}`);
+  say(`  export DATAMODEL_CI_API_KEY=${em.credentials.admin}`);
+  say('  npx datamodel-ci check');
+  say('  npx datamodel-ci validate --deployment-id 1 --branch main');
+  say('  npx datamodel-ci api GET /build/api/v1/deployments/1/branches');
+  say(dim('Ctrl-C stops it.'));
+  await new Promise<void>((resolveStop) => {
+    process.once('SIGINT', () => resolveStop());
+    process.once('SIGTERM', () => resolveStop());
+  });
+  await em.close();
+  return 0;
+}
