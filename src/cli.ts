@@ -14,6 +14,7 @@ import { runActionCommand } from './commands.js';
 import { parseFaults } from './emulator/faults.js';
 import { SEEDS } from './emulator/seed.js';
 import { startEmulator } from './emulator/server.js';
+import { scanModel } from './workflows/local-model.js';
 
 export interface Io {
   out(line: string): void;
@@ -78,6 +79,23 @@ const commands: Record<string, Command> = {
     const readme = updateReadme(readFileSync('README.md', 'utf8'), ACTIONS);
     writeFileSync('README.md', updateReadmeExamples(readme, (f) => readFileSync(join('examples', 'workflows', f), 'utf8')));
     io.out('updated the action tables of README.md');
+    return 0;
+  },
+  /** Hidden (bench/): list and hash a model dir as upload-model does; prints the files, bytes and peak RSS. */
+  async 'hash-model'(argv, io) {
+    const { flags, positionals } = parseArgs(argv, { boolean: ['json'] });
+    const [dir] = positionals;
+    if (!dir || positionals.length > 1) throw new UsageError(`hash-model: expected one model directory, got ${JSON.stringify(positionals)}`);
+    const started = Date.now();
+    const files = await scanModel(dir);
+    const result = {
+      files: files.length,
+      bytes: files.reduce((a, f) => a + f.size, 0),
+      ms: Date.now() - started,
+      // Peak resident set size of this process so far (resourceUsage reports kilobytes).
+      maxRssBytes: process.resourceUsage().maxRSS * 1024,
+    };
+    io.out(flags.json ? JSON.stringify(result) : `${result.files} files, ${result.bytes} bytes in ${result.ms} ms; peak RSS ${result.maxRssBytes} bytes`);
     return 0;
   },
   async version(_argv, io) {

@@ -238,6 +238,27 @@ describe('git workflow', () => {
     expect(fx.em.state.deployments[0]!.branches[shared]).toBeUndefined();
   });
 
+  it('repeating a merge (a lost answer) changes nothing more, even when the target moved on', async () => {
+    const shared = await freshShared('git-twice');
+    const dev = await devWith(shared, { 'model/cubes/twice.yml': 'cubes: []\n' });
+    await c.branches.commit({ deploymentId: D, body: { branchName: dev } });
+    await c.branches.merge({ deploymentId: D, body: { branchName: dev } });
+    // Someone else changes the deploy branch after the shared branch forked.
+    const other = await devWith('main', { 'model/cubes/other.yml': 'cubes: []\n' });
+    await c.branches.commit({ deploymentId: D, body: { branchName: other } });
+    await c.branches.merge({ deploymentId: D, body: { branchName: other } });
+    await c.branches.mergeToDefault({ deploymentId: D, body: { branchName: shared, message: 'once', removeBranchAfterMerge: false } });
+    const before = await c.dataModel.fileHashes({ deploymentId: D, query: { branchName: 'main' } });
+    await c.branches.mergeToDefault({ deploymentId: D, body: { branchName: shared, message: 'twice', removeBranchAfterMerge: false } });
+    expect(await c.dataModel.fileHashes({ deploymentId: D, query: { branchName: 'main' } })).toEqual(before);
+    expect(before['model/cubes/other.yml']).toBeDefined();
+    // Undo for the other tests.
+    const undo = (await c.branches.startDevMode({ deploymentId: D, body: { branchName: 'main' } })).branchName!;
+    await c.dataModel.removeFiles({ deploymentId: D, body: { branchName: undo, files: [{ path: 'model/cubes/other.yml' }, { path: 'model/cubes/twice.yml' }] } });
+    await c.branches.commit({ deploymentId: D, body: { branchName: undo } });
+    await c.branches.merge({ deploymentId: D, body: { branchName: undo } });
+  });
+
   it('branch delete re-parents children onto the deleted branch’s parent', async () => {
     const parent = await freshShared('tree-parent');
     await c.branches.create({ deploymentId: D, body: { name: 'tree-child', from: parent } });

@@ -1,7 +1,7 @@
 /**
- * dbt-sync-and-wait: start a sync, poll it with adaptive backoff until it ends or the deadline passes,
- * print new log lines grouped by phase, check once more at the deadline, and cancel the remote run
- * (DELETE) on timeout or when the job is cancelled (the signal).
+ * dbt-sync-and-wait: start a sync, poll it until it ends or the deadline passes (at the run's predicted
+ * end, see `nextPollDelay`), print new log lines grouped by phase, check once more at the deadline, and
+ * cancel the remote run (DELETE) on timeout or when the job is cancelled (the signal).
  */
 import { AbortedError, ConflictError, NotFoundError } from '../client/errors.js';
 import type { DbtSyncLogEntry, DbtSyncStatusResponse } from '../client/areas/dbt-sync.js';
@@ -12,9 +12,17 @@ export interface DbtSyncInput {
   branchName?: string;
   source?: 'git' | 'manifest';
   timeoutMs: number;
-  /** Bounds of the wait between polls (ms). */
+  /**
+   * Bounds of the wait between polls (ms), default 1 s and 45 s: a failure is noticed within
+   * `maxPollMs`, the end within 2 x `minPollMs`.
+   */
   minPollMs?: number;
   maxPollMs?: number;
+  /**
+   * Wait before the first look (ms), default 20 s (at most `maxPollMs`). Progress comes in whole
+   * percents: read too early it says little about the end, and a poll spent on it is wasted.
+   */
+  firstPollMs?: number;
   /** Injected for tests: time and sleeping. */
   now?: () => number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -51,13 +59,20 @@ function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /**
- * The next wait: just past the run's estimated end (from its progress so far), within the bounds.
- * Long runs are polled rarely; the end is noticed within about `minPollMs`.
+ * The next wait, within [minMs, maxMs]. `percent` is whole (rounded down), so after `elapsedMs` the run
+ * ends between `elapsedMs * 100 / (percent + 1)` (earliest) and `elapsedMs * 100 / percent` (latest).
+ * The next poll is at the latest end (plus `minMs / 2`), but never more than `stepMs` after the
+ * earliest: a run that ends anywhere in between is noticed within `stepMs` (default 2 x `minMs`),
+ * and a long run is polled about once per `maxMs` until its end comes near.
  */
-export function nextPollDelay(elapsedMs: number, percent: number, minMs: number, maxMs: number): number {
-  if (percent <= 0 || percent >= 100) return Math.min(maxMs, Math.max(minMs, elapsedMs / 2));
-  const remaining = (elapsedMs * (100 - percent)) / percent;
-  return Math.min(maxMs, Math.max(minMs, remaining + minMs / 2));
+export function nextPollDelay(elapsedMs: number, percent: number, minMs: number, maxMs: number, stepMs = 2 * minMs): number {
+  const clamp = (ms: number) => Math.ceil(Math.min(maxMs, Math.max(minMs, ms)));
+  // Below 1 %, the run lasts more than 100 x what has elapsed.
+  if (percent <= 0) return clamp(elapsedMs * 99);
+  if (percent >= 100) return minMs;
+  const earliest = Math.max(0, (elapsedMs * 100) / (percent + 1) - elapsedMs);
+  const latest = (elapsedMs * 100) / percent - elapsedMs;
+  return clamp(Math.min(earliest + stepMs, latest + minMs / 2));
 }
 
 export async function dbtSyncAndWait(ctx: OpContext, input: DbtSyncInput): Promise<DbtSyncResult> {
@@ -65,7 +80,8 @@ export async function dbtSyncAndWait(ctx: OpContext, input: DbtSyncInput): Promi
   const now = input.now ?? Date.now;
   const sleep = input.sleep ?? defaultSleep;
   const minPoll = input.minPollMs ?? 1_000;
-  const maxPoll = input.maxPollMs ?? 30_000;
+  const maxPoll = input.maxPollMs ?? 45_000;
+  const firstPoll = Math.min(maxPoll, input.firstPollMs ?? 20_000);
   if (ctx.dryRun) {
     reporter.info(`dry run: would start a dbt sync (ref ${input.ref ?? 'default'}, branch ${input.branchName ?? 'chosen by the platform'}) and wait up to ${input.timeoutMs} ms`);
     return { syncJobId: '', branch: input.branchName ?? '', status: 'COMPLETED', timedOut: false, cancelled: false, polls: 0 };
@@ -119,7 +135,9 @@ export async function dbtSyncAndWait(ctx: OpContext, input: DbtSyncInput): Promi
   let status: DbtSyncStatusResponse | undefined;
   let lastStage = '';
   try {
+    let wait = firstPoll;
     for (;;) {
+      await sleep(Math.max(0, Math.min(deadline - now(), wait)), ctx.signal);
       status = await client.dbtSync.status(args, { signal: ctx.signal });
       polls += 1;
       if (status.progress.stage !== lastStage || TERMINAL.has(status.status)) {
@@ -127,11 +145,9 @@ export async function dbtSyncAndWait(ctx: OpContext, input: DbtSyncInput): Promi
         await printLogs();
       }
       if (TERMINAL.has(status.status)) break;
-      const left = deadline - now();
-      if (left <= 0) break;
-      const wait = Math.min(left, nextPollDelay(now() - t0, status.progress.percentComplete, minPoll, maxPoll));
+      if (deadline - now() <= 0) break;
+      wait = nextPollDelay(now() - t0, status.progress.percentComplete, minPoll, maxPoll);
       reporter.debug(`dbt sync ${id}: ${status.status} at ${status.progress.stage} (${status.progress.percentComplete}%), next poll in ${Math.round(wait)} ms`);
-      await sleep(wait, ctx.signal);
     }
   } catch (e) {
     if (ctx.signal?.aborted || e instanceof AbortedError) {

@@ -143,7 +143,8 @@ function mergeInto(d: DeploymentRec, b: BranchRec, into: BranchRec, deleteAfter:
   }
   into.files = { ...merged.files };
   commit(d, into);
-  b.base = hashTree(into.head);
+  // `b` is now an ancestor of `into`: its own head is the merge base of any later merge.
+  b.base = hashTree(b.head);
   if (deleteAfter) removeBranch(d, b);
   return { merged: true, branchDeleted: deleteAfter };
 }

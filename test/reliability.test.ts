@@ -1,0 +1,20 @@
+/** The short soak: full PR lifecycles under injected faults (`npm run soak` runs 200). */
+import { describe, expect, it } from 'vitest';
+import { runSoak } from './reliability/soak.js';
+
+describe('PR lifecycles under faults (5xx 10%, 429 5%, reset 2%, hang 1%)', () => {
+  it('every lifecycle ends correct: no duplicate branch or comment, no lost or stale file, nothing left behind', async () => {
+    const report = await runSoak({ lifecycles: 4, faults: '5xx=0.1,429=0.05,reset=0.02,hang=0.01', faultSeed: 7, requestTimeout: 1 });
+    expect(report.failures).toEqual([]);
+    expect(report).toMatchObject({
+      correct: 4,
+      runsFailed: 0,
+      duplicateBranches: 0,
+      duplicateComments: 0,
+      lostOrStaleFiles: 0,
+      leftBehind: [],
+      deployBranchCorrect: true,
+    });
+    expect(report.faultsInjected['5xx']! + report.faultsInjected['429']!).toBeGreaterThan(0);
+  }, 300_000);
+});

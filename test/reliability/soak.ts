@@ -1,0 +1,190 @@
+/**
+ * Full PR lifecycles (open, push, close merged or not) against an emulator that injects faults, with
+ * the GitHub stand-in. After every run it checks, from the emulator's own state: exactly one comment,
+ * no duplicate branch, the shared branch equal to the local files; at the end, nothing left behind and
+ * the deploy branch holding exactly what the merged PRs brought. Used by `npm run soak` (200
+ * lifecycles) and, short, by the test suite.
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { runActionCommand } from '../../src/commands.js';
+import { parseComment } from '../../src/github/comment.js';
+import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import type { FileMap } from '../../src/emulator/state.js';
+import { startGitHubStandin, type GitHubStandin } from '../support/github-standin.js';
+import { pullRequestEvent, writeEvent } from '../support/payloads.js';
+
+export interface SoakOptions {
+  lifecycles: number;
+  faults: string;
+  faultSeed: number;
+  /** Seconds a request may take before the client retries it (hangs are cut by this). */
+  requestTimeout?: number;
+  log?: (line: string) => void;
+}
+
+export interface SoakReport {
+  lifecycles: number;
+  runs: number;
+  runsOk: number;
+  runsFailed: number;
+  /** Lifecycles whose every check held. */
+  correct: number;
+  duplicateBranches: number;
+  duplicateComments: number;
+  lostOrStaleFiles: number;
+  leftBehind: string[];
+  deployBranchCorrect: boolean;
+  faultsInjected: Record<string, number>;
+  requests: number;
+  seconds: number;
+  failures: string[];
+}
+
+const sha1 = (b: Buffer | string) => createHash('sha1').update(b).digest('hex');
+
+function hashes(files: FileMap): Record<string, string> {
+  return Object.fromEntries(Object.entries(files).map(([p, b64]) => [p, sha1(Buffer.from(b64, 'base64'))]));
+}
+
+function cube(name: string, version: number): string {
+  return `cubes:\n  - name: ${name}\n    sql_table: public.${name}\n    measures:\n      - name: count\n        type: count\n    dimensions:\n      - name: id\n        sql: id\n        type: number\n        primary_key: true\n      - name: v${version}\n        sql: v${version}\n        type: string\n`;
+}
+
+export async function runSoak(options: SoakOptions): Promise<SoakReport> {
+  const log = options.log ?? (() => undefined);
+  const started = Date.now();
+  const em: Emulator = await startEmulator({ seed: 'demo', faults: options.faults, faultSeed: options.faultSeed });
+  const gh: GitHubStandin = await startGitHubStandin();
+  const work = mkdtempSync(join(tmpdir(), 'dmci-soak-'));
+  const caFile = join(work, 'ca.pem');
+  writeFileSync(caFile, `${em.ca}\n${gh.ca}`);
+  const d = () => em.state.deployments[0]!;
+  const report: SoakReport = {
+    lifecycles: options.lifecycles,
+    runs: 0,
+    runsOk: 0,
+    runsFailed: 0,
+    correct: 0,
+    duplicateBranches: 0,
+    duplicateComments: 0,
+    lostOrStaleFiles: 0,
+    leftBehind: [],
+    deployBranchCorrect: false,
+    faultsInjected: {},
+    requests: 0,
+    seconds: 0,
+    failures: [],
+  };
+  /** What the deploy branch must hold at the end: the seed plus every merged PR's file. */
+  const expectedMain: Record<string, string> = hashes(d().branches.main!.head);
+
+  const run = async (pr: number, action: string, headSha: string, modelDir: string, merged = false) => {
+    const lines: string[] = [];
+    const env: NodeJS.ProcessEnv = {
+      DATAMODEL_CI_API_URL: em.baseUrl,
+      DATAMODEL_CI_API_KEY: em.credentials.admin,
+      DATAMODEL_CI_CA_CERT: caFile,
+      DATAMODEL_CI_DEPLOYMENT_ID: '1',
+      DATAMODEL_CI_GITHUB_TOKEN: 'ghs_soak_token_0123456789',
+      DATAMODEL_CI_MODEL_DIR: modelDir,
+      DATAMODEL_CI_REQUEST_TIMEOUT: String(options.requestTimeout ?? 2),
+      GITHUB_REPOSITORY: gh.repository,
+      GITHUB_API_URL: gh.url,
+      GITHUB_RUN_ID: String(report.runs + 1),
+      GITHUB_EVENT_NAME: 'pull_request',
+      GITHUB_EVENT_PATH: writeEvent(pullRequestEvent(action, { number: pr, headSha, merged })),
+    };
+    const code = await runActionCommand('pr', [], { out: (l) => lines.push(l), err: (l) => lines.push(l), env });
+    report.runs += 1;
+    if (code === 0) report.runsOk += 1;
+    else {
+      report.runsFailed += 1;
+      report.failures.push(`PR ${pr} ${action}: exit ${code}: ${lines.filter((l) => /error|warning/.test(l)).slice(-3).join(' | ')}`);
+    }
+    return code;
+  };
+
+  for (let i = 0; i < options.lifecycles; i++) {
+    const pr = 1000 + i;
+    const merge = i % 2 === 0;
+    const branch = `preview-pr-${pr}`;
+    const name = `soak_${i}`;
+    let ok = true;
+    const fail = (why: string) => {
+      ok = false;
+      report.failures.push(`PR ${pr}: ${why}`);
+    };
+    // The PR's checkout: the deploy branch as it is now, plus the PR's own cube.
+    const dir = join(work, `pr-${pr}`);
+    for (const [p, b64] of Object.entries(d().branches.main!.head)) {
+      mkdirSync(dirname(join(dir, p)), { recursive: true });
+      writeFileSync(join(dir, p), Buffer.from(b64, 'base64'));
+    }
+    const write = (v: number) => {
+      mkdirSync(join(dir, 'model', 'cubes'), { recursive: true });
+      writeFileSync(join(dir, 'model', 'cubes', `${name}.yml`), cube(name, v));
+    };
+    const local = (v: number) => ({ ...hashes(d().branches.main!.head), [`model/cubes/${name}.yml`]: sha1(cube(name, v)) });
+
+    const checkPreview = (v: number, headSha: string) => {
+      const shared = d().branches[branch];
+      if (!shared) return fail('no shared branch after a preview run');
+      const got = hashes(shared.head);
+      const want = local(v);
+      if (JSON.stringify(Object.entries(got).sort()) !== JSON.stringify(Object.entries(want).sort())) {
+        report.lostOrStaleFiles += 1;
+        fail('the shared branch does not hold the local files');
+      }
+      const ours = gh.comments(pr);
+      if (ours.length !== 1) {
+        report.duplicateComments += Math.max(0, ours.length - 1);
+        return fail(`${ours.length} comments`);
+      }
+      if (parseComment(ours[0]!.body).ledger?.headSha !== headSha) fail('the comment does not show the head SHA');
+    };
+
+    gh.addPull({ number: pr, headSha: `${pr}a`.padEnd(40, '0'), headRef: `soak-${i}` });
+    write(1);
+    if ((await run(pr, 'opened', `${pr}a`.padEnd(40, '0'), dir)) !== 0) fail('opened run failed');
+    else checkPreview(1, `${pr}a`.padEnd(40, '0'));
+
+    gh.setHead(pr, `${pr}b`.padEnd(40, '0'));
+    write(2);
+    if ((await run(pr, 'synchronize', `${pr}b`.padEnd(40, '0'), dir)) !== 0) fail('synchronize run failed');
+    else checkPreview(2, `${pr}b`.padEnd(40, '0'));
+
+    gh.closePull(pr, merge);
+    if ((await run(pr, 'closed', `${pr}b`.padEnd(40, '0'), dir, merge)) !== 0) fail('closed run failed');
+    if (d().branches[branch]) fail('the shared branch is still there after close');
+    const strays = Object.values(d().branches).filter((b) => b.kind === 'dev' || b.name.startsWith(`${branch}`));
+    if (strays.length) {
+      report.duplicateBranches += strays.filter((b) => b.name !== branch).length;
+      fail(`left behind: ${strays.map((b) => b.name).join(', ')}`);
+    }
+    if (gh.comments(pr).length !== 1) {
+      report.duplicateComments += Math.max(0, gh.comments(pr).length - 1);
+      fail(`${gh.comments(pr).length} comments after close`);
+    }
+    if (merge) expectedMain[`model/cubes/${name}.yml`] = sha1(cube(name, 2));
+    if (ok) report.correct += 1;
+    rmSync(dir, { recursive: true, force: true });
+    log(`lifecycle ${i + 1}/${options.lifecycles}: ${ok ? 'ok' : 'NOT OK'} (${report.runsOk}/${report.runs} runs ok, faults ${JSON.stringify(em.faults.injected)})`);
+  }
+
+  const main = hashes(d().branches.main!.head);
+  report.deployBranchCorrect = JSON.stringify(Object.entries(main).sort()) === JSON.stringify(Object.entries(expectedMain).sort());
+  report.leftBehind = [
+    ...Object.values(d().branches).filter((b) => b.kind === 'dev' || b.name.startsWith('preview-')).map((b) => b.name),
+    ...Object.keys(d().devSessions).map((k) => `session:${k}`),
+  ];
+  report.faultsInjected = { ...em.faults.injected };
+  report.requests = Object.values(em.counts).reduce((a, b) => a + b, 0);
+  report.seconds = Math.round((Date.now() - started) / 100) / 10;
+  await gh.close();
+  await em.close();
+  rmSync(work, { recursive: true, force: true });
+  return report;
+}
