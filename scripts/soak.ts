@@ -4,6 +4,7 @@
  * bench/soak-results.json, exits 0 only when every lifecycle ended correct.
  */
 import { writeFileSync } from 'node:fs';
+import { probeCancel } from '../test/reliability/cancel.js';
 import { runSoak } from '../test/reliability/soak.js';
 
 export async function main(argv: string[]): Promise<number> {
@@ -20,7 +21,11 @@ export async function main(argv: string[]): Promise<number> {
   }
   process.stdout.write(`soak: ${lifecycles} PR lifecycles (open, push, close), faults ${faults}, seed ${faultSeed}\n`);
   const report = await runSoak({ lifecycles, faults, faultSeed, requestTimeout: 2, log: (l) => process.stdout.write(`${l}\n`) });
-  writeFileSync('bench/soak-results.json', `${JSON.stringify({ ...report, faults, faultSeed, node: process.version, date: new Date().toISOString() }, null, 2)}\n`);
+  const cancel = await probeCancel();
+  writeFileSync(
+    'bench/soak-results.json',
+    `${JSON.stringify({ ...report, cancel, faults, faultSeed, node: process.version, date: new Date().toISOString() }, null, 2)}\n`,
+  );
   const line = (k: string, v: unknown) => process.stdout.write(`  ${k.padEnd(22)} ${typeof v === 'string' ? v : JSON.stringify(v)}\n`);
   process.stdout.write('\nsoak report\n');
   line('lifecycles correct', `${report.correct}/${report.lifecycles}`);
@@ -32,8 +37,17 @@ export async function main(argv: string[]): Promise<number> {
   line('deploy branch correct', report.deployBranchCorrect);
   line('faults injected', report.faultsInjected);
   line('platform requests', report.requests);
+  line('secrets found in logs', report.secretsFound);
   line('time', `${report.seconds} s`);
+  line('SIGINT to CANCELLED', `${cancel.cancelledAfterMs} ms (target ≤ 5000), exit ${cancel.exitCode} after ${cancel.exitedAfterMs} ms, status ${cancel.status}`);
   for (const f of report.failures.slice(0, 20)) process.stdout.write(`  ! ${f}\n`);
-  const ok = report.correct === report.lifecycles && report.runsFailed === 0 && report.leftBehind.length === 0 && report.deployBranchCorrect;
+  const ok =
+    report.correct === report.lifecycles &&
+    report.runsFailed === 0 &&
+    report.leftBehind.length === 0 &&
+    report.deployBranchCorrect &&
+    report.secretsFound === 0 &&
+    cancel.status === 'CANCELLED' &&
+    cancel.cancelledAfterMs <= 5_000;
   return ok ? 0 : 1;
 }

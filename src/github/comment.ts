@@ -294,6 +294,9 @@ export interface UpsertResult {
 /** Create or update the deployment's sticky comment, unless a newer head commit owns the PR. */
 export async function upsertStickyComment(api: GitHubApi, options: UpsertOptions): Promise<UpsertResult> {
   const { pr, deploymentId, headSha, runId } = options;
+  // The PR is read at the same time as the comments: both come after every result the comment reports.
+  const pullRead = api.getPull(pr);
+  pullRead.catch(() => undefined);
   const [ours, ...others] = findStickyComments(await api.listComments(pr), deploymentId, options.authors);
   const duplicates = others.map((c) => c.id);
   const parsed = ours ? parseComment(ours.body) : undefined;
@@ -314,8 +317,8 @@ export async function upsertStickyComment(api: GitHubApi, options: UpsertOptions
   });
   const overflow = layout.overflow === undefined ? {} : { overflow: layout.overflow };
 
-  // Re-read the PR as late as possible: a push since this run started hands the comment to the newer run.
-  const pull = await api.getPull(pr);
+  // A push since this run started hands the comment to the newer run.
+  const pull = await pullRead;
   if (!pull) return { ...base, ...overflow, written: false, reason: 'pr-not-found' };
   const previous = current?.ledger;
   const newerWriter =

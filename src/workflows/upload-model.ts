@@ -213,6 +213,17 @@ export async function uploadModel(ctx: OpContext, input: UploadInput): Promise<U
         afterRepeat: async (e) => (e instanceof NotFoundError && (await holdsLocal(input.branch)) ? { merged: true, branchDeleted: true } : undefined),
       },
     );
+    // The dev branch is shared with any other run of this credential on the PR: another run's finish
+    // can land between this run's finish and its commit. Check what the merge brought.
+    if (!(await holdsLocal(input.branch))) {
+      throw new ConflictError({
+        status: 409,
+        method: 'POST',
+        path: `/build/api/v1/deployments/${deploymentId}/merge`,
+        platformMessage: `${input.branch} does not hold this run's files after the merge (another run wrote to ${devBranch})`,
+        request: { method: 'POST', path: `/build/api/v1/deployments/${deploymentId}/merge`, headers: {} },
+      });
+    }
     reporter.info(`merged ${devBranch} into ${input.branch}: ${p.send.length} sent, ${p.remove.length} deleted`);
     input.onMerged?.();
     return result(false);

@@ -38,6 +38,8 @@ export interface SoakReport {
   leftBehind: string[];
   deployBranchCorrect: boolean;
   faultsInjected: Record<string, number>;
+  /** Keys, tokens or minted JWTs found in any captured log line or comment (must be 0). */
+  secretsFound: number;
   requests: number;
   seconds: number;
   failures: string[];
@@ -74,6 +76,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     leftBehind: [],
     deployBranchCorrect: false,
     faultsInjected: {},
+    secretsFound: 0,
     requests: 0,
     seconds: 0,
     failures: [],
@@ -81,6 +84,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   /** What the deploy branch must hold at the end: the seed plus every merged PR's file. */
   const expectedMain: Record<string, string> = hashes(d().branches.main!.head);
 
+  /** Every line any run printed, for the secrets scan. */
+  const captured: string[] = [];
   const run = async (pr: number, action: string, headSha: string, modelDir: string, merged = false) => {
     const lines: string[] = [];
     const env: NodeJS.ProcessEnv = {
@@ -99,6 +104,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     };
     const code = await runActionCommand('pr', [], { out: (l) => lines.push(l), err: (l) => lines.push(l), env });
     report.runs += 1;
+    captured.push(...lines);
     if (code === 0) report.runsOk += 1;
     else {
       report.runsFailed += 1;
@@ -181,6 +187,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     ...Object.keys(d().devSessions).map((k) => `session:${k}`),
   ];
   report.faultsInjected = { ...em.faults.injected };
+  const secrets = [...Object.values(em.credentials), 'ghs_soak_token_0123456789', ...em.controls.minted];
+  const text = [...captured, ...Array.from({ length: options.lifecycles }, (_, i) => gh.comments(1000 + i).map((c) => c.body)).flat()].join('\n');
+  report.secretsFound = secrets.filter((s) => text.includes(s)).length;
   report.requests = Object.values(em.counts).reduce((a, b) => a + b, 0);
   report.seconds = Math.round((Date.now() - started) / 100) / 10;
   await gh.close();
