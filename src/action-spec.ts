@@ -98,7 +98,7 @@ export const ACTIONS: ActionSpec[] = [
     description: 'Upload the data model to a dev branch (only new and changed files), commit, and merge it into the shared branch.',
     inputs: [
       BRANCH,
-      { name: 'concurrency', description: 'Files uploaded in parallel.', default: '8' },
+      { name: 'concurrency', description: 'Files uploaded in parallel (the connection pool holds 16).', default: '16' },
       { name: 'commit-message', description: 'Commit message; default names the PR and the head commit.', default: '' },
       FAIL_WITHOUT_CREDENTIALS,
     ],
@@ -181,7 +181,7 @@ export const ACTIONS: ActionSpec[] = [
       { name: 'merge-on-close', description: 'Merge into the deploy branch when the PR is merged.', default: 'true' },
       { name: 'fail-on-invalid', description: 'Fail the job when the model is invalid.', default: 'true' },
       { name: 'smoke-test', description: 'Query the staging environment once it is enabled.', default: 'false' },
-      { name: 'concurrency', description: 'Files uploaded in parallel.', default: '8' },
+      { name: 'concurrency', description: 'Files uploaded in parallel (the connection pool holds 16).', default: '16' },
       { name: 'remove-on-upstream', description: 'Also delete the git ref on the connected remote at cleanup.', default: 'false' },
       FAIL_WITHOUT_CREDENTIALS,
     ],

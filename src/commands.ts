@@ -108,7 +108,7 @@ const commands: Record<CommandName, (x: Run) => Promise<number>> = {
     const r = await uploadModel(x.op, {
       branch,
       modelDir: x.common.modelDir,
-      concurrency: x.r.int('concurrency', 1, 64) ?? 8,
+      concurrency: x.r.int('concurrency', 1, 64) ?? 16,
       commitMessage: commitMessage(x),
       isStale: () => isStale(x),
     });
@@ -271,10 +271,14 @@ async function previewLifecycle(x: Run): Promise<number> {
       uploadModel(x.op, {
         branch,
         modelDir: x.common.modelDir,
-        concurrency: x.r.int('concurrency', 1, 64) ?? 8,
+        concurrency: x.r.int('concurrency', 1, 64) ?? 16,
         commitMessage: commitMessage(x),
         isStale: () => isStale(x),
-        onMerged: () => void validate().catch(() => undefined),
+        // Each landed merge starts a fresh validation (an upload that had to start over merges again).
+        onMerged: () => {
+          validation = validateBranch(x.op, { branch, modelDir: x.common.modelDir });
+          validation.catch(() => undefined);
+        },
       }),
     );
     x.out['dev-branch'] = up.devBranch ?? '';

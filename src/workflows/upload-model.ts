@@ -21,8 +21,9 @@ export interface UploadInput {
    */
   isStale?: () => Promise<boolean>;
   /**
-   * Called as soon as the merge into the shared branch has landed, before the dev-mode cleanup: a caller
-   * can start work on the merged branch (validation) while the cleanup runs.
+   * Called as soon as the merge into the shared branch has landed, before its check and the dev-mode
+   * cleanup: a caller can start work on the merged branch (validation) meanwhile. Called again when
+   * the check finds another run's files and the upload starts over.
    */
   onMerged?: () => void;
 }
@@ -213,8 +214,11 @@ export async function uploadModel(ctx: OpContext, input: UploadInput): Promise<U
         afterRepeat: async (e) => (e instanceof NotFoundError && (await holdsLocal(input.branch)) ? { merged: true, branchDeleted: true } : undefined),
       },
     );
+    input.onMerged?.();
     // The dev branch is shared with any other run of this credential on the PR: another run's finish
-    // can land between this run's finish and its commit. Check what the merge brought.
+    // can land between this run's finish and its commit. Check what the merge brought (while the
+    // caller's work on the merged branch has started: on a mismatch the upload starts over, and
+    // calls onMerged again).
     if (!(await holdsLocal(input.branch))) {
       throw new ConflictError({
         status: 409,
@@ -225,7 +229,6 @@ export async function uploadModel(ctx: OpContext, input: UploadInput): Promise<U
       });
     }
     reporter.info(`merged ${devBranch} into ${input.branch}: ${p.send.length} sent, ${p.remove.length} deleted`);
-    input.onMerged?.();
     return result(false);
   }
 }
