@@ -146,7 +146,7 @@ describe('retries', () => {
     const gap = Date.now() - started;
     expect(server.requests).toHaveLength(2);
     expect(gap).toBeGreaterThanOrEqual(950);
-    expect(debug.join('\n')).toMatch(/retrying GET \/build\/api\/v1\/deployments\/1\/data-model\/validate in 1000 ms \(attempt 2\/5\)/);
+    expect(debug.join('\n')).toMatch(/retrying GET \/build\/api\/v1\/deployments\/1\/data-model\/validate in 1000 ms \(attempt 2\/8\)/);
   });
 
   it('parses Retry-After as seconds or an HTTP date', () => {

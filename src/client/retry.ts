@@ -12,7 +12,7 @@ export interface RetryPolicy {
 }
 
 export const DEFAULT_RETRY: RetryPolicy = {
-  maxAttempts: 5,
+  maxAttempts: 8,
   baseDelayMs: 250,
   maxDelayMs: 8_000,
   deadlineMs: 120_000,

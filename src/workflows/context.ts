@@ -56,7 +56,7 @@ export interface RetryOptions<T> {
  * transaction, opening the same dev branch) or whose double effect `afterRepeat` recognises.
  */
 export async function retryTransient<T>(fn: () => Promise<T>, options: RetryOptions<T> = {}): Promise<T> {
-  const attempts = options.attempts ?? 4;
+  const attempts = options.attempts ?? 6;
   const baseMs = options.baseMs ?? 300;
   for (let i = 1; ; i++) {
     try {
