@@ -123,8 +123,8 @@ export function loadCa(ca: string, inputName = 'ca-cert'): string {
   }
 }
 
-/** The trust store for a custom CA: public roots + NODE_EXTRA_CA_CERTS + the given CA. */
-function trustStore(ca: string): string[] {
+/** The trust store for a custom CA: public roots + NODE_EXTRA_CA_CERTS + the given CA (a `ca` option replaces Node's defaults otherwise). */
+export function trustStore(ca: string): string[] {
   const list = [...rootCertificates];
   const extra = process.env.NODE_EXTRA_CA_CERTS;
   if (extra) {

@@ -1,10 +1,8 @@
 /** `GitHubApi` over Octokit (`@actions/github`), for github.com and GHES, with an optional extra trusted CA. */
-import { readFileSync } from 'node:fs';
-import { rootCertificates } from 'node:tls';
 import { getOctokit } from '@actions/github';
 import { EnvHttpProxyAgent, fetch as undiciFetch, type Dispatcher } from 'undici';
 import { InputError } from '../client/errors.js';
-import { loadCa } from '../client/http.js';
+import { loadCa, trustStore } from '../client/http.js';
 import type { GitHubApi, IssueComment, PullRequestInfo } from './types.js';
 
 export const DEFAULT_GITHUB_API_URL = 'https://api.github.com';
@@ -30,21 +28,6 @@ export function parseRepository(repository: string): { owner: string; repo: stri
   const m = /^([A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)\/([A-Za-z0-9._-]+)$/.exec(repository.trim());
   if (!m || m[2] === '.' || m[2] === '..') throw new InputError('repository', repository, '`owner/repo`');
   return { owner: m[1] as string, repo: m[2] as string };
-}
-
-/** Public roots + NODE_EXTRA_CA_CERTS + the given CA (a `ca` option replaces Node's defaults otherwise). */
-function trustStore(ca: string): string[] {
-  const list = [...rootCertificates];
-  const extra = process.env.NODE_EXTRA_CA_CERTS;
-  if (extra) {
-    try {
-      list.push(readFileSync(extra, 'utf8'));
-    } catch {
-      // Node itself warns about an unreadable NODE_EXTRA_CA_CERTS at start-up.
-    }
-  }
-  list.push(ca);
-  return list;
 }
 
 /** Build the transport: undici honouring HTTP(S)_PROXY/NO_PROXY like the default `@actions/github` one. */
