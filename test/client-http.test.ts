@@ -167,6 +167,15 @@ describe('retries', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('does not repeat a POST after a 429 either (it reached the server)', async () => {
+    server.handle((_q, r) => json(r, 429, { error: 'slow down' }, { 'retry-after': '0' }));
+    const err = await client()
+      .dbtSync.start({ deploymentId: 1, body: { ref: 'main' } })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RateLimitError);
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('retries a POST whose connection was refused (it never reached a server)', async () => {
     const port = await freePort();
     const debug: string[] = [];

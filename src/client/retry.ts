@@ -31,10 +31,9 @@ export function isRetryable(error: unknown, method: string, endpointIdempotent: 
   const idempotent = endpointIdempotent || IDEMPOTENT.has(method);
   if (error instanceof ConnectionError) return idempotent || !error.sent;
   if (error instanceof TimeoutError) return idempotent;
-  if (error.status !== undefined && RETRY_STATUS(error.status)) {
-    // A 429 means the server refused the request without acting on it, so it is safe for any method.
-    return idempotent || error.status === 429;
-  }
+  // A POST that got an answer reached the server: not repeated here, even on a 429. The operations
+  // repeat one where they know repeating is harmless (src/workflows/context.ts retryTransient).
+  if (error.status !== undefined && RETRY_STATUS(error.status)) return idempotent;
   return false;
 }
 
