@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { InputError, PlatformError } from './client/errors.js';
 import { HttpClient, type HttpMethod } from './client/http.js';
 import { PlatformClient, allEndpoints } from './client/client.js';
-import { iterateOffset } from './client/pagination.js';
 import { VERSION } from './version.js';
 import { UsageError, parseArgs } from './cli/args.js';
 import { CONNECTION_FLAGS, connectionOptions } from './cli/connection.js';
@@ -115,31 +114,20 @@ const commands: Record<string, Command> = {
   },
   async check(argv, io) {
     const { flags } = parseArgs(argv, { boolean: ['json'], string: CONNECTION_FLAGS });
-    const http = new HttpClient({ ...connectionOptions(flags, io.env), onSecret: maskInActions(io) });
+    const client = new PlatformClient({ ...connectionOptions(flags, io.env), onSecret: maskInActions(io) });
     try {
       const ids: { id: string | number; name: string }[] = [];
-      // The deployment list of spec 4.1, read raw so that both response forms count.
-      for await (const d of iterateOffset(async (offset, limit) => {
-        const res = await http.send({ method: 'GET', path: `/api/v1/deployments?offset=${offset}&limit=${limit}` });
-        const body = JSON.parse(res.text ?? '{}') as Record<string, unknown>;
-        const data = body.data as { deployments?: unknown[] } | unknown[] | undefined;
-        const items = (Array.isArray(body.items) ? body.items : Array.isArray(data) ? data : data?.deployments ?? []) as {
-          id: string | number;
-          name: string;
-        }[];
-        return { items, pagination: body.pagination as { offset: number; limit: number; total: number } | undefined };
-      })) {
-        ids.push({ id: d.id, name: d.name });
-      }
+      // Both response forms of spec 4.1 (data.deployments and the vendor's items) are read by the area.
+      for await (const d of client.deployments.iterate()) ids.push({ id: d.id, name: d.name });
       if (io.env.GITHUB_OUTPUT) appendFileSync(io.env.GITHUB_OUTPUT, `deployments=${ids.length}\n`);
       if (flags.json) io.out(JSON.stringify({ ok: true, deployments: ids }));
       else {
-        io.out(`ok: ${http.baseUrl.origin} accepted the key; ${ids.length} deployment(s) visible`);
+        io.out(`ok: ${client.http.baseUrl.origin} accepted the key; ${ids.length} deployment(s) visible`);
         for (const d of ids) io.out(`  ${d.id}  ${d.name}`);
       }
       return 0;
     } finally {
-      await http.close();
+      await client.close();
     }
   },
   async emulator(argv, io) {

@@ -1,20 +1,14 @@
 /** Connection settings from flags or DATAMODEL_CI_* variables, shared by every command. */
+import { envName } from '../action-spec.js';
 import { InputError } from '../client/errors.js';
 import type { AuthScheme, ClientOptions } from '../client/http.js';
+import { sourceOf } from '../settings.js';
 
 export const CONNECTION_FLAGS = ['api-url', 'api-key', 'auth-scheme', 'ca-cert', 'timeout'] as const;
 
-/** `api-url` -> `DATAMODEL_CI_API_URL`. */
-export function envName(flag: string): string {
-  return `DATAMODEL_CI_${flag.toUpperCase().replace(/-/g, '_')}`;
-}
-
 /** A setting from its flag, else its DATAMODEL_CI_* variable; empty counts as unset. */
-export function setting(flags: Record<string, string | boolean>, name: string, env = process.env): string | undefined {
-  const f = flags[name];
-  if (typeof f === 'string' && f !== '') return f;
-  const e = env[envName(name)];
-  return e === undefined || e === '' ? undefined : e;
+function setting(flags: Record<string, string | boolean>, name: string, env: NodeJS.ProcessEnv): string | undefined {
+  return sourceOf(flags, env)(name);
 }
 
 export function connectionOptions(

@@ -378,23 +378,19 @@ function readBool(ctx: FileContext, field: Field | undefined, what: string): boo
   return false;
 }
 
-function parseCube(ctx: FileContext, node: Node): EntityDef {
+/** The part every cube and view starts with: its fields, name, title and an empty entity. */
+function startEntity(ctx: FileContext, node: Node, kind: 'cube' | 'view') {
   const itemLine = ctx.line(node, 1);
   const fields = ctx.fields(node);
-  const { name, label, line } = readName(ctx, fields, itemLine, 'cube');
-  const what = `cube "${label}"`;
-  const entity: EntityDef = {
-    kind: 'cube',
-    name,
-    label,
-    file: ctx.file,
-    line,
-    members: [],
-    joins: [],
-    sources: [],
-    refs: [],
-  };
+  const { name, label, line } = readName(ctx, fields, itemLine, kind);
+  const what = `${kind} "${label}"`;
+  const entity: EntityDef = { kind, name, label, file: ctx.file, line, members: [], joins: [], sources: [], refs: [] };
   entity.title = readText(ctx, fields.get('title'), `${what} title`);
+  return { fields, label, line, what, entity };
+}
+
+function parseCube(ctx: FileContext, node: Node): EntityDef {
+  const { fields, label, line, what, entity } = startEntity(ctx, node, 'cube');
 
   // A key with an empty value counts as absent.
   const given = (f: Field | undefined): f is Field => f !== undefined && scalarText(f.value) !== undefined;
@@ -564,22 +560,7 @@ function parseNamedList(ctx: FileContext, field: Field | undefined, what: string
 }
 
 function parseView(ctx: FileContext, node: Node): EntityDef {
-  const itemLine = ctx.line(node, 1);
-  const fields = ctx.fields(node);
-  const { name, label, line } = readName(ctx, fields, itemLine, 'view');
-  const what = `view "${label}"`;
-  const entity: EntityDef = {
-    kind: 'view',
-    name,
-    label,
-    file: ctx.file,
-    line,
-    members: [],
-    joins: [],
-    sources: [],
-    refs: [],
-  };
-  entity.title = readText(ctx, fields.get('title'), `${what} title`);
+  const { fields, label, what, entity } = startEntity(ctx, node, 'view');
 
   const cubesField = fields.get('cubes');
   if (cubesField) {
