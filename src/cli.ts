@@ -10,9 +10,6 @@ import { CONNECTION_FLAGS, connectionOptions } from './cli/connection.js';
 import { ACTIONS } from './action-spec.js';
 import { renderActionReadme, renderActionYml, updateReadme, updateReadmeExamples } from './action-files.js';
 import { runActionCommand } from './commands.js';
-import { parseFaults } from './emulator/faults.js';
-import { SEEDS } from './emulator/seed.js';
-import { startEmulator } from './emulator/server.js';
 import { scanModel } from './workflows/local-model.js';
 
 export interface Io {
@@ -48,10 +45,6 @@ Other commands:
   api <METHOD> <PATH>         send one request to the platform API and print the JSON answer
                               (--data '<json>' for a body)
   endpoints                   list every API operation the client knows (method, path, spec section)
-  emulator                    run the platform emulator over HTTPS (prints one JSON line, runs until Ctrl-C)
-                              [--host 127.0.0.1] [--port 0] [--state-dir DIR] [--seed demo|empty]
-                              [--latency MS] [--faults 5xx=0.1,429=0.05,reset=0.02,hang=0.01]
-                              [--fault-seed N] [--time-scale X]
   version                     print the version
 
 Connection (every command that talks to the platform), from flags or variables:
@@ -129,59 +122,6 @@ const commands: Record<string, Command> = {
     } finally {
       await client.close();
     }
-  },
-  async emulator(argv, io) {
-    const { flags } = parseArgs(argv, {
-      string: ['host', 'port', 'state-dir', 'seed', 'latency', 'faults', 'fault-seed', 'time-scale'],
-    });
-    const num = (name: string, min: number, fallback?: number): number | undefined => {
-      const raw = flags[name];
-      if (raw === undefined) return fallback;
-      const n = Number(raw);
-      if (typeof raw !== 'string' || raw.trim() === '' || !Number.isFinite(n) || n < min) {
-        throw new InputError(`--${name}`, raw, `a number of at least ${min}`);
-      }
-      return n;
-    };
-    const seed = (flags.seed ?? 'demo') as string;
-    if (!SEEDS.includes(seed as never)) throw new InputError('--seed', seed, SEEDS.join(' or '));
-    const port = num('port', 0, 0) as number;
-    if (!Number.isInteger(port) || port > 65535) throw new InputError('--port', flags.port, 'an integer from 0 to 65535');
-    let faults;
-    try {
-      faults = parseFaults(flags.faults as string | undefined);
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
-    const emulator = await startEmulator({
-      host: (flags.host as string | undefined) ?? '127.0.0.1',
-      port,
-      stateDir: flags['state-dir'] as string | undefined,
-      seed: seed as 'demo' | 'empty',
-      latencyMs: num('latency', 0, 0),
-      faults,
-      faultSeed: num('fault-seed', 0, 1),
-      clock: { scale: num('time-scale', 0.001, 1) },
-    });
-    io.out(
-      JSON.stringify({
-        baseUrl: emulator.baseUrl,
-        caFile: emulator.caFile,
-        credentials: emulator.credentials,
-        deployments: emulator.deployments,
-      }),
-    );
-    await new Promise<void>((resolveStop) => {
-      const stop = () => {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-        resolveStop();
-      };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
-    });
-    await emulator.close();
-    return 0;
   },
   async api(argv, io) {
     const { flags, positionals } = parseArgs(argv, { boolean: ['json'], string: [...CONNECTION_FLAGS, 'data'] });

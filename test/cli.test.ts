@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type Io } from '../src/cli.js';
 import { parseArgs } from '../src/cli/args.js';
 import { VERSION } from '../src/version.js';
-import { json, startTestServer, type TestServer } from './support/https-server.js';
+import { json, startTestServer, type TestServer } from '../packages/emulator/src/github/https-server.js';
 
 const KEY = 'cli-key-0123456789';
 let server: TestServer;

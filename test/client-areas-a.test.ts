@@ -5,13 +5,14 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { HttpClient, type ClientOptions } from '../src/client/http.js';
 import { InputError, PermissionDeniedError } from '../src/client/errors.js';
 import { collect } from '../src/client/pagination.js';
-import { SCIM_GROUP_SCHEMA, SCIM_LIST_SCHEMA, environmentRestUrl } from '../src/client/schemas.js';
-import { deploymentsApi, environmentsOf } from '../src/client/areas/deployments.js';
+import { SCIM_GROUP_SCHEMA, SCIM_LIST_SCHEMA, environmentRestUrl } from '@datamodel-ci/platform-api';
+import { deploymentsApi } from '../src/client/areas/deployments.js';
+import { environmentsOf } from '@datamodel-ci/platform-api';
 import { notificationsApi } from '../src/client/areas/notifications.js';
 import { auditLogsApi } from '../src/client/areas/audit-logs.js';
 import { usageAnalyticsApi } from '../src/client/areas/usage-analytics.js';
 import { scimApi } from '../src/client/areas/scim.js';
-import { json, startTestServer, type TestServer } from './support/https-server.js';
+import { json, startTestServer, type TestServer } from '../packages/emulator/src/github/https-server.js';
 
 let server: TestServer;
 const clients: HttpClient[] = [];

@@ -28,7 +28,7 @@ import {
   type ClientOptions,
 } from '../src/client/index.js';
 import { VERSION } from '../src/version.js';
-import { json, startTestServer, type TestServer } from './support/https-server.js';
+import { json, startTestServer, type TestServer } from '../packages/emulator/src/github/https-server.js';
 
 const KEY = 'test-key-0123456789abcdef';
 let server: TestServer;

@@ -20,9 +20,9 @@ import {
   type ClientOptions,
   type PlatformError,
 } from '../src/client/index.js';
-import { startEmulator, type Emulator } from '../src/emulator/server.js';
-import { verifyJwt } from '../src/emulator/jwt.js';
-import { csvField } from '../src/emulator/handlers/account.js';
+import { startEmulator, type Emulator } from '../packages/emulator/src/server.js';
+import { verifyJwt } from '../packages/emulator/src/jwt.js';
+import { csvField } from '../packages/emulator/src/handlers/account.js';
 
 let em: Emulator;
 let admin: PlatformClient;

@@ -7,10 +7,10 @@ import {
   NotFoundError,
   PermissionDeniedError,
   collect,
-  environmentRestUrl,
   type PlatformClient,
 } from '../src/client/index.js';
-import { DEMO_MODEL } from '../src/emulator/seed.js';
+import { environmentRestUrl } from '@datamodel-ci/platform-api';
+import { DEMO_MODEL } from '../packages/emulator/src/seed.js';
 import { emulatorFixture, snapshot, type EmulatorFixture } from './support/emulator.js';
 
 let fx: EmulatorFixture;

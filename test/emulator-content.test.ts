@@ -15,8 +15,8 @@ import {
   collect,
   routeTable,
 } from '../src/client/index.js';
-import { contentHandlers } from '../src/emulator/handlers/content.js';
-import { startEmulator, type Emulator } from '../src/emulator/server.js';
+import { contentHandlers } from '../packages/emulator/src/handlers/content.js';
+import { startEmulator, type Emulator } from '../packages/emulator/src/server.js';
 
 let em: Emulator;
 let c: PlatformClient;

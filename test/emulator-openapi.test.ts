@@ -3,8 +3,8 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { PlatformClient, allEndpoints, routeTable } from '../src/client/index.js';
-import { buildOpenApiDocument } from '../src/emulator/openapi.js';
-import { startEmulator, type Emulator } from '../src/emulator/server.js';
+import { buildOpenApiDocument } from '../packages/emulator/src/openapi.js';
+import { startEmulator, type Emulator } from '../packages/emulator/src/server.js';
 
 type Json = Record<string, any>;
 

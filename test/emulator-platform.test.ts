@@ -14,8 +14,8 @@ import {
   PlatformClient,
   collect,
 } from '../src/client/index.js';
-import { verifyJwt } from '../src/emulator/jwt.js';
-import { startEmulator } from '../src/emulator/server.js';
+import { verifyJwt } from '../packages/emulator/src/jwt.js';
+import { startEmulator } from '../packages/emulator/src/server.js';
 import { emulatorFixture, snapshot, type EmulatorFixture } from './support/emulator.js';
 
 let fx: EmulatorFixture;
@@ -27,9 +27,9 @@ beforeAll(async () => {
 afterAll(() => fx.close());
 
 describe('start-up', () => {
-  it('`datamodel-ci emulator` prints exactly one JSON line, serves, and exits 0 on SIGTERM', async () => {
+  it('`datamodel-ci-emulator` prints exactly one JSON line, serves, and exits 0 on SIGTERM', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dmci-emu-cli-'));
-    const child = spawn(process.execPath, ['dist/index.js', 'emulator', '--seed', 'demo', '--state-dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['packages/emulator/bin/datamodel-ci-emulator.mjs', '--seed', 'demo', '--state-dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
     const lines: string[] = [];
     const rl = createInterface({ input: child.stdout });
     const first = await new Promise<string>((resolve, reject) => {
@@ -63,7 +63,7 @@ describe('start-up', () => {
   it('refuses bad flags with exit 2, naming the flag', async () => {
     const run = (args: string[]) =>
       new Promise<{ code: number | null; stderr: string }>((resolve) => {
-        const child = spawn(process.execPath, ['dist/index.js', 'emulator', ...args]);
+        const child = spawn(process.execPath, ['packages/emulator/bin/datamodel-ci-emulator.mjs', ...args]);
         let stderr = '';
         child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
         child.on('exit', (code) => resolve({ code, stderr }));

@@ -1,42 +1,20 @@
 import { HttpClient, type ClientOptions } from './http.js';
-import type { Endpoint } from './endpoint.js';
-import { appApi, appEndpoints } from './areas/app.js';
-import { auditLogEndpoints, auditLogsApi } from './areas/audit-logs.js';
-import { branchEndpoints, branchesApi } from './areas/branches.js';
-import { dataModelApi, dataModelEndpoints } from './areas/data-model.js';
-import { dbtSyncApi, dbtSyncEndpoints } from './areas/dbt-sync.js';
-import { deploymentEndpoints, deploymentsApi } from './areas/deployments.js';
-import { embedApi, embedEndpoints } from './areas/embed.js';
-import { githubApi, githubEndpoints } from './areas/github.js';
-import { notificationEndpoints, notificationsApi } from './areas/notifications.js';
-import { scimApi, scimEndpoints } from './areas/scim.js';
-import { tenantApi, tenantEndpoints } from './areas/tenant.js';
-import { usageAnalyticsApi, usageAnalyticsEndpoints } from './areas/usage-analytics.js';
-import { userEndpoints, usersApi } from './areas/users.js';
-import { workspaceApi, workspaceEndpoints } from './areas/workspace.js';
+import { appApi } from './areas/app.js';
+import { auditLogsApi } from './areas/audit-logs.js';
+import { branchesApi } from './areas/branches.js';
+import { dataModelApi } from './areas/data-model.js';
+import { dbtSyncApi } from './areas/dbt-sync.js';
+import { deploymentsApi } from './areas/deployments.js';
+import { embedApi } from './areas/embed.js';
+import { githubApi } from './areas/github.js';
+import { notificationsApi } from './areas/notifications.js';
+import { scimApi } from './areas/scim.js';
+import { tenantApi } from './areas/tenant.js';
+import { usageAnalyticsApi } from './areas/usage-analytics.js';
+import { usersApi } from './areas/users.js';
+import { workspaceApi } from './areas/workspace.js';
 
-/** Every endpoint the client knows, by area: the route table (the emulator serves the same one). */
-export const routeTable = {
-  deployments: deploymentEndpoints,
-  branches: branchEndpoints,
-  dataModel: dataModelEndpoints,
-  dbtSync: dbtSyncEndpoints,
-  notifications: notificationEndpoints,
-  auditLogs: auditLogEndpoints,
-  usageAnalytics: usageAnalyticsEndpoints,
-  scim: scimEndpoints,
-  users: userEndpoints,
-  tenant: tenantEndpoints,
-  github: githubEndpoints,
-  embed: embedEndpoints,
-  workspace: workspaceEndpoints,
-  app: appEndpoints,
-} as const satisfies Record<string, Record<string, Endpoint>>;
-
-/** All endpoints as a flat list. */
-export function allEndpoints(): Endpoint[] {
-  return Object.values(routeTable).flatMap((area) => Object.values(area) as Endpoint[]);
-}
+export { allEndpoints, routeTable } from '@datamodel-ci/platform-api';
 
 /** The platform API client: one HTTP core, one object per API area. */
 export class PlatformClient {

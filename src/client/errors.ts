@@ -1,4 +1,7 @@
 import type { Redactor } from './redact.js';
+import { InputError, showValue } from '@datamodel-ci/platform-api';
+
+export { InputError, showValue };
 
 /** A copy of a request that is safe to print: no Authorization header, secrets replaced. */
 export interface RedactedRequest {
@@ -132,34 +135,6 @@ export class ResponseShapeError extends PlatformError {
   }
 }
 
-/** Bad input found before anything was sent: names the input, the value and what was expected. */
-export class InputError extends Error {
-  override name = 'InputError';
-  readonly input: string;
-  readonly value: unknown;
-  readonly expected: string;
-  constructor(input: string, value: unknown, expected: string) {
-    super(`${input}: got ${showValue(value)}, expected ${expected}`);
-    this.input = input;
-    this.value = value;
-    this.expected = expected;
-  }
-}
-
-/** Render a value for an error message: short, quoted, never multi-line. */
-export function showValue(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (typeof value === 'string') {
-    const s = value.length > 120 ? `${value.slice(0, 117)}...` : value;
-    return JSON.stringify(s);
-  }
-  try {
-    const s = JSON.stringify(value) ?? String(value);
-    return s.length > 120 ? `${s.slice(0, 117)}...` : s;
-  } catch {
-    return String(value);
-  }
-}
 
 function describeCause(cause: unknown): string {
   if (cause instanceof Error) {

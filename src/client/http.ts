@@ -16,7 +16,8 @@ import { Redactor, type SecretHook } from './redact.js';
 import { DEFAULT_RETRY, backoffDelay, isRetryable, parseRetryAfter, sleep, type RetryPolicy } from './retry.js';
 import { VERSION } from '../version.js';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+import type { HttpMethod } from '@datamodel-ci/platform-api';
+export type { HttpMethod };
 export type AuthScheme = 'bearer' | 'api-key';
 
 /** Where debug lines go; the action layer wires this to `core.debug`. */

@@ -1,4 +1,4 @@
-import type { PageInfo, Pagination } from './schemas.js';
+import type { PageInfo, Pagination } from '@datamodel-ci/platform-api';
 
 /** One page of a cursor list. */
 export interface CursorPageResult<T> {

@@ -1,49 +1,9 @@
 import type { z } from 'zod';
 import type { Readable } from 'node:stream';
-import { InputError, ResponseShapeError } from './errors.js';
+import { InputError, formatPath, issueText, parseInput, pathParams, type ArgsOf, type Endpoint, type ResultOf } from '@datamodel-ci/platform-api';
+import { ResponseShapeError } from './errors.js';
 import { encodeMultipart, type HttpClient, type RawRequest, type RequestOptions } from './http.js';
-import { pathParams, type ArgsOf, type Endpoint, type ResultOf } from './endpoint.js';
 import { iterateCursor, type CursorPageResult } from './pagination.js';
-
-/** Render a zod issue path as `a.b[0].c`. */
-export function formatPath(prefix: string, path: readonly PropertyKey[]): string {
-  let out = prefix;
-  for (const key of path) {
-    if (typeof key === 'number') out += `[${key}]`;
-    else out += out ? `.${String(key)}` : String(key);
-  }
-  return out || '(root)';
-}
-
-/** The expectation of an input issue, phrased to follow "expected" (the value itself is shown separately). */
-function issueExpected(issue: z.core.$ZodIssue): string {
-  return issue.message
-    .replace(/^Invalid input: /, '')
-    .replace(/^expected /, '')
-    .replace(/, received \w+$/, '');
-}
-
-/** A response issue as zod words it, minus its "Invalid input" prefix. */
-function issueText(issue: z.core.$ZodIssue): string {
-  return issue.message.replace(/^Invalid input: /, '');
-}
-
-function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
-  let v: unknown = root;
-  for (const key of path) {
-    if (v === null || typeof v !== 'object') return undefined;
-    v = (v as Record<PropertyKey, unknown>)[key];
-  }
-  return v;
-}
-
-/** Parse caller input with a schema; the first problem becomes an InputError naming input, value and expectation. */
-export function parseInput<S extends z.ZodType>(schema: S, value: unknown, prefix: string): z.output<S> {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0] as z.core.$ZodIssue;
-  throw new InputError(formatPath(prefix, issue.path), valueAt(value, issue.path), issueExpected(issue));
-}
 
 /** Serialize a query object: undefined/null dropped, arrays repeated, objects as JSON. */
 export function encodeQuery(query: Record<string, unknown> | undefined): string {

@@ -4,7 +4,7 @@
  * cancel the remote run (DELETE) on timeout or when the job is cancelled (the signal).
  */
 import { AbortedError, ConflictError, NotFoundError } from '../client/errors.js';
-import type { DbtSyncLogEntry, DbtSyncStatusResponse } from '../client/areas/dbt-sync.js';
+import type { DbtSyncLogEntry, DbtSyncStatusResponse } from '@datamodel-ci/platform-api';
 import { retryTransient, type OpContext } from './context.js';
 
 export interface DbtSyncInput {

@@ -1,6 +1,6 @@
 /** enable-staging: turn on the always-on staging environment of the shared branch; optionally query it. */
 import { HttpClient } from '../client/http.js';
-import { environmentRestUrl } from '../client/schemas.js';
+import { environmentRestUrl } from '@datamodel-ci/platform-api';
 import { InputError } from '../client/errors.js';
 import { sleep } from '../client/retry.js';
 import { mutate, retryTransient, type OpContext } from './context.js';

@@ -2,7 +2,7 @@
  * Spec section 5: 401 for a missing, malformed or expired credential; 403 for a key scoped to other
  * deployments, a non-admin on an admin-only endpoint, or a missing permission.
  */
-import type { Endpoint } from '../client/endpoint.js';
+import type { Endpoint } from '@datamodel-ci/platform-api';
 import type { Clock } from './clock.js';
 import { HttpError, type Principal } from './context.js';
 import { ALL_PERMISSIONS, type DeploymentRec, type State } from './state.js';

@@ -1,5 +1,5 @@
 /** What every emulator handler sees and returns. */
-import type { Endpoint } from '../client/endpoint.js';
+import type { Endpoint } from '@datamodel-ci/platform-api';
 import type { Clock } from './clock.js';
 import type { ApiKeyRec, DbtPhasePlan, DeploymentRec, State, UserRec } from './state.js';
 

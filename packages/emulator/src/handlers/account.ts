@@ -4,7 +4,7 @@
  * user attributes and custom roles (4.14, 4.15). Every handler checks everything first and changes
  * state last (ids are drawn only after the checks), so a rejected request changes nothing.
  */
-import { SCIM_GROUP_SCHEMA, SCIM_LIST_SCHEMA, SCIM_USER_SCHEMA } from '../../client/schemas.js';
+import { SCIM_GROUP_SCHEMA, SCIM_LIST_SCHEMA, SCIM_USER_SCHEMA } from '@datamodel-ci/platform-api';
 import { HttpError, reply, requireDeployment, type Ctx, type Handler, type HandlerTable } from '../context.js';
 import { signJwt } from '../jwt.js';
 import { ALL_PERMISSIONS, nextId, type GroupRec, type State, type UserRec } from '../state.js';

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import type { HttpMethod } from './http.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** Who may call an endpoint; the emulator enforces it and the docs list it. */
 export interface AccessRule {

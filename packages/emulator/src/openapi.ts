@@ -4,8 +4,8 @@
  * JSON Schema 2020-12 by zod's own `z.toJSONSchema`.
  */
 import { z } from 'zod';
-import { routeTable } from '../client/client.js';
-import { pathParams, type Endpoint } from '../client/endpoint.js';
+import { routeTable } from '@datamodel-ci/platform-api';
+import { pathParams, type Endpoint } from '@datamodel-ci/platform-api';
 
 type Json = Record<string, unknown>;
 

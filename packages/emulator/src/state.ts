@@ -3,7 +3,7 @@
  * branches, files and runs. File contents are base64 so hashes are of the exact bytes.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { Permission } from '../client/endpoint.js';
+import type { Permission } from '@datamodel-ci/platform-api';
 
 export const ALL_PERMISSIONS: Permission[] = [
   'SchemaRead',

@@ -1,0 +1,116 @@
+/** `datamodel-ci-emulator`: run the platform emulator over HTTPS until Ctrl-C (or SIGTERM). */
+import { parseArgs } from 'node:util';
+import { parseFaults } from './faults.js';
+import { SEEDS, type SeedName } from './seed.js';
+import { startEmulator } from './server.js';
+
+const HELP = `datamodel-ci-emulator: the platform API (and its data API) on this machine, over HTTPS.
+
+Usage: datamodel-ci-emulator [--flags]
+
+Prints one JSON line { baseUrl, caFile, credentials, deployments } once it listens, then runs until
+Ctrl-C or SIGTERM. Point datamodel-ci at it with --api-url <baseUrl> --ca-cert <caFile> and one of
+the printed credentials as --api-key.
+
+  --host HOST          address to listen on (default 127.0.0.1)
+  --port N             port (default 0: any free port)
+  --state-dir DIR      keep the state (and the CA) in DIR across restarts
+  --seed demo|empty    start with the demo deployment and model, or nothing (default demo)
+  --latency MS         added to every answer (default 0)
+  --faults SPEC        inject faults, e.g. 5xx=0.1,429=0.05,reset=0.02,hang=0.01
+  --fault-seed N       seed of the fault draws (default 1)
+  --time-scale X       speed of the emulator's clock, e.g. 10 runs dbt syncs ten times faster (default 1)
+  -h, --help           this text
+`;
+
+export interface Io {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+const defaultIo: Io = {
+  out: (l) => process.stdout.write(`${l}\n`),
+  err: (l) => process.stderr.write(`${l}\n`),
+};
+
+class UsageError extends Error {}
+
+function number(flags: Record<string, unknown>, name: string, min: number, fallback: number): number {
+  const raw = flags[name];
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (typeof raw !== 'string' || raw.trim() === '' || !Number.isFinite(n) || n < min) {
+    throw new UsageError(`--${name}: got ${JSON.stringify(raw)}, expected a number of at least ${min}`);
+  }
+  return n;
+}
+
+/** Parse the flags, start the emulator, print its JSON line, wait for a signal. Returns the exit code. */
+export async function main(argv: string[], io: Io = defaultIo): Promise<number> {
+  let flags: Record<string, string | boolean | undefined>;
+  try {
+    ({ values: flags } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        host: { type: 'string' },
+        port: { type: 'string' },
+        'state-dir': { type: 'string' },
+        seed: { type: 'string' },
+        latency: { type: 'string' },
+        faults: { type: 'string' },
+        'fault-seed': { type: 'string' },
+        'time-scale': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (e) {
+    io.err(`datamodel-ci-emulator: ${(e as Error).message}. Run "datamodel-ci-emulator --help" for the flags.`);
+    return 2;
+  }
+  if (flags.help) {
+    io.out(HELP);
+    return 0;
+  }
+  let options: Parameters<typeof startEmulator>[0];
+  try {
+    const seed = (flags.seed ?? 'demo') as string;
+    if (!SEEDS.includes(seed as SeedName)) throw new UsageError(`--seed: got ${JSON.stringify(seed)}, expected ${SEEDS.join(' or ')}`);
+    const port = number(flags, 'port', 0, 0);
+    if (!Number.isInteger(port) || port > 65535) throw new UsageError(`--port: got ${JSON.stringify(flags.port)}, expected an integer from 0 to 65535`);
+    let faults;
+    try {
+      faults = parseFaults(flags.faults as string | undefined);
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    options = {
+      host: (flags.host as string | undefined) ?? '127.0.0.1',
+      port,
+      stateDir: flags['state-dir'] as string | undefined,
+      seed: seed as SeedName,
+      latencyMs: number(flags, 'latency', 0, 0),
+      faults,
+      faultSeed: number(flags, 'fault-seed', 0, 1),
+      clock: { scale: number(flags, 'time-scale', 0.001, 1) },
+    };
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    io.err(`datamodel-ci-emulator: ${e.message}`);
+    return 2;
+  }
+  const emulator = await startEmulator(options);
+  io.out(JSON.stringify({ baseUrl: emulator.baseUrl, caFile: emulator.caFile, credentials: emulator.credentials, deployments: emulator.deployments }));
+  await new Promise<void>((resolveStop) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolveStop();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  await emulator.close();
+  return 0;
+}
