@@ -1,11 +1,12 @@
 /**
- * One module reads every input into typed settings: from a `--flag`, else its `DATAMODEL_CI_*`
- * variable (how action.yml passes inputs), else the default of the action table. A bad value is an
- * InputError naming the input, the value and the expected form.
+ * Every input of a command, read and checked before its first network call: from a `--flag`, else its
+ * `DATAMODEL_CI_*` variable (how action.yml passes inputs), else the action table's default. A bad value
+ * is an InputError naming the input, the value and the expected form; nothing has been sent yet.
  */
+import { branchNameProblem, prefixProblem } from '@datamodel-ci/platform-api';
+import { actionSpec, COMMON_INPUTS, envName, inputsOf, type CommandName, type InputSpec } from './action-spec.js';
 import { InputError } from './client/errors.js';
 import { parseBaseUrl, type AuthScheme } from './client/http.js';
-import { actionSpec, envName, inputsOf, type CommandName } from './action-spec.js';
 
 export type Source = (name: string) => string | undefined;
 
@@ -15,18 +16,22 @@ export function sourceOf(flags: Record<string, string | boolean>, env: NodeJS.Pr
     const f = flags[name];
     if (typeof f === 'string' && f !== '') return f;
     if (f === true) return 'true';
+    if (f === false) return 'false';
     const e = env[envName(name)];
     return e === undefined || e.trim() === '' ? undefined : e.trim();
   };
 }
 
+/** Typed reads of declared inputs; records which were read so a test can prove none is forgotten. */
 export class InputReader {
   private readonly defaults: Map<string, string | undefined>;
+  /** Every input name this reader was asked for. */
+  readonly read = new Set<string>();
   constructor(
     private readonly source: Source,
-    command: CommandName,
+    inputs: readonly InputSpec[],
   ) {
-    this.defaults = new Map(inputsOf(actionSpec(command)).map((i) => [i.name, i.default]));
+    this.defaults = new Map(inputs.map((i) => [i.name, i.default]));
   }
 
   /**
@@ -34,6 +39,7 @@ export class InputReader {
    * command does not declare reads as unset: a stray variable in the job cannot change its behaviour.
    */
   raw(name: string): string | undefined {
+    this.read.add(name);
     if (!this.defaults.has(name)) return undefined;
     const v = this.source(name);
     if (v !== undefined) return v;
@@ -47,7 +53,7 @@ export class InputReader {
 
   required(name: string, expected: string): string {
     const v = this.raw(name);
-    if (v === undefined) throw new InputError(name, undefined, `${expected} (input ${name} or ${envName(name)})`);
+    if (v === undefined) throw new InputError(name, undefined, `${expected} (input ${name}, --${name} or ${envName(name)})`);
     return v;
   }
 
@@ -91,6 +97,15 @@ export class InputReader {
     const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 's' | 'm' | 'h' | 'd'];
     return Number(m[1]) * unit;
   }
+
+  /** A branch name, checked against the platform's rule. */
+  branch(name: string): string | undefined {
+    const v = this.raw(name);
+    if (v === undefined) return undefined;
+    const problem = branchNameProblem(v);
+    if (problem) throw new InputError(name, v, problem);
+    return v;
+  }
 }
 
 export interface ConnectionSettings {
@@ -99,6 +114,8 @@ export interface ConnectionSettings {
   apiKey: string | undefined;
   authScheme: AuthScheme;
   caCert: string | undefined;
+  /** Per-request timeout, ms. */
+  requestTimeoutMs: number;
 }
 
 export interface CommonSettings {
@@ -108,48 +125,109 @@ export interface CommonSettings {
   modelDir: string;
   branchPrefix: string;
   dryRun: boolean;
-  failWithoutCredentials: boolean;
-  /** Per-request timeout, ms. */
-  requestTimeoutMs: number;
 }
 
-/** Platform branch names the toolkit makes: lower-case letters, digits, `-`, `_`, `.`, `/`. */
-const PREFIX = /^[a-z0-9][a-z0-9._/-]*$|^$/;
+/** Each command's own inputs, typed. */
+export interface CommandInputs {
+  'start-dev-branch': { branch?: string };
+  'upload-model': { branch?: string; concurrency: number; commitMessage?: string };
+  validate: { branch?: string; failOnInvalid: boolean };
+  'enable-staging': { branch?: string; smokeTest: boolean; smokeTimeoutMs: number };
+  'dbt-sync-and-wait': { ref?: string; branchName?: string; source: 'git' | 'manifest'; timeoutMs: number };
+  'merge-to-default': { branch?: string; keepBranch: boolean; message?: string };
+  'cleanup-branch': { branch?: string; mode: 'pr' | 'sweep'; minAgeMs: number; removeOnUpstream: boolean };
+  pr: { branch?: string; mergeOnClose: boolean; failOnInvalid: boolean; smokeTest: boolean; concurrency: number; removeOnUpstream: boolean };
+}
 
-export function readCommon(r: InputReader): CommonSettings {
+export type Settings<C extends CommandName = CommandName> = CommonSettings & {
+  command: C;
+  failWithoutCredentials: boolean;
+  inputs: CommandInputs[C];
+};
+
+/** The connection inputs alone (the `check` and `api` commands). */
+export function readConnection(r: InputReader): ConnectionSettings {
   const apiUrl = r.required('api-url', "the platform's https:// address");
   parseBaseUrl(apiUrl, 'api-url');
+  return {
+    apiUrl,
+    apiKey: r.raw('api-key'),
+    authScheme: r.oneOf('auth-scheme', ['bearer', 'api-key'] as const),
+    caCert: r.raw('ca-cert'),
+    requestTimeoutMs: (r.positive('request-timeout') ?? 30) * 1000,
+  };
+}
+
+/** The inputs every action shares. */
+export function readCommon(r: InputReader): CommonSettings {
+  const connection = readConnection(r);
   const branchPrefix = r.raw('branch-prefix') ?? '';
-  if (!PREFIX.test(branchPrefix) || branchPrefix.includes('..') || branchPrefix.startsWith('dev-')) {
-    throw new InputError('branch-prefix', branchPrefix, 'lower-case letters, digits, ".", "_", "-" or "/", not starting with "dev-" and without ".."');
-  }
+  const badPrefix = prefixProblem(branchPrefix);
+  if (badPrefix) throw new InputError('branch-prefix', branchPrefix, badPrefix);
   const deploymentId = r.int('deployment-id', 1);
   if (deploymentId === undefined) throw new InputError('deployment-id', undefined, 'the id of the platform deployment (a positive integer)');
   const modelDir = r.raw('model-dir') ?? '.';
   if (modelDir.split(/[\\/]/).includes('..')) {
     throw new InputError('model-dir', modelDir, 'a folder inside the repository, without ".." segments');
   }
-  return {
-    connection: {
-      apiUrl,
-      apiKey: r.raw('api-key'),
-      authScheme: r.oneOf('auth-scheme', ['bearer', 'api-key'] as const),
-      caCert: r.raw('ca-cert'),
-    },
-    deploymentId,
-    githubToken: r.raw('github-token'),
-    modelDir,
-    branchPrefix,
-    dryRun: r.bool('dry-run'),
-    failWithoutCredentials: r.bool('fail-without-credentials'),
-    requestTimeoutMs: (r.positive('request-timeout') ?? 30) * 1000,
-  };
+  return { connection, deploymentId, githubToken: r.raw('github-token'), modelDir, branchPrefix, dryRun: r.bool('dry-run') };
 }
 
-/** Check a branch name given as input. */
-export function checkBranchInput(name: string, value: string): string {
-  if (!/^[A-Za-z0-9][A-Za-z0-9._/-]*$/.test(value) || value.includes('..') || value.endsWith('/')) {
-    throw new InputError(name, value, 'a branch name of letters, digits, ".", "_", "-" and "/" (no spaces, no "..")');
-  }
-  return value;
+const CONCURRENCY = { min: 1, max: 64, fallback: 16 };
+
+type Readers = { [C in CommandName]: (r: InputReader) => CommandInputs[C] };
+
+/** One reader per command: each reads all of its command's own inputs. */
+const readers: Readers = {
+  'start-dev-branch': (r) => ({ branch: r.branch('branch') }),
+  'upload-model': (r) => ({
+    branch: r.branch('branch'),
+    concurrency: r.int('concurrency', CONCURRENCY.min, CONCURRENCY.max) ?? CONCURRENCY.fallback,
+    commitMessage: r.string('commit-message'),
+  }),
+  validate: (r) => ({ branch: r.branch('branch'), failOnInvalid: r.bool('fail-on-invalid') }),
+  'enable-staging': (r) => ({
+    branch: r.branch('branch'),
+    smokeTest: r.bool('smoke-test'),
+    smokeTimeoutMs: (r.int('smoke-timeout-seconds', 1) ?? 120) * 1000,
+  }),
+  'dbt-sync-and-wait': (r) => ({
+    ref: r.string('ref'),
+    branchName: r.branch('branch-name'),
+    source: r.oneOf('source', ['git', 'manifest'] as const),
+    timeoutMs: (r.positive('timeout-minutes') ?? 30) * 60_000,
+  }),
+  'merge-to-default': (r) => ({ branch: r.branch('branch'), keepBranch: r.bool('keep-branch'), message: r.string('message') }),
+  'cleanup-branch': (r) => ({
+    branch: r.branch('branch'),
+    mode: r.oneOf('mode', ['pr', 'sweep'] as const),
+    minAgeMs: r.duration('min-age'),
+    removeOnUpstream: r.bool('remove-on-upstream'),
+  }),
+  pr: (r) => ({
+    branch: r.branch('branch'),
+    mergeOnClose: r.bool('merge-on-close'),
+    failOnInvalid: r.bool('fail-on-invalid'),
+    smokeTest: r.bool('smoke-test'),
+    concurrency: r.int('concurrency', CONCURRENCY.min, CONCURRENCY.max) ?? CONCURRENCY.fallback,
+    removeOnUpstream: r.bool('remove-on-upstream'),
+  }),
+};
+
+/** Read and check every input of `command`; throws an InputError on the first bad one. */
+export function readSettings<C extends CommandName>(command: C, source: Source): Settings<C> {
+  const r = new InputReader(source, inputsOf(actionSpec(command)));
+  return readSettingsWith(command, r);
 }
+
+/** As `readSettings`, with a given reader (tests record what it read). */
+export function readSettingsWith<C extends CommandName>(command: C, r: InputReader): Settings<C> {
+  const common = readCommon(r);
+  const inputs = readers[command](r);
+  return { ...common, command, failWithoutCredentials: r.bool('fail-without-credentials'), inputs };
+}
+
+/** The inputs of a connection-only command (`check`, `api`): the connection part of the common inputs. */
+export const CONNECTION_INPUTS: readonly InputSpec[] = COMMON_INPUTS.filter((i) =>
+  ['api-url', 'api-key', 'auth-scheme', 'ca-cert', 'request-timeout'].includes(i.name),
+);

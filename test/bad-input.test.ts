@@ -8,8 +8,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommandName } from '../src/action-spec.js';
-import { runActionCommand, type Io } from '../src/commands.js';
-import { runCli } from '../src/cli.js';
+import { runActionCommand } from '../src/commands/index.js';
+import type { Io } from '../src/io.js';
+import { runCli } from '../src/main.js';
 import { DEMO_MODEL } from '../packages/emulator/src/seed.js';
 import { emulatorFixture, type EmulatorFixture } from './support/emulator.js';
 import { startGitHubStandin, type GitHubStandin } from '../packages/emulator/src/github/standin.js';
@@ -76,7 +77,7 @@ const cases = (): Case[] => [
   { name: 'http:// URL', command: 'validate', env: { DATAMODEL_CI_API_URL: 'http://platform.example' }, code: 2, says: ['api-url: got "http://platform.example", expected an https:// URL'] },
   { name: 'malformed URL', command: 'validate', env: { DATAMODEL_CI_API_URL: 'platform dot example' }, code: 2, says: ['api-url: got "platform dot example", expected an absolute https:// URL'] },
   { name: 'URL with a password', command: 'validate', env: { DATAMODEL_CI_API_URL: 'https://me:pw@platform.example' }, code: 2, says: [/api-url: got "https:\/\/\*\*\*@platform\.example\/", expected a URL without user:password/] },
-  { name: 'missing URL', command: 'validate', env: { DATAMODEL_CI_API_URL: '' }, code: 2, says: ["api-url: got nothing, expected the platform's https:// address (input api-url or DATAMODEL_CI_API_URL)"] },
+  { name: 'missing URL', command: 'validate', env: { DATAMODEL_CI_API_URL: '' }, code: 2, says: ["api-url: got nothing, expected the platform's https:// address (input api-url, --api-url or DATAMODEL_CI_API_URL)"] },
   { name: 'missing key, fail-without-credentials', command: 'validate', env: { DATAMODEL_CI_API_KEY: '', DATAMODEL_CI_FAIL_WITHOUT_CREDENTIALS: 'true' }, code: 2, says: ['api-key: got nothing, expected an API key'] },
   { name: 'key with a scheme in it', command: 'validate', env: { DATAMODEL_CI_API_KEY: 'Bearer abcdefgh' }, code: 2, says: ['api-key: got "(hidden)", expected a key without spaces'] },
   { name: 'unknown key', command: 'validate', env: { DATAMODEL_CI_API_KEY: 'dmci_nope_0123456789' }, code: 1, says: ['GET /build/api/v1/deployments/1/data-model/validate -> 401: invalid credential: unknown API key'] },

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type Io } from '../src/cli.js';
-import { parseArgs } from '../src/cli/args.js';
+import { runCli } from '../src/main.js';
+import type { Io } from '../src/io.js';
+import { parseArgs } from '../src/commands/args.js';
 import { VERSION } from '../src/version.js';
 import { json, startTestServer, type TestServer } from '../packages/emulator/src/github/https-server.js';
 
@@ -32,16 +33,16 @@ describe('cli', () => {
     expect(t.stderr.join('\n')).toContain('unknown command "frobnicate"');
     t = io();
     expect(await runCli(['check'], t)).toBe(2);
-    expect(t.stderr.join('\n')).toContain('api-url: got nothing, expected the platform\'s https:// URL (--api-url or DATAMODEL_CI_API_URL)');
+    expect(t.stderr.join('\n')).toContain('api-url: got nothing, expected the platform\'s https:// address (input api-url, --api-url or DATAMODEL_CI_API_URL)');
     t = io({ DATAMODEL_CI_API_URL: 'http://insecure.example', DATAMODEL_CI_API_KEY: KEY });
     expect(await runCli(['check'], t)).toBe(2);
     expect(t.stderr.join('\n')).toContain('api-url: got "http://insecure.example", expected an https:// URL');
     t = io();
     expect(await runCli(['check', '--nope'], t)).toBe(2);
     expect(t.stderr.join('\n')).toContain('unknown flag --nope');
-    t = io({ DATAMODEL_CI_API_URL: server.baseUrl, DATAMODEL_CI_API_KEY: KEY, DATAMODEL_CI_TIMEOUT: '-1' });
+    t = io({ DATAMODEL_CI_API_URL: server.baseUrl, DATAMODEL_CI_API_KEY: KEY, DATAMODEL_CI_REQUEST_TIMEOUT: '-1' });
     expect(await runCli(['check'], t)).toBe(2);
-    expect(t.stderr.join('\n')).toContain('timeout: got "-1", expected a positive number of seconds');
+    expect(t.stderr.join('\n')).toContain('request-timeout: got "-1", expected a positive number');
   });
 
   it('checks the connection from DATAMODEL_CI_* variables and never prints the key', async () => {

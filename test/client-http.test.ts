@@ -167,13 +167,47 @@ describe('retries', () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  it('does not repeat a POST after a 429 either (it reached the server)', async () => {
-    server.handle((_q, r) => json(r, 429, { error: 'slow down' }, { 'retry-after': '0' }));
-    const err = await client()
-      .dbtSync.start({ deploymentId: 1, body: { ref: 'main' } })
-      .catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(RateLimitError);
+  it('repeats a POST after a 429: the server did not act on it', async () => {
+    let n = 0;
+    server.handle((_q, r) => (++n === 1 ? json(r, 429, { error: 'slow down' }, { 'retry-after': '0' }) : json(r, 200, { branchName: 'b', syncJobId: 's1', workflowId: 'w' })));
+    const started = await client().dbtSync.start({ deploymentId: 1, body: { ref: 'main' } });
+    expect(started.syncJobId).toBe('s1');
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('checks a write whose answer was lost before repeating it (settle)', async () => {
+    server.handle((_q, r) => json(r, 503, { error: 'busy' }));
+    const checks: string[] = [];
+    const landed = await client().dbtSync.start(
+      { deploymentId: 1, body: { ref: 'main', branchName: 'dbt-x' } },
+      { settle: async (e) => (checks.push(e.message), { branchName: 'dbt-x', syncJobId: 'found', workflowId: '' }) },
+    );
+    expect(landed.syncJobId).toBe('found');
+    expect(checks).toEqual(['POST /api/v1/deployments/1/dbt-sync -> 503: busy']);
     expect(server.requests).toHaveLength(1);
+  });
+
+  it('repeats a checked write that did not land, once the check says so', async () => {
+    let n = 0;
+    server.handle((_q, r) => (++n === 1 ? json(r, 502, { error: 'bad gateway' }) : json(r, 200, { branchName: 'dbt-x', syncJobId: 's2', workflowId: 'w' })));
+    let checks = 0;
+    const started = await client().dbtSync.start({ deploymentId: 1, body: { ref: 'main', branchName: 'dbt-x' } }, { settle: async () => void checks++ });
+    expect(started.syncJobId).toBe('s2');
+    expect(checks).toBe(1);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('asks the check again when a repeat fails for good (the first attempt may have landed)', async () => {
+    let n = 0;
+    server.handle((_q, r) => (++n === 1 ? json(r, 500, { error: 'boom' }) : json(r, 409, { error: 'exists' })));
+    let checks = 0;
+    const result = await client().dbtSync.start(
+      { deploymentId: 1, body: { ref: 'main', branchName: 'dbt-x' } },
+      { settle: async () => (++checks === 2 ? { branchName: 'dbt-x', syncJobId: 'first', workflowId: '' } : undefined) },
+    );
+    expect(result.syncJobId).toBe('first');
+    expect(checks).toBe(2);
+    expect(server.requests).toHaveLength(2);
   });
 
   it('retries a POST whose connection was refused (it never reached a server)', async () => {
@@ -211,7 +245,7 @@ describe('retries', () => {
     expect(err).toBeInstanceOf(RateLimitError);
     expect((err as RateLimitError).retryAfterSeconds).toBe(30);
     expect(server.requests).toHaveLength(1);
-    expect(debug.join('\n')).toMatch(/would pass the 2000 ms deadline/);
+    expect(debug.join('\n')).toMatch(/waiting 30000 ms would pass the deadline/);
   });
 });
 

@@ -6,7 +6,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runActionCommand, type Io } from '../src/commands.js';
+import { runActionCommand } from '../src/commands/index.js';
+import type { Io } from '../src/io.js';
 import type { CommandName } from '../src/action-spec.js';
 import { DEMO_MODEL } from '../packages/emulator/src/seed.js';
 import { emulatorFixture, type EmulatorFixture } from './support/emulator.js';
@@ -78,7 +79,9 @@ describe('the pr lifecycle command', () => {
     gh.addPull({ number: PR, headSha: sha(1), headRef: 'feature/revenue', baseRef: 'master', title: 'Add @team revenue <b>cube</b>' });
     writeModel({ 'model/cubes/payments.yml': PAYMENTS });
     const r = await run('pr', pullRequestEvent('opened', { number: PR, headSha: sha(1) }));
-    expect(r.stderr).toEqual([]);
+    // --json: stdout is the one JSON document; the log goes to stderr, with no warning or error in it.
+    expect(r.stdout).toHaveLength(1);
+    expect(r.stderr.filter((l) => /^(warning|error):/.test(l))).toEqual([]);
     expect(r.code).toBe(0);
     expect(r.outputs).toMatchObject({ branch: 'preview-pr-11', valid: 'true', 'error-count': '0', skipped: 'false' });
     expect(r.outputs['staging-url']).toBe(`${fx.em.deployments[0]!.deploymentUrl}/dev-mode/preview-pr-11/cubejs-api/v1`);
@@ -140,7 +143,9 @@ describe('the pr lifecycle command', () => {
     gh.setHead(PR, sha(3));
     gh.closePull(PR, true);
     const r = await run('pr', pullRequestEvent('closed', { number: PR, headSha: sha(3), merged: true }));
-    expect(r.stderr).toEqual([]);
+    // --json: stdout is the one JSON document; the log goes to stderr, with no warning or error in it.
+    expect(r.stdout).toHaveLength(1);
+    expect(r.stderr.filter((l) => /^(warning|error):/.test(l))).toEqual([]);
     expect(r.code).toBe(0);
     expect(r.outputs.merged).toBe('true');
     expect(fx.em.state.deployments[0]!.branches['preview-pr-11']).toBeUndefined();
@@ -159,7 +164,7 @@ describe('skips and failures', () => {
     const r = await run('pr', pullRequestEvent('opened', { number: 21, headSha: sha(21), fork: true }));
     expect(r.code).toBe(0);
     expect(r.outputs.skipped).toBe('true');
-    expect(r.stdout.join('\n')).toContain('comes from a fork');
+    expect(r.stderr.join('\n')).toContain('comes from a fork');
     expect(gh.comments(21)).toEqual([]);
   });
 
@@ -203,8 +208,8 @@ describe('dry run', () => {
     const before = JSON.stringify(fx.em.state);
     const r = await run('pr', pullRequestEvent('opened', { number: 41, headSha: sha(41) }), { DATAMODEL_CI_DRY_RUN: 'true' });
     expect(r.code).toBe(0);
-    expect(r.stdout.join('\n')).toContain('dry run: would create shared branch preview-pr-41');
-    expect(r.stdout.join('\n')).toMatch(/dry run: would upload \d+ file\(s\)/);
+    expect(r.stderr.join('\n')).toContain('dry run: would create shared branch preview-pr-41');
+    expect(r.stderr.join('\n')).toMatch(/dry run: would upload \d+ file\(s\)/);
     expect(r.outputs.status).toBe('dry-run');
     expect(JSON.stringify(fx.em.state)).toBe(before);
     expect(gh.comments(41)).toEqual([]);

@@ -7,13 +7,11 @@ import {
   findStickyComments,
   layoutComment,
   parseComment,
-  readLedger,
   renderComment,
-  upsertStickyComment,
   type Ledger,
   type Sections,
-  type UpsertOptions,
 } from '../src/github/comment.js';
+import { readLedger, upsertStickyComment, type UpsertOptions } from '../src/github/comment-thread.js';
 import { escapeMarkdown } from '../src/github/escape.js';
 import { createGitHubApi } from '../src/github/octokit.js';
 import type { GitHubApi } from '../src/github/types.js';

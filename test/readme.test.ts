@@ -9,7 +9,7 @@ import { README_END, README_START, updateReadme, updateReadmeExamples } from '..
 const readme = readFileSync('README.md', 'utf8');
 
 describe('README', () => {
-  it('carries the current inputs and outputs of every action (run `node dist/index.js generate-actions` when this fails)', () => {
+  it('carries the current inputs and outputs of every action (run `npm run generate-actions` when this fails)', () => {
     expect(readme).toContain(README_START);
     expect(readme).toContain(README_END);
     expect(updateReadme(readme, ACTIONS)).toBe(readme);
@@ -35,7 +35,7 @@ describe('README', () => {
 
 describe('npm run demo', () => {
   it('plays one pull request to the end and exits 0', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, ['scripts/demo.mjs'], { encoding: 'utf8', timeout: 120_000 });
+    const { stdout } = await promisify(execFile)(process.execPath, ['scripts/run-ts.mjs', 'demo'], { encoding: 'utf8', timeout: 120_000 });
     expect(stdout).toContain('1. The pull request is opened');
     expect(stdout).toContain('job failure');
     expect(stdout).toContain('4. The pull request is merged');

@@ -12,7 +12,7 @@ import { dbtSyncAndWait, nextPollDelay } from '../src/workflows/dbt-sync-and-wai
 import { enableStaging } from '../src/workflows/enable-staging.js';
 import { scanModel } from '../src/workflows/local-model.js';
 import { mergeToDefault } from '../src/workflows/merge-to-default.js';
-import { MemoryReporter } from '../src/workflows/reporter.js';
+import { MemoryReporter } from '../src/report/reporter.js';
 import { startDevBranch } from '../src/workflows/start-dev-branch.js';
 import { uploadModel } from '../src/workflows/upload-model.js';
 import { parseErrorMessage, repoPath, validateBranch } from '../src/workflows/validate.js';

@@ -13,7 +13,7 @@ import {
   type RedactedRequest,
 } from './errors.js';
 import { Redactor, type SecretHook } from './redact.js';
-import { DEFAULT_RETRY, backoffDelay, isRetryable, parseRetryAfter, sleep, type RetryPolicy } from './retry.js';
+import { DEFAULT_RETRY, parseRetryAfter, repeatModeOf, retrying, type RetryPolicy } from './retry.js';
 import { VERSION } from '../version.js';
 
 import type { HttpMethod } from '@datamodel-ci/platform-api';
@@ -58,6 +58,10 @@ export interface RequestOptions {
   timeoutMs?: number;
   /** Overrides the retry policy for this call. */
   retry?: Partial<RetryPolicy>;
+  /** Repeating this write has the same effect as sending it once: retried like a GET. */
+  repeatable?: boolean;
+  /** Absolute time (ms since the epoch) after which no retry starts: the deadline of the whole operation. */
+  deadline?: number;
 }
 
 export interface RawRequest {
@@ -147,18 +151,6 @@ const NOT_SENT_CODES = new Set([
   'ENETUNREACH',
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
-/** Failures that repeat on every try: TLS verification, a wrong host name. */
-const PERMANENT_CODES = new Set([
-  'ENOTFOUND',
-  'CERT_HAS_EXPIRED',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-  'ERR_SSL_WRONG_VERSION_NUMBER',
-]);
-
 function errorCode(error: unknown): string | undefined {
   let e: unknown = error;
   for (let i = 0; i < 4 && e && typeof e === 'object'; i++) {
@@ -234,37 +226,25 @@ export class HttpClient {
     if (this.ownsDispatcher) await this.dispatcher.close();
   }
 
-  /** Send a request with retries; throws a PlatformError subclass for every failure. */
-  async send(req: RawRequest, options: RequestOptions = {}): Promise<RawResponse> {
-    const policy = { ...this.retry, ...options.retry };
-    const started = Date.now();
+  /** Send a request with the retry policy; throws a PlatformError subclass for every failure. */
+  send(req: RawRequest, options: RequestOptions = {}): Promise<RawResponse> {
+    return retrying(() => this.attempt(req, options), this.retryRun(req, options));
+  }
+
+  /** The retry run of one request (endpoint calls add their own `settle`). */
+  retryRun<T>(req: RawRequest, options: RequestOptions, settle?: (error: PlatformError) => Promise<T | undefined>) {
     const pathOnly = req.path.split('?')[0] ?? req.path;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.once(req, options);
-      } catch (error) {
-        if (!isRetryable(error, req.method, req.idempotent ?? false) || attempt >= policy.maxAttempts) throw error;
-        if ((error as ConnectionError).code && PERMANENT_CODES.has((error as ConnectionError).code ?? '')) throw error;
-        const pe = error as PlatformError;
-        let wait = backoffDelay(attempt, policy, this.random);
-        if (pe.retryAfterSeconds !== undefined) wait = Math.max(wait, Math.ceil(pe.retryAfterSeconds * 1000));
-        const elapsed = Date.now() - started;
-        if (elapsed + wait > policy.deadlineMs) {
-          this.logger.debug(
-            `not retrying ${req.method} ${pathOnly}: waiting ${wait} ms would pass the ${policy.deadlineMs} ms deadline`,
-          );
-          throw error;
-        }
-        this.logger.debug(
-          `retrying ${req.method} ${pathOnly} in ${wait} ms (attempt ${attempt + 1}/${policy.maxAttempts}) after: ${pe.message}`,
-        );
-        try {
-          await sleep(wait, options.signal);
-        } catch {
-          throw new AbortedError({ method: req.method, path: pathOnly, request: this.redactRequest(req, {}) });
-        }
-      }
-    }
+    return {
+      policy: { ...this.retry, ...options.retry },
+      mode: repeatModeOf(req.method, { repeatable: options.repeatable || req.idempotent, checked: settle !== undefined }),
+      label: `${req.method} ${pathOnly}`,
+      ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
+      ...(settle ? { settle } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+      debug: (m: string) => this.logger.debug(m),
+      random: this.random,
+      aborted: () => new AbortedError({ method: req.method, path: pathOnly, request: this.redactRequest(req, {}) }),
+    };
   }
 
   /** A safe copy of a request for errors and logs. */
@@ -284,7 +264,8 @@ export class HttpClient {
     return out;
   }
 
-  private async once(req: RawRequest, options: RequestOptions): Promise<RawResponse> {
+  /** One attempt, no retry. */
+  async attempt(req: RawRequest, options: RequestOptions = {}): Promise<RawResponse> {
     const pathOnly = req.path.split('?')[0] ?? req.path;
     const headers: Record<string, string> = {
       authorization: this.authHeader,

@@ -1,7 +1,8 @@
 import type { z } from 'zod';
 import type { Readable } from 'node:stream';
 import { InputError, formatPath, issueText, parseInput, pathParams, type ArgsOf, type Endpoint, type ResultOf } from '@datamodel-ci/platform-api';
-import { ResponseShapeError } from './errors.js';
+import { ResponseShapeError, type PlatformError } from './errors.js';
+import { retrying } from './retry.js';
 import { encodeMultipart, type HttpClient, type RawRequest, type RequestOptions } from './http.js';
 import { iterateCursor, type CursorPageResult } from './pagination.js';
 
@@ -111,19 +112,32 @@ export function parseResponse<E extends Endpoint>(
   return result.data as ResultOf<E>;
 }
 
-/** Call one endpoint: check inputs, send with retries, parse the answer. */
+/** Options of an endpoint call: the transport's, plus how to tell that a write whose answer was lost took effect. */
+export interface CallOptions<T = unknown> extends RequestOptions {
+  /**
+   * Check the platform for this write's effect after an attempt whose outcome is unknown (5xx, timeout,
+   * lost connection), or after a repeat fails for good: return the result to use when it landed,
+   * undefined when it did not (it is then repeated). Makes a write safe to retry.
+   */
+  settle?: (error: PlatformError) => Promise<T | undefined>;
+}
+
+/** Call one endpoint: check inputs, send with the retry policy, parse the answer. */
 export async function call<E extends Endpoint>(
   http: HttpClient,
   e: E,
   args: ArgsOf<E>,
-  options?: RequestOptions,
+  options: CallOptions<ResultOf<E>> = {},
 ): Promise<ResultOf<E>> {
   if (e.responseType === 'binary') throw new Error(`${e.method} ${e.path} answers a binary stream: use callStream`);
   const req = prepare(e, args as Record<string, unknown>);
   // Secrets the caller sends (passwords, client secrets) are masked too if a server echoes them.
   http.redactor.harvest(req.json);
-  const res = await http.send(req, options);
-  return parseResponse(http, e, req, res.status, res.text ?? '');
+  const { settle, ...transport } = options;
+  return retrying(async () => {
+    const res = await http.attempt(req, transport);
+    return parseResponse(http, e, req, res.status, res.text ?? '');
+  }, http.retryRun(req, transport, settle));
 }
 
 /** Call an endpoint whose answer is a stream (CSV export). */
@@ -143,15 +157,15 @@ export async function callStream<E extends Endpoint>(
 /** A method per endpoint of a table. */
 export type BoundEndpoints<T extends Record<string, Endpoint>> = {
   [K in keyof T]: Record<never, never> extends ArgsOf<T[K]>
-    ? (args?: ArgsOf<T[K]>, options?: RequestOptions) => Promise<ResultOf<T[K]>>
-    : (args: ArgsOf<T[K]>, options?: RequestOptions) => Promise<ResultOf<T[K]>>;
+    ? (args?: ArgsOf<T[K]>, options?: CallOptions<ResultOf<T[K]>>) => Promise<ResultOf<T[K]>>
+    : (args: ArgsOf<T[K]>, options?: CallOptions<ResultOf<T[K]>>) => Promise<ResultOf<T[K]>>;
 };
 
 /** Turn an endpoint table into methods bound to a transport. */
 export function bind<T extends Record<string, Endpoint>>(http: HttpClient, table: T): BoundEndpoints<T> {
   const out: Record<string, unknown> = {};
   for (const [name, e] of Object.entries(table)) {
-    out[name] = (args: ArgsOf<Endpoint>, options?: RequestOptions) => call(http, e, args ?? {}, options);
+    out[name] = (args: ArgsOf<Endpoint>, options?: CallOptions) => call(http, e, args ?? {}, options);
   }
   return out as BoundEndpoints<T>;
 }

@@ -1,13 +1,18 @@
-import { ConnectionError, PlatformError, TimeoutError } from './errors.js';
+/**
+ * The one retry policy of the client: which failures are repeated, how long to wait, and when to stop.
+ * Every request goes through `retrying` exactly once (raw sends and endpoint calls alike), so attempts
+ * never multiply across layers.
+ */
+import { AbortedError, ConnectionError, PlatformError, TimeoutError } from './errors.js';
 
 export interface RetryPolicy {
-  /** Total attempts including the first (1 = never retry). */
+  /** Total attempts including the first (1 = never retry): a safety bound under the deadline. */
   maxAttempts: number;
   /** Base of the exponential backoff, in ms. */
   baseDelayMs: number;
   /** Cap of a single computed wait, in ms (Retry-After may ask for more, up to the deadline). */
   maxDelayMs: number;
-  /** Overall budget for one call including all waits, in ms. */
+  /** Budget of one call including all waits, in ms, unless the caller gives an operation deadline. */
   deadlineMs: number;
 }
 
@@ -18,23 +23,106 @@ export const DEFAULT_RETRY: RetryPolicy = {
   deadlineMs: 120_000,
 };
 
-const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
-const RETRY_STATUS = (s: number) => s === 408 || s === 429 || s >= 500;
-
 /**
- * Decide whether a failed attempt may be repeated. Idempotent methods retry on 408, 429, 5xx,
- * connection errors and timeouts; other methods only when the request never reached the server,
- * or when the endpoint is known to be idempotent.
+ * How a request may be repeated:
+ * - `idempotent`: GET, PUT, DELETE, or a write the caller declares harmless to repeat;
+ * - `checked`: a write whose effect the caller can check (`settle`) before it is repeated;
+ * - `once`: any other write, repeated only when it cannot have reached the server (or was refused with 429).
  */
-export function isRetryable(error: unknown, method: string, endpointIdempotent: boolean): boolean {
-  if (!(error instanceof PlatformError)) return false;
-  const idempotent = endpointIdempotent || IDEMPOTENT.has(method);
-  if (error instanceof ConnectionError) return idempotent || !error.sent;
-  if (error instanceof TimeoutError) return idempotent;
-  // A POST that got an answer reached the server: not repeated here, even on a 429. The operations
-  // repeat one where they know repeating is harmless (src/workflows/context.ts retryTransient).
-  if (error.status !== undefined && RETRY_STATUS(error.status)) return idempotent;
-  return false;
+export type RepeatMode = 'idempotent' | 'checked' | 'once';
+
+const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
+
+export function repeatModeOf(method: string, declared: { repeatable?: boolean; checked?: boolean }): RepeatMode {
+  if (declared.repeatable || IDEMPOTENT_METHODS.has(method)) return 'idempotent';
+  return declared.checked ? 'checked' : 'once';
+}
+
+/** A failure after which the request may or may not have taken effect. */
+function uncertain(error: PlatformError): boolean {
+  if (error instanceof ConnectionError) return error.sent;
+  if (error instanceof TimeoutError) return true;
+  return error.status === 408 || (error.status !== undefined && error.status >= 500);
+}
+
+/** What to do after a failed attempt: repeat it, check its effect first, or give up. */
+export function classify(error: unknown, mode: RepeatMode): 'retry' | 'check' | 'stop' {
+  if (!(error instanceof PlatformError) || error instanceof AbortedError) return 'stop';
+  if (error instanceof ConnectionError && PERMANENT_CODES.has(error.code ?? '')) return 'stop';
+  // 429 and a connection that never carried the request: the server did not act on it.
+  if (error.status === 429 || (error instanceof ConnectionError && !error.sent)) return 'retry';
+  if (!uncertain(error)) return 'stop';
+  if (mode === 'idempotent') return 'retry';
+  return mode === 'checked' ? 'check' : 'stop';
+}
+
+/** Failures that repeat on every try: TLS verification, a wrong host name. */
+const PERMANENT_CODES = new Set([
+  'ENOTFOUND',
+  'CERT_HAS_EXPIRED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'ERR_SSL_WRONG_VERSION_NUMBER',
+]);
+
+export interface RetryRun<T> {
+  policy: RetryPolicy;
+  mode: RepeatMode;
+  /** `GET /path`, for the log lines. */
+  label: string;
+  /** Absolute time (ms) after which no attempt starts: the operation's deadline, else `deadlineMs` from now. */
+  deadline?: number;
+  /**
+   * Whether a write whose outcome is unknown took effect: the result to return when it did, undefined
+   * when it did not (then it is repeated). Also asked when a repeat fails for good (a 404 or 409 can mean
+   * the first attempt landed).
+   */
+  settle?: (error: PlatformError) => Promise<T | undefined>;
+  signal?: AbortSignal;
+  debug: (message: string) => void;
+  random?: () => number;
+  /** Build the error thrown when the caller aborts during a wait. */
+  aborted: () => PlatformError;
+}
+
+/** Run `attempt` until it succeeds or the policy says stop; every wait is logged. */
+export async function retrying<T>(attempt: () => Promise<T>, run: RetryRun<T>): Promise<T> {
+  const deadline = run.deadline ?? Date.now() + run.policy.deadlineMs;
+  let maybeLanded = false;
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      let decision = classify(error, run.mode);
+      const pe = error as PlatformError;
+      if (decision === 'stop' && maybeLanded && run.settle && error instanceof PlatformError && !(error instanceof AbortedError)) {
+        const settled = await run.settle(pe);
+        if (settled !== undefined) return settled;
+      }
+      if (decision === 'check') {
+        const settled = await run.settle!(pe);
+        if (settled !== undefined) return settled;
+        decision = 'retry';
+      }
+      if (decision === 'stop' || n >= run.policy.maxAttempts) throw error;
+      if (uncertain(pe)) maybeLanded = true;
+      let wait = backoffDelay(n, run.policy, run.random);
+      if (pe.retryAfterSeconds !== undefined) wait = Math.max(wait, Math.ceil(pe.retryAfterSeconds * 1000));
+      if (Date.now() + wait > deadline) {
+        run.debug(`not retrying ${run.label}: waiting ${wait} ms would pass the deadline (${deadline - Date.now()} ms left)`);
+        throw error;
+      }
+      run.debug(`retrying ${run.label} in ${wait} ms (attempt ${n + 1}/${run.policy.maxAttempts}) after: ${pe.message}`);
+      try {
+        await sleep(wait, run.signal);
+      } catch {
+        throw run.aborted();
+      }
+    }
+  }
 }
 
 /** Full-jitter exponential backoff: a random wait in [0, min(cap, base * 2^attempt)). */
@@ -53,7 +141,7 @@ export function parseRetryAfter(value: string | null | undefined, now: number = 
   return Math.max(0, (at - now) / 1000);
 }
 
-/** Sleep that ends early (rejecting) when the signal fires. */
+/** Sleep that ends early (rejecting with the signal's reason) when the signal fires. The one sleep of the project. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {

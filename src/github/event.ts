@@ -83,8 +83,3 @@ export function readRunContext(env: NodeJS.ProcessEnv): RunContext {
     apiUrl: env.GITHUB_API_URL ?? 'https://api.github.com',
   };
 }
-
-/** The shared branch of a PR: `<prefix>pr-<number>`, lower-case. One PR, one name; no two PRs share one. */
-export function branchForPr(prefix: string, number: number): string {
-  return `${prefix}pr-${number}`.toLowerCase();
-}

@@ -3,7 +3,7 @@
  * counts as done); `sweep` deletes the branches under the prefix whose PR is closed or missing.
  */
 import { BadRequestError, NotFoundError, PermissionDeniedError } from '../client/errors.js';
-import type { GitHubApi } from '../github/types.js';
+import { prOfBranch } from '@datamodel-ci/platform-api';
 import { mutate, type OpContext } from './context.js';
 
 export interface CleanupResult {
@@ -74,16 +74,15 @@ export interface SweepRow {
   reason: string;
 }
 
-/** PR number of a branch made by the toolkit: `<prefix>pr-<n>`. */
-export function prOfBranch(prefix: string, name: string): number | undefined {
-  if (!name.startsWith(prefix)) return undefined;
-  const m = /^pr-(\d+)$/.exec(name.slice(prefix.length));
-  return m ? Number(m[1]) : undefined;
+/** What the sweep needs to know of a pull request (the GitHub side, behind a port). */
+export interface PullLookup {
+  /** The PR, or undefined when it does not exist. */
+  getPull(number: number): Promise<{ state: 'open' | 'closed'; merged: boolean; closedAt: string | null } | undefined>;
 }
 
 export async function sweepBranches(
   ctx: OpContext,
-  input: { prefix: string; minAgeMs: number; github: GitHubApi; removeOnUpstream: boolean; now?: () => number },
+  input: { prefix: string; minAgeMs: number; pulls: PullLookup; removeOnUpstream: boolean; now?: () => number },
 ): Promise<SweepRow[]> {
   const now = input.now ?? Date.now;
   const rows: SweepRow[] = [];
@@ -93,7 +92,7 @@ export async function sweepBranches(
     if (pr !== undefined) candidates.push({ name: b.name, pr });
   }
   for (const c of candidates) {
-    const pull = await input.github.getPull(c.pr);
+    const pull = await input.pulls.getPull(c.pr);
     const state = !pull ? 'missing' : pull.merged ? 'merged' : pull.state;
     const closedAt = pull?.closedAt ?? null;
     let reason: string;

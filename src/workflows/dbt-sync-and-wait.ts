@@ -5,7 +5,8 @@
  */
 import { AbortedError, ConflictError, NotFoundError } from '../client/errors.js';
 import type { DbtSyncLogEntry, DbtSyncStatusResponse } from '@datamodel-ci/platform-api';
-import { retryTransient, type OpContext } from './context.js';
+import { type OpContext } from './context.js';
+import { sleep as defaultSleep } from '../client/retry.js';
 
 export interface DbtSyncInput {
   ref?: string;
@@ -43,21 +44,6 @@ export interface DbtSyncResult {
 
 const TERMINAL = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
 
-function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
 /**
  * The next wait, within [minMs, maxMs]. `percent` is whole (rounded down), so after `elapsedMs` the run
  * ends between `elapsedMs * 100 / (percent + 1)` (earliest) and `elapsedMs * 100 / percent` (latest).
@@ -92,19 +78,20 @@ export async function dbtSyncAndWait(ctx: OpContext, input: DbtSyncInput): Promi
   if (input.source !== undefined) body.source = input.source;
   // Starting twice starts two syncs; only with a branch name can a repeat be recognised (409, and the
   // run is in the history under that name), so only then is a lost answer repeated.
-  const start = () => client.dbtSync.start({ deploymentId, body });
-  const started = body.branchName
-    ? await retryTransient(start, {
-        signal: ctx.signal,
-        afterRepeat: async (e) => {
-          if (!(e instanceof ConflictError)) return undefined;
-          for await (const run of client.dbtSync.iterate({ deploymentId, query: { first: 100 } })) {
-            if (run.branchName === body.branchName) return { branchName: run.branchName, syncJobId: run.syncJobId, workflowId: '' };
-          }
-          return undefined;
-        },
-      })
-    : await start();
+  const started = await client.dbtSync.start(
+    { deploymentId, body },
+    body.branchName
+      ? {
+          signal: ctx.signal,
+          settle: async () => {
+            for await (const run of client.dbtSync.iterate({ deploymentId, query: { first: 100 } })) {
+              if (run.branchName === body.branchName) return { branchName: run.branchName, syncJobId: run.syncJobId, workflowId: '' };
+            }
+            return undefined;
+          },
+        }
+      : { signal: ctx.signal },
+  );
   const id = started.syncJobId;
   reporter.info(`dbt sync ${id} started: generated models go to branch ${started.branchName}`);
   const t0 = now();

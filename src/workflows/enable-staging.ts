@@ -3,7 +3,7 @@ import { HttpClient } from '../client/http.js';
 import { environmentRestUrl } from '@datamodel-ci/platform-api';
 import { InputError } from '../client/errors.js';
 import { sleep } from '../client/retry.js';
-import { mutate, retryTransient, type OpContext } from './context.js';
+import { mutate, type OpContext } from './context.js';
 
 export interface EnableStagingResult {
   branch: string;
@@ -47,10 +47,7 @@ export async function enableStaging(
  */
 export async function smokeTest(ctx: OpContext, stagingUrl: string, options: SmokeOptions) {
   // Minting twice only mints an unused second token.
-  const { cubeApiToken } = await retryTransient(
-    () => ctx.client.deployments.token({ deploymentId: ctx.deploymentId, body: { expiresIn: 600 } }, { signal: ctx.signal }),
-    { signal: ctx.signal },
-  );
+  const { cubeApiToken } = await ctx.client.deployments.token({ deploymentId: ctx.deploymentId, body: { expiresIn: 600 } }, { signal: ctx.signal, repeatable: true });
   ctx.reporter.secret(cubeApiToken);
   const url = new URL(stagingUrl.endsWith('/') ? stagingUrl : `${stagingUrl}/`);
   const data = new HttpClient({ baseUrl: url.origin, apiKey: cubeApiToken, ca: options.ca, onSecret: (s) => ctx.reporter.secret(s) });

@@ -1,6 +1,6 @@
 /** merge-to-default: merge the shared branch into the deploy branch. */
-import { NotFoundError } from '../client/errors.js';
-import { mutate, retryTransient, type OpContext } from './context.js';
+import { mutate, type OpContext } from './context.js';
+import { branchExists } from './start-dev-branch.js';
 
 export interface MergeResult {
   branch: string;
@@ -10,16 +10,12 @@ export interface MergeResult {
 
 export async function mergeToDefault(ctx: OpContext, input: { branch: string; message: string; keepBranch: boolean }): Promise<MergeResult> {
   const r = await mutate(ctx, `merge ${input.branch} into the deploy branch${input.keepBranch ? ' (keeping it)' : ''}`, () =>
-    retryTransient(
-      () =>
-        ctx.client.branches.mergeToDefault(
-          { deploymentId: ctx.deploymentId, body: { branchName: input.branch, message: input.message, removeBranchAfterMerge: !input.keepBranch } },
-          { signal: ctx.signal },
-        ),
+    ctx.client.branches.mergeToDefault(
+      { deploymentId: ctx.deploymentId, body: { branchName: input.branch, message: input.message, removeBranchAfterMerge: !input.keepBranch } },
       {
         signal: ctx.signal,
-        // A merge that removes the branch leaves a 404 for its repeat: the first one landed.
-        afterRepeat: async (e) => (e instanceof NotFoundError && !input.keepBranch ? { merged: true, branchDeleted: true } : undefined),
+        // A merge that removes the branch is recognised by the branch being gone.
+        settle: async () => (!input.keepBranch && !(await branchExists(ctx, input.branch)) ? { merged: true, branchDeleted: true } : undefined),
       },
     ),
   );

@@ -1,6 +1,6 @@
 /** start-dev-branch: make sure the PR's shared branch exists, then open dev mode on it. */
 import { ConflictError } from '../client/errors.js';
-import { mutate, retryTransient, type OpContext } from './context.js';
+import { mutate, type OpContext } from './context.js';
 
 export interface StartDevBranchResult {
   branch: string;
@@ -30,9 +30,7 @@ export async function ensureSharedBranch(ctx: OpContext, branch: string): Promis
   }
   try {
     // A repeat after a lost answer gets 409 (it exists): the same outcome as a rerun.
-    await retryTransient(() => ctx.client.branches.create({ deploymentId: ctx.deploymentId, body: { name: branch } }, { signal: ctx.signal }), {
-      signal: ctx.signal,
-    });
+    await ctx.client.branches.create({ deploymentId: ctx.deploymentId, body: { name: branch } }, { signal: ctx.signal, repeatable: true });
     ctx.reporter.info(`created shared branch ${branch} from the deploy branch`);
     return true;
   } catch (e) {
@@ -47,7 +45,8 @@ export async function ensureSharedBranch(ctx: OpContext, branch: string): Promis
 /** Open dev mode on `branch`; returns the platform's name of the personal dev branch. */
 export async function openDevMode(ctx: OpContext, branch: string): Promise<string | undefined> {
   const dev = await mutate(ctx, `start dev mode on ${branch}`, () =>
-    ctx.client.branches.startDevMode({ deploymentId: ctx.deploymentId, body: { branchName: branch } }, { signal: ctx.signal }),
+    // Opening dev mode on the same branch again returns the same fork.
+    ctx.client.branches.startDevMode({ deploymentId: ctx.deploymentId, body: { branchName: branch } }, { signal: ctx.signal, repeatable: true }),
   );
   if (!dev) return undefined;
   if (!dev.branchName) throw new Error(`POST /build/api/v1/deployments/${ctx.deploymentId}/dev-mode answered without a branchName`);

@@ -6,7 +6,7 @@
  * credential, so "the current dev branch" is never relied on.
  */
 import { BadRequestError, ConflictError, InputError, NotFoundError } from '../client/errors.js';
-import { retryTransient, ignoreNotFound, type OpContext } from './context.js';
+import { ignoreNotFound, type OpContext } from './context.js';
 import { mapLimit, readLocal, scanModel, type LocalFile } from './local-model.js';
 import { openDevMode } from './start-dev-branch.js';
 
@@ -105,7 +105,7 @@ export async function uploadModel(ctx: OpContext, input: UploadInput): Promise<U
   // dev branch. When the other run gets in the way (its finish, merge or cleanup), this one starts over
   // on a fresh fork, unless it has become the older run, which then stops without merging.
   for (let attempt = 1; ; attempt++) {
-    const devBranch = (await retryTransient(() => openDevMode(ctx, input.branch), { signal: ctx.signal })) as string;
+    const devBranch = (await openDevMode(ctx, input.branch)) as string;
     let merged = false;
     let stale = false;
     try {
@@ -129,7 +129,7 @@ export async function uploadModel(ctx: OpContext, input: UploadInput): Promise<U
         if (!merged && !stale) await ignoreNotFound(() => client.branches.remove({ deploymentId, query: { branchName: devBranch } }));
         await ignoreNotFound(() => client.branches.stopDevMode({ deploymentId }));
       };
-      await retryTransient(cleanup).catch((e: unknown) =>
+      await cleanup().catch((e: unknown) =>
         reporter.warning(`could not clean up dev branch ${devBranch}: ${e instanceof Error ? e.message : String(e)}`),
       );
     }
@@ -141,7 +141,8 @@ export async function uploadModel(ctx: OpContext, input: UploadInput): Promise<U
     // start; the merge deletes the dev branch and its transactions.
     const [hashes, started] = await Promise.allSettled([
       client.dataModel.fileHashes({ deploymentId, query: { branchName: devBranch } }, opts),
-      retryTransient(() => client.dataModel.startUpload({ deploymentId, query: { branchName: devBranch } }, opts), { signal: ctx.signal }),
+      // A second transaction after a lost answer stays unused: harmless.
+      client.dataModel.startUpload({ deploymentId, query: { branchName: devBranch } }, { ...opts, repeatable: true }),
     ]);
     if (hashes.status === 'rejected') throw hashes.reason;
     const p = plan(local, hashes.value);
@@ -155,41 +156,28 @@ export async function uploadModel(ctx: OpContext, input: UploadInput): Promise<U
           const data = await readLocal(file);
           bytes += data.length;
           // Re-sending the same bytes under the same transaction and name has the same effect.
-          await retryTransient(
-            () =>
-              client.dataModel.uploadFile(
-                { deploymentId, query: { branchName: devBranch }, body: { transaction: tx.transaction.id, fileName: file.path, file: data } },
-                opts,
-              ),
-            { signal: ctx.signal },
+          await client.dataModel.uploadFile(
+            { deploymentId, query: { branchName: devBranch }, body: { transaction: tx.transaction.id, fileName: file.path, file: data } },
+            { ...opts, repeatable: true },
           );
           reporter.debug(`sent ${file.path} (${data.length} bytes)`);
         });
         for (const path of p.remove) reporter.info(`delete ${path}`);
       });
-      await retryTransient(
-        () =>
-          client.dataModel.finishUpload(
-            {
-              deploymentId,
-              query: { branchName: devBranch },
-              body: { transaction: tx.transaction, files: manifest, autoRemoveFiles: true, commitMessage: input.commitMessage },
-            },
-            opts,
-          ),
+      await client.dataModel.finishUpload(
         {
-          signal: ctx.signal,
-          // The transaction ends with a successful finish: a 404 on the repeat means the first one landed.
-          afterRepeat: async (e) => (e instanceof NotFoundError && (await holdsLocal(devBranch)) ? {} : undefined),
+          deploymentId,
+          query: { branchName: devBranch },
+          body: { transaction: tx.transaction, files: manifest, autoRemoveFiles: true, commitMessage: input.commitMessage },
         },
+        // The transaction ends with a successful finish: the branch holding the manifest means it landed.
+        { ...opts, settle: async () => ((await holdsLocal(devBranch)) ? {} : undefined) },
       );
     }
     // Committing twice commits nothing the second time. The stale check (a GitHub read) needs nothing
     // from the platform: it runs while the commit does, still before the merge.
     const [, isStale] = await Promise.all([
-      retryTransient(() => client.branches.commit({ deploymentId, body: { branchName: devBranch, message: input.commitMessage } }, opts), {
-        signal: ctx.signal,
-      }),
+      client.branches.commit({ deploymentId, body: { branchName: devBranch, message: input.commitMessage } }, { ...opts, repeatable: true }),
       input.isStale ? input.isStale() : false,
     ]);
     const result = (stale: boolean): UploadResult => ({
@@ -206,13 +194,10 @@ export async function uploadModel(ctx: OpContext, input: UploadInput): Promise<U
       reporter.notice(`a newer run owns this pull request: not merging into ${input.branch}`);
       return result(true);
     }
-    await retryTransient(
-      () => client.branches.merge({ deploymentId, body: { branchName: devBranch, deleteBranch: true, message: input.commitMessage } }, opts),
-      {
-        signal: ctx.signal,
-        // The merge deletes the dev branch: a 404 on the repeat with the shared branch holding the files means it landed.
-        afterRepeat: async (e) => (e instanceof NotFoundError && (await holdsLocal(input.branch)) ? { merged: true, branchDeleted: true } : undefined),
-      },
+    await client.branches.merge(
+      { deploymentId, body: { branchName: devBranch, deleteBranch: true, message: input.commitMessage } },
+      // The merge deletes the dev branch: the shared branch holding the files means it landed.
+      { ...opts, settle: async () => ((await holdsLocal(input.branch)) ? { merged: true, branchDeleted: true } : undefined) },
     );
     input.onMerged?.();
     // The dev branch is shared with any other run of this credential on the PR: another run's finish

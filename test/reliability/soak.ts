@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { runActionCommand } from '../../src/commands.js';
+import { runActionCommand } from '../../src/commands/index.js';
 import { parseComment } from '../../src/github/comment.js';
 import { startEmulator, type Emulator } from '../../packages/emulator/src/server.js';
 import type { FileMap } from '../../packages/emulator/src/state.js';

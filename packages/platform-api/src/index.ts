@@ -3,6 +3,7 @@ export * from './endpoint.js';
 export * from './input.js';
 export * from './schemas.js';
 export * from './route-table.js';
+export * from './branch-names.js';
 export * from './areas/area-helpers.js';
 export * from './areas/app.js';
 export * from './areas/audit-logs.js';

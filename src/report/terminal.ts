@@ -1,5 +1,5 @@
 /** The Reporter of a terminal run: plain lines, secrets masked, annotations as `file:line: message`. */
-import type { AnnotationProps, Reporter } from '../workflows/reporter.js';
+import type { AnnotationProps, Reporter } from './reporter.js';
 
 export class TerminalReporter implements Reporter {
   private readonly secrets = new Set<string>();
@@ -11,7 +11,8 @@ export class TerminalReporter implements Reporter {
     private readonly verbose = false,
   ) {}
 
-  private mask(text: string): string {
+  /** `text` with every known secret replaced. */
+  masked(text: string): string {
     let s = text;
     for (const secret of this.secrets) s = s.split(secret).join('***');
     return s;
@@ -21,22 +22,22 @@ export class TerminalReporter implements Reporter {
     return p.line ? `${p.file}:${p.line}: ` : `${p.file}: `;
   }
   info(message: string) {
-    this.out(this.mask(message));
+    this.out(this.masked(message));
   }
   debug(message: string) {
-    if (this.verbose) this.err(this.mask(`debug: ${message}`));
+    if (this.verbose) this.err(this.masked(`debug: ${message}`));
   }
   notice(message: string, p?: AnnotationProps) {
-    this.out(this.mask(`notice: ${this.where(p)}${message}`));
+    this.out(this.masked(`notice: ${this.where(p)}${message}`));
   }
   warning(message: string, p?: AnnotationProps) {
-    this.err(this.mask(`warning: ${this.where(p)}${message}`));
+    this.err(this.masked(`warning: ${this.where(p)}${message}`));
   }
   error(message: string, p?: AnnotationProps) {
-    this.err(this.mask(`error: ${this.where(p)}${message}`));
+    this.err(this.masked(`error: ${this.where(p)}${message}`));
   }
   async group<T>(name: string, fn: () => Promise<T>): Promise<T> {
-    this.out(this.mask(`== ${name}`));
+    this.out(this.masked(`== ${name}`));
     return fn();
   }
   summary(markdown: string) {

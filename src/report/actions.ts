@@ -1,6 +1,6 @@
 /** The Reporter of a GitHub Actions step: @actions/core logs, annotations, groups, masks and job summary. */
 import * as core from '@actions/core';
-import type { AnnotationProps, Reporter } from '../workflows/reporter.js';
+import type { AnnotationProps, Reporter } from './reporter.js';
 
 const props = (p?: AnnotationProps): core.AnnotationProperties | undefined =>
   p ? { title: p.title, file: p.file, startLine: p.line } : undefined;

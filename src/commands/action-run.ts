@@ -1,0 +1,192 @@
+/**
+ * What the eight action commands share, in the GitHub Actions step and the terminal alike: read every
+ * input, decide whether to run at all (fork PR, missing key), make the clients, run the command, set
+ * the outputs, write the PR comment and the job summary. Exit code 0 success, 1 failure, 2 bad input
+ * (terminal).
+ */
+import { branchForPr } from '@datamodel-ci/platform-api';
+import { InputError, PlatformError } from '../client/errors.js';
+import { PlatformClient } from '../client/client.js';
+import { actionSpec, inputsOf, type CommandName } from '../action-spec.js';
+import { CommentThread } from '../github/comment-thread.js';
+import type { Ledger, SectionName } from '../github/comment.js';
+import { readRunContext, type RunContext } from '../github/event.js';
+import { createGitHubApi } from '../github/octokit.js';
+import type { GitHubApi } from '../github/types.js';
+import type { Io } from '../io.js';
+import { ActionsReporter } from '../report/actions.js';
+import { JsonReporter } from '../report/json.js';
+import type { Reporter } from '../report/reporter.js';
+import { TerminalReporter } from '../report/terminal.js';
+import { readSettings, sourceOf, type Settings } from '../settings.js';
+import type { OpContext } from '../workflows/context.js';
+import { parseArgs, UsageError } from './args.js';
+
+export type Outputs = Record<string, string>;
+
+/** One run of an action command: its settings, the event, the clients and where results go. */
+export interface ActionRun<C extends CommandName = CommandName> {
+  settings: Settings<C>;
+  run: RunContext;
+  op: OpContext;
+  github: GitHubApi | undefined;
+  reporter: Reporter;
+  out: Outputs;
+  /** The PR's conversation with our comment (listed once per run), when there is a PR and a token. */
+  thread(): Promise<CommentThread | undefined>;
+}
+
+export type ActionHandler<C extends CommandName> = (x: ActionRun<C>) => Promise<number>;
+
+/** A failure already reported (annotations, comment); the command exits 1. */
+export class StepFailed extends Error {}
+
+/** The shared branch: the input, else the ledger's, else `<prefix>pr-<n>` of the event. */
+export async function resolveBranch(x: ActionRun<Exclude<CommandName, 'dbt-sync-and-wait'>>): Promise<string> {
+  const given = x.settings.inputs.branch;
+  if (given) return given;
+  const ledger = (await x.thread())?.ledger;
+  if (ledger?.branch) return ledger.branch;
+  if (x.run.pr) return branchForPr(x.settings.branchPrefix, x.run.pr.number);
+  throw new InputError('branch', undefined, 'a branch name (this run has no pull_request event to derive it from)');
+}
+
+/** True when the PR's head moved on since this run started: a stale run stops quietly. */
+export async function isStale(x: ActionRun): Promise<boolean> {
+  const pr = x.run.pr;
+  if (!pr || !x.github) return false;
+  const current = await x.github.getPull(pr.number).catch(() => undefined);
+  return !!current && current.headSha !== pr.headSha;
+}
+
+/** The commit message of an upload: the input, else one naming the PR and its head. */
+export function commitMessage(x: ActionRun, given?: string): string {
+  if (given) return given;
+  const pr = x.run.pr;
+  return pr ? `datamodel-ci: PR #${pr.number} at ${pr.headSha.slice(0, 7)}` : 'datamodel-ci upload';
+}
+
+/**
+ * Write sections into the comment (one update) and the job summary. `clear` removes sections of an
+ * earlier stage (a new push drops the old merge and cleanup notes). Comment trouble is a warning only.
+ */
+export async function publish(x: ActionRun, sections: Partial<Record<SectionName, string>>, ledger: Partial<Ledger>, clear: SectionName[] = []): Promise<void> {
+  for (const md of Object.values(sections)) x.reporter.summary(`### datamodel-ci: ${x.settings.command}\n\n${md}`);
+  const pr = x.run.pr;
+  if (!pr || !x.github || x.settings.dryRun) return;
+  try {
+    const thread = await x.thread();
+    if (!thread) return;
+    const result = await thread.write({
+      headSha: pr.headSha,
+      runId: Number(x.run.runId ?? 0),
+      ...(x.run.runUrl ? { runUrl: x.run.runUrl } : {}),
+      update: (current) => ({
+        ledger: { ...current?.ledger, ...ledger },
+        sections: { ...current?.sections, ...sections, ...Object.fromEntries(clear.map((c) => [c, undefined])) },
+      }),
+    });
+    if (result.reason === 'stale') x.reporter.notice('a newer commit of this pull request owns the comment: not overwriting it');
+    if (result.overflow) x.reporter.summary(result.overflow);
+    if (result.duplicates.length) x.reporter.warning(`found ${result.duplicates.length} extra datamodel-ci comment(s); updated the oldest`);
+  } catch (e) {
+    x.reporter.warning(`could not update the pull request comment: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+function pickReporter(io: Io, inActions: boolean, json: boolean, verbose: boolean): Reporter {
+  if (inActions) return new ActionsReporter();
+  return json ? new JsonReporter(io.err, verbose) : new TerminalReporter(io.out, io.err, verbose);
+}
+
+/** Run an action command with its handler; returns the exit code. Never throws. */
+export async function runAction<C extends CommandName>(command: C, handler: ActionHandler<C>, argv: string[], io: Io): Promise<number> {
+  const inActions = io.env.GITHUB_ACTIONS === 'true';
+  const out: Outputs = {};
+  let reporter: Reporter = pickReporter(io, inActions, false, false);
+  let json = false;
+  let client: PlatformClient | undefined;
+  const controller = new AbortController();
+  const onSignal = (sig: NodeJS.Signals) => {
+    reporter.warning(`received ${sig}: stopping`);
+    controller.abort(new Error(sig));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  let code = 1;
+  try {
+    const { flags, positionals } = parseArgs(argv, { boolean: ['json', 'verbose'], string: inputsOf(actionSpec(command)).map((i) => i.name) });
+    if (positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])} (inputs are --flags; see --help)`);
+    json = flags.json === true;
+    reporter = pickReporter(io, inActions, json, flags.verbose === true);
+    // Every input, and the event, before anything is sent.
+    const settings = readSettings(command, sourceOf(flags, io.env));
+    const { connection } = settings;
+    // Mask before anything can print them.
+    if (connection.apiKey) reporter.secret(connection.apiKey);
+    if (settings.githubToken) reporter.secret(settings.githubToken);
+    const run = readRunContext(io.env);
+    if (run.pr?.fork || !connection.apiKey) {
+      const why = run.pr?.fork
+        ? `pull request #${run.pr.number} comes from a fork: secrets are not available to it, so datamodel-ci skips it`
+        : 'no api-key: datamodel-ci skips this step (set the api-key input from a secret)';
+      if (settings.failWithoutCredentials) throw new InputError('api-key', undefined, `an API key (${why}; fail-without-credentials is true)`);
+      reporter.notice(why);
+      out.skipped = 'true';
+      code = 0;
+      return code;
+    }
+    client = new PlatformClient({
+      baseUrl: connection.apiUrl,
+      apiKey: connection.apiKey,
+      authScheme: connection.authScheme,
+      timeoutMs: connection.requestTimeoutMs,
+      ...(connection.caCert ? { ca: connection.caCert } : {}),
+      onSecret: (s) => reporter.secret(s),
+      logger: { debug: (m) => reporter.debug(m) },
+      userAgentSuffix: inActions ? 'github-action' : 'cli',
+    });
+    const github =
+      settings.githubToken && run.repository
+        ? createGitHubApi({ token: settings.githubToken, repository: run.repository, apiUrl: run.apiUrl, ...(connection.caCert ? { ca: connection.caCert } : {}) })
+        : undefined;
+    let threadOpened: Promise<CommentThread | undefined> | undefined;
+    const x: ActionRun<C> = {
+      settings,
+      run,
+      op: { client, deploymentId: settings.deploymentId, reporter, dryRun: settings.dryRun, signal: controller.signal },
+      github,
+      reporter,
+      out,
+      thread: () => {
+        if (!run.pr || !github) return Promise.resolve(undefined);
+        threadOpened ??= CommentThread.open(github, { pr: run.pr.number, deploymentId: String(settings.deploymentId) }).catch((e: unknown) => {
+          reporter.warning(`could not read the pull request comments: ${e instanceof Error ? e.message : String(e)}`);
+          return undefined;
+        });
+        return threadOpened;
+      },
+    };
+    out.skipped = 'false';
+    code = await handler(x);
+    return code;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    reporter.error(error instanceof StepFailed ? message : `${command}: ${message}`);
+    const badInput = error instanceof UsageError || error instanceof InputError;
+    code = !inActions && badInput ? 2 : 1;
+    if (!(error instanceof StepFailed || badInput || error instanceof PlatformError) && error instanceof Error && error.stack) reporter.debug(error.stack);
+    return code;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await client?.close().catch(() => undefined);
+    if (reporter instanceof ActionsReporter) {
+      for (const [k, v] of Object.entries(out)) reporter.setOutput(k, v);
+      await reporter.flush().catch(() => undefined);
+    } else if (json) {
+      const errors = reporter instanceof JsonReporter ? reporter.errors : [];
+      io.out(JSON.stringify({ command, exitCode: code, outputs: out, errors }));
+    } else for (const [k, v] of Object.entries(out)) io.out(`${k}=${v}`);
+  }
+}

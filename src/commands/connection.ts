@@ -1,0 +1,22 @@
+/** The connection of the commands that only talk to the platform (`check`, `api`): the same inputs as the actions. */
+import { InputError } from '../client/errors.js';
+import type { ClientOptions } from '../client/http.js';
+import type { Io } from '../io.js';
+import { CONNECTION_INPUTS, InputReader, readConnection, sourceOf } from '../settings.js';
+
+export const CONNECTION_FLAGS = CONNECTION_INPUTS.map((i) => i.name);
+
+/** Client options from the connection flags or their DATAMODEL_CI_* variables; the key is required here. */
+export function connectionOptions(flags: Record<string, string | boolean>, io: Io): Pick<ClientOptions, 'baseUrl' | 'apiKey' | 'authScheme' | 'ca' | 'timeoutMs' | 'onSecret'> {
+  const c = readConnection(new InputReader(sourceOf(flags, io.env), CONNECTION_INPUTS));
+  if (!c.apiKey) throw new InputError('api-key', undefined, 'an API key (--api-key or DATAMODEL_CI_API_KEY)');
+  return {
+    baseUrl: c.apiUrl,
+    apiKey: c.apiKey,
+    authScheme: c.authScheme,
+    timeoutMs: c.requestTimeoutMs,
+    ...(c.caCert ? { ca: c.caCert } : {}),
+    // In a GitHub Actions step, mask every secret the client learns.
+    ...(io.env.GITHUB_ACTIONS === 'true' ? { onSecret: (secret: string) => io.out(`::add-mask::${secret}`) } : {}),
+  };
+}

@@ -1,0 +1,17 @@
+/** `merge-to-default`: merge the shared branch into the deploy branch. */
+import { mergeSection } from '../github/sections.js';
+import { mergeToDefault } from '../workflows/merge-to-default.js';
+import { publish, resolveBranch, type ActionRun } from './action-run.js';
+
+export async function mergeToDefaultCommand(x: ActionRun<'merge-to-default'>): Promise<number> {
+  const branch = await resolveBranch(x);
+  const { inputs } = x.settings;
+  const pr = x.run.pr;
+  const message = inputs.message ?? (pr ? `Merge PR #${pr.number}: ${pr.title}` : `Merge ${branch}`);
+  const r = await mergeToDefault(x.op, { branch, message, keepBranch: inputs.keepBranch });
+  x.out.branch = branch;
+  x.out.merged = String(r.merged);
+  x.out.status = r.merged ? 'merged' : 'dry-run';
+  await publish(x, { merge: mergeSection(r) }, { state: r.merged ? 'merged' : 'open' });
+  return 0;
+}

@@ -1,0 +1,102 @@
+/** `pr` (the root action): the whole PR lifecycle for the pull_request event of the run. */
+import { InputError } from '../client/errors.js';
+import type { SectionName } from '../github/comment.js';
+import { cleanupSection, errorSection, mergeSection, previewSection, stagingSection, uploadSection, validateSection } from '../github/sections.js';
+import { runClose, runPreview } from '../workflows/pr-preview.js';
+import { commitMessage, isStale, publish, resolveBranch, StepFailed, type ActionRun } from './action-run.js';
+
+/** Events that (re)build the preview. */
+const PREVIEW_ACTIONS = ['opened', 'synchronize', 'reopened', 'ready_for_review'];
+
+export async function prCommand(x: ActionRun<'pr'>): Promise<number> {
+  const pr = x.run.pr;
+  if (!pr) throw new InputError('event', x.run.eventName, 'a pull_request event (the lifecycle runs on pull requests)');
+  if (pr.action === 'closed') return close(x);
+  if (!PREVIEW_ACTIONS.includes(pr.action)) {
+    x.reporter.notice(`pull_request ${pr.action}: nothing to do`);
+    x.out.skipped = 'true';
+    return 0;
+  }
+  return preview(x);
+}
+
+async function preview(x: ActionRun<'pr'>): Promise<number> {
+  const pr = x.run.pr!;
+  const { inputs, modelDir, connection } = x.settings;
+  const branch = await resolveBranch(x);
+  x.out.branch = branch;
+  const o = await runPreview(
+    x.op,
+    {
+      branch,
+      modelDir,
+      concurrency: inputs.concurrency,
+      commitMessage: commitMessage(x),
+      smokeTest: inputs.smokeTest,
+      smoke: { timeoutMs: 120_000, ...(connection.caCert ? { ca: connection.caCert } : {}) },
+    },
+    { isStale: () => isStale(x) },
+  );
+  if (o.upload) {
+    x.out['dev-branch'] = o.upload.devBranch ?? '';
+    x.out.uploaded = String(o.upload.uploaded);
+    x.out.deleted = String(o.upload.deleted);
+  }
+  if (o.stale) {
+    x.out.skipped = 'true';
+    x.out.status = 'stale';
+    return 0;
+  }
+  if (x.settings.dryRun) {
+    x.out.status = 'dry-run';
+    return 0;
+  }
+  const sections: Partial<Record<SectionName, string>> = {};
+  if (o.upload) {
+    sections.preview = previewSection({ branch, headSha: pr.headSha, created: o.created });
+    const u = o.upload;
+    sections.upload = uploadSection({ uploaded: u.uploaded, deleted: u.deleted, unchanged: u.unchanged, sent: u.files.sent, removed: u.files.deleted });
+  }
+  let failure = o.failure;
+  if (o.validation) {
+    const v = o.validation;
+    x.out.valid = String(v.valid);
+    x.out['error-count'] = String(v.errors.length);
+    x.out.status = v.valid ? 'valid' : 'invalid';
+    sections.validate = validateSection(v);
+    if (!v.valid && inputs.failOnInvalid) failure ??= `the data model on ${branch} is invalid: ${v.errors.length} error(s)`;
+  }
+  if (o.staging) {
+    x.out['staging-url'] = o.staging.stagingUrl ?? '';
+    x.out['environment-id'] = o.staging.environmentId ?? '';
+    sections.staging = stagingSection(o.staging);
+  }
+  if (o.failure) sections.staging = errorSection('Preview', o.failure);
+  await publish(x, sections, { branch, state: 'open', ...(o.staging?.stagingUrl ? { stagingUrl: o.staging.stagingUrl } : {}) }, ['merge', 'cleanup']);
+  if (failure) throw new StepFailed(failure);
+  return 0;
+}
+
+async function close(x: ActionRun<'pr'>): Promise<number> {
+  const pr = x.run.pr!;
+  const { inputs } = x.settings;
+  const branch = await resolveBranch(x);
+  const merge = pr.merged && inputs.mergeOnClose;
+  const devBranch = (await x.thread())?.ledger?.devBranch;
+  const r = await runClose(x.op, {
+    branch,
+    merge,
+    message: `Merge PR #${pr.number}: ${pr.title}`,
+    devBranches: devBranch ? [devBranch] : [],
+    removeOnUpstream: inputs.removeOnUpstream,
+  });
+  x.out.branch = branch;
+  x.out.merged = String(merge);
+  x.out.deleted = String(r.cleanup.deleted.length);
+  x.out.status = 'cleaned';
+  const sections: Partial<Record<SectionName, string>> = { cleanup: cleanupSection({ ...r.cleanup, merged: pr.merged }) };
+  // The lifecycle removes the shared branch at cleanup, after the merge.
+  if (r.merge) sections.merge = mergeSection({ ...r.merge, branchDeleted: true });
+  await publish(x, sections, { state: pr.merged ? 'merged' : 'closed' });
+  return 0;
+}

@@ -1,0 +1,27 @@
+/** `upload-model`: send the changed files of the model to the shared branch. */
+import { uploadSection } from '../github/sections.js';
+import { uploadModel } from '../workflows/upload-model.js';
+import { commitMessage, isStale, publish, resolveBranch, type ActionRun } from './action-run.js';
+
+export async function uploadModelCommand(x: ActionRun<'upload-model'>): Promise<number> {
+  const branch = await resolveBranch(x);
+  const { inputs } = x.settings;
+  const r = await uploadModel(x.op, {
+    branch,
+    modelDir: x.settings.modelDir,
+    concurrency: inputs.concurrency,
+    commitMessage: commitMessage(x, inputs.commitMessage),
+    isStale: () => isStale(x),
+  });
+  x.out.branch = branch;
+  x.out['dev-branch'] = r.devBranch ?? '';
+  x.out.uploaded = String(r.uploaded);
+  x.out.deleted = String(r.deleted);
+  x.out.status = r.stale ? 'stale' : 'uploaded';
+  if (r.stale) {
+    x.out.skipped = 'true';
+    return 0;
+  }
+  await publish(x, { upload: uploadSection({ uploaded: r.uploaded, deleted: r.deleted, unchanged: r.unchanged, sent: r.files.sent, removed: r.files.deleted }) }, { branch });
+  return 0;
+}

@@ -1,0 +1,16 @@
+/** `validate`: compile a branch on the platform; errors become annotations and a comment section. */
+import { validateSection } from '../github/sections.js';
+import { validateBranch } from '../workflows/validate.js';
+import { publish, resolveBranch, StepFailed, type ActionRun } from './action-run.js';
+
+export async function validateCommand(x: ActionRun<'validate'>): Promise<number> {
+  const branch = await resolveBranch(x);
+  const r = await validateBranch(x.op, { branch, modelDir: x.settings.modelDir });
+  x.out.branch = branch;
+  x.out.valid = String(r.valid);
+  x.out['error-count'] = String(r.errors.length);
+  x.out.status = r.valid ? 'valid' : 'invalid';
+  await publish(x, { validate: validateSection(r) }, { branch });
+  if (!r.valid && x.settings.inputs.failOnInvalid) throw new StepFailed(`the data model on ${branch} is invalid: ${r.errors.length} error(s)`);
+  return 0;
+}

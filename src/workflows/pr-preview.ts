@@ -1,0 +1,115 @@
+/**
+ * The PR lifecycle: a preview on open and push (shared branch, upload, validation, staging), and a
+ * merge and clean-up on close. Calls that do not depend on each other overlap (bench/README.md,
+ * figure 3): the staging environment is enabled while the model uploads (it needs only the shared
+ * branch), and validation starts as soon as the upload has landed.
+ */
+import { InputError } from '../client/errors.js';
+import { cleanupBranch, type CleanupResult } from './cleanup-branch.js';
+import type { OpContext } from './context.js';
+import { enableStaging, smokeTest, type EnableStagingResult, type SmokeOptions } from './enable-staging.js';
+import { mergeToDefault, type MergeResult } from './merge-to-default.js';
+import { ensureSharedBranch } from './start-dev-branch.js';
+import { uploadModel, type UploadResult } from './upload-model.js';
+import { validateBranch, type ValidateResult } from './validate.js';
+
+/** What the lifecycle needs from the pull request's side (GitHub), behind a port. */
+export interface PullRequestPort {
+  /** True once a newer push owns the PR: the run then stops without merging its files. */
+  isStale(): Promise<boolean>;
+}
+
+export interface PreviewInput {
+  branch: string;
+  modelDir: string;
+  concurrency: number;
+  commitMessage: string;
+  smokeTest: boolean;
+  smoke: SmokeOptions;
+}
+
+export interface PreviewOutcome {
+  branch: string;
+  /** The shared branch was created by this run. */
+  created: boolean;
+  upload?: UploadResult;
+  validation?: ValidateResult;
+  staging?: EnableStagingResult;
+  /** A newer push owns the PR: nothing more was done. */
+  stale: boolean;
+  /** What failed on the platform, when something did (the outcome holds what was done before). */
+  failure?: string;
+}
+
+/** Run the preview; a platform failure is reported in the outcome, bad input is thrown. */
+export async function runPreview(ctx: OpContext, input: PreviewInput, pull: PullRequestPort): Promise<PreviewOutcome> {
+  const { branch } = input;
+  const outcome: PreviewOutcome = { branch, created: false, stale: false };
+  // Started once, early, and awaited later (no log group: they run while the upload's group is open).
+  let staging: Promise<EnableStagingResult> | undefined;
+  let validation: Promise<ValidateResult> | undefined;
+  const enable = () => (staging ??= enableStaging(ctx, { branch, smokeTest: false }));
+  const startValidation = () => {
+    validation = validateBranch(ctx, { branch, modelDir: input.modelDir });
+    validation.catch(() => undefined);
+  };
+  /** Let work started early finish (its outcome unused) before the run ends. */
+  const settle = () => Promise.allSettled([staging, validation]);
+  try {
+    outcome.created = await ctx.reporter.group('Shared branch', () => ensureSharedBranch(ctx, branch));
+    if (!ctx.dryRun) enable().catch(() => undefined);
+    const up = await ctx.reporter.group('Upload the model', () =>
+      uploadModel(ctx, {
+        branch,
+        modelDir: input.modelDir,
+        concurrency: input.concurrency,
+        commitMessage: input.commitMessage,
+        isStale: () => pull.isStale(),
+        // Each landed upload starts a fresh validation (an upload that had to start over lands again).
+        onMerged: startValidation,
+      }),
+    );
+    outcome.upload = up;
+    if (up.stale) {
+      await settle();
+      outcome.stale = true;
+      return outcome;
+    }
+    if (ctx.dryRun) {
+      ctx.reporter.info(`dry run: would validate ${branch}, enable its staging environment and update the pull request comment`);
+      return outcome;
+    }
+    if (!validation) startValidation();
+    const [v, s] = await Promise.all([validation as Promise<ValidateResult>, enable()]);
+    outcome.validation = v;
+    outcome.staging = s;
+    if (input.smokeTest && v.valid && s.stagingUrl) outcome.staging = { ...s, smoke: await smokeTest(ctx, s.stagingUrl, input.smoke) };
+  } catch (e) {
+    await settle();
+    if (e instanceof InputError) throw e;
+    outcome.failure = e instanceof Error ? e.message : String(e);
+  }
+  return outcome;
+}
+
+export interface CloseInput {
+  branch: string;
+  /** Merge into the deploy branch first (the PR was merged and merge-on-close is on). */
+  merge: boolean;
+  message: string;
+  /** Dev branches the ledger recorded for the PR. */
+  devBranches: string[];
+  removeOnUpstream: boolean;
+}
+
+export interface CloseOutcome {
+  merge?: MergeResult;
+  cleanup: CleanupResult;
+}
+
+/** Merge (when asked) and clean up; the branch is kept through the merge so cleanup also removes its dev forks. */
+export async function runClose(ctx: OpContext, input: CloseInput): Promise<CloseOutcome> {
+  const merge = input.merge ? await mergeToDefault(ctx, { branch: input.branch, message: input.message, keepBranch: true }) : undefined;
+  const cleanup = await cleanupBranch(ctx, { branch: input.branch, devBranches: input.devBranches, removeOnUpstream: input.removeOnUpstream });
+  return { ...(merge ? { merge } : {}), cleanup };
+}
