@@ -170,7 +170,9 @@ export function readCommon(r: InputReader): CommonSettings {
   if (modelDir.split(/[\\/]/).includes('..')) {
     throw new InputError('model-dir', modelDir, 'a folder inside the repository, without ".." segments');
   }
-  return { connection, deploymentId, githubToken: r.raw('github-token'), modelDir, branchPrefix, dryRun: r.bool('dry-run') };
+  const githubToken = r.raw('github-token');
+  if (githubToken && /\s/.test(githubToken)) throw new InputError('github-token', '(hidden)', 'a token without spaces or line breaks');
+  return { connection, deploymentId, githubToken, modelDir, branchPrefix, dryRun: r.bool('dry-run') };
 }
 
 const CONCURRENCY = { min: 1, max: 64, fallback: 16 };

@@ -10,7 +10,7 @@ import type { OpContext } from './context.js';
 import { enableStaging, smokeTest, type EnableStagingResult, type SmokeOptions } from './enable-staging.js';
 import { mergeToDefault, type MergeResult } from './merge-to-default.js';
 import { ensureSharedBranch } from './start-dev-branch.js';
-import { uploadModel, type UploadResult } from './upload-model.js';
+import { hashLocalModel, uploadModel, type UploadResult } from './upload-model.js';
 import { validateBranch, type ValidateResult } from './validate.js';
 
 /** What the lifecycle needs from the pull request's side (GitHub), behind a port. */
@@ -55,6 +55,8 @@ export async function runPreview(ctx: OpContext, input: PreviewInput, pull: Pull
   };
   /** Let work started early finish (its outcome unused) before the run ends. */
   const settle = () => Promise.allSettled([staging, validation]);
+  // The local model is read and checked before the first platform write.
+  const local = await hashLocalModel(ctx, input.modelDir);
   try {
     outcome.created = await ctx.reporter.group('Shared branch', () => ensureSharedBranch(ctx, branch));
     if (!ctx.dryRun) enable().catch(() => undefined);
@@ -62,6 +64,7 @@ export async function runPreview(ctx: OpContext, input: PreviewInput, pull: Pull
       uploadModel(ctx, {
         branch,
         modelDir: input.modelDir,
+        local,
         concurrency: input.concurrency,
         commitMessage: input.commitMessage,
         isStale: () => pull.isStale(),

@@ -13,6 +13,8 @@ import { openDevMode } from './start-dev-branch.js';
 export interface UploadInput {
   branch: string;
   modelDir: string;
+  /** The local model, when the caller hashed it already (before its first platform write). */
+  local?: LocalFile[];
   concurrency: number;
   commitMessage: string;
   /**
@@ -58,16 +60,21 @@ export function plan(local: LocalFile[], remote: Record<string, { hash: string }
   return { send, remove, unchanged: local.length - send.length };
 }
 
+/** List and hash the local model; an empty one is refused (it would delete every file of the branch). */
+export async function hashLocalModel(ctx: OpContext, modelDir: string): Promise<LocalFile[]> {
+  return ctx.reporter.group(`Hash the local model (${modelDir})`, async () => {
+    const files = await scanModel(modelDir);
+    // An empty model would delete every file of the shared branch: almost always a wrong model-dir.
+    if (files.length === 0) throw new InputError('model-dir', `${modelDir} (no files)`, 'a data model (cube.js and model/ files)');
+    ctx.reporter.info(`${files.length} files, ${files.reduce((a, f) => a + f.size, 0)} bytes`);
+    return files;
+  });
+}
+
 export async function uploadModel(ctx: OpContext, input: UploadInput): Promise<UploadResult> {
   const { client, deploymentId, reporter } = ctx;
   const opts = { signal: ctx.signal };
-  const local = await reporter.group(`Hash the local model (${input.modelDir})`, async () => {
-    const files = await scanModel(input.modelDir);
-    // An empty model would delete every file of the shared branch: almost always a wrong model-dir.
-    if (files.length === 0) throw new InputError('model-dir', `${input.modelDir} (no files)`, 'a data model (cube.js and model/ files)');
-    reporter.info(`${files.length} files, ${files.reduce((a, f) => a + f.size, 0)} bytes`);
-    return files;
-  });
+  const local = input.local ?? (await hashLocalModel(ctx, input.modelDir));
 
   if (ctx.dryRun) {
     // A branch a dry run did not create reads as empty: everything would be sent.

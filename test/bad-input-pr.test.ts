@@ -1,0 +1,99 @@
+/**
+ * The `pr` command (the root action) refuses every bad input before it sends anything to the
+ * platform: each case exits 2 naming the input, and the emulator saw no request at all.
+ */
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inputsOf, actionSpec, envName } from '../src/action-spec.js';
+import { runActionCommand } from '../src/commands/index.js';
+import type { Io } from '../src/io.js';
+import { DEMO_MODEL, startGitHubStandin, type GitHubStandin } from '../packages/emulator/src/index.js';
+import { emulatorFixture, type EmulatorFixture } from './support/emulator.js';
+import { pullRequestEvent, writeEvent } from './support/payloads.js';
+
+let fx: EmulatorFixture;
+let gh: GitHubStandin;
+const root = mkdtempSync(join(tmpdir(), 'dmci-bad-pr-'));
+
+function model(name: string, files: Record<string, string | Buffer>): string {
+  const dir = join(root, name);
+  mkdirSync(dir, { recursive: true });
+  for (const [p, c] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, p)), { recursive: true });
+    writeFileSync(join(dir, p), c);
+  }
+  return dir;
+}
+
+/** One bad value per input of the root action (several for the model dir), and what the error must say. */
+const cases = (): { input: string; value: string; says: string }[] => [
+  { input: 'api-url', value: 'http://platform.example', says: 'api-url: got "http://platform.example", expected an https:// URL' },
+  { input: 'api-key', value: 'Bearer abc def', says: 'api-key: got "(hidden)", expected a key without spaces' },
+  { input: 'auth-scheme', value: 'basic', says: 'auth-scheme: got "basic", expected "bearer" or "api-key"' },
+  { input: 'ca-cert', value: join(root, 'no-ca.pem'), says: 'ca-cert: got "' },
+  { input: 'deployment-id', value: 'analytics', says: 'deployment-id: got "analytics", expected an integer of at least 1' },
+  { input: 'github-token', value: 'ghs_a b', says: 'github-token: got "(hidden)", expected a token without spaces' },
+  { input: 'model-dir', value: '../elsewhere', says: 'model-dir: got "../elsewhere", expected a folder inside the repository' },
+  { input: 'model-dir', value: join(root, 'missing'), says: 'model-dir: got "' },
+  { input: 'model-dir', value: join(root, 'empty'), says: 'expected a data model' },
+  { input: 'model-dir', value: join(root, 'latin1'), says: 'model-dir file model/cubes/x.yml: got "bytes that are not UTF-8"' },
+  { input: 'model-dir', value: join(root, 'symlink'), says: 'expected a symlink that stays inside the model dir' },
+  { input: 'branch-prefix', value: 'Preview-', says: 'branch-prefix: got "Preview-", expected lower-case letters' },
+  { input: 'dry-run', value: 'yes', says: 'dry-run: got "yes", expected true or false' },
+  { input: 'request-timeout', value: '0', says: 'request-timeout: got "0", expected a positive number' },
+  { input: 'branch', value: 'my branch', says: 'branch: got "my branch", expected a branch name' },
+  { input: 'merge-on-close', value: 'maybe', says: 'merge-on-close: got "maybe", expected true or false' },
+  { input: 'fail-on-invalid', value: 'maybe', says: 'fail-on-invalid: got "maybe", expected true or false' },
+  { input: 'smoke-test', value: 'yes', says: 'smoke-test: got "yes", expected true or false' },
+  { input: 'concurrency', value: '0', says: 'concurrency: got "0", expected an integer from 1 to 64' },
+  { input: 'remove-on-upstream', value: 'nope', says: 'remove-on-upstream: got "nope", expected true or false' },
+  { input: 'fail-without-credentials', value: 'perhaps', says: 'fail-without-credentials: got "perhaps", expected true or false' },
+];
+
+beforeAll(async () => {
+  fx = await emulatorFixture();
+  gh = await startGitHubStandin();
+  gh.addPull({ number: 9, headSha: 'c'.repeat(40), headRef: 'feature' });
+  writeFileSync(join(root, 'outside.yml'), 'x');
+  model('good', DEMO_MODEL);
+  model('empty', {});
+  model('latin1', { ...DEMO_MODEL, 'model/cubes/x.yml': Buffer.from([0x63, 0xe9, 0x0a]) });
+  model('symlink', DEMO_MODEL);
+  symlinkSync(join(root, 'outside.yml'), join(root, 'symlink', 'model', 'escape.yml'));
+});
+afterAll(async () => {
+  await fx.close();
+  await gh.close();
+});
+
+describe('bad input to the pr command', () => {
+  it('has a case for every input the root action declares', () => {
+    const covered = new Set(cases().map((c) => c.input));
+    expect(inputsOf(actionSpec('pr')).map((i) => i.name).filter((n) => !covered.has(n))).toEqual([]);
+  });
+
+  it.each(cases().map((c) => [`${c.input}=${c.value}`, c] as const))('%s is refused before any platform request', async (_name, c) => {
+    const env: NodeJS.ProcessEnv = {
+      DATAMODEL_CI_API_URL: fx.em.baseUrl,
+      DATAMODEL_CI_API_KEY: fx.em.credentials.admin,
+      DATAMODEL_CI_CA_CERT: `${fx.em.ca}\n${gh.ca}`,
+      DATAMODEL_CI_DEPLOYMENT_ID: '1',
+      DATAMODEL_CI_GITHUB_TOKEN: 'ghs_bad_input_token_0123',
+      DATAMODEL_CI_MODEL_DIR: join(root, 'good'),
+      GITHUB_REPOSITORY: gh.repository,
+      GITHUB_API_URL: gh.url,
+      GITHUB_EVENT_NAME: 'pull_request',
+      GITHUB_EVENT_PATH: writeEvent(pullRequestEvent('opened', { number: 9, headSha: 'c'.repeat(40) })),
+      [envName(c.input)]: c.value,
+    };
+    const requestsBefore = JSON.stringify(fx.em.counts);
+    const stderr: string[] = [];
+    const io: Io = { out: () => undefined, err: (l) => stderr.push(l), env };
+    const code = await runActionCommand('pr', [], io);
+    expect(stderr.join('\n')).toContain(c.says);
+    expect(code).toBe(2);
+    expect(JSON.stringify(fx.em.counts), 'the platform saw a request').toBe(requestsBefore);
+  });
+});

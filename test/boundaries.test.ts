@@ -1,0 +1,85 @@
+/**
+ * The three rooms stay apart: the product (src/) never reaches into the emulator, the emulator uses
+ * only the contract of the project's code, the contract depends on nothing of ours, and the
+ * operations (src/workflows/) know nothing of GitHub or the Actions runtime.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const REPO = resolve(import.meta.dirname, '..');
+
+function sources(dir: string): string[] {
+  return readdirSync(join(REPO, dir), { withFileTypes: true }).flatMap((e) => {
+    const rel = join(dir, e.name);
+    if (e.isDirectory()) return sources(rel);
+    return /\.(ts|mts|mjs|js)$/.test(e.name) ? [rel] : [];
+  });
+}
+
+/** Every module a file imports (static, dynamic and re-exports), as written. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(join(REPO, file), 'utf8');
+  const found = [
+    ...text.matchAll(/^\s*(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]/gm),
+    ...text.matchAll(/^\s*import\s*['"]([^'"]+)['"]/gm),
+    ...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g),
+  ];
+  return found.map((m) => m[1] as string);
+}
+
+/** An import: the specifier as written, and for a relative one the repository path it lands on. */
+interface Import {
+  spec: string;
+  path?: string;
+}
+
+function violations(dir: string, allowed: (i: Import) => boolean): string[] {
+  return sources(dir).flatMap((file) =>
+    importsOf(file)
+      .map((spec): Import => (spec.startsWith('.') ? { spec, path: relative(REPO, resolve(REPO, dirname(file), spec)) } : { spec }))
+      .filter((i) => !allowed(i))
+      .map((i) => `${file} imports ${i.spec}`),
+  );
+}
+
+/** The emulator source file holding `marker` (so the bundle check cannot pass on a marker nobody uses). */
+function emulatorFileWith(marker: string): string | undefined {
+  return sources('packages/emulator/src').find((f) => readFileSync(join(REPO, f), 'utf8').includes(marker));
+}
+
+describe('import boundaries', () => {
+  it('finds the imports it checks (the scanner itself works)', () => {
+    expect(importsOf('src/commands/pr.ts')).toContain('../workflows/pr-preview.js');
+    expect(importsOf('packages/emulator/src/index.ts').length).toBeGreaterThan(2);
+  });
+
+  it('src/ never imports the emulator', () => {
+    expect(violations('src', (i) => (i.path ? !i.path.startsWith('packages/emulator') : !i.spec.startsWith('@datamodel-ci/emulator')))).toEqual([]);
+  });
+
+  it('the emulator imports, of the project code, only the contract', () => {
+    const ok = (i: Import) => (i.path ? i.path.startsWith('packages/emulator/') : !i.spec.startsWith('@datamodel-ci/') || i.spec === '@datamodel-ci/platform-api');
+    expect(violations('packages/emulator', ok)).toEqual([]);
+  });
+
+  it('the contract depends on nothing of the project, and only on zod outside Node', () => {
+    const ok = (i: Import) => (i.path ? i.path.startsWith('packages/platform-api/') : i.spec === 'zod' || i.spec.startsWith('node:'));
+    expect(violations('packages/platform-api/src', ok)).toEqual([]);
+  });
+
+  it('src/workflows/ imports no @actions/* and nothing of src/github/', () => {
+    const ok = (i: Import) => (i.path ? !i.path.startsWith('src/github') : !i.spec.startsWith('@actions/') && !i.spec.startsWith('@octokit/'));
+    expect(violations('src/workflows', ok)).toEqual([]);
+  });
+
+  it('the bundle a runner downloads holds no emulator code', () => {
+    const bundle = readFileSync(join(REPO, 'dist', 'index.js'), 'utf8');
+    // Strings that exist only in the emulator: its control API prefix, its OpenAPI title, the stand-in's entry.
+    for (const marker of ['/_emulator/', 'datamodel-ci emulator', 'startGitHubStandin']) {
+      expect(emulatorFileWith(marker), `no emulator file contains ${marker}`).toBeDefined();
+      expect(bundle.includes(marker), `dist/index.js contains ${marker}`).toBe(false);
+    }
+    expect(statSync(join(REPO, 'dist', 'index.js')).size).toBeLessThan(2_000_000);
+  });
+});
