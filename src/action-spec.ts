@@ -1,3 +1,5 @@
+import { DEFAULTS } from './defaults.js';
+
 /**
  * Every action, input and output in one table: the action.yml files, their READMEs and the settings
  * parser all come from here. Inputs reach the process as `DATAMODEL_CI_<NAME>` variables, the same
@@ -45,14 +47,18 @@ export function envName(input: string): string {
 export const COMMON_INPUTS: InputSpec[] = [
   { name: 'api-url', description: 'https:// address of the platform tenant (a custom domain replaces the whole host).', required: true },
   { name: 'api-key', description: 'API key of the platform; store it as a secret. Masked in every log.', required: false, default: '' },
-  { name: 'auth-scheme', description: 'Authorization scheme: `bearer` (default) or `api-key`.', default: 'bearer' },
+  {
+    name: 'auth-scheme',
+    description: 'Authorization scheme: `bearer` or `api-key`; default: `api-key` for platform API keys (`sk-…`), else `bearer`.',
+    default: '',
+  },
   { name: 'ca-cert', description: 'Extra trusted CA (PEM text or a file path) for a private tenant, a TLS-inspecting proxy or GitHub Enterprise Server.', default: '' },
   { name: 'deployment-id', description: 'Id of the platform deployment the data model belongs to.', required: true },
   { name: 'github-token', description: 'Token for the PR comment and PR lookups.', default: '${{ github.token }}' },
   { name: 'model-dir', description: 'Folder of the data model in the repository (holds `cube.js` and `model/`).', default: '.' },
-  { name: 'branch-prefix', description: 'Prefix of the shared branch of a PR: `<branch-prefix>pr-<number>`.', default: 'preview-' },
+  { name: 'branch-prefix', description: 'Prefix of the shared branch of a PR: `<branch-prefix>pr-<number>`.', default: DEFAULTS.branchPrefix },
   { name: 'dry-run', description: 'Print the calls a mutating step would make, and make none.', default: 'false' },
-  { name: 'request-timeout', description: 'Seconds one platform request may take before it is retried or fails.', default: '30' },
+  { name: 'request-timeout', description: 'Seconds one platform request may take before it is retried or fails.', default: String(DEFAULTS.requestTimeoutSeconds) },
 ];
 
 const BRANCH: InputSpec = {
@@ -98,7 +104,7 @@ export const ACTIONS: ActionSpec[] = [
     description: 'Upload the data model to a dev branch (only new and changed files), commit, and merge it into the shared branch.',
     inputs: [
       BRANCH,
-      { name: 'concurrency', description: 'Files uploaded in parallel (the connection pool holds 16).', default: '16' },
+      { name: 'concurrency', description: 'Files uploaded in parallel at most (the connection pool holds 16).', default: String(DEFAULTS.uploadConcurrency) },
       { name: 'commit-message', description: 'Commit message; default names the PR and the head commit.', default: '' },
       FAIL_WITHOUT_CREDENTIALS,
     ],
@@ -124,7 +130,7 @@ export const ACTIONS: ActionSpec[] = [
     inputs: [
       BRANCH,
       { name: 'smoke-test', description: 'Query `/meta` and one `/load` through the staging environment.', default: 'false' },
-      { name: 'smoke-timeout-seconds', description: 'Deadline of the smoke test (it retries "Continue wait").', default: '120' },
+      { name: 'smoke-timeout-seconds', description: 'Deadline of the smoke test (it retries "Continue wait").', default: String(DEFAULTS.smokeTimeoutSeconds) },
       FAIL_WITHOUT_CREDENTIALS,
     ],
     outputs: [O.branch, O.stagingUrl, O.environmentId, O.status, O.skipped],
@@ -138,7 +144,7 @@ export const ACTIONS: ActionSpec[] = [
       { name: 'ref', description: 'Branch or tag of the dbt project (not a commit SHA).', default: '' },
       { name: 'branch-name', description: 'Name of the branch the sync creates; default chosen by the platform.', default: '' },
       { name: 'source', description: '`git` (default) or `manifest`.', default: 'git' },
-      { name: 'timeout-minutes', description: 'How long to wait before cancelling the run.', default: '30' },
+      { name: 'timeout-minutes', description: 'How long to wait before cancelling the run.', default: String(DEFAULTS.dbtTimeoutMinutes) },
       FAIL_WITHOUT_CREDENTIALS,
     ],
     outputs: [O.syncJobId, O.branch, O.status, O.timedOut, O.skipped],
@@ -164,7 +170,7 @@ export const ACTIONS: ActionSpec[] = [
     inputs: [
       BRANCH,
       { name: 'mode', description: '`pr` (the PR of the event) or `sweep` (every branch under `branch-prefix` whose PR is closed or gone).', default: 'pr' },
-      { name: 'min-age', description: 'Sweep: only branches whose PR closed at least this long ago (`30m`, `12h`, `7d`).', default: '1h' },
+      { name: 'min-age', description: 'Sweep: only branches whose PR closed at least this long ago (`30m`, `12h`, `7d`).', default: DEFAULTS.sweepMinAge },
       { name: 'remove-on-upstream', description: 'Also delete the git ref on the connected remote.', default: 'false' },
       FAIL_WITHOUT_CREDENTIALS,
     ],
@@ -181,7 +187,7 @@ export const ACTIONS: ActionSpec[] = [
       { name: 'merge-on-close', description: 'Merge into the deploy branch when the PR is merged.', default: 'true' },
       { name: 'fail-on-invalid', description: 'Fail the job when the model is invalid.', default: 'true' },
       { name: 'smoke-test', description: 'Query the staging environment once it is enabled.', default: 'false' },
-      { name: 'concurrency', description: 'Files uploaded in parallel (the connection pool holds 16).', default: '16' },
+      { name: 'concurrency', description: 'Files uploaded in parallel at most (the connection pool holds 16).', default: String(DEFAULTS.uploadConcurrency) },
       { name: 'remove-on-upstream', description: 'Also delete the git ref on the connected remote at cleanup.', default: 'false' },
       FAIL_WITHOUT_CREDENTIALS,
     ],

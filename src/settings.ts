@@ -7,6 +7,7 @@ import { branchNameProblem, prefixProblem } from '@datamodel-ci/platform-api';
 import { actionSpec, COMMON_INPUTS, envName, inputsOf, type CommandName, type InputSpec } from './action-spec.js';
 import { InputError } from './client/errors.js';
 import { parseBaseUrl, type AuthScheme } from './client/http.js';
+import { DEFAULTS } from './defaults.js';
 
 export type Source = (name: string) => string | undefined;
 
@@ -83,8 +84,11 @@ export class InputReader {
     return n;
   }
 
-  oneOf<T extends string>(name: string, values: readonly T[]): T {
+  oneOf<T extends string>(name: string, values: readonly T[]): T;
+  oneOf<T extends string>(name: string, values: readonly T[], options: { optional: true }): T | undefined;
+  oneOf<T extends string>(name: string, values: readonly T[], options?: { optional: true }): T | undefined {
     const v = this.raw(name);
+    if (v === undefined && options?.optional) return undefined;
     if (v === undefined || !values.includes(v as T)) throw new InputError(name, v, values.map((x) => JSON.stringify(x)).join(' or '));
     return v as T;
   }
@@ -112,7 +116,8 @@ export interface ConnectionSettings {
   apiUrl: string;
   /** Undefined when not given: operations skip with a notice (fork PRs get no secrets). */
   apiKey: string | undefined;
-  authScheme: AuthScheme;
+  /** Unset: the key decides (`sk-…` keys as `Api-Key`, others as `Bearer`). */
+  authScheme: AuthScheme | undefined;
   caCert: string | undefined;
   /** Per-request timeout, ms. */
   requestTimeoutMs: number;
@@ -152,9 +157,9 @@ export function readConnection(r: InputReader): ConnectionSettings {
   return {
     apiUrl,
     apiKey: r.raw('api-key'),
-    authScheme: r.oneOf('auth-scheme', ['bearer', 'api-key'] as const),
+    authScheme: r.oneOf('auth-scheme', ['bearer', 'api-key'] as const, { optional: true }),
     caCert: r.raw('ca-cert'),
-    requestTimeoutMs: (r.positive('request-timeout') ?? 30) * 1000,
+    requestTimeoutMs: (r.positive('request-timeout') ?? DEFAULTS.requestTimeoutSeconds) * 1000,
   };
 }
 
@@ -175,7 +180,7 @@ export function readCommon(r: InputReader): CommonSettings {
   return { connection, deploymentId, githubToken, modelDir, branchPrefix, dryRun: r.bool('dry-run') };
 }
 
-const CONCURRENCY = { min: 1, max: 64, fallback: 16 };
+const CONCURRENCY = { min: 1, max: 64, fallback: DEFAULTS.uploadConcurrency };
 
 type Readers = { [C in CommandName]: (r: InputReader) => CommandInputs[C] };
 
@@ -191,13 +196,13 @@ const readers: Readers = {
   'enable-staging': (r) => ({
     branch: r.branch('branch'),
     smokeTest: r.bool('smoke-test'),
-    smokeTimeoutMs: (r.int('smoke-timeout-seconds', 1) ?? 120) * 1000,
+    smokeTimeoutMs: (r.int('smoke-timeout-seconds', 1) ?? DEFAULTS.smokeTimeoutSeconds) * 1000,
   }),
   'dbt-sync-and-wait': (r) => ({
     ref: r.string('ref'),
     branchName: r.branch('branch-name'),
     source: r.oneOf('source', ['git', 'manifest'] as const),
-    timeoutMs: (r.positive('timeout-minutes') ?? 30) * 60_000,
+    timeoutMs: (r.positive('timeout-minutes') ?? DEFAULTS.dbtTimeoutMinutes) * 60_000,
   }),
   'merge-to-default': (r) => ({ branch: r.branch('branch'), keepBranch: r.bool('keep-branch'), message: r.string('message') }),
   'cleanup-branch': (r) => ({

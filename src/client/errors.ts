@@ -136,6 +136,20 @@ export class ResponseShapeError extends PlatformError {
 }
 
 
+/**
+ * A 2xx answer that is the platform's web app (HTML) instead of JSON: the endpoint does not exist on
+ * this tenant, which may run an older version of the platform. Never retried.
+ */
+export class NotAvailableError extends PlatformError {
+  override name = 'NotAvailableError';
+  constructor(init: PlatformErrorInit) {
+    super(
+      init,
+      `${init.method} ${init.path} -> ${init.status}: this endpoint is not available on this tenant (it answered with the web app's HTML page instead of JSON); the tenant may run an older version of the platform`,
+    );
+  }
+}
+
 function describeCause(cause: unknown): string {
   if (cause instanceof Error) {
     const code = (cause as { code?: string }).code;
@@ -174,24 +188,53 @@ export function errorFromResponse(
   });
 }
 
-/** The `{ error }` message of a body, or a short plain-text body, or undefined. */
+/** The longest platform message an error carries (one line). */
+const MESSAGE_LIMIT = 800;
+
+/** A JSON value that says something: a non-blank string, or a non-empty array or object (not a bare number or flag). */
+function says(value: unknown): string | undefined {
+  if (typeof value === 'string') return value.trim() ? value.trim() : undefined;
+  if (Array.isArray(value)) {
+    const parts = value.map((v) => (typeof v === 'string' ? v.trim() : says(v))).filter((v): v is string => !!v);
+    return parts.length ? parts.join('; ') : undefined;
+  }
+  if (value && typeof value === 'object') {
+    const inner = (value as { message?: unknown }).message;
+    if (says(inner)) return says(inner);
+    return Object.keys(value).length ? JSON.stringify(value) : undefined;
+  }
+  return undefined;
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > MESSAGE_LIMIT ? `${flat.slice(0, MESSAGE_LIMIT - 1)}…` : flat;
+}
+
+/**
+ * The platform's message in an error body: a non-empty `message` (a string, or an array joined), then
+ * `error`, then SCIM's `detail`; else the body itself on one line. HTML pages are not a message.
+ */
 export function extractPlatformMessage(bodyText: string): string | undefined {
   const trimmed = bodyText.trim();
   if (!trimmed) return undefined;
+  let parsed: unknown;
   try {
-    const parsed: unknown = JSON.parse(trimmed);
-    if (parsed && typeof parsed === 'object') {
-      const o = parsed as Record<string, unknown>;
-      if (typeof o.error === 'string') return o.error;
-      if (o.error && typeof o.error === 'object' && typeof (o.error as { message?: unknown }).message === 'string') {
-        return (o.error as { message: string }).message;
-      }
-      if (typeof o.message === 'string') return o.message;
-      // SCIM errors carry `detail`.
-      if (typeof o.detail === 'string') return o.detail;
-    }
-    return undefined;
+    parsed = JSON.parse(trimmed);
   } catch {
-    return trimmed.length <= 300 && !trimmed.startsWith('<') ? trimmed : undefined;
+    return isHtml(trimmed) ? undefined : oneLine(trimmed);
   }
+  if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
+    const o = parsed as Record<string, unknown>;
+    const found = says(o.message) ?? says(o.error) ?? says(o.detail);
+    if (found) return oneLine(found);
+    return Object.keys(o).length ? oneLine(trimmed) : undefined;
+  }
+  return says(parsed) ? oneLine(trimmed) : undefined;
+}
+
+/** A body that is a web page (the platform's web app answers unknown routes with one). */
+export function isHtml(text: string): boolean {
+  const t = text.trimStart();
+  return t.startsWith('<') && !t.startsWith('<?xml');
 }

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { createSecureContext, rootCertificates } from 'node:tls';
+import { Agent as HttpsAgent } from 'node:https';
+import { createSecureContext, type SecureContext } from 'node:tls';
 import type { Readable } from 'node:stream';
 import { Agent, type Dispatcher } from 'undici';
 import {
@@ -13,7 +13,10 @@ import {
   type RedactedRequest,
 } from './errors.js';
 import { Redactor, type SecretHook } from './redact.js';
+import { loadCa, trustStore } from './trust.js';
+import { deleteWithEmptyBody } from './empty-delete.js';
 import { DEFAULT_RETRY, parseRetryAfter, repeatModeOf, retrying, type RetryPolicy } from './retry.js';
+import { DEFAULTS } from '../defaults.js';
 import { VERSION } from '../version.js';
 
 import type { HttpMethod } from '@datamodel-ci/platform-api';
@@ -30,7 +33,10 @@ export interface ClientOptions {
   baseUrl: string;
   /** API key, OAuth access token or SCIM token. */
   apiKey: string;
-  /** `bearer` (default) sends `Authorization: Bearer <key>`; `api-key` sends `Authorization: Api-Key <key>`. */
+  /**
+   * `bearer` sends `Authorization: Bearer <key>`, `api-key` sends `Authorization: Api-Key <key>`; unset,
+   * the key decides (`authSchemeFor`).
+   */
   authScheme?: AuthScheme;
   /** Extra trusted CA: PEM text, or the path of a PEM file. Added to the public roots and NODE_EXTRA_CA_CERTS. */
   ca?: string;
@@ -87,7 +93,12 @@ export interface RawResponse {
   body?: Readable;
 }
 
-export const DEFAULT_TIMEOUT_MS = 30_000;
+export const DEFAULT_TIMEOUT_MS = DEFAULTS.requestTimeoutSeconds * 1000;
+
+/** The scheme a key is sent with when none is set: platform API keys (`sk-…`) as `Api-Key`, tokens as `Bearer`. */
+export function authSchemeFor(key: string): AuthScheme {
+  return key.startsWith('sk-') ? 'api-key' : 'bearer';
+}
 
 /** Parse and check the base URL: https only, no path beyond `/`. */
 export function parseBaseUrl(input: string, inputName = 'api-url'): URL {
@@ -113,36 +124,6 @@ function redactUrlCredentials(url: URL): string {
   return copy.href;
 }
 
-/** Read the `ca` option: PEM text as is, anything else as a file path. */
-export function loadCa(ca: string, inputName = 'ca-cert'): string {
-  if (ca.includes('-----BEGIN CERTIFICATE-----')) return ca;
-  try {
-    const text = readFileSync(ca, 'utf8');
-    if (!text.includes('-----BEGIN CERTIFICATE-----')) {
-      throw new InputError(inputName, ca, 'PEM text or the path of a PEM file (the file holds no certificate)');
-    }
-    return text;
-  } catch (error) {
-    if (error instanceof InputError) throw error;
-    throw new InputError(inputName, ca, `PEM text or the path of a readable PEM file (${(error as Error).message})`);
-  }
-}
-
-/** The trust store for a custom CA: public roots + NODE_EXTRA_CA_CERTS + the given CA (a `ca` option replaces Node's defaults otherwise). */
-export function trustStore(ca: string): string[] {
-  const list = [...rootCertificates];
-  const extra = process.env.NODE_EXTRA_CA_CERTS;
-  if (extra) {
-    try {
-      list.push(readFileSync(extra, 'utf8'));
-    } catch {
-      // Node itself warns about an unreadable NODE_EXTRA_CA_CERTS at start-up.
-    }
-  }
-  list.push(ca);
-  return list;
-}
-
 const NOT_SENT_CODES = new Set([
   'ECONNREFUSED',
   'ENOTFOUND',
@@ -151,6 +132,12 @@ const NOT_SENT_CODES = new Set([
   'ENETUNREACH',
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
+function flatHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
 function errorCode(error: unknown): string | undefined {
   let e: unknown = error;
   for (let i = 0; i < 4 && e && typeof e === 'object'; i++) {
@@ -171,6 +158,10 @@ export class HttpClient {
   readonly redactor: Redactor;
   private readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
+  /** TLS context of a custom CA, shared by every connection. */
+  private readonly secureContext: SecureContext | undefined;
+  /** node:https pool of the bodyless DELETEs (made on first use). */
+  private httpsAgent: HttpsAgent | undefined;
   private readonly authHeader: string;
   private readonly userAgent: string;
   private readonly timeoutMs: number;
@@ -189,7 +180,7 @@ export class HttpClient {
     }
     this.redactor.add(apiKey);
     this.baseUrl = parseBaseUrl(options.baseUrl);
-    const scheme = options.authScheme ?? 'bearer';
+    const scheme = options.authScheme ?? authSchemeFor(apiKey);
     if (scheme !== 'bearer' && scheme !== 'api-key') {
       throw new InputError('auth-scheme', scheme, '"bearer" or "api-key"');
     }
@@ -209,13 +200,14 @@ export class HttpClient {
       this.ownsDispatcher = false;
     } else {
       const ca = options.ca ? trustStore(loadCa(options.ca)) : undefined;
+      // One TLS context for every connection: building it from ~150 CA certificates takes ~20 ms of
+      // CPU, which `ca` alone would spend again on each new connection of the pool.
+      this.secureContext = ca ? createSecureContext({ ca }) : undefined;
       this.dispatcher = new Agent({
         connections: options.connections ?? 16,
         keepAliveTimeout: 10_000,
         keepAliveMaxTimeout: 60_000,
-        // One TLS context for every connection: building it from ~150 CA certificates takes ~20 ms of
-        // CPU, which `ca` alone would spend again on each new connection of the pool.
-        connect: ca ? { secureContext: createSecureContext({ ca }) } : {},
+        connect: this.secureContext ? { secureContext: this.secureContext } : {},
       });
       this.ownsDispatcher = true;
     }
@@ -223,6 +215,7 @@ export class HttpClient {
 
   /** Close the connection pool (only the one this client made). */
   async close(): Promise<void> {
+    this.httpsAgent?.destroy();
     if (this.ownsDispatcher) await this.dispatcher.close();
   }
 
@@ -264,6 +257,29 @@ export class HttpClient {
     return out;
   }
 
+  /** A buffered answer: the response for a 2xx, else the error for its status. */
+  private finish(
+    req: RawRequest,
+    status: number,
+    headers: Record<string, string | string[] | undefined>,
+    text: string,
+    redacted: () => RedactedRequest,
+  ): RawResponse {
+    const flat = flatHeaders(headers);
+    if (status >= 200 && status < 300) return { status, headers: flat, text };
+    throw errorFromResponse(
+      {
+        status,
+        method: req.method,
+        path: req.path.split('?')[0] ?? req.path,
+        request: redacted(),
+        bodyText: text,
+        retryAfterSeconds: parseRetryAfter(flat['retry-after']),
+      },
+      this.redactor,
+    );
+  }
+
   /** One attempt, no retry. */
   async attempt(req: RawRequest, options: RequestOptions = {}): Promise<RawResponse> {
     const pathOnly = req.path.split('?')[0] ?? req.path;
@@ -280,6 +296,10 @@ export class HttpClient {
     } else if (req.body) {
       payload = req.body.data;
       headers['content-type'] = req.body.contentType;
+    } else if (req.method !== 'GET') {
+      // A bodyless write states its empty body: some frontends answer 411 Length Required otherwise.
+      payload = '';
+      headers['content-length'] = '0';
     }
     const redacted = () => this.redactRequest(req, headers);
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
@@ -292,6 +312,11 @@ export class HttpClient {
     try {
       if (options.signal?.aborted) throw options.signal.reason;
       sentStarted = true;
+      if (req.method === 'DELETE' && payload === '' && this.ownsDispatcher) {
+        this.httpsAgent ??= new HttpsAgent({ keepAlive: true, ...(this.secureContext ? { secureContext: this.secureContext } : {}) });
+        const res = await deleteWithEmptyBody(url, headers, this.httpsAgent, signal);
+        return this.finish(req, res.statusCode, res.headers, res.text, redacted);
+      }
       const res = await this.dispatcher.request({
         origin: url.origin,
         path: url.pathname + url.search,
@@ -300,10 +325,6 @@ export class HttpClient {
         body: payload,
         signal,
       });
-      const resHeaders: Record<string, string> = {};
-      for (const [k, v] of Object.entries(res.headers)) {
-        if (v !== undefined) resHeaders[k] = Array.isArray(v) ? v.join(', ') : v;
-      }
       if (res.statusCode >= 200 && res.statusCode < 300 && req.stream) {
         // The timeout keeps running until the stream ends: a stalled download is aborted too.
         streaming = true;
@@ -311,23 +332,9 @@ export class HttpClient {
         res.body.once('close', done);
         res.body.once('end', done);
         res.body.once('error', done);
-        return { status: res.statusCode, headers: resHeaders, body: res.body };
+        return { status: res.statusCode, headers: flatHeaders(res.headers), body: res.body };
       }
-      const text = await res.body.text();
-      if (res.statusCode >= 200 && res.statusCode < 300) {
-        return { status: res.statusCode, headers: resHeaders, text };
-      }
-      throw errorFromResponse(
-        {
-          status: res.statusCode,
-          method: req.method,
-          path: pathOnly,
-          request: redacted(),
-          bodyText: text,
-          retryAfterSeconds: parseRetryAfter(resHeaders['retry-after']),
-        },
-        this.redactor,
-      );
+      return this.finish(req, res.statusCode, res.headers, await res.body.text(), redacted);
     } catch (error) {
       if (error instanceof PlatformError) throw error;
       if (options.signal?.aborted) {

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Readable } from 'node:stream';
 import { InputError, formatPath, issueText, parseInput, pathParams, type ArgsOf, type Endpoint, type ResultOf } from '@datamodel-ci/platform-api';
-import { ResponseShapeError, type PlatformError } from './errors.js';
+import { NotAvailableError, ResponseShapeError, isHtml, type PlatformError } from './errors.js';
 import { retrying } from './retry.js';
 import { encodeMultipart, type HttpClient, type RawRequest, type RequestOptions } from './http.js';
 import { iterateCursor, type CursorPageResult } from './pagination.js';
@@ -78,12 +78,11 @@ export function parseResponse<E extends Endpoint>(
   if (text.trim() === '') {
     const r = e.response.safeParse(undefined);
     if (r.success) return r.data as ResultOf<E>;
-    if (text.trim() === '') {
-      // An empty 2xx body where a record was expected: accept an empty object if the schema does.
-      const o = e.response.safeParse({});
-      if (o.success) return o.data as ResultOf<E>;
-    }
+    // An empty 2xx body where a record was expected: accept an empty object if the schema does.
+    const o = e.response.safeParse({});
+    if (o.success) return o.data as ResultOf<E>;
   }
+  if (isHtml(text)) throw new NotAvailableError({ status, method: req.method, path: pathOnly, request: http.redactRequest(req, {}) });
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -1,5 +1,6 @@
 /** `pr` (the root action): the whole PR lifecycle for the pull_request event of the run. */
 import { InputError } from '../client/errors.js';
+import { DEFAULTS } from '../defaults.js';
 import type { SectionName } from '../github/comment.js';
 import { cleanupSection, errorSection, mergeSection, previewSection, stagingSection, uploadSection, validateSection } from '../github/sections.js';
 import { runClose, runPreview } from '../workflows/pr-preview.js';
@@ -33,7 +34,7 @@ async function preview(x: ActionRun<'pr'>): Promise<number> {
       concurrency: inputs.concurrency,
       commitMessage: commitMessage(x),
       smokeTest: inputs.smokeTest,
-      smoke: { timeoutMs: 120_000, ...(connection.caCert ? { ca: connection.caCert } : {}) },
+      smoke: { timeoutMs: DEFAULTS.smokeTimeoutSeconds * 1000, ...(connection.caCert ? { ca: connection.caCert } : {}) },
     },
     { isStale: () => isStale(x) },
   );

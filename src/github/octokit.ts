@@ -2,7 +2,7 @@
 import { getOctokit } from '@actions/github';
 import { EnvHttpProxyAgent, fetch as undiciFetch, type Dispatcher } from 'undici';
 import { InputError } from '../client/errors.js';
-import { loadCa, trustStore } from '../client/http.js';
+import { loadCa, trustStore } from '../client/trust.js';
 import type { GitHubApi, IssueComment, PullRequestInfo } from './types.js';
 
 export const DEFAULT_GITHUB_API_URL = 'https://api.github.com';

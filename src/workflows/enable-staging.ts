@@ -3,6 +3,7 @@ import { HttpClient } from '../client/http.js';
 import { environmentRestUrl } from '@datamodel-ci/platform-api';
 import { InputError } from '../client/errors.js';
 import { sleep } from '../client/retry.js';
+import { DEFAULTS } from '../defaults.js';
 import { mutate, type OpContext } from './context.js';
 
 export interface EnableStagingResult {
@@ -37,7 +38,7 @@ export async function enableStaging(
   }
   ctx.reporter.info(`staging environment of ${input.branch}: ${stagingUrl}`);
   const result: EnableStagingResult = { branch: input.branch, stagingUrl, environmentId: env ? String(env.id) : undefined };
-  if (input.smokeTest) result.smoke = await smokeTest(ctx, stagingUrl, input.smoke ?? { timeoutMs: 120_000 });
+  if (input.smokeTest) result.smoke = await smokeTest(ctx, stagingUrl, input.smoke ?? { timeoutMs: DEFAULTS.smokeTimeoutSeconds * 1000 });
   return result;
 }
 

@@ -1,0 +1,24 @@
+/** Every default of the toolkit, in one place: the action table, the settings and the operations read them here. */
+export const DEFAULTS = {
+  /** Per-request timeout of a platform call, seconds (input `request-timeout`). */
+  requestTimeoutSeconds: 30,
+  /**
+   * Git-bound writes (`upload/finish`, commit, merges) commit to the platform's git repository: they
+   * get at least this long for an answer, ms (the vendor's CLI waits 120 s on an idle read).
+   */
+  gitWriteTimeoutMs: 120_000,
+  /** Data-API calls get at least this long, ms: Cube caps one long poll at 90 s. */
+  dataApiTimeoutMs: 95_000,
+  /** Files uploaded in parallel at most (input `concurrency`); uploads start lower and grow. */
+  uploadConcurrency: 16,
+  /** Parallel uploads an upload starts with before growing towards `concurrency`. */
+  uploadStartConcurrency: 4,
+  /** Deadline of the staging smoke test, seconds (input `smoke-timeout-seconds`). */
+  smokeTimeoutSeconds: 120,
+  /** How long a dbt sync may run before it is cancelled, minutes (input `timeout-minutes`). */
+  dbtTimeoutMinutes: 30,
+  /** Prefix of a PR's shared branch (input `branch-prefix`). */
+  branchPrefix: 'preview-',
+  /** Sweep: only branches whose PR closed at least this long ago (input `min-age`). */
+  sweepMinAge: '1h',
+} as const;
