@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
+import picomatch from 'picomatch';
 import { InputError } from '../client/errors.js';
 
 export interface LocalFile {
@@ -14,8 +15,13 @@ export interface LocalFile {
   sha1: string;
 }
 
-/** Folders never uploaded. */
-const SKIP_DIRS = new Set(['.git', 'node_modules', '.github']);
+/**
+ * Names never uploaded, at any depth (the vendor's own selection): every dot-name but `.gitignore`
+ * (so `.env`, `.git`, `.github` stay home), `node_modules` and `dashboard-app`.
+ */
+export function skippedName(name: string): boolean {
+  return (name.startsWith('.') && name !== '.gitignore') || name === 'node_modules' || name === 'dashboard-app';
+}
 /** The largest file the toolkit sends (the platform's data models are text). */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 
@@ -70,7 +76,14 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (it
  * List and hash the model. Refuses a symlink that leaves the model dir, a path with `..`, and a file
  * over MAX_FILE_BYTES, naming the file; symlinks inside the dir are followed.
  */
-export async function scanModel(modelDir: string, options: { concurrency?: number } = {}): Promise<LocalFile[]> {
+export interface ScanOptions {
+  concurrency?: number;
+  /** Globs of POSIX paths (relative to the model dir) not to upload, e.g. `model/drafts/**`. */
+  exclude?: readonly string[];
+}
+
+export async function scanModel(modelDir: string, options: ScanOptions = {}): Promise<LocalFile[]> {
+  const excluded = options.exclude?.length ? picomatch([...options.exclude], { dot: true }) : () => false;
   const root = resolve(modelDir);
   let rootReal: string;
   try {
@@ -82,27 +95,40 @@ export async function scanModel(modelDir: string, options: { concurrency?: numbe
     throw new InputError('model-dir', modelDir, `an existing directory (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
   const found: { path: string; abs: string; size: number }[] = [];
-  const walk = async (dir: string): Promise<void> => {
-    const entries = await readdir(dir, { withFileTypes: true });
+  const utf8 = new TextDecoder('utf-8', { fatal: true });
+  /** `chain`: real paths of the folders being walked, to refuse a symlink that loops back into one. */
+  const walk = async (dir: string, chain: string[]): Promise<void> => {
+    const entries = await readdir(dir, { withFileTypes: true, encoding: 'buffer' });
     for (const entry of entries) {
-      const abs = join(dir, entry.name);
+      let name: string;
+      try {
+        name = utf8.decode(entry.name);
+      } catch {
+        // The platform keys files by UTF-8 path: a name in another encoding cannot be uploaded.
+        const where = relative(root, dir).split(sep).join('/') || '.';
+        throw new InputError(`model-dir file in ${where}`, JSON.stringify(entry.name.toString('latin1')).slice(1, -1), 'a file name in UTF-8');
+      }
+      const abs = join(dir, name);
       const rel = relative(root, abs).split(sep).join('/');
       if (rel.split('/').some((seg) => seg === '..')) throw new InputError('model-dir', rel, 'paths inside the model dir (no "..")');
-      if (entry.isDirectory() && SKIP_DIRS.has(entry.name)) continue;
+      if (skippedName(name) || excluded(rel)) continue;
       let info = await lstat(abs);
+      let real = abs;
       if (info.isSymbolicLink()) {
-        let target: string;
         try {
-          target = await realpath(abs);
+          real = await realpath(abs);
         } catch {
           throw new InputError(`model-dir file ${rel}`, rel, 'a symlink whose target exists');
         }
-        if (target !== rootReal && !target.startsWith(rootReal + sep)) {
-          throw new InputError(`model-dir file ${rel}`, target, `a symlink that stays inside the model dir ${rootReal}`);
+        if (real !== rootReal && !real.startsWith(rootReal + sep)) {
+          throw new InputError(`model-dir file ${rel}`, real, `a symlink that stays inside the model dir ${rootReal}`);
         }
         info = await stat(abs);
+        if (info.isDirectory() && chain.includes(real)) {
+          throw new InputError(`model-dir file ${rel}`, relative(rootReal, real) || '.', 'a symlink that does not loop back to a folder that contains it');
+        }
       }
-      if (info.isDirectory()) await walk(abs);
+      if (info.isDirectory()) await walk(abs, [...chain, real]);
       else if (info.isFile()) {
         if (info.size > MAX_FILE_BYTES) {
           throw new InputError(`model-dir file ${rel}`, `${info.size} bytes`, `at most ${MAX_FILE_BYTES} bytes per file`);
@@ -111,7 +137,7 @@ export async function scanModel(modelDir: string, options: { concurrency?: numbe
       }
     }
   };
-  await walk(root);
+  await walk(root, [rootReal]);
   found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return mapLimit(found, options.concurrency ?? 16, async (f) => ({ ...f, sha1: await sha1File(f.abs, TEXT_FILE.test(f.path) ? f.path : undefined) }));
 }
