@@ -1,21 +1,47 @@
 /**
- * Helpers of the bench (bench/bench.bench-run.ts): the figures and their file, generated models, a
- * latency-adding proxy in front of the GitHub stand-in, small statistics.
+ * Helpers of the bench (bench/bench.bench-run.ts, bench/figures/): the figures and their file, which
+ * figures run, temp dirs, generated models, a latency-adding proxy in front of the GitHub stand-in,
+ * small statistics.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { cpus } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
+import type { PlatformClient } from '../src/client/index.js';
+import { MemoryReporter } from '../src/report/reporter.js';
+import type { OpContext } from '../src/workflows/context.js';
 import { testTls } from '../packages/emulator/src/github/https-server.js';
 
 export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 export const REPO_DIR = join(BENCH_DIR, '..');
 export const RESULTS_FILE = join(BENCH_DIR, 'results.json');
+
+/** Latency added to every platform and GitHub request in figures 1 to 3. */
+export const LATENCY_MS = 50;
+/** `BENCH_ONLY=3,4 npm run bench` runs some figures only (while working on them). */
+const ONLY = process.env.BENCH_ONLY?.split(',').map((x) => x.trim());
+export const part = (n: number) => !ONLY || ONLY.includes(String(n));
+
+const temps: string[] = [];
+/** A temp dir, removed by removeTempDirs() after the bench. */
+export const tempDir = (prefix: string) => {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  temps.push(d);
+  return d;
+};
+
+export function removeTempDirs(): void {
+  for (const d of temps) rmSync(d, { recursive: true, force: true });
+}
+
+export function opContext(client: PlatformClient, deploymentId: number): OpContext {
+  return { client, deploymentId, reporter: new MemoryReporter(), dryRun: false };
+}
 
 export interface Figure {
   id: string;

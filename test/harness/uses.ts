@@ -1,0 +1,112 @@
+/**
+ * What a `uses:` runs in the harness: this repository's actions from repoDir, and stand-ins for
+ * actions/checkout and actions/setup-node.
+ */
+import { execFile } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { fileCommands } from './env-files.js';
+import type { Execution, JobState, Scope } from './job-state.js';
+import type { StepRecorder } from './recorder.js';
+import { processEnv } from './step-process.js';
+import { firstLine } from './yaml-values.js';
+
+export type UsesTarget =
+  | { kind: 'checkout' }
+  | { kind: 'setup-node' }
+  | { kind: 'local'; dir: string; repository: string; ref: string }
+  | { kind: 'unsupported'; reason: string };
+
+/** Where a `uses:` points in the harness. */
+export function resolveUses(state: JobState, uses: string): UsesTarget {
+  if (/^actions\/checkout@\S+$/.test(uses)) return { kind: 'checkout' };
+  if (/^actions\/setup-node@\S+$/.test(uses)) return { kind: 'setup-node' };
+  const ours = /^([^/@\s]+)\/datamodel-ci(?:\/([^@]+))?@(\S+)$/.exec(uses);
+  const root = state.repoDir ?? state.workspace;
+  if (ours) return { kind: 'local', dir: resolve(root, ours[2] ?? '.'), repository: `${ours[1]}/datamodel-ci`, ref: ours[3] ?? '' };
+  if (uses.startsWith('./')) return { kind: 'local', dir: resolve(root, uses), repository: '', ref: '' };
+  return {
+    kind: 'unsupported',
+    reason:
+      `Unsupported action in the test harness: '${uses}'. It runs actions/checkout and actions/setup-node as stand-ins, ` +
+      `and <owner>/datamodel-ci[/<path>]@<ref> or ./<path> from the repository under test; nothing else.`,
+  };
+}
+
+/** The action.yml (or action.yaml) of a folder, if it has one. */
+export function manifestPath(dir: string): string | undefined {
+  return ['action.yml', 'action.yaml'].map((f) => join(dir, f)).find((f) => existsSync(f));
+}
+
+/** A stand-in's result: it runs no step process, so it ends with its own exit code. */
+const finished = (exitCode: 0 | 1): Execution => ({ exitCode, failed: exitCode !== 0, cancelled: false, timedOut: false });
+
+/** Parse a `node --version` style or `node-version:` style version; undefined for aliases (lts/*, latest). */
+function versionParts(spec: string): number[] | undefined {
+  const m = /^(?:>=|\^|~|=)?\s*v?(\d+)(?:\.(\d+|x|\*))?(?:\.(\d+|x|\*))?/.exec(spec.trim());
+  if (!m) return undefined;
+  const parts: number[] = [];
+  for (const p of m.slice(1)) {
+    if (p === undefined || p === 'x' || p === '*') break;
+    parts.push(Number(p));
+  }
+  return parts;
+}
+
+async function nodeVersion(env: Record<string, string>): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    execFile('node', ['--version'], { env }, (error, stdout) => (error ? reject(error) : resolvePromise(stdout.trim())));
+  });
+}
+
+/** actions/setup-node stand-in: nothing is installed; the runner's node must satisfy node-version. */
+export async function setupNodeStandIn(state: JobState, scope: Scope, rec: StepRecorder, inputs: Record<string, string>, stepEnv: Record<string, string>): Promise<Execution> {
+  let requested = inputs['node-version'] ?? '';
+  const versionFile = inputs['node-version-file'] ?? '';
+  if (requested === '' && versionFile !== '') {
+    const text = readFileSync(resolve(state.workspace, versionFile), 'utf8');
+    if (basename(versionFile) === 'package.json') {
+      const pkg = JSON.parse(text) as { volta?: { node?: string }; engines?: { node?: string } };
+      requested = pkg.volta?.node ?? pkg.engines?.node ?? '';
+    } else {
+      requested = firstLine(text);
+    }
+  }
+  const current = await nodeVersion(processEnv(state, scope, rec, stepEnv, fileCommands(state)));
+  rec.outputs['node-version'] = current;
+  const wanted = versionParts(requested);
+  const have = versionParts(current) ?? [];
+  if (!wanted || wanted.length === 0) {
+    rec.write(`harness: actions/setup-node stand-in cannot check node-version '${requested}'; using the runner's Node.js ${current}`);
+    return finished(0);
+  }
+  for (const [i, w] of wanted.entries()) {
+    const h = have[i] ?? 0;
+    if (h > w) break;
+    if (h < w) {
+      rec.annotate({
+        level: 'error',
+        message: `actions/setup-node stand-in: node-version '${requested}' was requested, but the harness can only use the runner's Node.js ${current}`,
+      });
+      return finished(1);
+    }
+  }
+  rec.write(`harness: actions/setup-node stand-in: node-version '${requested}' requested; using the runner's Node.js ${current}`);
+  return finished(0);
+}
+
+/** actions/checkout stand-in: copy the prepared tree into the workspace (or `path:`). */
+export function checkoutStandIn(state: JobState, rec: StepRecorder, inputs: Record<string, string>): Execution {
+  const target = resolve(state.workspace, inputs['path'] || '.');
+  rec.outputs['ref'] = String(state.github['ref'] ?? '');
+  rec.outputs['commit'] = String(state.github['sha'] ?? '');
+  if (!state.checkoutFrom) {
+    rec.write('harness: actions/checkout stand-in: no checkoutFrom given; the workspace is left as it is');
+    return finished(0);
+  }
+  const from = resolve(state.checkoutFrom);
+  mkdirSync(target, { recursive: true });
+  cpSync(from, target, { recursive: true, filter: (src) => src === from || state.checkoutFilter(src) });
+  rec.write(`harness: actions/checkout stand-in: copied ${from} to ${target}`);
+  return finished(0);
+}
