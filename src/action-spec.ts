@@ -66,6 +66,12 @@ const BRANCH: InputSpec = {
   description: 'Shared branch to use; default: the one recorded for this PR, else `<branch-prefix>pr-<number>`.',
   default: '',
 };
+const EXCLUDE: InputSpec = {
+  name: 'exclude',
+  description:
+    'Files of `model-dir` not to upload: globs of paths relative to it, one per line or comma-separated (e.g. `model/drafts/**`). Dot-files other than `.gitignore`, `node_modules` and `dashboard-app` are never uploaded.',
+  default: '',
+};
 const FAIL_WITHOUT_CREDENTIALS: InputSpec = {
   name: 'fail-without-credentials',
   description: 'Fail instead of skipping with a notice when the API key is missing (fork PRs get no secrets).',
@@ -106,6 +112,7 @@ export const ACTIONS: ActionSpec[] = [
       BRANCH,
       { name: 'concurrency', description: 'Files uploaded in parallel at most (the connection pool holds 16).', default: String(DEFAULTS.uploadConcurrency) },
       { name: 'commit-message', description: 'Commit message; default names the PR and the head commit.', default: '' },
+      EXCLUDE,
       FAIL_WITHOUT_CREDENTIALS,
     ],
     outputs: [O.branch, O.devBranch, O.uploaded, O.deleted, O.status, O.skipped],
@@ -189,6 +196,7 @@ export const ACTIONS: ActionSpec[] = [
       { name: 'smoke-test', description: 'Query the staging environment once it is enabled.', default: 'false' },
       { name: 'concurrency', description: 'Files uploaded in parallel at most (the connection pool holds 16).', default: String(DEFAULTS.uploadConcurrency) },
       { name: 'remove-on-upstream', description: 'Also delete the git ref on the connected remote at cleanup.', default: 'false' },
+      EXCLUDE,
       FAIL_WITHOUT_CREDENTIALS,
     ],
     outputs: Object.values(O),

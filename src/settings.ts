@@ -102,6 +102,17 @@ export class InputReader {
     return Number(m[1]) * unit;
   }
 
+  /** A list of globs: one per line or comma-separated; blanks dropped. */
+  globs(name: string): string[] {
+    const v = this.raw(name);
+    if (v === undefined) return [];
+    const list = v.split(/[\n,]/).map((g) => g.trim()).filter(Boolean);
+    for (const g of list) {
+      if (g.startsWith('/') || g.split('/').includes('..')) throw new InputError(name, g, 'globs of paths relative to model-dir (no leading "/", no "..")');
+    }
+    return list;
+  }
+
   /** A branch name, checked against the platform's rule. */
   branch(name: string): string | undefined {
     const v = this.raw(name);
@@ -135,13 +146,21 @@ export interface CommonSettings {
 /** Each command's own inputs, typed. */
 export interface CommandInputs {
   'start-dev-branch': { branch?: string };
-  'upload-model': { branch?: string; concurrency: number; commitMessage?: string };
+  'upload-model': { branch?: string; concurrency: number; commitMessage?: string; exclude: string[] };
   validate: { branch?: string; failOnInvalid: boolean };
   'enable-staging': { branch?: string; smokeTest: boolean; smokeTimeoutMs: number };
   'dbt-sync-and-wait': { ref?: string; branchName?: string; source: 'git' | 'manifest'; timeoutMs: number };
   'merge-to-default': { branch?: string; keepBranch: boolean; message?: string };
   'cleanup-branch': { branch?: string; mode: 'pr' | 'sweep'; minAgeMs: number; removeOnUpstream: boolean };
-  pr: { branch?: string; mergeOnClose: boolean; failOnInvalid: boolean; smokeTest: boolean; concurrency: number; removeOnUpstream: boolean };
+  pr: {
+    branch?: string;
+    mergeOnClose: boolean;
+    failOnInvalid: boolean;
+    smokeTest: boolean;
+    concurrency: number;
+    removeOnUpstream: boolean;
+    exclude: string[];
+  };
 }
 
 export type Settings<C extends CommandName = CommandName> = CommonSettings & {
@@ -191,6 +210,7 @@ const readers: Readers = {
     branch: r.branch('branch'),
     concurrency: r.int('concurrency', CONCURRENCY.min, CONCURRENCY.max) ?? CONCURRENCY.fallback,
     commitMessage: r.string('commit-message'),
+    exclude: r.globs('exclude'),
   }),
   validate: (r) => ({ branch: r.branch('branch'), failOnInvalid: r.bool('fail-on-invalid') }),
   'enable-staging': (r) => ({
@@ -218,6 +238,7 @@ const readers: Readers = {
     smokeTest: r.bool('smoke-test'),
     concurrency: r.int('concurrency', CONCURRENCY.min, CONCURRENCY.max) ?? CONCURRENCY.fallback,
     removeOnUpstream: r.bool('remove-on-upstream'),
+    exclude: r.globs('exclude'),
   }),
 };
 

@@ -49,6 +49,7 @@ const cases = (): { input: string; value: string; says: string }[] => [
   { input: 'smoke-test', value: 'yes', says: 'smoke-test: got "yes", expected true or false' },
   { input: 'concurrency', value: '0', says: 'concurrency: got "0", expected an integer from 1 to 64' },
   { input: 'remove-on-upstream', value: 'nope', says: 'remove-on-upstream: got "nope", expected true or false' },
+  { input: 'exclude', value: '../secrets/**', says: 'exclude: got "../secrets/**", expected globs of paths relative to model-dir' },
   { input: 'fail-without-credentials', value: 'perhaps', says: 'fail-without-credentials: got "perhaps", expected true or false' },
 ];
 
@@ -74,7 +75,7 @@ describe('bad input to the pr command', () => {
     expect(inputsOf(actionSpec('pr')).map((i) => i.name).filter((n) => !covered.has(n))).toEqual([]);
   });
 
-  it.each(cases().map((c) => [`${c.input}=${c.value}`, c] as const))('%s is refused before any platform request', async (_name, c) => {
+  it.each(cases().map((c) => [`${c.input}=${c.value.replace(root, '<tmp>')}`, c] as const))('%s is refused before any platform request', async (_name, c) => {
     const env: NodeJS.ProcessEnv = {
       DATAMODEL_CI_API_URL: fx.em.baseUrl,
       DATAMODEL_CI_API_KEY: fx.em.credentials.admin,

@@ -31,6 +31,7 @@ async function preview(x: ActionRun<'pr'>): Promise<number> {
     {
       branch,
       modelDir,
+      exclude: inputs.exclude,
       concurrency: inputs.concurrency,
       commitMessage: commitMessage(x),
       smokeTest: inputs.smokeTest,

@@ -9,6 +9,7 @@ export async function uploadModelCommand(x: ActionRun<'upload-model'>): Promise<
   const r = await uploadModel(x.op, {
     branch,
     modelDir: x.settings.modelDir,
+    exclude: inputs.exclude,
     concurrency: inputs.concurrency,
     commitMessage: commitMessage(x, inputs.commitMessage),
     isStale: () => isStale(x),

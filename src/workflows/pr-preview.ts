@@ -22,6 +22,7 @@ export interface PullRequestPort {
 export interface PreviewInput {
   branch: string;
   modelDir: string;
+  exclude: readonly string[];
   concurrency: number;
   commitMessage: string;
   smokeTest: boolean;
@@ -56,7 +57,7 @@ export async function runPreview(ctx: OpContext, input: PreviewInput, pull: Pull
   /** Let work started early finish (its outcome unused) before the run ends. */
   const settle = () => Promise.allSettled([staging, validation]);
   // The local model is read and checked before the first platform write.
-  const local = await hashLocalModel(ctx, input.modelDir);
+  const local = await hashLocalModel(ctx, input.modelDir, input.exclude);
   try {
     outcome.created = await ctx.reporter.group('Shared branch', () => ensureSharedBranch(ctx, branch));
     if (!ctx.dryRun) enable().catch(() => undefined);

@@ -15,6 +15,8 @@ export interface UploadInput {
   modelDir: string;
   /** The local model, when the caller hashed it already (before its first platform write). */
   local?: LocalFile[];
+  /** Globs of files not to upload. */
+  exclude?: readonly string[];
   concurrency: number;
   commitMessage: string;
   /**
@@ -61,9 +63,9 @@ export function plan(local: LocalFile[], remote: Record<string, { hash: string }
 }
 
 /** List and hash the local model; an empty one is refused (it would delete every file of the branch). */
-export async function hashLocalModel(ctx: OpContext, modelDir: string): Promise<LocalFile[]> {
+export async function hashLocalModel(ctx: OpContext, modelDir: string, exclude: readonly string[] = []): Promise<LocalFile[]> {
   return ctx.reporter.group(`Hash the local model (${modelDir})`, async () => {
-    const files = await scanModel(modelDir);
+    const files = await scanModel(modelDir, { exclude });
     // An empty model would delete every file of the shared branch: almost always a wrong model-dir.
     if (files.length === 0) throw new InputError('model-dir', `${modelDir} (no files)`, 'a data model (cube.js and model/ files)');
     ctx.reporter.info(`${files.length} files, ${files.reduce((a, f) => a + f.size, 0)} bytes`);
@@ -74,7 +76,7 @@ export async function hashLocalModel(ctx: OpContext, modelDir: string): Promise<
 export async function uploadModel(ctx: OpContext, input: UploadInput): Promise<UploadResult> {
   const { client, deploymentId, reporter } = ctx;
   const opts = { signal: ctx.signal };
-  const local = input.local ?? (await hashLocalModel(ctx, input.modelDir));
+  const local = input.local ?? (await hashLocalModel(ctx, input.modelDir, input.exclude));
 
   if (ctx.dryRun) {
     // A branch a dry run did not create reads as empty: everything would be sent.
