@@ -10,9 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommandName } from '../src/action-spec.js';
 import { runActionCommand, type Io } from '../src/commands.js';
 import { runCli } from '../src/cli.js';
-import { DEMO_MODEL } from '../packages/emulator/src/seed.js';
+import { DEMO_MODEL, startGitHubStandin, type GitHubStandin } from '../packages/emulator/src/index.js';
 import { emulatorFixture, type EmulatorFixture } from './support/emulator.js';
-import { startGitHubStandin, type GitHubStandin } from '../packages/emulator/src/github/standin.js';
 import { writeEvent } from './support/payloads.js';
 
 let fx: EmulatorFixture;

@@ -5,7 +5,9 @@
 import type { Endpoint } from '@datamodel-ci/platform-api';
 import type { Clock } from './clock.js';
 import { HttpError, type Principal } from './context.js';
-import { ALL_PERMISSIONS, type DeploymentRec, type State } from './state.js';
+import { ALL_PERMISSIONS } from './account/models.js';
+import type { DeploymentRec } from './deployments/models.js';
+import type { State } from './state.js';
 
 /** Resolve the caller from the Authorization header (`Bearer <key>` or `Api-Key <key>`). */
 export function authenticate(state: State, clock: Clock, e: Endpoint | undefined, header: string | undefined): Principal {

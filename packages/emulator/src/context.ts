@@ -1,7 +1,10 @@
 /** What every emulator handler sees and returns. */
 import type { Endpoint } from '@datamodel-ci/platform-api';
 import type { Clock } from './clock.js';
-import type { ApiKeyRec, DbtPhasePlan, DeploymentRec, State, UserRec } from './state.js';
+import type { ApiKeyRec, UserRec } from './account/models.js';
+import type { DbtPhasePlan } from './dbt/models.js';
+import type { DeploymentRec } from './deployments/models.js';
+import type { State } from './state.js';
 
 /** A rejection: status and the `{ error }` message (spec section 7). */
 export class HttpError extends Error {

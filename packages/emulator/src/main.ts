@@ -1,7 +1,7 @@
 /** `datamodel-ci-emulator`: run the platform emulator over HTTPS until Ctrl-C (or SIGTERM). */
 import { parseArgs } from 'node:util';
 import { parseFaults } from './faults.js';
-import { SEEDS, type SeedName } from './seed.js';
+import { SEEDS, type SeedName } from './seed/index.js';
 import { startEmulator } from './server.js';
 
 const HELP = `datamodel-ci-emulator: the platform API (and its data API) on this machine, over HTTPS.

@@ -5,10 +5,10 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { createHash } from 'node:crypto';
-import type { Clock } from './clock.js';
-import { compileBranch } from './handlers/build.js';
-import { verifyJwt } from './jwt.js';
-import type { State } from './state.js';
+import { compileBranch } from '../build/branches.js';
+import type { Clock } from '../clock.js';
+import { verifyJwt } from '../jwt.js';
+import type { State } from '../state.js';
 
 /** Polls of one query that answer "Continue wait" before the rows arrive. */
 export const CONTINUE_WAIT_POLLS = 2;

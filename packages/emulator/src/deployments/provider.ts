@@ -1,9 +1,9 @@
 /** Deployments, environments, tokens, versions, build status, env vars, regions (spec 4.1–4.7, 4.15, 8, 9). */
+import { makeBranch } from '../build/branches.js';
 import { HttpError, deploymentUrl, requireDeployment, type Ctx, type HandlerTable } from '../context.js';
 import { signJwt } from '../jwt.js';
-import { makeBranch } from '../seed.js';
-import type { DeploymentRec } from '../state.js';
-import { cursorPaginate } from './build.js';
+import { cursorPageWithData, cursorPaginate, offsetPage, type CursorQuery } from '../paging.js';
+import { newDeployment, type DeploymentRec } from './models.js';
 
 /** Runtime versions by channel, newest first (the head of each channel is its latest). */
 export const VERSION_CATALOG: Record<string, string[]> = {
@@ -59,13 +59,6 @@ function visibleDeployments(ctx: Ctx): DeploymentRec[] {
 
 function deploymentRecord(ctx: Ctx, d: DeploymentRec) {
   return { id: d.id, name: d.name, created_at: d.createdAt, deploymentUrl: deploymentUrl(ctx.origin, d.id), creationStep: d.creationStep };
-}
-
-/** Offset paging (spec 4, 8): default limit 20, offset 0; `pagination: { offset, limit, total }`. */
-function offsetPage<T>(rows: T[], q: { offset?: number; limit?: number }) {
-  const offset = q.offset ?? 0;
-  const limit = q.limit ?? 20;
-  return { rows: rows.slice(offset, offset + limit), pagination: { offset, limit, total: rows.length } };
 }
 
 function environmentsOf(ctx: Ctx, d: DeploymentRec) {
@@ -260,7 +253,7 @@ export const deploymentHandlers: HandlerTable = {
 
   logs(ctx) {
     const d = requireDeployment(ctx);
-    const q = ctx.query as { first?: number; after?: string; pod?: string };
+    const q = ctx.query as CursorQuery & { pod?: string };
     const pod = q.pod ?? `cube-${d.id}-api-0`;
     const lines = Array.from({ length: 25 }, (_, i) => ({
       date: new Date(ctx.clock.now() - (25 - i) * 1000).toISOString(),
@@ -276,14 +269,13 @@ export const deploymentHandlers: HandlerTable = {
       { name: `cube-${d.id}-api-0`, containers: ['MAIN', 'vector', 'api-proxy'], ready: true, restartCount: 0, status: 'Running', type: 'api' },
       { name: `cube-${d.id}-refresh-0`, containers: ['MAIN'], ready: true, restartCount: 0, status: 'Running', type: 'refresh-worker' },
     ];
-    return cursorPaginate(items, ctx.query as { first?: number; after?: string });
+    return cursorPaginate(items, ctx.query as CursorQuery);
   },
 
   getEnvVariables(ctx) {
     const d = requireDeployment(ctx);
     const items = d.envVars.map((v) => ({ name: v.name, value: '[ENCRYPTED]' }));
-    const page = cursorPaginate(items, ctx.query as { first?: number; after?: string });
-    return { ...page, data: page.items };
+    return cursorPageWithData(items, ctx.query as CursorQuery);
   },
 
   setEnvVariables(ctx) {
@@ -315,23 +307,15 @@ export const deploymentHandlers: HandlerTable = {
     if (ctx.state.deployments.some((d) => d.name === body.name)) throw new HttpError(409, `a deployment named ${JSON.stringify(body.name)} exists`);
     const id = Math.max(0, ...ctx.state.deployments.map((d) => d.id), ctx.state.seq.deployment ?? 0) + 1;
     ctx.state.seq.deployment = id;
-    const d: DeploymentRec = {
+    const d = newDeployment({
       id,
       name: body.name,
       createdAt: ctx.clock.iso(),
-      deployBranch: 'main',
       creationStep: body.creationStep ?? 'project',
       settings: { cloudProvider: body.cloudProvider, region: body.region, deployMode: body.deployMode ?? 'git', template: 'single' },
-      releaseChannel: 'release',
       version: VERSION_CATALOG.release?.[0] ?? '1.6.30',
-      templateVariables: {},
       envVars: [],
-      branches: {},
-      nextBranchId: 1,
-      devSessions: {},
-      uploads: {},
-      dbtRuns: [],
-    };
+    });
     makeBranch(d, 'main', null, 'deploy', d.createdAt);
     ctx.state.deployments.push(d);
     // A scoped key that created it may use it.
@@ -353,7 +337,7 @@ export const deploymentHandlers: HandlerTable = {
       { id: 2, name: 'aws-eu-central-1', title: 'Europe (Frankfurt)', provider: 'aws', isPublic: true },
       { id: 3, name: 'gcp-us-central1', title: 'US Central (Iowa)', provider: 'gcp', isPublic: true },
     ];
-    const page = cursorPaginate(regions, ctx.query as { first?: number; after?: string });
+    const page = cursorPaginate(regions, ctx.query as CursorQuery);
     return { ...page, data: regions };
   },
 };
