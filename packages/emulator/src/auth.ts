@@ -3,9 +3,9 @@
  * deployments, a non-admin on an admin-only endpoint, or a missing permission.
  */
 import type { Endpoint } from '@datamodel-ci/platform-api';
+import { ALL_PERMISSIONS } from './account/models.js';
 import type { Clock } from './clock.js';
 import { HttpError, type Principal } from './context.js';
-import { ALL_PERMISSIONS } from './account/models.js';
 import type { DeploymentRec } from './deployments/models.js';
 import type { State } from './state.js';
 

@@ -4,8 +4,8 @@
  * the endpoint's response schema.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { allEndpoints, formatPath, InputError, parseInput, pathParams, type Endpoint } from '@datamodel-ci/platform-api';
 import { z } from 'zod';
-import { InputError, allEndpoints, formatPath, parseInput, pathParams, type Endpoint } from '@datamodel-ci/platform-api';
 import { authenticate, authorize } from './auth.js';
 import type { Clock } from './clock.js';
 import { HttpError, isReply, type Controls, type Ctx, type HandlerTable, type Principal } from './context.js';

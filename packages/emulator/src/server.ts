@@ -2,14 +2,14 @@
  * The platform emulator: the spec's whole system over HTTPS on one machine. Requests are routed with
  * the contract's route table and checked with the same zod schemas; handlers keep the state.
  */
-import { createServer, type Server } from 'node:https';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { AddressInfo, Socket } from 'node:net';
 import { Clock, type ClockOptions } from './clock.js';
-import { HttpError, deploymentUrl, type Controls } from './context.js';
+import { deploymentUrl, HttpError, type Controls } from './context.js';
 import { serveControl } from './control.js';
 import { serveDataApi } from './data-api/provider.js';
 import { FaultInjector, parseFaults, type FaultSpec } from './faults.js';

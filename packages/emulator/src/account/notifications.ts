@@ -3,12 +3,12 @@
  * oldest first, and the schedule inputs in `schedule`; neither is returned with the notification.
  */
 import { HttpError, requireDeployment, type Ctx, type HandlerTable } from '../context.js';
+import type { JsonObject } from '../json.js';
 import { cursorPaginate, type CursorQuery } from '../paging.js';
 import { deleteRecord, findRecord, nextId, putRecord, records } from '../state.js';
-import type { JsonObject } from '../json.js';
 import type { NotificationRec, RecipientRec, Schedule, ScheduleType, UserRec } from './models.js';
 import { given, newestFirst, numericId, requireUser } from './records.js';
-import { SCHEDULE_KEYS, checkTimezone, cronOf, describeCron } from './schedules.js';
+import { checkTimezone, cronOf, describeCron, SCHEDULE_KEYS } from './schedules.js';
 
 interface NotificationBody extends Partial<Schedule> {
   timezone?: string | null;

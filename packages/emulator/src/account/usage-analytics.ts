@@ -3,7 +3,7 @@ import { HttpError, type HandlerTable } from '../context.js';
 import { findRecord, putRecord } from '../state.js';
 import { mintToken } from '../tokens.js';
 
-export const USAGE_ANALYTICS_DEPLOYMENT_ID = 9000;
+const USAGE_ANALYTICS_DEPLOYMENT_ID = 9000;
 const USAGE_TOKEN_LIFETIME_SEC = 3600;
 
 export const usageAnalyticsHandlers: HandlerTable = {

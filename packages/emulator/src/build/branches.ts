@@ -99,12 +99,17 @@ export function targetBranch(
   throw new HttpError(400, 'no branch named and no dev-mode session open: name the branch or start dev mode first');
 }
 
-/** File writes only on the caller's own dev-mode branch (spec section 3, rule 1; section 7, rule 7). */
-export function requireWritable(ctx: Ctx, b: BranchRec): void {
+/**
+ * The branch a write names, else the caller's dev-mode branch: file writes only on the caller's own
+ * dev-mode branch (spec section 3, rule 1; section 7, rule 7).
+ */
+export function writableBranch(ctx: Ctx, d: DeploymentRec, sel: { branchName?: string | null; branchId?: number | null }): BranchRec {
+  const b = targetBranch(ctx, d, sel, 'session');
   if (b.kind !== 'dev') {
     throw new HttpError(400, `branch ${JSON.stringify(b.name)} is not a dev-mode branch: file writes are accepted on a personal dev-mode branch only`);
   }
   requireOwner(ctx, b);
+  return b;
 }
 
 /** A dev-mode branch is its credential's alone. */

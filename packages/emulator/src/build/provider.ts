@@ -20,9 +20,9 @@ import {
   mergeInto,
   removeBranch,
   requireOwner,
-  requireWritable,
   sessionBranch,
   targetBranch,
+  writableBranch,
 } from './branches.js';
 import type { BranchRec, FileMap, UploadRec } from './models.js';
 import { decodeFile, encodeFile, hashTree, mergeTrees, sha1Hex, treeHash } from './trees.js';
@@ -118,8 +118,7 @@ export const buildHandlers: HandlerTable = {
   updateFiles(ctx) {
     const d = requireDeployment(ctx);
     const body = ctx.body as { branchName?: string; branchId?: number; files: { path: string; content: string }[] };
-    const b = targetBranch(ctx, d, body, 'session');
-    requireWritable(ctx, b);
+    const b = writableBranch(ctx, d, body);
     body.files.forEach((f, i) => checkFilePath(f.path, `body.files[${i}].path`));
     for (const f of body.files) b.files[f.path] = encodeFile(f.content);
     return { success: true };
@@ -128,8 +127,7 @@ export const buildHandlers: HandlerTable = {
   removeFiles(ctx) {
     const d = requireDeployment(ctx);
     const body = ctx.body as { branchName?: string; branchId?: number; files: { path: string }[] };
-    const b = targetBranch(ctx, d, body, 'session');
-    requireWritable(ctx, b);
+    const b = writableBranch(ctx, d, body);
     const missing = body.files.filter((f) => !(f.path in b.files)).map((f) => f.path);
     if (missing.length) throw new HttpError(404, `no such file(s) on ${JSON.stringify(b.name)}: ${missing.join(', ')}`);
     for (const f of body.files) delete b.files[f.path];
@@ -139,8 +137,7 @@ export const buildHandlers: HandlerTable = {
   renameFiles(ctx) {
     const d = requireDeployment(ctx);
     const body = ctx.body as { branchName?: string; branchId?: number; files: { path: string; newPath: string }[] };
-    const b = targetBranch(ctx, d, body, 'session');
-    requireWritable(ctx, b);
+    const b = writableBranch(ctx, d, body);
     body.files.forEach((f, i) => checkFilePath(f.newPath, `body.files[${i}].newPath`));
     for (const f of body.files) {
       if (!(f.path in b.files)) throw new HttpError(404, `no such file on ${JSON.stringify(b.name)}: ${f.path}`);
@@ -168,8 +165,7 @@ export const buildHandlers: HandlerTable = {
   startUpload(ctx) {
     const d = requireDeployment(ctx);
     const q = ctx.query as { branchName?: string };
-    const b = targetBranch(ctx, d, { branchName: q.branchName }, 'session');
-    requireWritable(ctx, b);
+    const b = writableBranch(ctx, d, { branchName: q.branchName });
     const id = `tx-${randomBytes(8).toString('hex')}`;
     d.uploads[id] = { id, branch: b.name, owner: ctx.principal.key.id, files: {}, startedAt: ctx.clock.now() };
     return { transaction: { id }, deploymentName: d.name };
@@ -243,8 +239,7 @@ export const buildHandlers: HandlerTable = {
   commitChanges(ctx) {
     const d = requireDeployment(ctx);
     const body = (ctx.body ?? {}) as { branchName?: string; exitDevMode?: boolean | null };
-    const b = targetBranch(ctx, d, { branchName: body.branchName }, 'session');
-    requireWritable(ctx, b);
+    const b = writableBranch(ctx, d, { branchName: body.branchName });
     commit(d, b);
     if (body.exitDevMode) delete d.devSessions[ctx.principal.key.id];
     return { success: true };

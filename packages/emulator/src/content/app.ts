@@ -2,7 +2,7 @@
 import type { HandlerTable } from '../context.js';
 import { buildOpenApiDocument } from '../openapi.js';
 
-export function appTheme(origin: string) {
+function appTheme(origin: string) {
   return {
     palette: {
       accent: { color: '#7A77FF', hue: 242, saturation: 100 },

@@ -1,14 +1,14 @@
 /** GitHub discovery: the installations, repositories and branches a deployment can connect to (fixed, deterministic data). */
-import { type HandlerTable, HttpError } from '../context.js';
-import { cursorPaginate, type CursorQuery } from '../paging.js';
+import { HttpError, type HandlerTable } from '../context.js';
+import { cursorPageWithData, type CursorQuery } from '../paging.js';
 
-export const GITHUB_INSTALLATIONS = [
+const GITHUB_INSTALLATIONS = [
   { installationId: 1001, login: 'acme-analytics', repos: ['data-model', 'dbt-project', 'dashboards'] },
   { installationId: 1002, login: 'ada', repos: ['sandbox-model'] },
 ];
-export const GITHUB_BRANCHES = ['main', 'develop', 'feature/revenue-model', 'release/2024-q4'];
+const GITHUB_BRANCHES = ['main', 'develop', 'feature/revenue-model', 'release/2024-q4'];
 
-export function installationOrThrow(id: number) {
+function installationOrThrow(id: number) {
   const inst = GITHUB_INSTALLATIONS.find((i) => i.installationId === id);
   if (!inst) throw new HttpError(404, `GitHub installation ${id} not found for the caller`);
   return inst;
@@ -30,8 +30,7 @@ export const githubDiscoveryHandlers: HandlerTable = {
       login: i.login,
       avatarUrl: `https://avatars.githubusercontent.com/u/${i.installationId}?v=4`,
     }));
-    const p = cursorPaginate(items, ctx.query as CursorQuery);
-    return { ...p, data: p.items };
+    return cursorPageWithData(items, ctx.query as CursorQuery);
   },
 
   repositories(ctx) {
@@ -44,8 +43,7 @@ export const githubDiscoveryHandlers: HandlerTable = {
       private: i > 0,
       defaultBranch: 'main',
     }));
-    const p = cursorPaginate(items, ctx.query as CursorQuery);
-    return { ...p, data: p.items };
+    return cursorPageWithData(items, ctx.query as CursorQuery);
   },
 
   branches(ctx) {
@@ -57,7 +55,6 @@ export const githubDiscoveryHandlers: HandlerTable = {
       throw new HttpError(404, `repository ${owner}/${repo} is not accessible to installation ${inst.installationId}`);
     }
     const items = GITHUB_BRANCHES.map((name) => ({ name, isDefault: name === 'main' }));
-    const p = cursorPaginate(items, q);
-    return { ...p, data: p.items };
+    return cursorPageWithData(items, q);
   },
 };

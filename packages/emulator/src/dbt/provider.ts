@@ -1,15 +1,15 @@
 /** dbt sync (spec 4.12, section 3): runs on the clock, cancel, history, logs, result. */
 import { randomBytes } from 'node:crypto';
-import { HttpError, requireDeployment, type Ctx, type HandlerTable } from '../context.js';
 import { checkBranchName, makeBranch } from '../build/branches.js';
 import { filesOf } from '../build/trees.js';
+import { HttpError, requireDeployment, type Ctx, type HandlerTable } from '../context.js';
 import type { DeploymentRec } from '../deployments/models.js';
 import { cursorPaginate, type CursorQuery } from '../paging.js';
 import type { DbtRunRec } from './models.js';
 import { dbtPlan, generatedModels, runLogs, viewRun } from './runs.js';
 
 /** Refs the emulated dbt project has: branches and tags. Others fail in the clone phase. */
-export const DBT_PROJECT_REFS = ['main', 'develop', 'release', 'v1.0.0', 'v1.1.0', 'v2.0.0'];
+const DBT_PROJECT_REFS = ['main', 'develop', 'release', 'v1.0.0', 'v1.1.0', 'v2.0.0'];
 
 /** Create the branch of generated models once a run has completed (read lazily at observation). */
 function materialize(ctx: Ctx, d: DeploymentRec, run: DbtRunRec): void {

@@ -1,16 +1,16 @@
 /** Deployments, environments, tokens, versions, build status, env vars, regions (spec 4.1–4.7, 4.15, 8, 9). */
 import { makeBranch } from '../build/branches.js';
-import { HttpError, deploymentUrl, requireDeployment, type Ctx, type HandlerTable } from '../context.js';
+import { deploymentUrl, HttpError, requireDeployment, type Ctx, type HandlerTable } from '../context.js';
 import { signJwt } from '../jwt.js';
 import { cursorPageWithData, cursorPaginate, offsetPage, type CursorQuery } from '../paging.js';
 import { newDeployment, type DeploymentRec } from './models.js';
 
 /** Runtime versions by channel, newest first (the head of each channel is its latest). */
-export const VERSION_CATALOG: Record<string, string[]> = {
+const VERSION_CATALOG: Record<string, string[]> = {
   latest: ['1.7.20', '1.7.19', '1.7.18'],
   release: ['1.6.30', '1.6.28', '1.6.25'],
 };
-export const IMAGE_REPOSITORY = 'cubejs/cube';
+const IMAGE_REPOSITORY = 'cubejs/cube';
 
 function versionsOf(d: DeploymentRec) {
   return Object.entries(VERSION_CATALOG).flatMap(([channel, versions]) =>
@@ -25,7 +25,7 @@ function versionsOf(d: DeploymentRec) {
 }
 
 /** `1.7.20`, `v1.7.20` or `<repository>:v1.7.20` -> `1.7.20`. */
-export function normalizeVersion(input: string): string | undefined {
+function normalizeVersion(input: string): string | undefined {
   const m = /^(?:[a-z0-9./_-]+:)?v?(\d+\.\d+\.\d+)$/i.exec(input.trim());
   return m?.[1];
 }

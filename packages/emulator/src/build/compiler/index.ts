@@ -7,8 +7,8 @@
  */
 import vm from 'node:vm';
 import type { EntityDef, MemberDef, MemberKind, RawError } from './definitions.js';
-import { Model } from './model.js';
 import { parseModelFile } from './model-file.js';
+import { Model } from './model.js';
 
 export interface CompileError {
   message: string;

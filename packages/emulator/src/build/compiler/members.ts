@@ -1,6 +1,14 @@
 /** What cubes and views share: the start of an entity and its measures, dimensions and segments. */
 import { isMap, type Node } from 'yaml';
-import { DIMENSION_TYPES, MEASURE_TYPE_ALIASES, MEASURE_TYPES, MEMBER_LISTS, type EntityDef, type MemberDef, type MemberKind } from './definitions.js';
+import {
+  DIMENSION_TYPES,
+  MEASURE_TYPE_ALIASES,
+  MEASURE_TYPES,
+  MEMBER_LISTS,
+  type EntityDef,
+  type MemberDef,
+  type MemberKind,
+} from './definitions.js';
 import { describe, listItems, pick, readBool, readName, readText, scalarText, type Field, type FileContext } from './yaml-reader.js';
 
 /** The part every cube and view starts with: its fields, name, title and an empty entity. */

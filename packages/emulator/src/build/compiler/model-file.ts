@@ -1,5 +1,5 @@
 /** Parsing one model file: YAML into entity definitions, with every local rule checked here. */
-import { LineCounter, isMap, isScalar, parseDocument } from 'yaml';
+import { isMap, isScalar, LineCounter, parseDocument } from 'yaml';
 import { parseCube } from './cubes.js';
 import type { EntityDef, RawError } from './definitions.js';
 import { parseView } from './views.js';

@@ -1,5 +1,5 @@
 /** Reading YAML nodes with their line numbers: fields (with merge keys), scalars, lists and names, reporting what is malformed. */
-import { LineCounter, isAlias, isMap, isScalar, isSeq, type Document, type Node } from 'yaml';
+import { isAlias, isMap, isScalar, isSeq, LineCounter, type Document, type Node } from 'yaml';
 import { IDENTIFIER, type RawError } from './definitions.js';
 
 export interface Field {

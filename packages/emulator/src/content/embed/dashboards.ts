@@ -1,13 +1,13 @@
 /** Embedding of a workbook, embeddable dashboards, python runs on report snapshots, and comment threads. */
-import { dashboardByPublicId, embedAccessOut, tenantOrThrow } from './records.js';
+import { HttpError, requireDeployment, type Ctx, type HandlerTable } from '../../context.js';
+import { cursorPaginate, type CursorQuery } from '../../paging.js';
+import { findRecord, nextId, putRecord, records } from '../../state.js';
 import { byId, tooLong } from '../fields.js';
 import type { CommentRec } from '../models.js';
 import { dashboardOf, dashboardOut, embedAccessOf, ownDashboard, workbookIn } from '../workspace/records.js';
-import { type Ctx, type HandlerTable, HttpError, requireDeployment } from '../../context.js';
-import { cursorPaginate, type CursorQuery } from '../../paging.js';
-import { findRecord, nextId, putRecord, records } from '../../state.js';
+import { dashboardByPublicId, embedAccessOut, tenantOrThrow } from './records.js';
 
-export function commentOut(ctx: Ctx, c: CommentRec) {
+function commentOut(ctx: Ctx, c: CommentRec) {
   return {
     id: c.id,
     body: c.removedAt ? '' : c.body,
@@ -21,14 +21,14 @@ export function commentOut(ctx: Ctx, c: CommentRec) {
   };
 }
 
-export function threadOut(ctx: Ctx, root: CommentRec) {
+function threadOut(ctx: Ctx, root: CommentRec) {
   const replies = records(ctx.state, 'dashboardComments')
     .filter((c) => c.parentId === root.id)
     .sort(byId);
   return { root: commentOut(ctx, root), replies: replies.map((r) => commentOut(ctx, r)), resolvedAt: root.resolvedAt, resolvedBy: root.resolvedBy };
 }
 
-export function commentIn(ctx: Ctx): CommentRec {
+function commentIn(ctx: Ctx): CommentRec {
   const publicId = String(ctx.params.publicId);
   dashboardByPublicId(ctx, publicId);
   const id = ctx.params.commentId as number;
@@ -37,7 +37,7 @@ export function commentIn(ctx: Ctx): CommentRec {
   return c;
 }
 
-export function requireAuthor(ctx: Ctx, c: CommentRec): void {
+function requireAuthor(ctx: Ctx, c: CommentRec): void {
   if (c.userId !== ctx.principal.user.id) throw new HttpError(403, `comment ${c.id} belongs to another user (author only)`);
 }
 

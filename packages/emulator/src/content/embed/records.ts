@@ -1,14 +1,14 @@
 /** Embedding records: tenants by canonical name, their users and groups, provisioning, and dashboards by public id. */
+import { HttpError, type Ctx } from '../../context.js';
+import { findRecord, nextId, putRecord, records, type State } from '../../state.js';
 import type { DashboardRec, EmbedGroupRec, EmbedTenantRec, EmbedUserRec, WorkbookRec } from '../models.js';
 import { dashboardOf, embedAccessOf } from '../workspace/records.js';
-import { type Ctx, HttpError } from '../../context.js';
-import { findRecord, nextId, putRecord, records, type State } from '../../state.js';
 
 /** Built-in "All embed users" sharing group; a tenant's `system:tenant:{name}` group is 100000 + its id. */
-export const ALL_EMBED_USERS_GROUP_ID = 100_000;
+const ALL_EMBED_USERS_GROUP_ID = 100_000;
 export const SESSION_TTL_MS = 10 * 60_000;
 export const EMBED_TOKEN_TTL_S = 24 * 3600;
-export const TENANT_NAME = /^[a-z0-9][a-z0-9_.-]{0,99}$/;
+const TENANT_NAME = /^[a-z0-9][a-z0-9_.-]{0,99}$/;
 export const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 
 export function canonicalTenant(raw: string, input = 'embedTenantName'): string {

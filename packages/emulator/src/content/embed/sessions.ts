@@ -1,11 +1,21 @@
 /** Embed sessions: one-time session ids redeemed for a signed embed token, and revoked. */
-import { mintToken } from '../../tokens.js';
 import { createHash, randomBytes } from 'node:crypto';
-import { canonicalTenant, EMAIL, EMBED_TOKEN_TTL_S, ensureTenant, groupsOf, normalizeExternalId, provisionOne, SESSION_TTL_MS, usersOf } from './records.js';
-import type { EmbedGroupRec, SessionRec } from '../models.js';
-import { type HandlerTable, HttpError, reply } from '../../context.js';
+import { HttpError, reply, type HandlerTable } from '../../context.js';
 import type { JsonObject } from '../../json.js';
 import { findRecord, nextId, putRecord } from '../../state.js';
+import { mintToken } from '../../tokens.js';
+import type { EmbedGroupRec, SessionRec } from '../models.js';
+import {
+  canonicalTenant,
+  EMAIL,
+  EMBED_TOKEN_TTL_S,
+  ensureTenant,
+  groupsOf,
+  normalizeExternalId,
+  provisionOne,
+  SESSION_TTL_MS,
+  usersOf,
+} from './records.js';
 
 
 export const embedSessionHandlers: HandlerTable = {

@@ -1,10 +1,23 @@
 /** Embed tenants, their users (provisioned by external id) and their groups with members. */
-import { canonicalTenant, embedUserOut, groupIn, groupOut, groupsOf, normalizeExternalId, type ProvisionInput, provisionOne, tenantByName, tenantOrThrow, tenantOut, usersOf } from './records.js';
-import { tooLong } from '../fields.js';
-import type { EmbedGroupRec, EmbedUserRec } from '../models.js';
-import { type HandlerTable, HttpError, reply } from '../../context.js';
+import { HttpError, reply, settleEach, type HandlerTable } from '../../context.js';
 import { cursorPaginate, type CursorQuery } from '../../paging.js';
 import { deleteRecord, findRecord, nextId, putRecord, records } from '../../state.js';
+import { tooLong } from '../fields.js';
+import type { EmbedGroupRec, EmbedUserRec } from '../models.js';
+import {
+  canonicalTenant,
+  embedUserOut,
+  groupIn,
+  groupOut,
+  groupsOf,
+  normalizeExternalId,
+  provisionOne,
+  tenantByName,
+  tenantOrThrow,
+  tenantOut,
+  usersOf,
+  type ProvisionInput,
+} from './records.js';
 
 
 export const embedTenantHandlers: HandlerTable = {
@@ -54,17 +67,11 @@ export const embedTenantHandlers: HandlerTable = {
   provisionEmbedUsers(ctx) {
     const tenant = canonicalTenant(String(ctx.params.embedTenantName));
     const body = ctx.body as { users: ProvisionInput[] };
-    const succeeded: unknown[] = [];
-    const failed: { externalId: string; error: { status: number; message: string } }[] = [];
-    body.users.forEach((u, i) => {
-      try {
-        succeeded.push(embedUserOut(provisionOne(ctx, tenant, u, `body.users[${i}]`)));
-      } catch (error) {
-        if (!(error instanceof HttpError)) throw error;
-        failed.push({ externalId: u.externalId.trim().toLowerCase(), error: { status: error.status, message: error.message } });
-      }
-    });
-    return { succeeded, failed };
+    const { succeeded, failed } = settleEach(body.users, (u, i) => embedUserOut(provisionOne(ctx, tenant, u, `body.users[${i}]`)));
+    return {
+      succeeded: succeeded.map(({ result }) => result),
+      failed: failed.map(({ item, error }) => ({ externalId: item.externalId.trim().toLowerCase(), error })),
+    };
   },
 
   getGroups(ctx) {

@@ -1,13 +1,13 @@
 /** OAuth integrations (the client secret is write-only), the caller's OAuth tokens and authorization flows. */
 import { randomBytes } from 'node:crypto';
-import { byId } from '../fields.js';
-import type { OAuthIntegrationRec, UserTokenRec } from '../models.js';
-import { type Ctx, type HandlerTable, HttpError } from '../../context.js';
+import { HttpError, type Ctx, type HandlerTable } from '../../context.js';
 import type { JsonObject } from '../../json.js';
 import { allocId, deleteRecord, findRecord, putRecord, records, type State } from '../../state.js';
+import { byId } from '../fields.js';
+import type { OAuthIntegrationRec, UserTokenRec } from '../models.js';
 
 /** Never the secret: it is write-only. */
-export function integrationOut(i: OAuthIntegrationRec) {
+function integrationOut(i: OAuthIntegrationRec) {
   return {
     id: i.id,
     name: i.name,
@@ -23,17 +23,17 @@ export function integrationOut(i: OAuthIntegrationRec) {
   };
 }
 
-export function integrationIn(state: State, id: number): OAuthIntegrationRec {
+function integrationIn(state: State, id: number): OAuthIntegrationRec {
   const i = findRecord(state, 'oauthIntegrations', id);
   if (!i) throw new HttpError(404, `OAuth integration ${id} not found`);
   return i;
 }
 
-export function userTokenOut(t: UserTokenRec) {
+function userTokenOut(t: UserTokenRec) {
   return { ...t, lastError: null };
 }
 
-export function callerToken(ctx: Ctx): { integration: OAuthIntegrationRec; token: UserTokenRec } {
+function callerToken(ctx: Ctx): { integration: OAuthIntegrationRec; token: UserTokenRec } {
   const integration = integrationIn(ctx.state, ctx.params.integrationId as number);
   const token = records(ctx.state, 'userOAuthTokens').find((t) => t.integrationId === integration.id && t.userId === ctx.principal.user.id);
   if (!token) throw new HttpError(404, `no OAuth token of the caller for integration ${integration.id}`);

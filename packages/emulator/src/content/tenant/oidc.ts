@@ -1,22 +1,22 @@
 /** OIDC token configurations: the audience, subject format and target variable of tokens minted for a deployment. */
-import { byId } from '../fields.js';
-import type { OidcRec } from '../models.js';
-import { type HandlerTable, HttpError } from '../../context.js';
+import { HttpError, type HandlerTable } from '../../context.js';
 import type { JsonObject } from '../../json.js';
 import { allocId, deleteRecord, findRecord, putRecord, records, type State } from '../../state.js';
+import { byId } from '../fields.js';
+import type { OidcRec } from '../models.js';
 
-export const OIDC_NAME = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
-export const OIDC_SUB = /^(?:[A-Za-z0-9:_-]|\{(?:deployment_id|component|region)\})+$/;
-export const ENV_VAR = /^[A-Z_][A-Z0-9_]*$/;
+const OIDC_NAME = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
+const OIDC_SUB = /^(?:[A-Za-z0-9:_-]|\{(?:deployment_id|component|region)\})+$/;
+const ENV_VAR = /^[A-Z_][A-Z0-9_]*$/;
 
-export function oidcAudience(origin: string, audienceType: string, custom: string | null | undefined): string {
+function oidcAudience(origin: string, audienceType: string, custom: string | null | undefined): string {
   if (custom) return custom;
   if (audienceType === 'aws') return 'sts.amazonaws.com';
   if (audienceType === 'azure') return 'api://AzureADTokenExchange';
   return `${origin}/oidc/${audienceType}`;
 }
 
-export function checkOidcFields(body: { name?: string | null; subFormat?: string | null; targetEnvVar?: string | null }): void {
+function checkOidcFields(body: { name?: string | null; subFormat?: string | null; targetEnvVar?: string | null }): void {
   if (body.name != null && (!OIDC_NAME.test(body.name) || body.name.length > 100)) {
     throw new HttpError(400, `body.name: got ${JSON.stringify(body.name)}, expected lowercase letters, digits and inner "-"`);
   }
@@ -28,10 +28,20 @@ export function checkOidcFields(body: { name?: string | null; subFormat?: string
   }
 }
 
-export function oidcIn(state: State, id: number): OidcRec {
+function oidcIn(state: State, id: number): OidcRec {
   const o = findRecord(state, 'oidcTokenConfigs', id);
   if (!o) throw new HttpError(404, `OIDC token config ${id} not found`);
   return o;
+}
+
+/** The fields of a config a create or update may set. */
+interface OidcInput {
+  customAudience?: string | null;
+  customClaims?: JsonObject | null;
+  isEnabled?: boolean | null;
+  name?: string | null;
+  subFormat?: string | null;
+  targetEnvVar?: string | null;
 }
 
 export const oidcHandlers: HandlerTable = {
@@ -40,15 +50,7 @@ export const oidcHandlers: HandlerTable = {
   },
 
   createOidcTokenConfig(ctx) {
-    const body = ctx.body as {
-      audienceType: string;
-      customAudience?: string | null;
-      customClaims?: JsonObject | null;
-      isEnabled?: boolean | null;
-      name?: string | null;
-      subFormat?: string | null;
-      targetEnvVar?: string | null;
-    };
+    const body = ctx.body as OidcInput & { audienceType: string };
     checkOidcFields(body);
     if (body.audienceType === 'custom' && !body.customAudience) throw new HttpError(400, 'body.customAudience: required when audienceType is "custom"');
     const all = records(ctx.state, 'oidcTokenConfigs');
@@ -78,14 +80,7 @@ export const oidcHandlers: HandlerTable = {
 
   updateOidcTokenConfig(ctx) {
     const rec = oidcIn(ctx.state, ctx.params.id as number);
-    const body = ctx.body as {
-      customAudience?: string | null;
-      customClaims?: JsonObject | null;
-      isEnabled?: boolean | null;
-      name?: string | null;
-      subFormat?: string | null;
-      targetEnvVar?: string | null;
-    };
+    const body = ctx.body as OidcInput;
     checkOidcFields(body);
     if (body.name && records(ctx.state, 'oidcTokenConfigs').some((o) => o.name === body.name && o.id !== rec.id)) {
       throw new HttpError(409, `an OIDC token config named ${JSON.stringify(body.name)} already exists`);

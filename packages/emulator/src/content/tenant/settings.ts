@@ -1,6 +1,6 @@
 /** Tenant settings: audit log, support access, maintenance window and interface switches. */
-import { type HandlerTable, HttpError } from '../../context.js';
 import type { TenantSettings } from '../../account/models.js';
+import { HttpError, type HandlerTable } from '../../context.js';
 import type { State } from '../../state.js';
 
 const WEEKDAYS = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'];

@@ -1,26 +1,26 @@
 /** Dashboard exports (PNG, PDF): queued, rendered, then downloadable for five minutes, on the emulated clock. */
 import { randomBytes } from 'node:crypto';
-import type { DashboardRec, ExportRec, WorkbookRec } from '../models.js';
-import { dashboardOf, workbooksOf } from './records.js';
-import { type Ctx, type HandlerTable, HttpError, reply, requireDeployment } from '../../context.js';
+import { HttpError, reply, requireDeployment, type Ctx, type HandlerTable } from '../../context.js';
 import type { DeploymentRec } from '../../deployments/models.js';
 import { findRecord, putRecord } from '../../state.js';
+import type { DashboardRec, ExportRec, WorkbookRec } from '../models.js';
+import { dashboardOf, workbooksOf } from './records.js';
 
-export const EXPORT_QUEUED_MS = 1_000;
-export const EXPORT_RENDER_MS = 4_000;
-export const EXPORT_TTL_MS = 5 * 60_000;
+const EXPORT_QUEUED_MS = 1_000;
+const EXPORT_RENDER_MS = 4_000;
+const EXPORT_TTL_MS = 5 * 60_000;
 
 /** A 1x1 PNG. */
-export const PNG_BYTES = Buffer.from(
+const PNG_BYTES = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
   'base64',
 );
-export const PDF_BYTES = Buffer.from(
+const PDF_BYTES = Buffer.from(
   '%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj\n' +
     '3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 200 100]>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n',
 );
 
-export function exportStatus(job: ExportRec, now: number) {
+function exportStatus(job: ExportRec, now: number) {
   const elapsed = now - job.startedAt;
   if (elapsed < EXPORT_QUEUED_MS) return { status: 'pending', progress: 0, error: null, contentType: null };
   if (elapsed < EXPORT_RENDER_MS) {
@@ -30,7 +30,7 @@ export function exportStatus(job: ExportRec, now: number) {
   return { status: 'completed', progress: 100, error: null, contentType: job.format === 'png' ? 'image/png' : 'application/pdf' };
 }
 
-export function exportJob(ctx: Ctx, d: DeploymentRec): ExportRec {
+function exportJob(ctx: Ctx, d: DeploymentRec): ExportRec {
   const jobId = String(ctx.params.jobId);
   const job = findRecord(ctx.state, 'dashboardExports', jobId);
   if (!job || job.deploymentId !== d.id || job.userId !== ctx.principal.user.id || ctx.clock.now() >= job.expiresAt) {

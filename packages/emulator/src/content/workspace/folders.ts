@@ -1,11 +1,11 @@
 /** Workspace folders: a tree per deployment, at most eight levels deep, sibling names unique. */
+import { HttpError, reply, requireDeployment, type HandlerTable } from '../../context.js';
+import { cursorPageWithData, type CursorQuery } from '../../paging.js';
+import { allocId, putRecord } from '../../state.js';
 import { tooLong } from '../fields.js';
 import type { FolderRec } from '../models.js';
 import { deleteItem } from './items.js';
 import { ancestorsOf, depthOf, folderIn, folderOut, foldersOf, MAX_FOLDER_DEPTH, siblingNameTaken } from './records.js';
-import { type HandlerTable, HttpError, reply, requireDeployment } from '../../context.js';
-import { cursorPaginate, type CursorQuery } from '../../paging.js';
-import { allocId, putRecord } from '../../state.js';
 
 
 export const folderHandlers: HandlerTable = {
@@ -17,8 +17,7 @@ export const folderHandlers: HandlerTable = {
       .filter((f) => f.parentId === parentId)
       .sort((a, b) => a.position - b.position || a.id - b.id)
       .map(folderOut);
-    const p = cursorPaginate(all, q);
-    return { ...p, data: p.items, count: all.length };
+    return { ...cursorPageWithData(all, q), count: all.length };
   },
 
   createFolder(ctx) {

@@ -1,15 +1,43 @@
 /** The workspace as one feed of items (folders, workbooks, reports): listing, moving and deleting them, one or in bulk. */
-import { tenantOrThrow } from '../embed/records.js';
-import type { FolderRec, ReportRec, WorkbookRec } from '../models.js';
-import { ancestorsOf, depthOf, descendantIds, embedAccessOf, folderIn, folderOut, foldersOf, heightOf, isShared, MAX_FOLDER_DEPTH, reportIn, reportOut, reportsOf, siblingNameTaken, workbookIn, workbookOut, workbooksOf } from './records.js';
-import { type Ctx, type HandlerTable, HttpError, requireDeployment } from '../../context.js';
+import { HttpError, requireDeployment, settleEach, type Ctx, type HandlerTable } from '../../context.js';
 import type { DeploymentRec } from '../../deployments/models.js';
 import { cursorPaginate, type CursorQuery } from '../../paging.js';
 import { deleteRecord, findRecord, records, type State } from '../../state.js';
+import { tenantOrThrow } from '../embed/records.js';
+import type { FolderRec, ReportRec, WorkbookRec } from '../models.js';
+import {
+  ancestorsOf,
+  depthOf,
+  descendantIds,
+  embedAccessOf,
+  folderIn,
+  folderOut,
+  foldersOf,
+  heightOf,
+  isShared,
+  MAX_FOLDER_DEPTH,
+  reportIn,
+  reportOut,
+  reportsOf,
+  siblingNameTaken,
+  workbookIn,
+  workbookOut,
+  workbooksOf,
+} from './records.js';
 
-export type ItemType = 'FOLDER' | 'WORKBOOK' | 'REPORT';
+type ItemType = 'FOLDER' | 'WORKBOOK' | 'REPORT';
 
-export function itemOut(type: ItemType, rec: FolderRec | WorkbookRec | ReportRec) {
+/** An item as a bulk request names it. */
+interface ItemRef {
+  type: ItemType;
+  id: number;
+}
+
+function itemRef(item: ItemRef): ItemRef {
+  return { type: item.type, id: item.id };
+}
+
+function itemOut(type: ItemType, rec: FolderRec | WorkbookRec | ReportRec) {
   if (type === 'FOLDER') {
     const f = rec as FolderRec;
     return { ...folderOut(f), folderId: f.parentId };
@@ -19,7 +47,7 @@ export function itemOut(type: ItemType, rec: FolderRec | WorkbookRec | ReportRec
 }
 
 /** Move one workspace item (all checks first); returns the moved item. */
-export function moveItem(ctx: Ctx, d: DeploymentRec, type: ItemType, id: number, folderId: number | null) {
+function moveItem(ctx: Ctx, d: DeploymentRec, type: ItemType, id: number, folderId: number | null) {
   const { state } = ctx;
   const dest = folderId === null ? null : folderIn(state, d, folderId);
   const now = ctx.clock.iso();
@@ -59,7 +87,7 @@ export function moveItem(ctx: Ctx, d: DeploymentRec, type: ItemType, id: number,
   return itemOut(type, r);
 }
 
-export function deleteWorkbookRec(state: State, wb: WorkbookRec): void {
+function deleteWorkbookRec(state: State, wb: WorkbookRec): void {
   for (const r of records(state, 'reports')) if (r.workbookId === wb.id) deleteRecord(state, 'reports', r.id);
   deleteRecord(state, 'embedAccess', wb.id);
   deleteRecord(state, 'workbooks', wb.id);
@@ -86,7 +114,7 @@ export function deleteItem(ctx: Ctx, d: DeploymentRec, type: ItemType, id: numbe
 }
 
 /** Repeats collapsed, first occurrence kept. */
-export function distinctItems(items: { type: ItemType; id: number }[]) {
+function distinctItems(items: ItemRef[]) {
   const seen = new Set<string>();
   return items.filter((i) => {
     const k = `${i.type}:${i.id}`;
@@ -96,7 +124,7 @@ export function distinctItems(items: { type: ItemType; id: number }[]) {
   });
 }
 
-export type WorkspaceQuery = CursorQuery & {
+type WorkspaceQuery = CursorQuery & {
   folderId?: number;
   types?: ItemType[];
   search?: string;
@@ -105,7 +133,7 @@ export type WorkspaceQuery = CursorQuery & {
 };
 
 /** The unified feed over a set of items: folders first, then workbooks and reports sorted. */
-export function workspaceFeed(
+function workspaceFeed(
   ctx: Ctx,
   d: DeploymentRec,
   q: WorkspaceQuery,
@@ -167,36 +195,17 @@ export const workspaceItemHandlers: HandlerTable = {
 
   bulkDeleteWorkspaceObjects(ctx) {
     const d = requireDeployment(ctx);
-    const body = ctx.body as { items: { type: ItemType; id: number }[] };
-    const deleted: { type: ItemType; id: number }[] = [];
-    const failed: { type: ItemType; id: number; error: { status: number; message: string } }[] = [];
+    const body = ctx.body as { items: ItemRef[] };
     // One at a time, in order; each item is checked before it changes anything, none is rolled back.
-    for (const item of distinctItems(body.items)) {
-      try {
-        deleteItem(ctx, d, item.type, item.id);
-        deleted.push({ type: item.type, id: item.id });
-      } catch (error) {
-        if (!(error instanceof HttpError)) throw error;
-        failed.push({ type: item.type, id: item.id, error: { status: error.status, message: error.message } });
-      }
-    }
-    return { deleted, failed };
+    const { succeeded, failed } = settleEach(distinctItems(body.items), (item) => deleteItem(ctx, d, item.type, item.id));
+    return { deleted: succeeded.map(({ item }) => itemRef(item)), failed: failed.map(({ item, error }) => ({ ...itemRef(item), error })) };
   },
 
   bulkMoveWorkspaceObjects(ctx) {
     const d = requireDeployment(ctx);
-    const body = ctx.body as { items: { type: ItemType; id: number }[]; folderId?: number | null };
-    const moved: unknown[] = [];
-    const failed: { type: ItemType; id: number; error: { status: number; message: string } }[] = [];
-    for (const item of distinctItems(body.items)) {
-      try {
-        moved.push(moveItem(ctx, d, item.type, item.id, body.folderId ?? null));
-      } catch (error) {
-        if (!(error instanceof HttpError)) throw error;
-        failed.push({ type: item.type, id: item.id, error: { status: error.status, message: error.message } });
-      }
-    }
-    return { moved, failed };
+    const body = ctx.body as { items: ItemRef[]; folderId?: number | null };
+    const { succeeded, failed } = settleEach(distinctItems(body.items), (item) => moveItem(ctx, d, item.type, item.id, body.folderId ?? null));
+    return { moved: succeeded.map(({ result }) => result), failed: failed.map(({ item, error }) => ({ ...itemRef(item), error })) };
   },
 
   listEmbedTenantWorkbooks(ctx) {

@@ -2,17 +2,17 @@
 import { randomBytes } from 'node:crypto';
 import { createHash } from 'node:crypto';
 import { compileBranch } from '../../build/branches.js';
-import { tooLong } from '../fields.js';
-import type { PreviewRec } from '../models.js';
-import { type Ctx, type HandlerTable, HttpError, requireDeployment } from '../../context.js';
+import { HttpError, requireDeployment, type Ctx, type HandlerTable } from '../../context.js';
 import type { DeploymentRec } from '../../deployments/models.js';
 import type { JsonObject } from '../../json.js';
 import { findRecord, nextId, putRecord, records } from '../../state.js';
+import { tooLong } from '../fields.js';
+import type { PreviewRec } from '../models.js';
 
-export const PREVIEW_QUEUED_MS = 1_000;
-export const PREVIEW_RUN_MS = 5_000;
+const PREVIEW_QUEUED_MS = 1_000;
+const PREVIEW_RUN_MS = 5_000;
 
-export function previewState(p: PreviewRec, now: number): 'QUEUED' | 'RUNNING' | 'COMPLETED' | 'FAILED' | 'CANCELLED' {
+function previewState(p: PreviewRec, now: number): 'QUEUED' | 'RUNNING' | 'COMPLETED' | 'FAILED' | 'CANCELLED' {
   if (p.cancelledAt !== null) return 'CANCELLED';
   const elapsed = now - p.startedAt;
   if (elapsed < PREVIEW_QUEUED_MS) return 'QUEUED';
@@ -20,7 +20,7 @@ export function previewState(p: PreviewRec, now: number): 'QUEUED' | 'RUNNING' |
   return p.failure ? 'FAILED' : 'COMPLETED';
 }
 
-export function previewStatusOut(ctx: Ctx, p: PreviewRec) {
+function previewStatusOut(ctx: Ctx, p: PreviewRec) {
   const now = ctx.clock.now();
   const status = previewState(p, now);
   const percent = status === 'QUEUED' ? 0 : status === 'RUNNING' ? Math.floor(((now - p.startedAt - PREVIEW_QUEUED_MS) / (PREVIEW_RUN_MS - PREVIEW_QUEUED_MS)) * 100) : 100;
@@ -38,7 +38,7 @@ export function previewStatusOut(ctx: Ctx, p: PreviewRec) {
   };
 }
 
-export function previewIn(ctx: Ctx, d: DeploymentRec): PreviewRec {
+function previewIn(ctx: Ctx, d: DeploymentRec): PreviewRec {
   const id = String(ctx.params.previewId);
   const p = findRecord(ctx.state, 'metricViewPreviews', id);
   if (!p || p.deploymentId !== d.id) throw new HttpError(404, `metric-view preview ${JSON.stringify(id)} not found in deployment ${d.id}`);
@@ -46,7 +46,7 @@ export function previewIn(ctx: Ctx, d: DeploymentRec): PreviewRec {
 }
 
 /** The bounded regex subset of `viewNameRegex`: literals, `^`, `$`, `.`, and one `.*`. */
-export function viewNamePattern(src: string): RegExp {
+function viewNamePattern(src: string): RegExp {
   if (/[()[\]{}|+?\\]/.test(src) || (src.match(/\.\*/g) ?? []).length > 1 || src.length > 128) {
     throw new HttpError(400, `body.viewNameRegex: got ${JSON.stringify(src)}, expected literals, "^", "$", "." and at most one ".*" (no groups, classes, alternation or escapes)`);
   }

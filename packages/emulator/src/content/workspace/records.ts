@@ -1,9 +1,9 @@
 /** Workspace records: lookups within a deployment, the folder tree, dashboards of workbooks, placements, and their answers. */
-import { byId } from '../fields.js';
-import type { DashboardRec, EmbedAccessRec, FolderRec, PlacementRec, ReportRec, WorkbookRec } from '../models.js';
 import { HttpError } from '../../context.js';
 import type { DeploymentRec } from '../../deployments/models.js';
 import { findRecord, records, type State } from '../../state.js';
+import { byId } from '../fields.js';
+import type { DashboardRec, EmbedAccessRec, FolderRec, PlacementRec, ReportRec, WorkbookRec } from '../models.js';
 
 /** Folders nest at most this deep (a folder at the root has depth 1). */
 export const MAX_FOLDER_DEPTH = 8;
@@ -71,7 +71,7 @@ export function workbookOut(wb: WorkbookRec) {
   };
 }
 
-export function placementOut(p: PlacementRec) {
+function placementOut(p: PlacementRec) {
   return {
     id: p.id,
     workbookId: p.externalWorkbookId,

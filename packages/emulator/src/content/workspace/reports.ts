@@ -1,15 +1,25 @@
 /** Reports and their placements in external spreadsheets: create, upsert by public id, connect, refresh. */
+import { HttpError, requireDeployment, type Ctx, type HandlerTable } from '../../context.js';
+import type { DeploymentRec } from '../../deployments/models.js';
+import type { JsonObject } from '../../json.js';
+import { cursorPageWithData, cursorPaginate, type CursorQuery } from '../../paging.js';
+import { allocId, putRecord, records, type State } from '../../state.js';
 import { base62, tooLong } from '../fields.js';
 import type { PlacementRec, ReportRec } from '../models.js';
 import { deleteItem } from './items.js';
-import { addressGiven, findPlacement, folderIn, parseResultLocation, type PlacementAddress, reportIn, reportOut, reportsOf, workbookIn } from './records.js';
-import { type Ctx, type HandlerTable, HttpError, requireDeployment } from '../../context.js';
-import type { DeploymentRec } from '../../deployments/models.js';
-import type { JsonObject } from '../../json.js';
-import { cursorPaginate, type CursorQuery } from '../../paging.js';
-import { allocId, putRecord, records, type State } from '../../state.js';
+import {
+  addressGiven,
+  findPlacement,
+  folderIn,
+  parseResultLocation,
+  reportIn,
+  reportOut,
+  reportsOf,
+  workbookIn,
+  type PlacementAddress,
+} from './records.js';
 
-export interface ReportInput {
+interface ReportInput {
   name?: string | null;
   title?: string | null;
   publicId?: string | null;
@@ -27,17 +37,17 @@ export interface ReportInput {
   placementId?: string | null;
 }
 
-export function publicIdOwner(state: State, publicId: string): ReportRec | undefined {
+function publicIdOwner(state: State, publicId: string): ReportRec | undefined {
   return records(state, 'reports').find((r) => r.publicId === publicId);
 }
 
-export function checkReportRefs(state: State, d: DeploymentRec, body: ReportInput): void {
+function checkReportRefs(state: State, d: DeploymentRec, body: ReportInput): void {
   tooLong(body.name ?? body.title, 255, 'body.name');
   if (typeof body.workbookId === 'number') workbookIn(state, d, body.workbookId, 'body.workbookId');
   if (typeof body.folderId === 'number') folderIn(state, d, body.folderId, 'body.folderId');
 }
 
-export function newPlacement(ctx: Ctx, r: ReportRec | undefined, a: {
+function newPlacement(ctx: Ctx, r: ReportRec | undefined, a: {
   externalWorkbookId: string;
   resultLocation: string;
   host?: string | null;
@@ -67,7 +77,19 @@ export function newPlacement(ctx: Ctx, r: ReportRec | undefined, a: {
   };
 }
 
-export function createReportRec(ctx: Ctx, d: DeploymentRec, body: ReportInput, publicId: string): ReportRec {
+/** The new placement a create or update names by its spreadsheet fields, if it names one. */
+function placementOfInput(ctx: Ctx, r: ReportRec, body: ReportInput): PlacementRec | undefined {
+  if (!body.externalWorkbookId || !body.resultLocation) return undefined;
+  return newPlacement(ctx, r, {
+    externalWorkbookId: body.externalWorkbookId,
+    resultLocation: body.resultLocation,
+    host: body.host,
+    workbookName: body.workbookName,
+    resultChecksum: body.resultChecksum,
+  });
+}
+
+function createReportRec(ctx: Ctx, d: DeploymentRec, body: ReportInput, publicId: string): ReportRec {
   const now = ctx.clock.iso();
   const id = allocId(ctx.state, 'reports', 'report');
   const r: ReportRec = {
@@ -87,23 +109,14 @@ export function createReportRec(ctx: Ctx, d: DeploymentRec, body: ReportInput, p
     createdBy: ctx.principal.user.id,
     refreshedAt: null,
   };
-  if (body.externalWorkbookId && body.resultLocation) {
-    r.placements.push(
-      newPlacement(ctx, r, {
-        externalWorkbookId: body.externalWorkbookId,
-        resultLocation: body.resultLocation,
-        host: body.host,
-        workbookName: body.workbookName,
-        resultChecksum: body.resultChecksum,
-      }),
-    );
-  }
+  const placement = placementOfInput(ctx, r, body);
+  if (placement) r.placements.push(placement);
   putRecord(ctx.state, 'reports', id, r);
   return r;
 }
 
 /** Checks of an update (same semantics for PUT /reports/{id} and the upsert's update path). */
-export function checkReportUpdate(state: State, d: DeploymentRec, r: ReportRec, body: ReportInput): void {
+function checkReportUpdate(state: State, d: DeploymentRec, r: ReportRec, body: ReportInput): void {
   checkReportRefs(state, d, body);
   if (body.publicId != null && body.publicId !== r.publicId) {
     throw new HttpError(400, `body.publicId: got ${JSON.stringify(body.publicId)}, but report ${r.id} already has publicId ${JSON.stringify(r.publicId)} (write-once)`);
@@ -114,7 +127,7 @@ export function checkReportUpdate(state: State, d: DeploymentRec, r: ReportRec, 
 }
 
 /** Apply an update; returns whether anything changed. `source` is create-only. */
-export function applyReportUpdate(ctx: Ctx, r: ReportRec, body: ReportInput): boolean {
+function applyReportUpdate(ctx: Ctx, r: ReportRec, body: ReportInput): boolean {
   const before = JSON.stringify(r);
   const name = body.name ?? body.title;
   if (name != null) r.name = name;
@@ -137,16 +150,9 @@ export function applyReportUpdate(ctx: Ctx, r: ReportRec, body: ReportInput): bo
     if (body.host) placement.host = body.host;
     if (body.workbookName) placement.workbookName = body.workbookName;
     if (body.resultChecksum != null) placement.resultChecksum = body.resultChecksum;
-  } else if (body.externalWorkbookId && body.resultLocation) {
-    r.placements.push(
-      newPlacement(ctx, r, {
-        externalWorkbookId: body.externalWorkbookId,
-        resultLocation: body.resultLocation,
-        host: body.host,
-        workbookName: body.workbookName,
-        resultChecksum: body.resultChecksum,
-      }),
-    );
+  } else {
+    const fresh = placementOfInput(ctx, r, body);
+    if (fresh) r.placements.push(fresh);
   }
   const changed = JSON.stringify(r) !== before;
   if (changed) r.updatedAt = ctx.clock.iso();
@@ -185,8 +191,7 @@ export const reportHandlers: HandlerTable = {
       const limit = q.limit ?? 20;
       return cursorPaginate(items, { first: limit, after: String(((q.page ?? 1) - 1) * limit) });
     }
-    const p = cursorPaginate(items, q);
-    return { ...p, data: p.items };
+    return cursorPageWithData(items, q);
   },
 
   createReport(ctx) {

@@ -1,13 +1,43 @@
 /** Workbooks and their published dashboards: create, upsert by slug, duplicate, publish. */
+import { HttpError, requireDeployment, type Ctx, type HandlerTable } from '../../context.js';
+import type { DeploymentRec } from '../../deployments/models.js';
+import type { JsonObject } from '../../json.js';
+import { cursorPageWithData, type CursorQuery } from '../../paging.js';
+import { allocId, nextId, putRecord } from '../../state.js';
 import { base62, tooLong } from '../fields.js';
 import type { DashboardRec, ReportRec, WorkbookRec } from '../models.js';
 import { deleteItem } from './items.js';
 import { dashboardOf, dashboardOut, folderIn, normalizeSlug, ownDashboard, reportsOf, workbookIn, workbookOut, workbooksOf } from './records.js';
-import { type HandlerTable, HttpError, requireDeployment } from '../../context.js';
-import type { JsonObject } from '../../json.js';
-import { cursorPaginate, type CursorQuery } from '../../paging.js';
-import { allocId, nextId, putRecord } from '../../state.js';
 
+/** The fields of a workbook a create, upsert or update may set. */
+interface WorkbookInput {
+  name?: string | null;
+  folderId?: number | null;
+  meta?: JsonObject | null;
+}
+
+function checkWorkbookInput(ctx: Ctx, d: DeploymentRec, body: WorkbookInput): void {
+  tooLong(body.name, 255, 'body.name');
+  if (typeof body.folderId === 'number') folderIn(ctx.state, d, body.folderId, 'body.folderId');
+}
+
+/** A new workbook of the caller, with its id drawn (the caller stores it). */
+function newWorkbook(ctx: Ctx, d: DeploymentRec, fields: Required<Pick<WorkbookRec, 'name' | 'slug' | 'folderId' | 'meta' | 'dashboardDraft'>>): WorkbookRec {
+  const now = ctx.clock.iso();
+  return {
+    id: allocId(ctx.state, 'workbooks', 'workbook'),
+    deploymentId: d.id,
+    name: fields.name,
+    slug: fields.slug,
+    folderId: fields.folderId,
+    meta: fields.meta,
+    createdAt: now,
+    updatedAt: now,
+    createdBy: ctx.principal.user.id,
+    dashboardDraft: fields.dashboardDraft,
+    dashboard: null,
+  };
+}
 
 export const workbookHandlers: HandlerTable = {
   getWorkbooks(ctx) {
@@ -18,29 +48,14 @@ export const workbookHandlers: HandlerTable = {
       const folderId = q.folderId === 0 ? null : folderIn(ctx.state, d, q.folderId, 'query.folderId').id;
       list = list.filter((w) => (w.folderId ?? null) === folderId);
     }
-    const p = cursorPaginate(list.map(workbookOut), q);
-    return { ...p, data: p.items };
+    return cursorPageWithData(list.map(workbookOut), q);
   },
 
   createWorkbook(ctx) {
     const d = requireDeployment(ctx);
-    const body = (ctx.body ?? {}) as { name?: string | null; folderId?: number | null; meta?: JsonObject | null };
-    tooLong(body.name, 255, 'body.name');
-    if (typeof body.folderId === 'number') folderIn(ctx.state, d, body.folderId, 'body.folderId');
-    const now = ctx.clock.iso();
-    const wb: WorkbookRec = {
-      id: allocId(ctx.state, 'workbooks', 'workbook'),
-      deploymentId: d.id,
-      name: body.name ?? 'Untitled workbook',
-      slug: null,
-      folderId: body.folderId ?? null,
-      meta: body.meta ?? null,
-      createdAt: now,
-      updatedAt: now,
-      createdBy: ctx.principal.user.id,
-      dashboardDraft: null,
-      dashboard: null,
-    };
+    const body = (ctx.body ?? {}) as WorkbookInput;
+    checkWorkbookInput(ctx, d, body);
+    const wb = newWorkbook(ctx, d, { name: body.name ?? 'Untitled workbook', slug: null, folderId: body.folderId ?? null, meta: body.meta ?? null, dashboardDraft: null });
     putRecord(ctx.state, 'workbooks', wb.id, wb);
     return workbookOut(wb);
   },
@@ -48,9 +63,8 @@ export const workbookHandlers: HandlerTable = {
   upsertWorkbookBySlug(ctx) {
     const d = requireDeployment(ctx);
     const slug = normalizeSlug(String(ctx.params.slug));
-    const body = (ctx.body ?? {}) as { name?: string | null; folderId?: number | null; meta?: JsonObject | null };
-    tooLong(body.name, 255, 'body.name');
-    if (typeof body.folderId === 'number') folderIn(ctx.state, d, body.folderId, 'body.folderId');
+    const body = (ctx.body ?? {}) as WorkbookInput;
+    checkWorkbookInput(ctx, d, body);
     const existing = workbooksOf(ctx.state, d).find((w) => w.slug === slug);
     if (existing) {
       const before = JSON.stringify(existing);
@@ -60,20 +74,7 @@ export const workbookHandlers: HandlerTable = {
       if (JSON.stringify(existing) !== before) existing.updatedAt = ctx.clock.iso();
       return { ...workbookOut(existing), created: false };
     }
-    const now = ctx.clock.iso();
-    const wb: WorkbookRec = {
-      id: allocId(ctx.state, 'workbooks', 'workbook'),
-      deploymentId: d.id,
-      name: body.name ?? slug,
-      slug,
-      folderId: body.folderId ?? null,
-      meta: body.meta ?? null,
-      createdAt: now,
-      updatedAt: now,
-      createdBy: ctx.principal.user.id,
-      dashboardDraft: null,
-      dashboard: null,
-    };
+    const wb = newWorkbook(ctx, d, { name: body.name ?? slug, slug, folderId: body.folderId ?? null, meta: body.meta ?? null, dashboardDraft: null });
     putRecord(ctx.state, 'workbooks', wb.id, wb);
     return { ...workbookOut(wb), created: true };
   },
@@ -86,9 +87,8 @@ export const workbookHandlers: HandlerTable = {
   updateWorkbook(ctx) {
     const d = requireDeployment(ctx);
     const wb = workbookIn(ctx.state, d, ctx.params.workbookId as number);
-    const body = ctx.body as { name?: string | null; folderId?: number | null; meta?: JsonObject | null; slug?: string | null; slugTakeover?: boolean | null };
-    tooLong(body.name, 255, 'body.name');
-    if (typeof body.folderId === 'number') folderIn(ctx.state, d, body.folderId, 'body.folderId');
+    const body = ctx.body as WorkbookInput & { slug?: string | null; slugTakeover?: boolean | null };
+    checkWorkbookInput(ctx, d, body);
     const slug = body.slug != null ? normalizeSlug(body.slug) : undefined;
     const holder = slug ? workbooksOf(ctx.state, d).find((w) => w.slug === slug && w.id !== wb.id) : undefined;
     if (holder && !body.slugTakeover) {
@@ -141,22 +141,15 @@ export const workbookHandlers: HandlerTable = {
       throw new HttpError(403, 'cloning from the shared workspace needs a creator-mode embed session');
     }
     const { state } = ctx;
-    const now = ctx.clock.iso();
-    const id = allocId(state, 'workbooks', 'workbook');
-    const srcDash = dashboardOf(src);
-    const copy: WorkbookRec = {
-      id,
-      deploymentId: d.id,
+    const copy = newWorkbook(ctx, d, {
       name: `Copy of ${src.name}`,
       slug: null,
       folderId: src.folderId ?? null,
       meta: src.meta ? structuredClone(src.meta) : null,
-      createdAt: now,
-      updatedAt: now,
-      createdBy: ctx.principal.user.id,
       dashboardDraft: src.dashboardDraft ? structuredClone(src.dashboardDraft) : null,
-      dashboard: null,
-    };
+    });
+    const { id, createdAt: now } = copy;
+    const srcDash = dashboardOf(src);
     const reportMap = new Map<number, number>();
     for (const r of reportsOf(state, d).filter((x) => x.workbookId === src.id)) {
       const rid = allocId(state, 'reports', 'report');
