@@ -8,7 +8,6 @@ import { nextId } from '../state.js';
 import type { GroupRec, UserRec } from './models.js';
 import { given, userById } from './records.js';
 
-
 const SCIM_ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
 
 /** A SCIM error (RFC 7644 3.12), with the control plane's `error` string too. */

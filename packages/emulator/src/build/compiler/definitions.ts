@@ -41,7 +41,6 @@ export const MEMBER_LISTS: ReadonlyArray<{ key: string; kind: MemberKind }> = [
   { key: 'segments', kind: 'segment' },
 ];
 
-
 export interface MemberDef {
   kind: MemberKind;
   name: string;

@@ -6,10 +6,8 @@ import { dashboardOf, embedAccessOf } from '../workspace/records.js';
 
 /** Built-in "All embed users" sharing group; a tenant's `system:tenant:{name}` group is 100000 + its id. */
 const ALL_EMBED_USERS_GROUP_ID = 100_000;
-export const SESSION_TTL_MS = 10 * 60_000;
-export const EMBED_TOKEN_TTL_S = 24 * 3600;
 const TENANT_NAME = /^[a-z0-9][a-z0-9_.-]{0,99}$/;
-export const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
+const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 
 export function canonicalTenant(raw: string, input = 'embedTenantName'): string {
   const name = raw.trim().toLowerCase();
@@ -90,15 +88,33 @@ export interface ProvisionInput {
   userProfile?: { displayName?: string | null; picture?: string | null } | null;
 }
 
+/** An e-mail address trimmed and lowercased, or a 400; undefined when none was sent. */
+export function normalizeEmail(raw: string | null | undefined, input: string): string | undefined {
+  const email = raw?.trim().toLowerCase();
+  if (email !== undefined && !EMAIL.test(email)) throw new HttpError(400, `${input}: got ${JSON.stringify(raw)}, expected an e-mail address`);
+  return email;
+}
+
+/** Embed users name account-wide groups (`state.groups`) by name: every one must exist. */
+export function checkAccountGroups(state: State, groups: string[] | null | undefined, input: string): void {
+  const known = new Set(state.groups.map((g) => g.name));
+  const unknown = (groups ?? []).filter((g) => !known.has(g));
+  if (unknown.length) throw new HttpError(400, `${input}: group(s) ${unknown.map((g) => JSON.stringify(g)).join(', ')} do not exist`);
+}
+
+/** A new, empty group of an embed tenant, stored. */
+export function addEmbedGroup(ctx: Ctx, tenant: string, name: string, description: string | null | undefined): EmbedGroupRec {
+  const g: EmbedGroupRec = { id: nextId(ctx.state, 'embedGroup'), tenant, name, description: description || null, createdAt: ctx.clock.iso(), members: [] };
+  putRecord(ctx.state, 'embedGroups', g.id, g);
+  return g;
+}
+
 /** Create or update one embed user (desired state); the tenant is created on demand. */
 export function provisionOne(ctx: Ctx, tenantName: string, body: ProvisionInput, input = 'body'): EmbedUserRec {
   const { state } = ctx;
   const externalId = normalizeExternalId(body.externalId, `${input}.externalId`);
-  const email = body.email?.trim().toLowerCase();
-  if (email !== undefined && !EMAIL.test(email)) throw new HttpError(400, `${input}.email: got ${JSON.stringify(body.email)}, expected an e-mail address`);
-  const known = new Set(state.groups.map((g) => g.name));
-  const unknown = (body.groups ?? []).filter((g) => !known.has(g));
-  if (unknown.length) throw new HttpError(400, `${input}.groups: group(s) ${unknown.map((g) => JSON.stringify(g)).join(', ')} do not exist`);
+  const email = normalizeEmail(body.email, `${input}.email`);
+  checkAccountGroups(state, body.groups, `${input}.groups`);
   const tenantGroups = groupsOf(state, tenantName);
   const missing = (body.tenantGroups ?? []).filter((n) => !tenantGroups.some((g) => g.name === n));
   if (missing.length) {
@@ -148,7 +164,6 @@ export function dashboardByPublicId(ctx: Ctx, publicId: string): { wb: WorkbookR
   }
   throw new HttpError(404, `dashboard ${JSON.stringify(publicId)} not found`);
 }
-
 
 export function embedAccessOut(state: State, wb: WorkbookRec) {
   const a = embedAccessOf(state, wb.id);

@@ -2,21 +2,23 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { HttpError, reply, type HandlerTable } from '../../context.js';
 import type { JsonObject } from '../../json.js';
-import { findRecord, nextId, putRecord } from '../../state.js';
+import { findRecord, putRecord } from '../../state.js';
 import { mintToken } from '../../tokens.js';
-import type { EmbedGroupRec, SessionRec } from '../models.js';
+import type { SessionRec } from '../models.js';
 import {
+  addEmbedGroup,
   canonicalTenant,
-  EMAIL,
-  EMBED_TOKEN_TTL_S,
+  checkAccountGroups,
   ensureTenant,
   groupsOf,
+  normalizeEmail,
   normalizeExternalId,
   provisionOne,
-  SESSION_TTL_MS,
   usersOf,
 } from './records.js';
 
+const SESSION_TTL_MS = 10 * 60_000;
+const EMBED_TOKEN_TTL_S = 24 * 3600;
 
 export const embedSessionHandlers: HandlerTable = {
   generateSession(ctx) {
@@ -55,20 +57,14 @@ export const embedSessionHandlers: HandlerTable = {
     if ((body.tenantGroupDefinitions ?? []).some((g) => g.name.startsWith('system:'))) {
       throw new HttpError(400, 'body.tenantGroupDefinitions: names starting with "system:" are reserved');
     }
-    const known = new Set(state.groups.map((g) => g.name));
-    const unknown = (body.groups ?? []).filter((g) => !known.has(g));
-    if (unknown.length) throw new HttpError(400, `body.groups: group(s) ${unknown.map((g) => JSON.stringify(g)).join(', ')} do not exist`);
-    const email = body.email?.trim().toLowerCase();
-    if (email !== undefined && !EMAIL.test(email)) throw new HttpError(400, `body.email: got ${JSON.stringify(body.email)}, expected an e-mail address`);
+    checkAccountGroups(state, body.groups, 'body.groups');
+    const email = normalizeEmail(body.email, 'body.email');
     const externalId = body.externalId ? normalizeExternalId(body.externalId, 'body.externalId') : null;
     // Checked: now create what the session names.
     if (tenant) {
       ensureTenant(ctx, tenant);
       for (const def of body.tenantGroupDefinitions ?? []) {
-        if (!groupsOf(state, tenant).some((g) => g.name === def.name)) {
-          const g: EmbedGroupRec = { id: nextId(state, 'embedGroup'), tenant, name: def.name, description: def.description || null, createdAt: ctx.clock.iso(), members: [] };
-          putRecord(state, 'embedGroups', g.id, g);
-        }
+        if (!groupsOf(state, tenant).some((g) => g.name === def.name)) addEmbedGroup(ctx, tenant, def.name, def.description);
       }
       if (externalId) {
         provisionOne(ctx, tenant, {

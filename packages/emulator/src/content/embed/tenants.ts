@@ -1,10 +1,11 @@
 /** Embed tenants, their users (provisioned by external id) and their groups with members. */
 import { HttpError, reply, settleEach, type HandlerTable } from '../../context.js';
 import { cursorPaginate, type CursorQuery } from '../../paging.js';
-import { deleteRecord, findRecord, nextId, putRecord, records } from '../../state.js';
+import { deleteRecord, findRecord, nextId, records } from '../../state.js';
 import { tooLong } from '../fields.js';
-import type { EmbedGroupRec, EmbedUserRec } from '../models.js';
+import type { EmbedUserRec } from '../models.js';
 import {
+  addEmbedGroup,
   canonicalTenant,
   embedUserOut,
   groupIn,
@@ -18,7 +19,6 @@ import {
   usersOf,
   type ProvisionInput,
 } from './records.js';
-
 
 export const embedTenantHandlers: HandlerTable = {
   listEmbedTenants(ctx) {
@@ -91,16 +91,7 @@ export const embedTenantHandlers: HandlerTable = {
     if (groupsOf(ctx.state, t.name).some((g) => g.name === body.name)) {
       throw new HttpError(400, `body.name: a group named ${JSON.stringify(body.name)} already exists in embed tenant ${JSON.stringify(t.name)}`);
     }
-    const g: EmbedGroupRec = {
-      id: nextId(ctx.state, 'embedGroup'),
-      tenant: t.name,
-      name: body.name,
-      description: body.description || null,
-      createdAt: ctx.clock.iso(),
-      members: [],
-    };
-    putRecord(ctx.state, 'embedGroups', g.id, g);
-    return groupOut(g);
+    return groupOut(addEmbedGroup(ctx, t.name, body.name, body.description));
   },
 
   getGroup(ctx) {

@@ -102,7 +102,7 @@ export const oauthHandlers: HandlerTable = {
   deleteOAuthIntegration(ctx) {
     const rec = integrationIn(ctx.state, ctx.params.id as number);
     for (const t of records(ctx.state, 'userOAuthTokens')) if (t.integrationId === rec.id) deleteRecord(ctx.state, 'userOAuthTokens', t.id);
-    for (const [k, f] of Object.entries(ctx.state.collections.oauthFlows ?? {})) if (f.integrationId === rec.id) deleteRecord(ctx.state, 'oauthFlows', k);
+    for (const f of records(ctx.state, 'oauthFlows')) if (f.integrationId === rec.id) deleteRecord(ctx.state, 'oauthFlows', f.state);
     deleteRecord(ctx.state, 'oauthIntegrations', rec.id);
     return { success: true };
   },

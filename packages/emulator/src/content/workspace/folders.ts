@@ -7,7 +7,6 @@ import type { FolderRec } from '../models.js';
 import { deleteItem } from './items.js';
 import { ancestorsOf, depthOf, folderIn, folderOut, foldersOf, MAX_FOLDER_DEPTH, siblingNameTaken } from './records.js';
 
-
 export const folderHandlers: HandlerTable = {
   getFolders(ctx) {
     const d = requireDeployment(ctx);

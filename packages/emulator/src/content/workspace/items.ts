@@ -14,7 +14,6 @@ import {
   folderOut,
   foldersOf,
   heightOf,
-  isShared,
   MAX_FOLDER_DEPTH,
   reportIn,
   reportOut,
@@ -26,6 +25,11 @@ import {
 } from './records.js';
 
 type ItemType = 'FOLDER' | 'WORKBOOK' | 'REPORT';
+
+function isShared(state: State, wb: WorkbookRec): boolean {
+  const a = embedAccessOf(state, wb.id);
+  return a.allEmbedUsers || a.tenants.length > 0;
+}
 
 /** An item as a bulk request names it. */
 interface ItemRef {
@@ -158,7 +162,6 @@ function workspaceFeed(
   const items = [...folders.map((f) => itemOut('FOLDER', f)), ...others.map((o) => itemOut(o.type, o.rec))];
   return cursorPaginate(items, q);
 }
-
 
 export const workspaceItemHandlers: HandlerTable = {
   workspaceObjects(ctx) {

@@ -3,7 +3,8 @@ import { HttpError } from '../../context.js';
 import type { DeploymentRec } from '../../deployments/models.js';
 import { findRecord, records, type State } from '../../state.js';
 import { byId } from '../fields.js';
-import type { DashboardRec, EmbedAccessRec, FolderRec, PlacementRec, ReportRec, WorkbookRec } from '../models.js';
+import type { DashboardRec, EmbedAccessRec, FolderRec, ReportRec, WorkbookRec } from '../models.js';
+import { placementOut } from './placements.js';
 
 /** Folders nest at most this deep (a folder at the root has depth 1). */
 export const MAX_FOLDER_DEPTH = 8;
@@ -71,25 +72,6 @@ export function workbookOut(wb: WorkbookRec) {
   };
 }
 
-function placementOut(p: PlacementRec) {
-  return {
-    id: p.id,
-    workbookId: p.externalWorkbookId,
-    resultLocation: p.resultLocation,
-    host: p.host,
-    sheetId: p.sheetId,
-    sheetName: p.sheetName,
-    anchorCell: p.anchorCell,
-    endResultCell: p.endResultCell,
-    workbookName: p.workbookName,
-    placedAt: p.placedAt,
-    placedByUserId: p.placedByUserId,
-    refreshedAt: p.refreshedAt,
-    refreshedByUserId: p.refreshedByUserId,
-    resultChecksum: p.resultChecksum ?? null,
-  };
-}
-
 export function reportOut(r: ReportRec) {
   return {
     id: r.id,
@@ -142,15 +124,7 @@ export function reportIn(state: State, d: DeploymentRec, id: number, input = 're
 
 /** Depth of a folder: 1 at the root. */
 export function depthOf(state: State, f: FolderRec): number {
-  let depth = 1;
-  let cur = f;
-  while (cur.parentId !== null) {
-    const parent = findRecord(state, 'folders', cur.parentId);
-    if (!parent) break;
-    depth += 1;
-    cur = parent;
-  }
-  return depth;
+  return ancestorsOf(state, f).length + 1;
 }
 
 /** Ids of a folder's descendants (not the folder itself). */
@@ -180,44 +154,6 @@ export function siblingNameTaken(state: State, d: DeploymentRec, parentId: numbe
   return foldersOf(state, d).some((f) => f.parentId === parentId && f.id !== except && f.name.trim().toLowerCase() === lower);
 }
 
-/** `'Sheet 1'!B2` or `Sheet1!B2:D9` -> sheet name and anchor. */
-export function parseResultLocation(loc: string | null | undefined): { sheetName: string; anchorCell: string } | undefined {
-  if (!loc) return undefined;
-  const m = /^(?:'((?:[^']|'')+)'|([^!]+))!\$?([A-Za-z]+)\$?(\d+)(?::.*)?$/.exec(loc.trim());
-  if (!m) return undefined;
-  return { sheetName: (m[1] ?? m[2] ?? '').replace(/''/g, "'"), anchorCell: `${(m[3] as string).toUpperCase()}${m[4]}` };
-}
-
-export interface PlacementAddress {
-  placementId?: string | null;
-  externalWorkbookId?: string | null;
-  resultLocation?: string | null;
-  sheetId?: string | null;
-  sheetName?: string | null;
-  anchorCell?: string | null;
-}
-
-/** The placement an address names: by id, or by workbook + sheet name + anchor (sheetId narrows). */
-export function findPlacement(r: ReportRec, a: PlacementAddress): PlacementRec | undefined {
-  if (a.placementId) return r.placements.find((p) => p.id === a.placementId);
-  if (!a.externalWorkbookId) return undefined;
-  const parsed = parseResultLocation(a.resultLocation);
-  const sheetName = a.sheetName ?? parsed?.sheetName;
-  const anchor = (a.anchorCell ?? parsed?.anchorCell)?.toUpperCase();
-  if (!sheetName || !anchor) return undefined;
-  return r.placements.find(
-    (p) =>
-      p.externalWorkbookId === a.externalWorkbookId &&
-      p.sheetName === sheetName &&
-      p.anchorCell?.toUpperCase() === anchor &&
-      (!a.sheetId || p.sheetId === a.sheetId),
-  );
-}
-
-export function addressGiven(a: PlacementAddress): boolean {
-  return !!(a.placementId || a.externalWorkbookId || a.resultLocation || a.sheetId || a.sheetName || a.anchorCell);
-}
-
 /** Ancestors of a folder, root first, the folder itself excluded. */
 export function ancestorsOf(state: State, f: FolderRec): FolderRec[] {
   const out: FolderRec[] = [];
@@ -231,21 +167,8 @@ export function ancestorsOf(state: State, f: FolderRec): FolderRec[] {
   return out;
 }
 
-export function normalizeSlug(raw: string): string {
-  const slug = raw.trim().toLowerCase();
-  if (!/^[a-z0-9][a-z0-9._-]{0,127}$/.test(slug)) {
-    throw new HttpError(400, `slug: got ${JSON.stringify(raw)}, expected letters, digits, ".", "_" and "-" (at most 128; trimmed and lowercased)`);
-  }
-  return slug;
-}
-
 export function embedAccessOf(state: State, workbookId: number): EmbedAccessRec {
   return findRecord(state, 'embedAccess', workbookId) ?? { workbookId, allEmbedUsers: false, tenants: [] };
-}
-
-export function isShared(state: State, wb: WorkbookRec): boolean {
-  const a = embedAccessOf(state, wb.id);
-  return a.allEmbedUsers || a.tenants.length > 0;
 }
 
 /** Materialize a seeded workbook's derived dashboard before changing it. */

@@ -7,17 +7,8 @@ import { allocId, putRecord, records, type State } from '../../state.js';
 import { base62, tooLong } from '../fields.js';
 import type { PlacementRec, ReportRec } from '../models.js';
 import { deleteItem } from './items.js';
-import {
-  addressGiven,
-  findPlacement,
-  folderIn,
-  parseResultLocation,
-  reportIn,
-  reportOut,
-  reportsOf,
-  workbookIn,
-  type PlacementAddress,
-} from './records.js';
+import { addressGiven, findPlacement, newPlacement, parseResultLocation, type PlacementAddress } from './placements.js';
+import { folderIn, reportIn, reportOut, reportsOf, workbookIn } from './records.js';
 
 interface ReportInput {
   name?: string | null;
@@ -45,36 +36,6 @@ function checkReportRefs(state: State, d: DeploymentRec, body: ReportInput): voi
   tooLong(body.name ?? body.title, 255, 'body.name');
   if (typeof body.workbookId === 'number') workbookIn(state, d, body.workbookId, 'body.workbookId');
   if (typeof body.folderId === 'number') folderIn(state, d, body.folderId, 'body.folderId');
-}
-
-function newPlacement(ctx: Ctx, r: ReportRec | undefined, a: {
-  externalWorkbookId: string;
-  resultLocation: string;
-  host?: string | null;
-  sheetId?: string | null;
-  sheetName?: string | null;
-  anchorCell?: string | null;
-  endResultCell?: string | null;
-  workbookName?: string | null;
-  resultChecksum?: unknown;
-}): PlacementRec {
-  const parsed = parseResultLocation(a.resultLocation);
-  return {
-    id: `pl-${r?.id ?? 'new'}-${base62(8)}`,
-    externalWorkbookId: a.externalWorkbookId,
-    resultLocation: a.resultLocation,
-    host: a.host ?? null,
-    sheetId: a.sheetId ?? null,
-    sheetName: a.sheetName ?? parsed?.sheetName ?? null,
-    anchorCell: (a.anchorCell ?? parsed?.anchorCell)?.toUpperCase() ?? null,
-    endResultCell: a.endResultCell ?? null,
-    workbookName: a.workbookName ?? null,
-    placedAt: ctx.clock.iso(),
-    placedByUserId: ctx.principal.user.id,
-    refreshedAt: null,
-    refreshedByUserId: null,
-    resultChecksum: a.resultChecksum ?? null,
-  };
 }
 
 /** The new placement a create or update names by its spreadsheet fields, if it names one. */

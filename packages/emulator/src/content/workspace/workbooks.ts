@@ -7,7 +7,7 @@ import { allocId, nextId, putRecord } from '../../state.js';
 import { base62, tooLong } from '../fields.js';
 import type { DashboardRec, ReportRec, WorkbookRec } from '../models.js';
 import { deleteItem } from './items.js';
-import { dashboardOf, dashboardOut, folderIn, normalizeSlug, ownDashboard, reportsOf, workbookIn, workbookOut, workbooksOf } from './records.js';
+import { dashboardOf, dashboardOut, folderIn, ownDashboard, reportsOf, workbookIn, workbookOut, workbooksOf } from './records.js';
 
 /** The fields of a workbook a create, upsert or update may set. */
 interface WorkbookInput {
@@ -37,6 +37,14 @@ function newWorkbook(ctx: Ctx, d: DeploymentRec, fields: Required<Pick<WorkbookR
     dashboardDraft: fields.dashboardDraft,
     dashboard: null,
   };
+}
+
+function normalizeSlug(raw: string): string {
+  const slug = raw.trim().toLowerCase();
+  if (!/^[a-z0-9][a-z0-9._-]{0,127}$/.test(slug)) {
+    throw new HttpError(400, `slug: got ${JSON.stringify(raw)}, expected letters, digits, ".", "_" and "-" (at most 128; trimmed and lowercased)`);
+  }
+  return slug;
 }
 
 export const workbookHandlers: HandlerTable = {
