@@ -1,8 +1,9 @@
 /** Deployments, environments, tokens, versions, build status, env vars, regions (spec 4.1–4.7, 4.15, 8, 9). */
 import { makeBranch } from '../build/branches.js';
 import { deploymentUrl, HttpError, requireDeployment, type Ctx, type HandlerTable } from '../context.js';
-import { signJwt } from '../jwt.js';
+import type { JsonObject } from '../json.js';
 import { cursorPageWithData, cursorPaginate, offsetPage, type CursorQuery } from '../paging.js';
+import { mintToken } from '../tokens.js';
 import { newDeployment, type DeploymentRec } from './models.js';
 
 /** Runtime versions by channel, newest first (the head of each channel is its latest). */
@@ -106,9 +107,7 @@ function findEnvironment(ctx: Ctx, d: DeploymentRec) {
 function mint(ctx: Ctx, claims: Record<string, unknown>, lifetimeSec: number) {
   const iat = Math.floor(ctx.clock.now() / 1000);
   const exp = iat + lifetimeSec;
-  const token = signJwt({ ...claims, iat, exp }, ctx.state.secret);
-  ctx.controls.minted.push(token);
-  return { token, iat, exp };
+  return { token: mintToken(ctx, { ...claims, iat, exp }), iat, exp };
 }
 
 export const deploymentHandlers: HandlerTable = {
@@ -125,10 +124,10 @@ export const deploymentHandlers: HandlerTable = {
 
   updateDeployment(ctx) {
     const d = requireDeployment(ctx);
-    const body = ctx.body as Record<string, unknown> & {
+    const body = ctx.body as JsonObject & {
       releaseChannel?: string | null;
       releaseChannelVersion?: string | null;
-      templateVariables?: Record<string, unknown> | null;
+      templateVariables?: JsonObject | null;
     };
     const channel = body.releaseChannel ?? d.releaseChannel;
     let version = d.version;
@@ -189,7 +188,7 @@ export const deploymentHandlers: HandlerTable = {
   createDeploymentEnvironmentTokenForMetaSync(ctx) {
     const d = requireDeployment(ctx);
     const env = findEnvironment(ctx, d);
-    const body = ctx.body as { security_context: Record<string, unknown>; expires_in?: number | null };
+    const body = ctx.body as { security_context: JsonObject; expires_in?: number | null };
     const lifetime = body.expires_in ?? 86_400;
     const t = mint(ctx, { kind: 'meta', deploymentId: d.id, environmentId: env.id, branch: env.branch, securityContext: body.security_context }, lifetime);
     return { data: { token: t.token, created_at: new Date(t.iat * 1000).toISOString(), expires_at: new Date(t.exp * 1000).toISOString() } };
@@ -204,7 +203,7 @@ export const deploymentHandlers: HandlerTable = {
   createDeploymentEnvironmentToken(ctx) {
     const d = requireDeployment(ctx);
     const env = findEnvironment(ctx, d);
-    const body = ctx.body as { security_context: Record<string, unknown>; expires_in?: number | null };
+    const body = ctx.body as { security_context: JsonObject; expires_in?: number | null };
     const t = mint(ctx, { kind: 'data', deploymentId: d.id, environmentId: env.id, branch: env.branch, securityContext: body.security_context }, body.expires_in ?? 3600);
     return {
       data: {
@@ -303,7 +302,7 @@ export const deploymentHandlers: HandlerTable = {
   },
 
   createDeployment(ctx) {
-    const body = ctx.body as Record<string, unknown> & { name: string; creationStep?: string };
+    const body = ctx.body as JsonObject & { name: string; creationStep?: string };
     if (ctx.state.deployments.some((d) => d.name === body.name)) throw new HttpError(409, `a deployment named ${JSON.stringify(body.name)} exists`);
     const id = Math.max(0, ...ctx.state.deployments.map((d) => d.id), ctx.state.seq.deployment ?? 0) + 1;
     ctx.state.seq.deployment = id;
