@@ -18,7 +18,7 @@ export function seedDashboards(state: State, clock: Clock): void {
 }
 
 /**
- * Workspace and embedding content of the demo (content/): folders Finance > Quarterly, a
+ * Workspace and embedding content of the demo: folders Finance > Quarterly, a
  * report in workbook 1, the embed tenant `acme` (its user `ext-42` in group `buyers`, the one the
  * notification recipients name), an OAuth integration with the admin's token, an OIDC token config.
  */
