@@ -7,10 +7,8 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { DEMO_MODEL } from '../packages/emulator/src/seed.js';
-import { startEmulator } from '../packages/emulator/src/server.js';
+import { DEMO_MODEL, startEmulator, startGitHubStandin } from '../packages/emulator/src/index.js';
 import { runJob, type JobRunResult } from '../test/harness/runner.js';
-import { startGitHubStandin } from '../packages/emulator/src/github/standin.js';
 import { pullRequestEvent } from '../test/support/payloads.js';
 
 const bold = (s: string) => (process.stdout.isTTY ? `\u001b[1m${s}\u001b[0m` : s);

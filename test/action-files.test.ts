@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { startEmulator, type Emulator } from '../packages/emulator/src/server.js';
+import { startEmulator, type Emulator } from '../packages/emulator/src/index.js';
 import { describe, expect, it, vi } from 'vitest';
 import { NoOperationTraceWriter, isBasicExpression, isMapping, isSequence, isString } from '@actions/workflow-parser';
 import { convertActionTemplate, parseAction, type ActionRunsComposite, type ActionTemplate } from '@actions/workflow-parser/actions/index';

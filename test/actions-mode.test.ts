@@ -10,12 +10,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InputError } from '../src/client/index.js';
-import { DEMO_MODEL } from '../packages/emulator/src/seed.js';
+import { DEMO_MODEL, startGitHubStandin, type GitHubStandin } from '../packages/emulator/src/index.js';
 import { branchForPr } from '@datamodel-ci/platform-api';
 import { pullRequestFromPayload } from '../src/github/event.js';
 import { runActionCommand } from '../src/commands/index.js';
 import { emulatorFixture, type EmulatorFixture } from './support/emulator.js';
-import { startGitHubStandin, type GitHubStandin } from '../packages/emulator/src/github/standin.js';
 import { pullRequestEvent } from './support/payloads.js';
 
 let fx: EmulatorFixture;

@@ -11,9 +11,8 @@ import type { CommandName } from '../src/action-spec.js';
 import { runActionCommand } from '../src/commands/index.js';
 import type { Io } from '../src/io.js';
 import { runCli } from '../src/main.js';
-import { DEMO_MODEL } from '../packages/emulator/src/seed.js';
+import { DEMO_MODEL, startGitHubStandin, type GitHubStandin } from '../packages/emulator/src/index.js';
 import { emulatorFixture, type EmulatorFixture } from './support/emulator.js';
-import { startGitHubStandin, type GitHubStandin } from '../packages/emulator/src/github/standin.js';
 import { writeEvent } from './support/payloads.js';
 
 let fx: EmulatorFixture;

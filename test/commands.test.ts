@@ -9,9 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runActionCommand } from '../src/commands/index.js';
 import type { Io } from '../src/io.js';
 import type { CommandName } from '../src/action-spec.js';
-import { DEMO_MODEL } from '../packages/emulator/src/seed.js';
+import { DEMO_MODEL, startGitHubStandin, type GitHubStandin } from '../packages/emulator/src/index.js';
 import { emulatorFixture, type EmulatorFixture } from './support/emulator.js';
-import { startGitHubStandin, type GitHubStandin } from '../packages/emulator/src/github/standin.js';
 import { pullRequestEvent, writeEvent } from './support/payloads.js';
 
 let fx: EmulatorFixture;

@@ -20,9 +20,9 @@ import {
   type ClientOptions,
   type PlatformError,
 } from '../src/client/index.js';
-import { startEmulator, type Emulator } from '../packages/emulator/src/server.js';
+import { startEmulator, type Emulator } from '../packages/emulator/src/index.js';
 import { verifyJwt } from '../packages/emulator/src/jwt.js';
-import { csvField } from '../packages/emulator/src/handlers/account.js';
+import { csvField } from '../packages/emulator/src/account/audit-log.js';
 
 let em: Emulator;
 let admin: PlatformClient;

@@ -10,7 +10,7 @@ import {
   type PlatformClient,
 } from '../src/client/index.js';
 import { environmentRestUrl } from '@datamodel-ci/platform-api';
-import { DEMO_MODEL } from '../packages/emulator/src/seed.js';
+import { DEMO_MODEL } from '../packages/emulator/src/index.js';
 import { emulatorFixture, snapshot, type EmulatorFixture } from './support/emulator.js';
 
 let fx: EmulatorFixture;

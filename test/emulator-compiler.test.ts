@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileModel, type CompileResult, type CompiledCube } from '../packages/emulator/src/compiler.js';
+import { compileModel, type CompileResult, type CompiledCube } from '../packages/emulator/src/build/compiler/index.js';
 
 // Line numbers in comments are 1-based and are what the assertions below rely on
 // (the "fixture layout" test pins them).

@@ -15,8 +15,8 @@ import {
   collect,
   routeTable,
 } from '../src/client/index.js';
-import { contentHandlers } from '../packages/emulator/src/handlers/content.js';
-import { startEmulator, type Emulator } from '../packages/emulator/src/server.js';
+import { contentHandlers } from '../packages/emulator/src/content/index.js';
+import { startEmulator, type Emulator } from '../packages/emulator/src/index.js';
 
 let em: Emulator;
 let c: PlatformClient;

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { PlatformClient, allEndpoints, routeTable } from '../src/client/index.js';
 import { buildOpenApiDocument } from '../packages/emulator/src/openapi.js';
-import { startEmulator, type Emulator } from '../packages/emulator/src/server.js';
+import { startEmulator, type Emulator } from '../packages/emulator/src/index.js';
 
 type Json = Record<string, any>;
 

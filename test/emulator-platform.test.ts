@@ -15,7 +15,7 @@ import {
   collect,
 } from '../src/client/index.js';
 import { verifyJwt } from '../packages/emulator/src/jwt.js';
-import { startEmulator } from '../packages/emulator/src/server.js';
+import { startEmulator } from '../packages/emulator/src/index.js';
 import { emulatorFixture, snapshot, type EmulatorFixture } from './support/emulator.js';
 
 let fx: EmulatorFixture;

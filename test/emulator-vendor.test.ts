@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient, encodeMultipart, type HttpMethod } from '../src/client/index.js';
-import { startEmulator, type Emulator } from '../packages/emulator/src/server.js';
+import { startEmulator, type Emulator } from '../packages/emulator/src/index.js';
 import { vendorOperation, vendorValidate } from './support/vendor.js';
 
 let em: Emulator;

@@ -15,7 +15,7 @@ import { readLedger, upsertStickyComment, type UpsertOptions } from '../src/gith
 import { escapeMarkdown } from '../src/github/escape.js';
 import { createGitHubApi } from '../src/github/octokit.js';
 import type { GitHubApi } from '../src/github/types.js';
-import { BOT_LOGIN, startGitHubStandin, type GitHubStandin } from '../packages/emulator/src/github/standin.js';
+import { BOT_LOGIN, startGitHubStandin, type GitHubStandin } from '../packages/emulator/src/index.js';
 
 /** The `pull_request.opened` example GitHub publishes (via @octokit/webhooks-examples). */
 interface OpenedExample {

@@ -7,10 +7,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseComment } from '../src/github/comment.js';
-import { DEMO_MODEL } from '../packages/emulator/src/seed.js';
-import { startEmulator, type Emulator } from '../packages/emulator/src/server.js';
+import { DEMO_MODEL, startEmulator, startGitHubStandin, type Emulator, type GitHubStandin } from '../packages/emulator/src/index.js';
 import { runAction } from './harness/runner.js';
-import { startGitHubStandin, type GitHubStandin } from '../packages/emulator/src/github/standin.js';
 import { pullRequestEvent } from './support/payloads.js';
 
 let em: Emulator;

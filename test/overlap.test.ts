@@ -9,10 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runActionCommand } from '../src/commands/index.js';
 import type { Io } from '../src/io.js';
 import { parseComment } from '../src/github/comment.js';
-import { DEMO_MODEL } from '../packages/emulator/src/seed.js';
+import { DEMO_MODEL, startGitHubStandin, type GitHubStandin } from '../packages/emulator/src/index.js';
 import { scanModel } from '../src/workflows/local-model.js';
 import { emulatorFixture, type EmulatorFixture } from './support/emulator.js';
-import { startGitHubStandin, type GitHubStandin } from '../packages/emulator/src/github/standin.js';
 import { pullRequestEvent } from './support/payloads.js';
 
 let fx: EmulatorFixture;

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { allEndpoints } from '../src/client/client.js';
 import { pathParams } from '@datamodel-ci/platform-api';
-import { handlers } from '../packages/emulator/src/handlers/index.js';
+import { handlers } from '../packages/emulator/src/handlers.js';
 import { routeKey, specEndpoints } from './support/spec-endpoints.js';
 
 const client = allEndpoints();

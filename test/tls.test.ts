@@ -1,6 +1,6 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { makeLocalTls } from '../packages/emulator/src/tls.js';
+import { makeLocalTls } from '../packages/emulator/src/index.js';
 
 describe('local TLS', () => {
   it('makes a CA and a server certificate for the hosts, signed by the CA', async () => {

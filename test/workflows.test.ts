@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InputError, collect } from '../src/client/index.js';
-import { DEMO_MODEL } from '../packages/emulator/src/seed.js';
+import { DEMO_MODEL } from '../packages/emulator/src/index.js';
 import { cleanupBranch } from '../src/workflows/cleanup-branch.js';
 import type { OpContext } from '../src/workflows/context.js';
 import { dbtSyncAndWait, nextPollDelay } from '../src/workflows/dbt-sync-and-wait.js';

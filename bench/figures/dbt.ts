@@ -1,9 +1,9 @@
 /** Figure 4 of the bench: dbt-sync-and-wait on the emulator's manual clock (emulated time; the op's `now` and `sleep` injected). */
+import { startEmulator } from '../../packages/emulator/src/index.js';
 import { describe, it } from 'vitest';
 import { PlatformClient } from '../../src/client/index.js';
 import { dbtSyncAndWait } from '../../src/workflows/dbt-sync-and-wait.js';
-import { DBT_PHASES } from '../../packages/emulator/src/dbt.js';
-import { startEmulator } from '../../packages/emulator/src/server.js';
+import { DBT_PHASES } from '../../packages/emulator/src/dbt/runs.js';
 import { delta, opContext, part, record, round } from '../lib.js';
 
 /** Register figure 4. */

@@ -1,12 +1,10 @@
 /** Figure 3 of the bench: the PR preview (event in -> staging URL in the comment), sequential round trips vs the bound. */
+import { DEMO_MODEL, startEmulator, startGitHubStandin } from '../../packages/emulator/src/index.js';
 import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { describe, it } from 'vitest';
 import { runActionCommand } from '../../src/commands/index.js';
 import type { Io } from '../../src/io.js';
-import { DEMO_MODEL } from '../../packages/emulator/src/seed.js';
-import { startEmulator } from '../../packages/emulator/src/server.js';
-import { startGitHubStandin } from '../../packages/emulator/src/github/standin.js';
 import { pullRequestEvent, writeEvent } from '../../test/support/payloads.js';
 import { LATENCY_MS, countBy, cubeYaml, delta, median, part, record, round, startLatencyProxy, tempDir, writeTree } from '../lib.js';
 

@@ -1,4 +1,5 @@
 /** Figures 1 and 2 of the bench: upload of a 500-file model at 50 ms latency, then a re-upload with one file changed. */
+import { startEmulator, type Emulator } from '../../packages/emulator/src/index.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -6,7 +7,6 @@ import { describe, it } from 'vitest';
 import { PlatformClient } from '../../src/client/index.js';
 import { actionSpec, inputsOf } from '../../src/action-spec.js';
 import { uploadModel, type UploadResult } from '../../src/workflows/upload-model.js';
-import { startEmulator, type Emulator } from '../../packages/emulator/src/server.js';
 import { LATENCY_MS, cubeYaml, delta, median, opContext, part, record, round, tempDir, writeTree } from '../lib.js';
 
 /** The upload-model action's default concurrency: what users get. */

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmulator } from '../../packages/emulator/src/server.js';
+import { startEmulator } from '../../packages/emulator/src/index.js';
 
 export interface CancelProbe {
   /** ms from SIGINT to the run's cancellation on the platform. */

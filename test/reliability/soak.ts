@@ -11,9 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { runActionCommand } from '../../src/commands/index.js';
 import { parseComment } from '../../src/github/comment.js';
-import { startEmulator, type Emulator } from '../../packages/emulator/src/server.js';
-import type { FileMap } from '../../packages/emulator/src/state.js';
-import { startGitHubStandin, type GitHubStandin } from '../../packages/emulator/src/github/standin.js';
+import { startEmulator, startGitHubStandin, type Emulator, type FileMap, type GitHubStandin } from '../../packages/emulator/src/index.js';
 import { pullRequestEvent, writeEvent } from '../support/payloads.js';
 
 export interface SoakOptions {

@@ -1,6 +1,6 @@
 /** Start an in-process emulator and clients for its credentials. */
 import { PlatformClient, type ClientOptions } from '../../src/client/index.js';
-import { startEmulator, type Emulator, type EmulatorOptions } from '../../packages/emulator/src/server.js';
+import { startEmulator, type Emulator, type EmulatorOptions } from '../../packages/emulator/src/index.js';
 
 export interface EmulatorFixture {
   em: Emulator;

@@ -3,9 +3,11 @@
  * deployments, a non-admin on an admin-only endpoint, or a missing permission.
  */
 import type { Endpoint } from '@datamodel-ci/platform-api';
+import { ALL_PERMISSIONS } from './account/models.js';
 import type { Clock } from './clock.js';
 import { HttpError, type Principal } from './context.js';
-import { ALL_PERMISSIONS, type DeploymentRec, type State } from './state.js';
+import type { DeploymentRec } from './deployments/models.js';
+import type { State } from './state.js';
 
 /** Resolve the caller from the Authorization header (`Bearer <key>` or `Api-Key <key>`). */
 export function authenticate(state: State, clock: Clock, e: Endpoint | undefined, header: string | undefined): Principal {

@@ -1,7 +1,10 @@
 /** What every emulator handler sees and returns. */
 import type { Endpoint } from '@datamodel-ci/platform-api';
+import type { ApiKeyRec, UserRec } from './account/models.js';
 import type { Clock } from './clock.js';
-import type { ApiKeyRec, DbtPhasePlan, DeploymentRec, State, UserRec } from './state.js';
+import type { DbtPhasePlan } from './dbt/models.js';
+import type { DeploymentRec } from './deployments/models.js';
+import type { State } from './state.js';
 
 /** A rejection: status and the `{ error }` message (spec section 7). */
 export class HttpError extends Error {
@@ -12,6 +15,27 @@ export class HttpError extends Error {
   ) {
     super(message);
   }
+}
+
+/** Why one item of a bulk request failed. */
+export interface ItemError {
+  status: number;
+  message: string;
+}
+
+/** Act on each item in order; an HttpError fails that item alone and nothing is rolled back. */
+export function settleEach<T, R>(items: T[], act: (item: T, index: number) => R) {
+  const succeeded: { item: T; result: R }[] = [];
+  const failed: { item: T; error: ItemError }[] = [];
+  items.forEach((item, i) => {
+    try {
+      succeeded.push({ item, result: act(item, i) });
+    } catch (error) {
+      if (!(error instanceof HttpError)) throw error;
+      failed.push({ item, error: { status: error.status, message: error.message } });
+    }
+  });
+  return { succeeded, failed };
 }
 
 /** The caller, resolved from the Authorization header. */

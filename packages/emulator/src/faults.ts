@@ -26,7 +26,7 @@ export function parseFaults(spec: string | undefined): FaultSpec {
 }
 
 /** mulberry32: a small, fast, seeded PRNG. */
-export function seededRandom(seed: number): () => number {
+function seededRandom(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

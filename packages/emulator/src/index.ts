@@ -1,6 +1,9 @@
 /** The emulator's public face: start it in process (tests, demo, bench) or from its bin. */
 export { startEmulator, type Emulator, type EmulatorInfo, type EmulatorOptions } from './server.js';
-export { DEMO_MODEL, SEEDS, type SeedName } from './seed.js';
-export { startGitHubStandin, type GitHubStandin } from './github/standin.js';
+export type { State } from './state.js';
+export type { FileMap } from './build/models.js';
+export { DEMO_MODEL } from './seed/demo-model.js';
+export { SEEDS, type SeedName } from './seed/index.js';
+export { BOT_LOGIN, startGitHubStandin, type GitHubStandin } from './github/standin.js';
 export { makeLocalTls, type LocalTls } from './tls.js';
 export { main } from './main.js';

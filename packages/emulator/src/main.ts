@@ -1,8 +1,22 @@
 /** `datamodel-ci-emulator`: run the platform emulator over HTTPS until Ctrl-C (or SIGTERM). */
 import { parseArgs } from 'node:util';
 import { parseFaults } from './faults.js';
-import { SEEDS, type SeedName } from './seed.js';
+import { SEEDS, type SeedName } from './seed/index.js';
 import { startEmulator } from './server.js';
+
+/** Every flag: what parseArgs reads and what --help lists come from this one table. */
+const FLAGS = [
+  { name: 'host', value: 'HOST', text: 'address to listen on (default 127.0.0.1)' },
+  { name: 'port', value: 'N', text: 'port (default 0: any free port)' },
+  { name: 'state-dir', value: 'DIR', text: 'keep the state (and the CA) in DIR across restarts' },
+  { name: 'seed', value: 'demo|empty', text: 'start with the demo deployment and model, or nothing (default demo)' },
+  { name: 'latency', value: 'MS', text: 'added to every answer (default 0)' },
+  { name: 'faults', value: 'SPEC', text: 'inject faults, e.g. 5xx=0.1,429=0.05,reset=0.02,hang=0.01' },
+  { name: 'fault-seed', value: 'N', text: 'seed of the fault draws (default 1)' },
+  { name: 'time-scale', value: 'X', text: "speed of the emulator's clock, e.g. 10 runs dbt syncs ten times faster (default 1)" },
+] as const;
+
+const helpLine = (flag: string, text: string) => `  ${flag.padEnd(21)}${text}`;
 
 const HELP = `datamodel-ci-emulator: the platform API (and its data API) on this machine, over HTTPS.
 
@@ -12,15 +26,7 @@ Prints one JSON line { baseUrl, caFile, credentials, deployments } once it liste
 Ctrl-C or SIGTERM. Point datamodel-ci at it with --api-url <baseUrl> --ca-cert <caFile> and one of
 the printed credentials as --api-key.
 
-  --host HOST          address to listen on (default 127.0.0.1)
-  --port N             port (default 0: any free port)
-  --state-dir DIR      keep the state (and the CA) in DIR across restarts
-  --seed demo|empty    start with the demo deployment and model, or nothing (default demo)
-  --latency MS         added to every answer (default 0)
-  --faults SPEC        inject faults, e.g. 5xx=0.1,429=0.05,reset=0.02,hang=0.01
-  --fault-seed N       seed of the fault draws (default 1)
-  --time-scale X       speed of the emulator's clock, e.g. 10 runs dbt syncs ten times faster (default 1)
-  -h, --help           this text
+${[...FLAGS.map((f) => helpLine(`--${f.name} ${f.value}`, f.text)), helpLine('-h, --help', 'this text')].join('\n')}
 `;
 
 export interface Io {
@@ -54,14 +60,7 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
       strict: true,
       allowPositionals: false,
       options: {
-        host: { type: 'string' },
-        port: { type: 'string' },
-        'state-dir': { type: 'string' },
-        seed: { type: 'string' },
-        latency: { type: 'string' },
-        faults: { type: 'string' },
-        'fault-seed': { type: 'string' },
-        'time-scale': { type: 'string' },
+        ...Object.fromEntries(FLAGS.map((f) => [f.name, { type: 'string' } as const])),
         help: { type: 'boolean', short: 'h' },
       },
     }));

@@ -3,9 +3,9 @@
  * table: the same zod schemas the client checks with and the emulator validates with, turned into
  * JSON Schema 2020-12 by zod's own `z.toJSONSchema`.
  */
-import { z } from 'zod';
 import { routeTable } from '@datamodel-ci/platform-api';
 import { pathParams, type Endpoint } from '@datamodel-ci/platform-api';
+import { z } from 'zod';
 
 type Json = Record<string, unknown>;
 

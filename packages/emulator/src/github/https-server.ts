@@ -1,6 +1,6 @@
 /** A real HTTPS server on 127.0.0.1, port 0, that records every request: the client under test talks to it. */
-import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { makeLocalTls, type LocalTls } from '../tls.js';
 

@@ -4,188 +4,49 @@
  * changes state last, so a rejected request changes nothing.
  */
 import { randomBytes } from 'node:crypto';
-import { compileModel } from '../compiler.js';
 import { HttpError, requireDeployment, type Ctx, type HandlerTable } from '../context.js';
-import { makeBranch } from '../seed.js';
+import type { DeploymentRec } from '../deployments/models.js';
+import { cursorPageWithData, type CursorQuery } from '../paging.js';
 import {
-  decodeFile,
-  encodeFile,
-  hashTree,
-  sha1Hex,
-  treeHash,
-  type BranchRec,
-  type DeploymentRec,
-  type FileMap,
-} from '../state.js';
+  branchById,
+  branchByName,
+  branchRecord,
+  checkBranchName,
+  checkFilePath,
+  commit,
+  compileBranch,
+  devBranchName,
+  makeBranch,
+  mergeInto,
+  removeBranch,
+  requireOwner,
+  sessionBranch,
+  targetBranch,
+  writableBranch,
+} from './branches.js';
+import type { BranchRec, FileMap, UploadRec } from './models.js';
+import { decodeFile, encodeFile, hashTree, mergeTrees, sha1Hex, treeHash } from './trees.js';
 
-/** Shared branch names: letters, digits, `.`, `_`, `-`, `/`; no `..`, no spaces; `dev-` is reserved. */
-const BRANCH_NAME = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$/;
-
-export function checkBranchName(name: string, input = 'name'): void {
-  if (!BRANCH_NAME.test(name) || name.includes('..') || name.endsWith('/') || name.endsWith('.lock') || name.includes('//')) {
-    throw new HttpError(
-      400,
-      `${input}: got ${JSON.stringify(name)}, expected a branch name of letters, digits, ".", "_", "-" and "/" (no spaces, no "..")`,
-    );
+/** The caller's open upload transaction `id`, on the branch the query names (if it names one). */
+function openUpload(ctx: Ctx, d: DeploymentRec, id: string, branchName: string | undefined): UploadRec {
+  const tx = d.uploads[id];
+  if (!tx) throw new HttpError(404, `upload transaction ${JSON.stringify(id)} not found (finished, or never started)`);
+  if (tx.owner !== ctx.principal.key.id) throw new HttpError(403, 'the upload transaction belongs to another credential');
+  if (branchName && branchName !== tx.branch) {
+    throw new HttpError(400, `query.branchName: got ${JSON.stringify(branchName)}, expected ${JSON.stringify(tx.branch)} (the transaction's branch)`);
   }
+  return tx;
 }
-
-/** A POSIX path inside the model: relative, no `..`, no backslash, no empty segment. */
-export function checkFilePath(path: string, input = 'path'): void {
-  const bad =
-    path === '' ||
-    path.startsWith('/') ||
-    path.includes('\\') ||
-    path.includes('\0') ||
-    path.split('/').some((seg) => seg === '' || seg === '.' || seg === '..');
-  if (bad) throw new HttpError(400, `${input}: got ${JSON.stringify(path)}, expected a relative POSIX path without ".." segments`);
-}
-
-export function branchRecord(b: BranchRec) {
-  return {
-    id: b.id,
-    name: b.name,
-    parentBranch: b.parent ?? null,
-    lastHash: b.lastHash,
-    isStagingEnvironmentEnabled: b.staging,
-  };
-}
-
-function branchByName(d: DeploymentRec, name: string): BranchRec {
-  const b = d.branches[name];
-  if (!b) throw new HttpError(404, `branch ${JSON.stringify(name)} not found in deployment ${d.id}`);
-  return b;
-}
-
-function branchById(d: DeploymentRec, id: number): BranchRec {
-  const b = Object.values(d.branches).find((x) => x.id === id);
-  if (!b) throw new HttpError(404, `branch id ${id} not found in deployment ${d.id}`);
-  return b;
-}
-
-/** The caller's open dev-mode branch, if any. */
-function sessionBranch(ctx: Ctx, d: DeploymentRec): BranchRec | undefined {
-  const name = d.devSessions[ctx.principal.key.id];
-  return name ? d.branches[name] : undefined;
-}
-
-/** The branch an operation names, else the caller's dev-mode branch, else (when allowed) the deploy branch. */
-function targetBranch(
-  ctx: Ctx,
-  d: DeploymentRec,
-  sel: { branchName?: string | null; branchId?: number | null },
-  fallback: 'session' | 'session-or-deploy',
-): BranchRec {
-  if (sel.branchName) return branchByName(d, sel.branchName);
-  if (typeof sel.branchId === 'number') return branchById(d, sel.branchId);
-  const s = sessionBranch(ctx, d);
-  if (s) return s;
-  if (fallback === 'session-or-deploy') return branchByName(d, d.deployBranch);
-  throw new HttpError(400, 'no branch named and no dev-mode session open: name the branch or start dev mode first');
-}
-
-/** File writes only on the caller's own dev-mode branch (spec section 3, rule 1; section 7, rule 7). */
-function requireWritable(ctx: Ctx, b: BranchRec): void {
-  if (b.kind !== 'dev') {
-    throw new HttpError(400, `branch ${JSON.stringify(b.name)} is not a dev-mode branch: file writes are accepted on a personal dev-mode branch only`);
-  }
-  if (b.owner !== ctx.principal.key.id) {
-    throw new HttpError(403, `dev-mode branch ${JSON.stringify(b.name)} belongs to another credential`);
-  }
-}
-
-function devBranchName(keyId: string, parent: string): string {
-  return `dev-${sha1Hex(`${keyId}:${parent}`).slice(0, 12)}`;
-}
-
-function commit(d: DeploymentRec, b: BranchRec): void {
-  b.head = { ...b.files };
-  b.commits += 1;
-  b.lastHash = treeHash(b.head, `${d.id}:${b.name}:${b.commits}:${b.id}`);
-}
-
-type Merge = { ok: true; files: FileMap } | { ok: false; conflicts: string[] };
-
-/** Three-way merge by file: apply `theirs` changes relative to `base` onto `ours`. */
-export function mergeTrees(base: Record<string, string>, theirs: FileMap, ours: FileMap): Merge {
-  const theirsH = hashTree(theirs);
-  const oursH = hashTree(ours);
-  const out: FileMap = { ...ours };
-  const conflicts: string[] = [];
-  for (const path of new Set([...Object.keys(base), ...Object.keys(theirsH), ...Object.keys(oursH)])) {
-    const b = base[path];
-    const t = theirsH[path];
-    const o = oursH[path];
-    if (t === b || t === o) continue;
-    if (o === b) {
-      if (t === undefined) delete out[path];
-      else out[path] = theirs[path] as string;
-    } else conflicts.push(path);
-  }
-  return conflicts.length ? { ok: false, conflicts: conflicts.sort() } : { ok: true, files: out };
-}
-
-/** Delete a branch: children move to its parent, sessions and uploads on it end. */
-function removeBranch(d: DeploymentRec, b: BranchRec): void {
-  for (const child of Object.values(d.branches)) if (child.parent === b.name) child.parent = b.parent;
-  for (const [keyId, name] of Object.entries(d.devSessions)) if (name === b.name) delete d.devSessions[keyId];
-  for (const [id, up] of Object.entries(d.uploads)) if (up.branch === b.name) delete d.uploads[id];
-  delete d.branches[b.name];
-}
-
-/** Merge `b` into `into` (3-way on the committed trees); optionally delete `b`. */
-function mergeInto(d: DeploymentRec, b: BranchRec, into: BranchRec, deleteAfter: boolean) {
-  if (b === into) throw new HttpError(400, `cannot merge branch ${JSON.stringify(b.name)} into itself`);
-  if (into.kind === 'dev') throw new HttpError(400, `cannot merge into dev-mode branch ${JSON.stringify(into.name)}`);
-  const merged = mergeTrees(b.base, b.head, into.head);
-  if (!merged.ok) {
-    throw new HttpError(409, `merge conflict merging ${JSON.stringify(b.name)} into ${JSON.stringify(into.name)} in: ${merged.conflicts.join(', ')}`);
-  }
-  into.files = { ...merged.files };
-  commit(d, into);
-  // `b` is now an ancestor of `into`: its own head is the merge base of any later merge.
-  b.base = hashTree(b.head);
-  if (deleteAfter) removeBranch(d, b);
-  return { merged: true, branchDeleted: deleteAfter };
-}
-
-function paginate<T>(items: T[], q: { first?: number; after?: string }) {
-  const start = q.after ? Number.parseInt(q.after, 10) : 0;
-  if (!Number.isInteger(start) || start < 0) throw new HttpError(400, `query.after: got ${JSON.stringify(q.after)}, expected a cursor from pageInfo.endCursor`);
-  const first = q.first ?? items.length;
-  const page = items.slice(start, start + first);
-  const end = start + page.length;
-  return {
-    items: page,
-    pageInfo: {
-      hasNextPage: end < items.length,
-      hasPreviousPage: start > 0,
-      startCursor: page.length ? String(start) : null,
-      endCursor: page.length ? String(end) : null,
-    },
-  };
-}
-
-export { paginate as cursorPaginate };
-
-function compileBranch(b: BranchRec) {
-  const files: Record<string, Buffer> = {};
-  for (const [p, b64] of Object.entries(b.files)) files[p] = decodeFile(b64);
-  return compileModel(files);
-}
-
-export { compileBranch };
 
 export const buildHandlers: HandlerTable = {
   listBranches(ctx) {
     const d = requireDeployment(ctx);
-    const q = ctx.query as { first?: number; after?: string };
+    const q = ctx.query as CursorQuery;
     const visible = Object.values(d.branches)
       .filter((b) => b.kind !== 'dev' || b.owner === ctx.principal.key.id)
       .sort((a, b) => a.id - b.id)
       .map(branchRecord);
-    const page = paginate(visible, q);
-    return { ...page, data: page.items };
+    return cursorPageWithData(visible, q);
   },
 
   createBranch(ctx) {
@@ -205,9 +66,7 @@ export const buildHandlers: HandlerTable = {
     const q = ctx.query as { branchName: string };
     const b = branchByName(d, q.branchName);
     if (b.kind === 'deploy') throw new HttpError(400, `branch ${JSON.stringify(b.name)} is the deploy branch and cannot be deleted`);
-    if (b.kind === 'dev' && b.owner !== ctx.principal.key.id) {
-      throw new HttpError(403, `dev-mode branch ${JSON.stringify(b.name)} belongs to another credential`);
-    }
+    requireOwner(ctx, b);
     removeBranch(d, b);
     return { success: true };
   },
@@ -244,7 +103,7 @@ export const buildHandlers: HandlerTable = {
 
   listFiles(ctx) {
     const d = requireDeployment(ctx);
-    const q = ctx.query as { branchName?: string; withContent?: boolean; first?: number; after?: string };
+    const q = ctx.query as CursorQuery & { branchName?: string; withContent?: boolean };
     const b = targetBranch(ctx, d, { branchName: q.branchName }, 'session-or-deploy');
     const nodes = Object.keys(b.files)
       .sort()
@@ -253,15 +112,13 @@ export const buildHandlers: HandlerTable = {
         if (q.withContent) node.content = decodeFile(b.files[path] as string).toString('utf8');
         return node;
       });
-    const page = paginate(nodes, q);
-    return { ...page, data: page.items };
+    return cursorPageWithData(nodes, q);
   },
 
   updateFiles(ctx) {
     const d = requireDeployment(ctx);
     const body = ctx.body as { branchName?: string; branchId?: number; files: { path: string; content: string }[] };
-    const b = targetBranch(ctx, d, body, 'session');
-    requireWritable(ctx, b);
+    const b = writableBranch(ctx, d, body);
     body.files.forEach((f, i) => checkFilePath(f.path, `body.files[${i}].path`));
     for (const f of body.files) b.files[f.path] = encodeFile(f.content);
     return { success: true };
@@ -270,8 +127,7 @@ export const buildHandlers: HandlerTable = {
   removeFiles(ctx) {
     const d = requireDeployment(ctx);
     const body = ctx.body as { branchName?: string; branchId?: number; files: { path: string }[] };
-    const b = targetBranch(ctx, d, body, 'session');
-    requireWritable(ctx, b);
+    const b = writableBranch(ctx, d, body);
     const missing = body.files.filter((f) => !(f.path in b.files)).map((f) => f.path);
     if (missing.length) throw new HttpError(404, `no such file(s) on ${JSON.stringify(b.name)}: ${missing.join(', ')}`);
     for (const f of body.files) delete b.files[f.path];
@@ -281,8 +137,7 @@ export const buildHandlers: HandlerTable = {
   renameFiles(ctx) {
     const d = requireDeployment(ctx);
     const body = ctx.body as { branchName?: string; branchId?: number; files: { path: string; newPath: string }[] };
-    const b = targetBranch(ctx, d, body, 'session');
-    requireWritable(ctx, b);
+    const b = writableBranch(ctx, d, body);
     body.files.forEach((f, i) => checkFilePath(f.newPath, `body.files[${i}].newPath`));
     for (const f of body.files) {
       if (!(f.path in b.files)) throw new HttpError(404, `no such file on ${JSON.stringify(b.name)}: ${f.path}`);
@@ -310,8 +165,7 @@ export const buildHandlers: HandlerTable = {
   startUpload(ctx) {
     const d = requireDeployment(ctx);
     const q = ctx.query as { branchName?: string };
-    const b = targetBranch(ctx, d, { branchName: q.branchName }, 'session');
-    requireWritable(ctx, b);
+    const b = writableBranch(ctx, d, { branchName: q.branchName });
     const id = `tx-${randomBytes(8).toString('hex')}`;
     d.uploads[id] = { id, branch: b.name, owner: ctx.principal.key.id, files: {}, startedAt: ctx.clock.now() };
     return { transaction: { id }, deploymentName: d.name };
@@ -321,12 +175,7 @@ export const buildHandlers: HandlerTable = {
     const d = requireDeployment(ctx);
     const q = ctx.query as { branchName?: string };
     const body = ctx.body as { transaction: string; fileName: string; file: Buffer | string };
-    const tx = d.uploads[body.transaction];
-    if (!tx) throw new HttpError(404, `upload transaction ${JSON.stringify(body.transaction)} not found (finished, or never started)`);
-    if (tx.owner !== ctx.principal.key.id) throw new HttpError(403, 'the upload transaction belongs to another credential');
-    if (q.branchName && q.branchName !== tx.branch) {
-      throw new HttpError(400, `query.branchName: got ${JSON.stringify(q.branchName)}, expected ${JSON.stringify(tx.branch)} (the transaction's branch)`);
-    }
+    const tx = openUpload(ctx, d, body.transaction, q.branchName);
     checkFilePath(body.fileName, 'body.fileName');
     tx.files[body.fileName] = encodeFile(typeof body.file === 'string' ? Buffer.from(body.file) : body.file);
     return { success: true };
@@ -340,12 +189,7 @@ export const buildHandlers: HandlerTable = {
       files: Record<string, { hash: string }>;
       autoRemoveFiles?: boolean | null;
     };
-    const tx = d.uploads[body.transaction.id];
-    if (!tx) throw new HttpError(404, `upload transaction ${JSON.stringify(body.transaction.id)} not found (finished, or never started)`);
-    if (tx.owner !== ctx.principal.key.id) throw new HttpError(403, 'the upload transaction belongs to another credential');
-    if (q.branchName && q.branchName !== tx.branch) {
-      throw new HttpError(400, `query.branchName: got ${JSON.stringify(q.branchName)}, expected ${JSON.stringify(tx.branch)} (the transaction's branch)`);
-    }
+    const tx = openUpload(ctx, d, body.transaction.id, q.branchName);
     const b = branchByName(d, tx.branch);
     const current = hashTree(b.files);
     const next: FileMap = body.autoRemoveFiles === false ? { ...b.files } : {};
@@ -395,8 +239,7 @@ export const buildHandlers: HandlerTable = {
   commitChanges(ctx) {
     const d = requireDeployment(ctx);
     const body = (ctx.body ?? {}) as { branchName?: string; exitDevMode?: boolean | null };
-    const b = targetBranch(ctx, d, { branchName: body.branchName }, 'session');
-    requireWritable(ctx, b);
+    const b = writableBranch(ctx, d, { branchName: body.branchName });
     commit(d, b);
     if (body.exitDevMode) delete d.devSessions[ctx.principal.key.id];
     return { success: true };

@@ -3,15 +3,15 @@
  * `/d/{id}/dev-mode/{branch}/cubejs-api/v1/...` (staging and dev branches). `/meta` serves the
  * compiled model; `/load` answers `{"error":"Continue wait"}` to the first polls of a query, then rows.
  */
-import type { IncomingHttpHeaders } from 'node:http';
 import { createHash } from 'node:crypto';
-import type { Clock } from './clock.js';
-import { compileBranch } from './handlers/build.js';
-import { verifyJwt } from './jwt.js';
-import type { State } from './state.js';
+import type { IncomingHttpHeaders } from 'node:http';
+import { compileBranch } from '../build/branches.js';
+import type { Clock } from '../clock.js';
+import { verifyJwt } from '../jwt.js';
+import type { State } from '../state.js';
 
 /** Polls of one query that answer "Continue wait" before the rows arrive. */
-export const CONTINUE_WAIT_POLLS = 2;
+const CONTINUE_WAIT_POLLS = 2;
 const polls = new Map<string, number>();
 
 interface DataRequest {

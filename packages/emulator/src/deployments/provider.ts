@@ -1,16 +1,17 @@
 /** Deployments, environments, tokens, versions, build status, env vars, regions (spec 4.1–4.7, 4.15, 8, 9). */
-import { HttpError, deploymentUrl, requireDeployment, type Ctx, type HandlerTable } from '../context.js';
-import { signJwt } from '../jwt.js';
-import { makeBranch } from '../seed.js';
-import type { DeploymentRec } from '../state.js';
-import { cursorPaginate } from './build.js';
+import { makeBranch } from '../build/branches.js';
+import { deploymentUrl, HttpError, requireDeployment, type Ctx, type HandlerTable } from '../context.js';
+import type { JsonObject } from '../json.js';
+import { cursorPageWithData, cursorPaginate, offsetPage, type CursorQuery } from '../paging.js';
+import { mintToken } from '../tokens.js';
+import { newDeployment, type DeploymentRec } from './models.js';
 
 /** Runtime versions by channel, newest first (the head of each channel is its latest). */
-export const VERSION_CATALOG: Record<string, string[]> = {
+const VERSION_CATALOG: Record<string, string[]> = {
   latest: ['1.7.20', '1.7.19', '1.7.18'],
   release: ['1.6.30', '1.6.28', '1.6.25'],
 };
-export const IMAGE_REPOSITORY = 'cubejs/cube';
+const IMAGE_REPOSITORY = 'cubejs/cube';
 
 function versionsOf(d: DeploymentRec) {
   return Object.entries(VERSION_CATALOG).flatMap(([channel, versions]) =>
@@ -25,7 +26,7 @@ function versionsOf(d: DeploymentRec) {
 }
 
 /** `1.7.20`, `v1.7.20` or `<repository>:v1.7.20` -> `1.7.20`. */
-export function normalizeVersion(input: string): string | undefined {
+function normalizeVersion(input: string): string | undefined {
   const m = /^(?:[a-z0-9./_-]+:)?v?(\d+\.\d+\.\d+)$/i.exec(input.trim());
   return m?.[1];
 }
@@ -59,13 +60,6 @@ function visibleDeployments(ctx: Ctx): DeploymentRec[] {
 
 function deploymentRecord(ctx: Ctx, d: DeploymentRec) {
   return { id: d.id, name: d.name, created_at: d.createdAt, deploymentUrl: deploymentUrl(ctx.origin, d.id), creationStep: d.creationStep };
-}
-
-/** Offset paging (spec 4, 8): default limit 20, offset 0; `pagination: { offset, limit, total }`. */
-function offsetPage<T>(rows: T[], q: { offset?: number; limit?: number }) {
-  const offset = q.offset ?? 0;
-  const limit = q.limit ?? 20;
-  return { rows: rows.slice(offset, offset + limit), pagination: { offset, limit, total: rows.length } };
 }
 
 function environmentsOf(ctx: Ctx, d: DeploymentRec) {
@@ -113,9 +107,7 @@ function findEnvironment(ctx: Ctx, d: DeploymentRec) {
 function mint(ctx: Ctx, claims: Record<string, unknown>, lifetimeSec: number) {
   const iat = Math.floor(ctx.clock.now() / 1000);
   const exp = iat + lifetimeSec;
-  const token = signJwt({ ...claims, iat, exp }, ctx.state.secret);
-  ctx.controls.minted.push(token);
-  return { token, iat, exp };
+  return { token: mintToken(ctx, { ...claims, iat, exp }), iat, exp };
 }
 
 export const deploymentHandlers: HandlerTable = {
@@ -132,10 +124,10 @@ export const deploymentHandlers: HandlerTable = {
 
   updateDeployment(ctx) {
     const d = requireDeployment(ctx);
-    const body = ctx.body as Record<string, unknown> & {
+    const body = ctx.body as JsonObject & {
       releaseChannel?: string | null;
       releaseChannelVersion?: string | null;
-      templateVariables?: Record<string, unknown> | null;
+      templateVariables?: JsonObject | null;
     };
     const channel = body.releaseChannel ?? d.releaseChannel;
     let version = d.version;
@@ -196,7 +188,7 @@ export const deploymentHandlers: HandlerTable = {
   createDeploymentEnvironmentTokenForMetaSync(ctx) {
     const d = requireDeployment(ctx);
     const env = findEnvironment(ctx, d);
-    const body = ctx.body as { security_context: Record<string, unknown>; expires_in?: number | null };
+    const body = ctx.body as { security_context: JsonObject; expires_in?: number | null };
     const lifetime = body.expires_in ?? 86_400;
     const t = mint(ctx, { kind: 'meta', deploymentId: d.id, environmentId: env.id, branch: env.branch, securityContext: body.security_context }, lifetime);
     return { data: { token: t.token, created_at: new Date(t.iat * 1000).toISOString(), expires_at: new Date(t.exp * 1000).toISOString() } };
@@ -211,7 +203,7 @@ export const deploymentHandlers: HandlerTable = {
   createDeploymentEnvironmentToken(ctx) {
     const d = requireDeployment(ctx);
     const env = findEnvironment(ctx, d);
-    const body = ctx.body as { security_context: Record<string, unknown>; expires_in?: number | null };
+    const body = ctx.body as { security_context: JsonObject; expires_in?: number | null };
     const t = mint(ctx, { kind: 'data', deploymentId: d.id, environmentId: env.id, branch: env.branch, securityContext: body.security_context }, body.expires_in ?? 3600);
     return {
       data: {
@@ -260,7 +252,7 @@ export const deploymentHandlers: HandlerTable = {
 
   logs(ctx) {
     const d = requireDeployment(ctx);
-    const q = ctx.query as { first?: number; after?: string; pod?: string };
+    const q = ctx.query as CursorQuery & { pod?: string };
     const pod = q.pod ?? `cube-${d.id}-api-0`;
     const lines = Array.from({ length: 25 }, (_, i) => ({
       date: new Date(ctx.clock.now() - (25 - i) * 1000).toISOString(),
@@ -276,14 +268,13 @@ export const deploymentHandlers: HandlerTable = {
       { name: `cube-${d.id}-api-0`, containers: ['MAIN', 'vector', 'api-proxy'], ready: true, restartCount: 0, status: 'Running', type: 'api' },
       { name: `cube-${d.id}-refresh-0`, containers: ['MAIN'], ready: true, restartCount: 0, status: 'Running', type: 'refresh-worker' },
     ];
-    return cursorPaginate(items, ctx.query as { first?: number; after?: string });
+    return cursorPaginate(items, ctx.query as CursorQuery);
   },
 
   getEnvVariables(ctx) {
     const d = requireDeployment(ctx);
     const items = d.envVars.map((v) => ({ name: v.name, value: '[ENCRYPTED]' }));
-    const page = cursorPaginate(items, ctx.query as { first?: number; after?: string });
-    return { ...page, data: page.items };
+    return cursorPageWithData(items, ctx.query as CursorQuery);
   },
 
   setEnvVariables(ctx) {
@@ -311,27 +302,19 @@ export const deploymentHandlers: HandlerTable = {
   },
 
   createDeployment(ctx) {
-    const body = ctx.body as Record<string, unknown> & { name: string; creationStep?: string };
+    const body = ctx.body as JsonObject & { name: string; creationStep?: string };
     if (ctx.state.deployments.some((d) => d.name === body.name)) throw new HttpError(409, `a deployment named ${JSON.stringify(body.name)} exists`);
     const id = Math.max(0, ...ctx.state.deployments.map((d) => d.id), ctx.state.seq.deployment ?? 0) + 1;
     ctx.state.seq.deployment = id;
-    const d: DeploymentRec = {
+    const d = newDeployment({
       id,
       name: body.name,
       createdAt: ctx.clock.iso(),
-      deployBranch: 'main',
       creationStep: body.creationStep ?? 'project',
       settings: { cloudProvider: body.cloudProvider, region: body.region, deployMode: body.deployMode ?? 'git', template: 'single' },
-      releaseChannel: 'release',
       version: VERSION_CATALOG.release?.[0] ?? '1.6.30',
-      templateVariables: {},
       envVars: [],
-      branches: {},
-      nextBranchId: 1,
-      devSessions: {},
-      uploads: {},
-      dbtRuns: [],
-    };
+    });
     makeBranch(d, 'main', null, 'deploy', d.createdAt);
     ctx.state.deployments.push(d);
     // A scoped key that created it may use it.
@@ -353,7 +336,7 @@ export const deploymentHandlers: HandlerTable = {
       { id: 2, name: 'aws-eu-central-1', title: 'Europe (Frankfurt)', provider: 'aws', isPublic: true },
       { id: 3, name: 'gcp-us-central1', title: 'US Central (Iowa)', provider: 'gcp', isPublic: true },
     ];
-    const page = cursorPaginate(regions, ctx.query as { first?: number; after?: string });
+    const page = cursorPaginate(regions, ctx.query as CursorQuery);
     return { ...page, data: regions };
   },
 };

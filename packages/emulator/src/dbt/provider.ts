@@ -1,13 +1,15 @@
 /** dbt sync (spec 4.12, section 3): runs on the clock, cancel, history, logs, result. */
 import { randomBytes } from 'node:crypto';
+import { checkBranchName, makeBranch } from '../build/branches.js';
+import { filesOf } from '../build/trees.js';
 import { HttpError, requireDeployment, type Ctx, type HandlerTable } from '../context.js';
-import { dbtPlan, generatedModels, runLogs, viewRun } from '../dbt.js';
-import { makeBranch, filesOf } from '../seed.js';
-import type { DbtRunRec, DeploymentRec } from '../state.js';
-import { checkBranchName, cursorPaginate } from './build.js';
+import type { DeploymentRec } from '../deployments/models.js';
+import { cursorPaginate, type CursorQuery } from '../paging.js';
+import type { DbtRunRec } from './models.js';
+import { dbtPlan, generatedModels, runLogs, viewRun } from './runs.js';
 
 /** Refs the emulated dbt project has: branches and tags. Others fail in the clone phase. */
-export const DBT_PROJECT_REFS = ['main', 'develop', 'release', 'v1.0.0', 'v1.1.0', 'v2.0.0'];
+const DBT_PROJECT_REFS = ['main', 'develop', 'release', 'v1.0.0', 'v1.1.0', 'v2.0.0'];
 
 /** Create the branch of generated models once a run has completed (read lazily at observation). */
 function materialize(ctx: Ctx, d: DeploymentRec, run: DbtRunRec): void {
@@ -96,7 +98,7 @@ export const dbtHandlers: HandlerTable = {
 
   listDbtSyncs(ctx) {
     const d = requireDeployment(ctx);
-    const q = ctx.query as { status?: string; trigger?: string; first?: number; after?: string };
+    const q = ctx.query as CursorQuery & { status?: string; trigger?: string };
     const now = ctx.clock.now();
     for (const r of d.dbtRuns) materialize(ctx, d, r);
     const rows = [...d.dbtRuns]
@@ -149,7 +151,7 @@ export const dbtHandlers: HandlerTable = {
     const v = viewRun(run, ctx.clock.now());
     if (v.status !== 'COMPLETED') throw new HttpError(409, `dbt sync ${run.syncJobId} has generated nothing yet: it is ${v.status}`);
     const files = Object.entries(run.generated).map(([path, content]) => ({ path, content }));
-    const q = ctx.query as { first?: number; after?: string };
+    const q = ctx.query as CursorQuery;
     const page = cursorPaginate(files, q);
     return { items: page.items, pageInfo: page.pageInfo };
   },

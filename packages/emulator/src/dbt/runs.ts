@@ -2,7 +2,7 @@
  * dbt sync runs progress on the emulator's clock: a run is a plan of phases from its start time, and
  * its status, logs and result are read off that plan at "now". No timers: a test advances the clock.
  */
-import type { DbtPhasePlan, DbtRunRec } from './state.js';
+import type { DbtPhasePlan, DbtRunRec } from './models.js';
 
 export const DBT_PHASES: DbtPhasePlan[] = [
   { phase: 'clone', durationMs: 4_000 },

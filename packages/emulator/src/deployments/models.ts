@@ -1,0 +1,48 @@
+/** State of a deployment: its settings and runtime, plus the build and dbt state it carries. */
+import type { BuildState } from '../build/models.js';
+import type { DbtRunRec } from '../dbt/models.js';
+import type { JsonObject } from '../json.js';
+
+export interface EnvVarRec {
+  name: string;
+  value: string;
+}
+
+export interface DeploymentRec extends BuildState {
+  id: number;
+  name: string;
+  createdAt: string;
+  deployBranch: string;
+  creationStep: string;
+  /** Settings as last written (cloud provider, region, repository…; any key the API accepts). */
+  settings: JsonObject;
+  releaseChannel: string;
+  version: string;
+  templateVariables: JsonObject;
+  envVars: EnvVarRec[];
+  dbtRuns: DbtRunRec[];
+}
+
+/** What differs between deployments when one is made; the rest starts empty. */
+export type NewDeployment = Pick<DeploymentRec, 'id' | 'name' | 'createdAt' | 'creationStep' | 'settings' | 'version' | 'envVars'>;
+
+/** A new deployment record with no branches (the caller adds the deploy branch). */
+export function newDeployment(d: NewDeployment): DeploymentRec {
+  return {
+    id: d.id,
+    name: d.name,
+    createdAt: d.createdAt,
+    deployBranch: 'main',
+    creationStep: d.creationStep,
+    settings: d.settings,
+    releaseChannel: 'release',
+    version: d.version,
+    templateVariables: {},
+    envVars: d.envVars,
+    branches: {},
+    nextBranchId: 1,
+    devSessions: {},
+    uploads: {},
+    dbtRuns: [],
+  };
+}
