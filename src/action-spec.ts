@@ -72,6 +72,12 @@ const EXCLUDE: InputSpec = {
     'Files of `model-dir` not to upload: globs of paths relative to it, one per line or comma-separated (e.g. `model/drafts/**`). Dot-files other than `.gitignore`, `node_modules` and `dashboard-app` are never uploaded.',
   default: '',
 };
+const UPLOAD_VIA: InputSpec = {
+  name: 'upload-via',
+  description:
+    '`auto` (default): upload straight to the shared branch, as the vendor\'s `deploy --branch` does, and fall back to dev mode if the tenant refuses; `direct`; or `dev-mode` (upload to a fork, commit it to the shared branch). `datamodel-ci doctor` tells which your tenant takes.',
+  default: 'auto',
+};
 const FAIL_WITHOUT_CREDENTIALS: InputSpec = {
   name: 'fail-without-credentials',
   description: 'Fail instead of skipping with a notice when the API key is missing (fork PRs get no secrets).',
@@ -80,7 +86,7 @@ const FAIL_WITHOUT_CREDENTIALS: InputSpec = {
 
 const O = {
   branch: { name: 'branch', description: 'Shared branch of the PR.' },
-  devBranch: { name: 'dev-branch', description: 'Personal dev-mode branch used for the upload.' },
+  devBranch: { name: 'dev-branch', description: 'Dev-mode fork the upload went through (empty for a direct upload).' },
   uploaded: { name: 'uploaded', description: 'Number of files sent (new or changed).' },
   deleted: { name: 'deleted', description: 'Number of files deleted on the platform (or branches, for cleanup).' },
   valid: { name: 'valid', description: '`true` when the data model compiles.' },
@@ -113,6 +119,7 @@ export const ACTIONS: ActionSpec[] = [
       { name: 'concurrency', description: 'Files uploaded in parallel at most (the connection pool holds 16).', default: String(DEFAULTS.uploadConcurrency) },
       { name: 'commit-message', description: 'Commit message; default names the PR and the head commit.', default: '' },
       EXCLUDE,
+      UPLOAD_VIA,
       FAIL_WITHOUT_CREDENTIALS,
     ],
     outputs: [O.branch, O.devBranch, O.uploaded, O.deleted, O.status, O.skipped],
@@ -197,6 +204,7 @@ export const ACTIONS: ActionSpec[] = [
       { name: 'concurrency', description: 'Files uploaded in parallel at most (the connection pool holds 16).', default: String(DEFAULTS.uploadConcurrency) },
       { name: 'remove-on-upstream', description: 'Also delete the git ref on the connected remote at cleanup.', default: 'false' },
       EXCLUDE,
+      UPLOAD_VIA,
       FAIL_WITHOUT_CREDENTIALS,
     ],
     outputs: Object.values(O),

@@ -17,6 +17,12 @@ export const DEFAULTS = {
   smokeTimeoutSeconds: 120,
   /** How long a dbt sync may run before it is cancelled, minutes (input `timeout-minutes`). */
   dbtTimeoutMinutes: 30,
+  /** How long a branch's build may take before validation gives up, minutes (the vendor's CLI waits 15). */
+  buildWaitMinutes: 15,
+  /** How long a build reported `none` or `stopped` is taken as about to start, ms (the vendor's grace). */
+  buildIdleGraceMs: 60_000,
+  /** A dbt sync may be invisible (404) this long after it started, ms (measured by the vendor). */
+  dbtStartGraceMs: 60_000,
   /** Prefix of a PR's shared branch (input `branch-prefix`). */
   branchPrefix: 'preview-',
   /** Sweep: only branches whose PR closed at least this long ago (input `min-age`). */

@@ -8,6 +8,7 @@ import { actionSpec, COMMON_INPUTS, envName, inputsOf, type CommandName, type In
 import { InputError } from './client/errors.js';
 import { parseBaseUrl, type AuthScheme } from './client/http.js';
 import { DEFAULTS } from './defaults.js';
+import type { UploadVia } from './workflows/upload-model.js';
 
 export type Source = (name: string) => string | undefined;
 
@@ -146,7 +147,7 @@ export interface CommonSettings {
 /** Each command's own inputs, typed. */
 export interface CommandInputs {
   'start-dev-branch': { branch?: string };
-  'upload-model': { branch?: string; concurrency: number; commitMessage?: string; exclude: string[] };
+  'upload-model': { branch?: string; concurrency: number; commitMessage?: string; exclude: string[]; via: UploadVia };
   validate: { branch?: string; failOnInvalid: boolean };
   'enable-staging': { branch?: string; smokeTest: boolean; smokeTimeoutMs: number };
   'dbt-sync-and-wait': { ref?: string; branchName?: string; source: 'git' | 'manifest'; timeoutMs: number };
@@ -160,6 +161,7 @@ export interface CommandInputs {
     concurrency: number;
     removeOnUpstream: boolean;
     exclude: string[];
+    via: UploadVia;
   };
 }
 
@@ -199,6 +201,7 @@ export function readCommon(r: InputReader): CommonSettings {
   return { connection, deploymentId, githubToken, modelDir, branchPrefix, dryRun: r.bool('dry-run') };
 }
 
+const UPLOAD_VIAS = ['auto', 'direct', 'dev-mode'] as const satisfies readonly UploadVia[];
 const CONCURRENCY = { min: 1, max: 64, fallback: DEFAULTS.uploadConcurrency };
 
 type Readers = { [C in CommandName]: (r: InputReader) => CommandInputs[C] };
@@ -211,6 +214,7 @@ const readers: Readers = {
     concurrency: r.int('concurrency', CONCURRENCY.min, CONCURRENCY.max) ?? CONCURRENCY.fallback,
     commitMessage: r.string('commit-message'),
     exclude: r.globs('exclude'),
+    via: r.oneOf('upload-via', UPLOAD_VIAS),
   }),
   validate: (r) => ({ branch: r.branch('branch'), failOnInvalid: r.bool('fail-on-invalid') }),
   'enable-staging': (r) => ({
@@ -239,6 +243,7 @@ const readers: Readers = {
     concurrency: r.int('concurrency', CONCURRENCY.min, CONCURRENCY.max) ?? CONCURRENCY.fallback,
     removeOnUpstream: r.bool('remove-on-upstream'),
     exclude: r.globs('exclude'),
+    via: r.oneOf('upload-via', UPLOAD_VIAS),
   }),
 };
 

@@ -50,6 +50,7 @@ const cases = (): { input: string; value: string; says: string }[] => [
   { input: 'concurrency', value: '0', says: 'concurrency: got "0", expected an integer from 1 to 64' },
   { input: 'remove-on-upstream', value: 'nope', says: 'remove-on-upstream: got "nope", expected true or false' },
   { input: 'exclude', value: '../secrets/**', says: 'exclude: got "../secrets/**", expected globs of paths relative to model-dir' },
+  { input: 'upload-via', value: 'ftp', says: 'upload-via: got "ftp", expected "auto" or "direct" or "dev-mode"' },
   { input: 'fail-without-credentials', value: 'perhaps', says: 'fail-without-credentials: got "perhaps", expected true or false' },
 ];
 

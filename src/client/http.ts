@@ -21,7 +21,8 @@ import { VERSION } from '../version.js';
 
 import type { HttpMethod } from '@datamodel-ci/platform-api';
 export type { HttpMethod };
-export type AuthScheme = 'bearer' | 'api-key';
+/** How the key is sent: `Bearer <key>`, `Api-Key <key>`, or `raw` (the data API's token, as is). */
+export type AuthScheme = 'bearer' | 'api-key' | 'raw';
 
 /** Where debug lines go; the action layer wires this to `core.debug`. */
 export interface Logger {
@@ -68,6 +69,8 @@ export interface RequestOptions {
   repeatable?: boolean;
   /** Absolute time (ms since the epoch) after which no retry starts: the deadline of the whole operation. */
   deadline?: number;
+  /** Told about every failure that is about to be retried (429, 5xx, a timeout): a caller can slow down. */
+  onRetry?: (error: PlatformError) => void;
 }
 
 export interface RawRequest {
@@ -181,10 +184,10 @@ export class HttpClient {
     this.redactor.add(apiKey);
     this.baseUrl = parseBaseUrl(options.baseUrl);
     const scheme = options.authScheme ?? authSchemeFor(apiKey);
-    if (scheme !== 'bearer' && scheme !== 'api-key') {
+    if (scheme !== 'bearer' && scheme !== 'api-key' && scheme !== 'raw') {
       throw new InputError('auth-scheme', scheme, '"bearer" or "api-key"');
     }
-    this.authHeader = scheme === 'bearer' ? `Bearer ${apiKey}` : `Api-Key ${apiKey}`;
+    this.authHeader = scheme === 'bearer' ? `Bearer ${apiKey}` : scheme === 'api-key' ? `Api-Key ${apiKey}` : apiKey;
     this.redactor.add(this.authHeader);
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
@@ -234,6 +237,7 @@ export class HttpClient {
       ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
       ...(settle ? { settle } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.onRetry ? { onRetry: options.onRetry } : {}),
       debug: (m: string) => this.logger.debug(m),
       random: this.random,
       aborted: () => new AbortedError({ method: req.method, path: pathOnly, request: this.redactRequest(req, {}) }),

@@ -82,6 +82,8 @@ export interface RetryRun<T> {
    */
   settle?: (error: PlatformError) => Promise<T | undefined>;
   signal?: AbortSignal;
+  /** Told about every failure that is about to be retried (a caller can slow down). */
+  onRetry?: (error: PlatformError) => void;
   debug: (message: string) => void;
   random?: () => number;
   /** Build the error thrown when the caller aborts during a wait. */
@@ -116,6 +118,7 @@ export async function retrying<T>(attempt: () => Promise<T>, run: RetryRun<T>): 
         throw error;
       }
       run.debug(`retrying ${run.label} in ${wait} ms (attempt ${n + 1}/${run.policy.maxAttempts}) after: ${pe.message}`);
+      run.onRetry?.(pe);
       try {
         await sleep(wait, run.signal);
       } catch {

@@ -33,6 +33,7 @@ async function preview(x: ActionRun<'pr'>): Promise<number> {
       modelDir,
       exclude: inputs.exclude,
       concurrency: inputs.concurrency,
+      via: inputs.via,
       commitMessage: commitMessage(x),
       smokeTest: inputs.smokeTest,
       smoke: { timeoutMs: DEFAULTS.smokeTimeoutSeconds * 1000, ...(connection.caCert ? { ca: connection.caCert } : {}) },

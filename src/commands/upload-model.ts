@@ -11,6 +11,7 @@ export async function uploadModelCommand(x: ActionRun<'upload-model'>): Promise<
     modelDir: x.settings.modelDir,
     exclude: inputs.exclude,
     concurrency: inputs.concurrency,
+    via: inputs.via,
     commitMessage: commitMessage(x, inputs.commitMessage),
     isStale: () => isStale(x),
   });

@@ -1,10 +1,13 @@
 /** `validate`: compile a branch on the platform; errors become annotations and a comment section. */
 import { validateSection } from '../github/sections.js';
+import { ensureBuilt } from '../workflows/branch-build.js';
 import { validateBranch } from '../workflows/validate.js';
 import { publish, resolveBranch, StepFailed, type ActionRun } from './action-run.js';
 
 export async function validateCommand(x: ActionRun<'validate'>): Promise<number> {
   const branch = await resolveBranch(x);
+  // The platform validates with the branch's running instance: make sure it runs and is built.
+  await ensureBuilt(x.op, branch);
   const r = await validateBranch(x.op, { branch, modelDir: x.settings.modelDir });
   x.out.branch = branch;
   x.out.valid = String(r.valid);

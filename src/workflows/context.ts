@@ -1,6 +1,8 @@
 /** What every operation gets: the client, the deployment, a reporter, dry-run and cancellation. */
 import { NotFoundError } from '../client/errors.js';
 import type { PlatformClient } from '../client/client.js';
+import type { RequestOptions } from '../client/http.js';
+import { DEFAULTS } from '../defaults.js';
 import type { Reporter } from '../report/reporter.js';
 
 export interface OpContext {
@@ -10,6 +12,16 @@ export interface OpContext {
   /** Print the calls a mutating step would make, and make none. */
   dryRun: boolean;
   signal?: AbortSignal;
+  /** The per-request timeout the user set, ms (git-bound writes and data-API calls get at least their own floor). */
+  requestTimeoutMs?: number;
+}
+
+/**
+ * Options of a git-bound write (`upload/finish`, commit, merges): it commits to the platform's git
+ * repository and may take long, so it gets at least `DEFAULTS.gitWriteTimeoutMs` for an answer.
+ */
+export function gitWrite(ctx: OpContext): RequestOptions {
+  return { ...(ctx.signal ? { signal: ctx.signal } : {}), timeoutMs: Math.max(DEFAULTS.gitWriteTimeoutMs, ctx.requestTimeoutMs ?? 0) };
 }
 
 /** Run a mutating call, or in dry-run mode only say what it would do. */

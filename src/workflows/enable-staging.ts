@@ -1,10 +1,11 @@
 /** enable-staging: turn on the always-on staging environment of the shared branch; optionally query it. */
 import { HttpClient } from '../client/http.js';
-import { environmentRestUrl } from '@datamodel-ci/platform-api';
-import { InputError } from '../client/errors.js';
+import { branchRestUrl, environmentRestUrl, normaliseRestUrl } from '@datamodel-ci/platform-api';
+import { InputError, isHtml } from '../client/errors.js';
 import { sleep } from '../client/retry.js';
 import { DEFAULTS } from '../defaults.js';
-import { mutate, type OpContext } from './context.js';
+import { enableBranchStaging } from './branch-build.js';
+import type { OpContext } from './context.js';
 
 export interface EnableStagingResult {
   branch: string;
@@ -25,17 +26,11 @@ export async function enableStaging(
 ): Promise<EnableStagingResult> {
   const { client, deploymentId } = ctx;
   const opts = { signal: ctx.signal };
-  const set = await mutate(ctx, `enable the staging environment of ${input.branch}`, () =>
-    client.branches.setStagingEnvironment({ deploymentId, body: { enabled: true, branchName: input.branch } }, opts),
-  );
-  if (!set) return { branch: input.branch, stagingUrl: undefined, environmentId: undefined };
+  if (!(await enableBranchStaging(ctx, input.branch))) return { branch: input.branch, stagingUrl: undefined, environmentId: undefined };
   const envs = await client.deployments.environments({ deploymentId, query: { type: 'staging', limit: 100 } }, opts);
   const env = envs.items.find((e) => e.branch === input.branch || e.name === input.branch);
-  let stagingUrl = env ? environmentRestUrl(env) : undefined;
-  if (!stagingUrl) {
-    const d = await client.deployments.get({ deploymentId }, opts);
-    stagingUrl = `${d.deploymentUrl.replace(/\/+$/, '')}/dev-mode/${input.branch}/cubejs-api/v1`;
-  }
+  const reported = env ? environmentRestUrl(env) : undefined;
+  const stagingUrl = reported ? normaliseRestUrl(reported) : branchRestUrl((await client.deployments.get({ deploymentId }, opts)).deploymentUrl, input.branch);
   ctx.reporter.info(`staging environment of ${input.branch}: ${stagingUrl}`);
   const result: EnableStagingResult = { branch: input.branch, stagingUrl, environmentId: env ? String(env.id) : undefined };
   if (input.smokeTest) result.smoke = await smokeTest(ctx, stagingUrl, input.smoke ?? { timeoutMs: DEFAULTS.smokeTimeoutSeconds * 1000 });
@@ -51,11 +46,23 @@ export async function smokeTest(ctx: OpContext, stagingUrl: string, options: Smo
   const { cubeApiToken } = await ctx.client.deployments.token({ deploymentId: ctx.deploymentId, body: { expiresIn: 600 } }, { signal: ctx.signal, repeatable: true });
   ctx.reporter.secret(cubeApiToken);
   const url = new URL(stagingUrl.endsWith('/') ? stagingUrl : `${stagingUrl}/`);
-  const data = new HttpClient({ baseUrl: url.origin, apiKey: cubeApiToken, ca: options.ca, onSecret: (s) => ctx.reporter.secret(s) });
+  // The data API takes its token as is (no scheme) and may hold one answer up to 90 s: give it 95.
+  const data = new HttpClient({
+    baseUrl: url.origin,
+    apiKey: cubeApiToken,
+    authScheme: 'raw',
+    timeoutMs: Math.max(DEFAULTS.dataApiTimeoutMs, ctx.requestTimeoutMs ?? 0),
+    ...(options.ca ? { ca: options.ca } : {}),
+    onSecret: (s) => ctx.reporter.secret(s),
+  });
+  /** GET a data-API path and read its JSON; the web app's HTML page means this is not the deployment's own host. */
+  const get = async <T>(path: string): Promise<T> => {
+    const text = (await data.send({ method: 'GET', path: `${url.pathname}${path}` }, { signal: ctx.signal })).text ?? '';
+    if (isHtml(text)) throw new Error(`smoke test: ${url.origin}${url.pathname}${path.split('?')[0]} answered with a web page, not the data API (the staging URL must be on the deployment's own host)`);
+    return JSON.parse(text || '{}') as T;
+  };
   try {
-    const meta = JSON.parse((await data.send({ method: 'GET', path: `${url.pathname}meta` }, { signal: ctx.signal })).text ?? '{}') as {
-      cubes?: { name: string; measures?: { name: string }[] }[];
-    };
+    const meta = await get<{ cubes?: { name: string; measures?: { name: string }[] }[] }>('meta');
     const cubes = meta.cubes ?? [];
     const measure = cubes.flatMap((c) => c.measures ?? [])[0]?.name;
     if (!measure) throw new InputError('smoke-test', `${cubes.length} cubes`, 'a model with at least one measure to query');
@@ -63,11 +70,9 @@ export async function smokeTest(ctx: OpContext, stagingUrl: string, options: Smo
     const deadline = Date.now() + options.timeoutMs;
     let waits = 0;
     for (;;) {
-      const body = JSON.parse((await data.send({ method: 'GET', path: `${url.pathname}load?query=${query}` }, { signal: ctx.signal })).text ?? '{}') as {
-        error?: string;
-        data?: unknown[];
-      };
-      if (body.error === 'Continue wait') {
+      const body = await get<{ error?: string; data?: unknown[] }>(`load?query=${query}`);
+      // The data API answers "Continue wait" (sometimes with more words) while the query still runs.
+      if (typeof body.error === 'string' && body.error.includes('Continue wait')) {
         waits += 1;
         if (Date.now() >= deadline) throw new Error(`smoke test: /load still answered "Continue wait" after ${options.timeoutMs} ms`);
         await sleep(Math.min(2_000, 200 * waits), ctx.signal);

@@ -10,7 +10,8 @@ import type { OpContext } from './context.js';
 import { enableStaging, smokeTest, type EnableStagingResult, type SmokeOptions } from './enable-staging.js';
 import { mergeToDefault, type MergeResult } from './merge-to-default.js';
 import { ensureSharedBranch } from './start-dev-branch.js';
-import { hashLocalModel, uploadModel, type UploadResult } from './upload-model.js';
+import { deployTarget, waitForBuild } from './branch-build.js';
+import { hashLocalModel, uploadModel, type UploadResult, type UploadVia } from './upload-model.js';
 import { validateBranch, type ValidateResult } from './validate.js';
 
 /** What the lifecycle needs from the pull request's side (GitHub), behind a port. */
@@ -25,6 +26,7 @@ export interface PreviewInput {
   exclude: readonly string[];
   concurrency: number;
   commitMessage: string;
+  via: UploadVia;
   smokeTest: boolean;
   smoke: SmokeOptions;
 }
@@ -46,20 +48,24 @@ export interface PreviewOutcome {
 export async function runPreview(ctx: OpContext, input: PreviewInput, pull: PullRequestPort): Promise<PreviewOutcome> {
   const { branch } = input;
   const outcome: PreviewOutcome = { branch, created: false, stale: false };
+  // The local model is read and checked before the first platform write.
+  const local = await hashLocalModel(ctx, input.modelDir, input.exclude);
   // Started once, early, and awaited later (no log group: they run while the upload's group is open).
   let staging: Promise<EnableStagingResult> | undefined;
   let validation: Promise<ValidateResult> | undefined;
   const enable = () => (staging ??= enableStaging(ctx, { branch, smokeTest: false }));
-  const startValidation = () => {
-    validation = validateBranch(ctx, { branch, modelDir: input.modelDir });
+  // Validation asks the branch's running instance: staging on, and the build of this upload done.
+  const startValidation = (lastHash: string | undefined) => {
+    validation = enable()
+      .then(() => waitForBuild(ctx, branch, lastHash ? { lastHash } : {}))
+      .then(() => validateBranch(ctx, { branch, modelDir: input.modelDir }));
     validation.catch(() => undefined);
   };
   /** Let work started early finish (its outcome unused) before the run ends. */
   const settle = () => Promise.allSettled([staging, validation]);
-  // The local model is read and checked before the first platform write.
-  const local = await hashLocalModel(ctx, input.modelDir, input.exclude);
   try {
-    outcome.created = await ctx.reporter.group('Shared branch', () => ensureSharedBranch(ctx, branch));
+    const target = await deployTarget(ctx);
+    outcome.created = await ctx.reporter.group('Shared branch', () => ensureSharedBranch(ctx, branch, target.deployBranch));
     if (!ctx.dryRun) enable().catch(() => undefined);
     const up = await ctx.reporter.group('Upload the model', () =>
       uploadModel(ctx, {
@@ -68,9 +74,9 @@ export async function runPreview(ctx: OpContext, input: PreviewInput, pull: Pull
         local,
         concurrency: input.concurrency,
         commitMessage: input.commitMessage,
+        via: input.via,
         isStale: () => pull.isStale(),
-        // Each landed upload starts a fresh validation (an upload that had to start over lands again).
-        onMerged: startValidation,
+        onLanded: startValidation,
       }),
     );
     outcome.upload = up;
@@ -83,8 +89,9 @@ export async function runPreview(ctx: OpContext, input: PreviewInput, pull: Pull
       ctx.reporter.info(`dry run: would validate ${branch}, enable its staging environment and update the pull request comment`);
       return outcome;
     }
-    if (!validation) startValidation();
-    const [v, s] = await Promise.all([validation as Promise<ValidateResult>, enable()]);
+    // Nothing changed on the branch: validate what it holds.
+    if (!validation) startValidation(undefined);
+    const [v, s] = await Promise.all([validation as unknown as Promise<ValidateResult>, enable()]);
     outcome.validation = v;
     outcome.staging = s;
     if (input.smokeTest && v.valid && s.stagingUrl) outcome.staging = { ...s, smoke: await smokeTest(ctx, s.stagingUrl, input.smoke) };

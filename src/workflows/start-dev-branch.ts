@@ -1,5 +1,7 @@
 /** start-dev-branch: make sure the PR's shared branch exists, then open dev mode on it. */
+import { isDevBranch } from '@datamodel-ci/platform-api';
 import { ConflictError } from '../client/errors.js';
+import { deployTarget } from './branch-build.js';
 import { mutate, type OpContext } from './context.js';
 
 export interface StartDevBranchResult {
@@ -19,19 +21,19 @@ export async function branchExists(ctx: OpContext, name: string): Promise<boolea
 }
 
 /**
- * Create the shared branch from the deploy branch unless it exists. One round trip: the create
- * itself, whose 409 means a rerun (or a concurrent run) already made it.
+ * Create the shared branch from the deploy branch (`from`, as the deployment's settings name it) unless
+ * it exists. One round trip: the create itself, whose 409 means a rerun (or a concurrent run) made it.
  */
-export async function ensureSharedBranch(ctx: OpContext, branch: string): Promise<boolean> {
+export async function ensureSharedBranch(ctx: OpContext, branch: string, from: string): Promise<boolean> {
   if (ctx.dryRun) {
     const exists = await branchExists(ctx, branch);
-    ctx.reporter.info(exists ? `shared branch ${branch} exists` : `dry run: would create shared branch ${branch} from the deploy branch`);
+    ctx.reporter.info(exists ? `shared branch ${branch} exists` : `dry run: would create shared branch ${branch} from ${from}`);
     return false;
   }
   try {
     // A repeat after a lost answer gets 409 (it exists): the same outcome as a rerun.
-    await ctx.client.branches.create({ deploymentId: ctx.deploymentId, body: { name: branch } }, { signal: ctx.signal, repeatable: true });
-    ctx.reporter.info(`created shared branch ${branch} from the deploy branch`);
+    await ctx.client.branches.create({ deploymentId: ctx.deploymentId, body: { name: branch, from } }, { signal: ctx.signal, repeatable: true });
+    ctx.reporter.info(`created shared branch ${branch} from ${from}`);
     return true;
   } catch (e) {
     if (e instanceof ConflictError) {
@@ -49,13 +51,16 @@ export async function openDevMode(ctx: OpContext, branch: string): Promise<strin
     ctx.client.branches.startDevMode({ deploymentId: ctx.deploymentId, body: { branchName: branch } }, { signal: ctx.signal, repeatable: true }),
   );
   if (!dev) return undefined;
-  if (!dev.branchName) throw new Error(`POST /build/api/v1/deployments/${ctx.deploymentId}/dev-mode answered without a branchName`);
+  // A fork is a `dev-…` branch of its own: an answer naming no fork (or the branch itself) is no write target.
+  if (!dev.branchName || !isDevBranch(dev.branchName) || dev.branchName === branch) {
+    throw new Error(`POST /build/api/v1/deployments/${ctx.deploymentId}/dev-mode on ${branch} answered without a dev- fork (${JSON.stringify(dev.branchName ?? null)})`);
+  }
   ctx.reporter.info(`dev mode open on ${branch}: dev branch ${dev.branchName}`);
   return dev.branchName;
 }
 
 export async function startDevBranch(ctx: OpContext, input: { branch: string }): Promise<StartDevBranchResult> {
-  const created = await ensureSharedBranch(ctx, input.branch);
+  const created = await ensureSharedBranch(ctx, input.branch, (await deployTarget(ctx)).deployBranch);
   const devBranch = await openDevMode(ctx, input.branch);
   return { branch: input.branch, devBranch, created };
 }

@@ -37,3 +37,17 @@ export function prOfBranch(prefix: string, name: string): number | undefined {
 export function isDevBranch(name: string): boolean {
   return name.startsWith('dev-');
 }
+
+/**
+ * The data REST API of a branch (its staging or dev-mode instance), in the one form the toolkit uses:
+ * `<deploymentUrl>/dev-mode/<branch, URL-encoded>/cubejs-api/v1`.
+ */
+export function branchRestUrl(deploymentUrl: string, branch: string): string {
+  return `${deploymentUrl.replace(/\/+$/, '')}/dev-mode/${encodeURIComponent(branch)}/cubejs-api/v1`;
+}
+
+/** A REST URL as the platform reports it, in the toolkit's form: no trailing `/`, ending in `/v1`. */
+export function normaliseRestUrl(url: string): string {
+  const bare = url.replace(/\/+$/, '');
+  return bare.endsWith('/v1') ? bare : `${bare}/v1`;
+}

@@ -31,16 +31,22 @@ export const UpdateFilesInput = z.looseObject({ ...BranchTarget, files: z.array(
 export const RemoveFilesInput = z.looseObject({ ...BranchTarget, files: z.array(FilePath) });
 export const RenameFilesInput = z.looseObject({ ...BranchTarget, files: z.array(FileRename) });
 
-/** `file-hashes`: POSIX path -> `{ hash }` (SHA-1 hex of the raw bytes). */
+/** `file-hashes`: POSIX path -> `{ hash }` (SHA-1 hex of the raw bytes); the vendor's CLI also accepts it wrapped in `{ files }`. */
 export const FileHash = z.looseObject({ hash: z.string() });
-export const FileHashes = z.record(z.string(), FileHash);
+export const FileHashes = z.preprocess(
+  (v) => (v && typeof v === 'object' && !Array.isArray(v) && 'files' in v && (v as { files: unknown }).files && typeof (v as { files: unknown }).files === 'object' ? (v as { files: unknown }).files : v),
+  z.record(z.string(), FileHash),
+);
 export type FileHashes = z.infer<typeof FileHashes>;
 
 export const UploadTransaction = z.looseObject({ id: z.string().min(1) });
 export const StartUploadResponse = z.looseObject({ transaction: UploadTransaction, deploymentName: z.string() });
 export type StartUploadResponse = z.infer<typeof StartUploadResponse>;
 
-/** Multipart body of `upload/file`: the transaction id, the POSIX path and the bytes. */
+/** `upload/start` body: the branch, as the vendor's CLI sends it (the vendor's file documents only the query). */
+export const StartUploadBody = z.looseObject({ branchName: z.string().min(1).optional() });
+
+/** Multipart body of `upload/file`: the transaction (the JSON text of the object `start` returned), the POSIX path and the bytes. */
 export const UploadFileBody = z.object({
   transaction: z.string().min(1),
   fileName: z.string().min(1),
@@ -50,6 +56,8 @@ export const UploadFileBody = z.object({
 /** Finish: the full manifest (`files`, path -> `{ hash }`); files missing from it are removed when `autoRemoveFiles`. */
 export const FinishUploadBody = z.looseObject({
   transaction: UploadTransaction,
+  /** The branch, in the body as the vendor's CLI sends it (and in the query, as the vendor's file documents it). */
+  branchName: z.string().min(1).optional(),
   files: FileHashes,
   autoRemoveFiles: z.boolean().nullish(),
   awaitGitOperations: z.boolean().nullish(),
@@ -134,6 +142,7 @@ export const dataModelEndpoints = {
     summary: 'Start an upload transaction',
     params: DeploymentParams,
     query: BranchQuery,
+    body: StartUploadBody.optional(),
     response: StartUploadResponse,
     access: { permissions: ['SchemaRead', 'SchemaUpdate', 'SchemaUpdateDevBranches', 'DeploymentRead'] },
   }),
