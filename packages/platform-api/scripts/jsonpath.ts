@@ -1,6 +1,6 @@
 /**
  * The JSONPath subset (RFC 9535) the overlay's targets use, and the Overlay 1.0 actions on it:
- * `$`, `.name`, `['name']`, `[0]`, `*`, and filters `[?@.a]`, `[?@.a == 'x']`, `[?@ == 'x']` joined by `&&`.
+ * `$`, `.name`, `['name']`, `[0]`, `*`, and filters `[?@.a]`, `[?!@.a]`, `[?@.a == 'x']`, `[?@ == 'x']` joined by `&&`.
  */
 
 type Json = unknown;
@@ -25,8 +25,13 @@ function parseLiteral(text: string): [Json, number] {
   return [JSON.parse(m[4] as string), m[0].length];
 }
 
-/** `@.a.b` or `@` followed by an optional `== literal`. */
+/** `@.a.b` (exists), `!@.a.b` (does not), or `@.a.b == literal`. */
 function parseTest(text: string): (v: Json) => boolean {
+  const negated = text.trim().startsWith('!');
+  if (negated) {
+    const inner = parseTest(text.trim().slice(1));
+    return (v) => !inner(v);
+  }
   const m = /^@((?:\.[A-Za-z0-9_$-]+|\['[^']*'\])*)\s*(==\s*(.+))?$/.exec(text.trim());
   if (!m) throw new Error(`JSONPath: unsupported filter "${text}"`);
   const keys = [...(m[1] ?? '').matchAll(/\.([A-Za-z0-9_$-]+)|\['([^']*)'\]/g)].map((k) => (k[1] ?? k[2]) as string);

@@ -1559,7 +1559,7 @@ export type WorkspaceConnectionResponse = z.infer<typeof WorkspaceConnectionResp
 export const NotificationRecipientInputType = z.enum(['USER', 'EMBED_USER', 'SLACK']);
 
 export const UserAttributeInput = z.looseObject({
-  name: z.string(),
+  name: z.string().min(1),
   value: z.union([z.string(), z.number(), z.boolean(), z.array(z.string()), z.array(z.number())]).nullish(),
 });
 
@@ -1585,7 +1585,7 @@ export const AdvanceCreationStepInput = z.looseObject({ creationStep: CreationSt
 
 export const WorkspaceItemRefInputType = z.enum(['FOLDER', 'WORKBOOK', 'REPORT']);
 
-export const WorkspaceItemRefInput = z.looseObject({ id: z.number().int(), type: WorkspaceItemRefInputType });
+export const WorkspaceItemRefInput = z.looseObject({ id: z.number().int().min(1), type: WorkspaceItemRefInputType });
 
 export const BulkDeleteWorkspaceObjectsInput = z.looseObject({ items: z.array(WorkspaceItemRefInput).min(1).max(100) });
 
@@ -1593,7 +1593,7 @@ export const BulkMoveWorkspaceObjectsInput = z.looseObject({ folderId: z.number(
 
 export const BulkUserActionInputAction = z.enum(['DEACTIVATE', 'ACTIVATE', 'DELETE']);
 
-export const BulkUserActionInput = z.looseObject({ action: BulkUserActionInputAction, userIds: z.array(z.number().int()).min(1).max(100) });
+export const BulkUserActionInput = z.looseObject({ action: BulkUserActionInputAction, userIds: z.array(z.number().int().min(1)).min(1).max(100) });
 
 export const CommitChangesRequest = z.looseObject({
   exitDevMode: z.boolean().nullish(),
@@ -1656,7 +1656,7 @@ export const ControlThemeSectionInput = z.looseObject({
   title: ControlThemeTitleSectionInput.nullish(),
 });
 
-export const CreateBranchRequest = z.looseObject({ activate: z.boolean().nullish(), from: z.string().nullish(), name: z.string() });
+export const CreateBranchRequest = z.looseObject({ activate: z.boolean().nullish(), from: z.string().nullish(), name: z.string().min(1) });
 
 export const CreateDeploymentEnvironmentTokenInput = z.looseObject({
   expires_in: z.number().int().min(1).max(3600).nullish(),
@@ -1676,7 +1676,7 @@ export const CreateDeploymentInput = z.looseObject({
   creationStep: CreationStepIn,
   deployMode: CreateDeploymentInputDeployMode.nullish(),
   isManaged: z.boolean(),
-  name: z.string(),
+  name: z.string().min(1),
   region: z.string(),
   targetPlatform: z.string(),
 });
@@ -1690,7 +1690,11 @@ export const CreateEmbedGroupInput = z.looseObject({
   name: z.string().min(1).max(100).refine((v) => !/^system:/.test(v), { message: 'a name not starting with "system:" (reserved)' }),
 });
 
-export const CreateFolderInput = z.looseObject({ name: z.string().max(255), parentId: z.number().int().nullish(), position: z.number().int().nullish() });
+export const CreateFolderInput = z.looseObject({
+  name: z.string().min(1).max(255),
+  parentId: z.number().int().nullish(),
+  position: z.number().int().nullish(),
+});
 
 export const CreateNotificationInputNotificationFormat = z.enum(['png', 'pdf']);
 
@@ -1762,7 +1766,7 @@ export const CreateOAuthIntegrationInput = z.looseObject({
   clientId: z.string(),
   clientSecret: z.string(),
   config: z.record(z.string(), z.unknown()).optional(),
-  name: z.string(),
+  name: z.string().min(1),
   redirectUri: z.url(),
   scopes: z.array(z.string()).optional(),
   tokenUrl: z.url(),
@@ -1988,11 +1992,11 @@ export const DashboardConfigInput = z.looseObject({
   widgets: z.array(DashboardWidgetInput).nullish(),
 });
 
-export const DataModelFileContent = z.looseObject({ content: z.string(), path: z.string() });
+export const DataModelFileContent = z.looseObject({ content: z.string(), path: z.string().min(1) });
 
-export const DataModelFilePath = z.looseObject({ path: z.string() });
+export const DataModelFilePath = z.looseObject({ path: z.string().min(1) });
 
-export const DataModelFileRename = z.looseObject({ newPath: z.string(), path: z.string() });
+export const DataModelFileRename = z.looseObject({ newPath: z.string().min(1), path: z.string().min(1) });
 
 export const DatabricksMetricViewPublicationPreviewInputSelectionMode = z.enum(['all', 'selected', 'pattern']);
 
@@ -2067,7 +2071,7 @@ export const EmbedTheme = z.looseObject({
 export const EmbedUserProfile = z.looseObject({ displayName: z.string().nullish(), picture: z.url().nullish() });
 
 export const EnvVariableItemIn = z.looseObject({
-  name: z.string(),
+  name: z.string().min(1),
   value: z.string().refine((v) => v !== "[ENCRYPTED]", { message: 'a real value (the masked [ENCRYPTED] placeholder is rejected: omit variables you do not change)' }),
 });
 
@@ -2084,7 +2088,7 @@ export const ExportSubjectInput = z.looseObject({
   userId: z.number().int().nullish(),
 });
 
-export const UploadTransactionIn = z.looseObject({ id: z.string() });
+export const UploadTransactionIn = z.looseObject({ id: z.string().min(1) });
 
 export const FinishUploadBody = z.looseObject({
   autoRemoveFiles: z.boolean().nullish(),
@@ -2094,7 +2098,7 @@ export const FinishUploadBody = z.looseObject({
   transaction: UploadTransactionIn,
 });
 
-export const GroupDefinition = z.looseObject({ description: z.string().nullish(), name: z.string() });
+export const GroupDefinition = z.looseObject({ description: z.string().nullish(), name: z.string().min(1) });
 
 export const UserAttributeDefinitionDTOType = z.enum(['string', 'number', 'boolean', 'string_array', 'number_array']);
 
@@ -2102,12 +2106,12 @@ export const UserAttributeDefinition = z.looseObject({
   defaultValue: z.string().nullish(),
   description: z.string().nullish(),
   displayName: z.string().nullish(),
-  name: z.string(),
+  name: z.string().min(1),
   type: UserAttributeDefinitionDTOType,
 });
 
 export const GenerateSession = z.looseObject({
-  branchName: z.string().nullish(),
+  branchName: z.string().min(1).nullish(),
   creatorMode: z.boolean().nullish(),
   deploymentId: z.number(),
   email: z.string().nullish(),
@@ -2144,7 +2148,7 @@ export const GetWorkspaceObjectsQueryOrderByField = z.enum(['updated_at', 'creat
 
 export const MergeIntoParentBranchRequest = z.looseObject({
   branchId: z.number().int().optional(),
-  branchName: z.string().optional(),
+  branchName: z.string().min(1).optional(),
   deleteBranch: z.boolean().nullish(),
   message: z.string().nullish(),
   squashCommits: z.boolean().nullish(),
@@ -2153,7 +2157,7 @@ export const MergeIntoParentBranchRequest = z.looseObject({
 
 export const MergeToDefaultBranchRequest = z.looseObject({
   branchId: z.number().int().optional(),
-  branchName: z.string().optional(),
+  branchName: z.string().min(1).optional(),
   message: z.string(),
   removeBranchAfterMerge: z.boolean().nullish(),
 });
@@ -2166,7 +2170,11 @@ export const MetaSyncTokenInput = z.looseObject({
 
 export const MoveWorkspaceObjectInputType = z.enum(['FOLDER', 'WORKBOOK', 'REPORT']);
 
-export const MoveWorkspaceObjectInput = z.looseObject({ folderId: z.number().int().nullish(), id: z.number().int(), type: MoveWorkspaceObjectInputType });
+export const MoveWorkspaceObjectInput = z.looseObject({
+  folderId: z.number().int().nullish(),
+  id: z.number().int().min(1),
+  type: MoveWorkspaceObjectInputType,
+});
 
 export const PivotItemsDisplayScaleIn = z.enum(['model', 'absolute', 'thousands', 'millions', 'billions']);
 
@@ -2283,7 +2291,7 @@ export const PublishDashboardInput = z.looseObject({
   workbookId: z.number().int(),
 });
 
-export const PullRequest = z.looseObject({ branchName: z.string() });
+export const PullRequest = z.looseObject({ branchName: z.string().min(1) });
 
 export const RefreshReportInput = z.looseObject({
   anchorCell: z.string().nullish(),
@@ -2298,7 +2306,7 @@ export const RefreshReportInput = z.looseObject({
 
 export const RemoveDataModelFilesInput = z.looseObject({
   branchId: z.number().int().optional(),
-  branchName: z.string().optional(),
+  branchName: z.string().min(1).optional(),
   files: z.array(DataModelFilePath),
 });
 
@@ -2314,7 +2322,7 @@ export const RemoveNotificationRecipientsInput = z.looseObject({ recipients: z.a
 
 export const RenameDataModelFilesInput = z.looseObject({
   branchId: z.number().int().optional(),
-  branchName: z.string().optional(),
+  branchName: z.string().min(1).optional(),
   files: z.array(DataModelFileRename),
 });
 
@@ -2352,7 +2360,7 @@ export const SaveDatabricksMetricViewIntegrationInput = z.looseObject({
 
 export const SetBranchStagingEnvironmentRequest = z.looseObject({
   branchId: z.number().int().nullish(),
-  branchName: z.string().nullish(),
+  branchName: z.string().min(1).nullish(),
   enabled: z.boolean(),
 }).superRefine(refine([{ atLeastOne: ['branchName', 'branchId'], message: 'one of branchName or branchId is required', path: 'branchName' }]));
 
@@ -2385,14 +2393,14 @@ export const StartDbtSyncInputOutput = z.enum(['branch', 'files']);
 export const StartDbtSyncInputSource = z.enum(['git', 'manifest']);
 
 export const StartDbtSyncInput = z.looseObject({
-  branchName: z.string().nullish(),
+  branchName: z.string().min(1).nullish(),
   manifest: z.record(z.string(), z.unknown()).nullish(),
   output: StartDbtSyncInputOutput.nullish(),
   ref: z.string().regex(/\S/, 'expected a non-empty branch or tag name').refine((v) => !/^[0-9a-fA-F]{40}$/.test(v), { message: 'expected a branch or tag name, not a commit SHA' }).nullish(),
   source: StartDbtSyncInputSource.nullish(),
 });
 
-export const StartDevModeRequest = z.looseObject({ branchName: z.string().nullish() });
+export const StartDevModeRequest = z.looseObject({ branchName: z.string().min(1).nullish() });
 
 export const TenantSettingsInput = z.looseObject({
   auditLogEnabled: z.boolean().nullish(),
@@ -2408,7 +2416,7 @@ export const UpdateDashboardEmbeddingInput = z.looseObject({ allowEmbed: z.boole
 
 export const UpdateDataModelFilesInput = z.looseObject({
   branchId: z.number().int().optional(),
-  branchName: z.string().optional(),
+  branchName: z.string().min(1).optional(),
   files: z.array(DataModelFileContent),
 });
 
@@ -2498,7 +2506,7 @@ export const UpdateOAuthIntegrationInput = z.looseObject({
   clientId: z.string(),
   clientSecret: z.string().nullish(),
   config: z.record(z.string(), z.unknown()).optional(),
-  name: z.string(),
+  name: z.string().min(1),
   redirectUri: z.url(),
   scopes: z.array(z.string()).optional(),
   tokenUrl: z.url(),
@@ -2546,7 +2554,7 @@ export const UpdateWorkbookInput = z.looseObject({
   slugTakeover: z.boolean().nullish(),
 });
 
-export const UploadFileBody = z.looseObject({ fileName: z.string(), transaction: z.string() });
+export const UploadFileBody = z.looseObject({ fileName: z.string().min(1), transaction: z.string().min(1) });
 
 export const UserAttributeCreateInputType = z.enum(['string', 'number', 'boolean', 'string_array', 'number_array']);
 
