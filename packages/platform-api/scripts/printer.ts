@@ -88,8 +88,11 @@ export function print(c: Code, indent = '', column = 0, tail = 0): string {
     });
     return out;
   }
-  if (c.items.length === 1 && huggable(c.items[0] as Code)) {
-    return c.open + print(c.items[0] as Code, indent, column + c.open.length, c.close.length + tail) + c.close;
+  const last = c.items[c.items.length - 1] as Code;
+  if (c.open === '(' && huggable(last)) {
+    // Like prettier: the last object argument opens on the call's line when the others fit before it.
+    const head = `${c.open}${c.items.slice(0, -1).map((it) => `${flat(it)}, `).join('')}`;
+    if (column + head.length + 2 <= WIDTH && !head.includes('\n')) return head + print(last, indent, column + head.length, c.close.length + tail) + c.close;
   }
   const inner = `${indent}  `;
   const lines = c.items.map((it) => `${inner}${print(it, inner, inner.length, 1)},`);

@@ -4,7 +4,7 @@
  * enumerations read as text and optional fields allowed to be null, so that a new value or a
  * reshaped secondary field never breaks parsing. Unsupported constructs throw, naming the path.
  */
-import { array, call, literal, object, regex, seq, str, type Code } from './printer.js';
+import { array, call, flat, literal, object, regex, seq, str, type Code } from './printer.js';
 
 export type Schema = Record<string, unknown>;
 export type Mode = 'request' | 'response';
@@ -28,6 +28,9 @@ export const refName = (ref: string): string => ref.replace('#/components/schema
 function fail(ctx: Ctx, what: string): never {
   throw new Error(`${ctx.at}: ${what}`);
 }
+
+/** A JSON value as one-line TypeScript source (single quotes). */
+const lit = (v: unknown): string => flat(literal(v));
 
 function deepEqual(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
@@ -69,7 +72,7 @@ export function unwrapNull(schema: Schema, ctx: Ctx): { schema: Schema; nullable
 }
 
 /** A chain of checks on a base: `base.min(1).max(2)`. */
-function chain(base: Code, checks: string[]): Code {
+function chain(base: Code, checks: Code[]): Code {
   return checks.length ? seq(base, ...checks) : base;
 }
 
@@ -96,12 +99,12 @@ function numberChecks(s: Schema): string[] {
 }
 
 /** `not: { const }` and `not: { pattern }` refuse one value or one form, with the message of the `not`. */
-function notCheck(s: Schema, ctx: Ctx): string[] {
+function notCheck(s: Schema, ctx: Ctx): Code[] {
   const not = s.not as Schema | undefined;
   if (!not || JSON.stringify(not) === NOT_NULL) return [];
-  const message = `{ message: ${str(String(not['x-message'] ?? 'a different value'))} }`;
-  if ('const' in not) return [`.refine((v) => v !== ${JSON.stringify(not.const)}, ${message})`];
-  if (typeof not.pattern === 'string') return [`.refine((v) => !${regex(not.pattern)}.test(v), ${message})`];
+  const message = object([['message', str(String(not['x-message'] ?? 'a different value'))]]);
+  if ('const' in not) return [call('.refine', `(v) => v !== ${lit(not.const)}`, message)];
+  if (typeof not.pattern === 'string') return [call('.refine', `(v) => !${regex(not.pattern)}.test(v)`, message)];
   return fail(ctx, 'only `not: { const }`, `not: { pattern }` and `not: { type: null }` are translated');
 }
 
@@ -123,8 +126,8 @@ function enumCode(values: unknown[], ctx: Ctx): Code {
   // A response reads enumerated values as plain text or numbers: a new value must not break parsing.
   if (ctx.mode === 'response') return strings ? 'z.string()' : 'z.number()';
   if (strings) return call('z.enum', array(values.map((v) => str(v as string))));
-  if (values.length === 1) return `z.literal(${JSON.stringify(values[0])})`;
-  return call('z.union', array(values.map((v) => `z.literal(${JSON.stringify(v)})`)));
+  if (values.length === 1) return `z.literal(${lit(values[0])})`;
+  return call('z.union', array(values.map((v) => `z.literal(${lit(v)})`)));
 }
 
 function objectCode(s: Schema, ctx: Ctx): Code {
@@ -147,7 +150,7 @@ export function property(p: Schema, required: boolean, ctx: Ctx): Code {
   const base = zodOf(schema, ctx);
   if (required) return nullable ? seq(base, '.nullable()') : base;
   // A response field with a default reads as that default when absent (the server's value, not one we send).
-  if (ctx.mode === 'response' && 'default' in p) return seq(base, `.default(${JSON.stringify(p.default)})`);
+  if (ctx.mode === 'response' && 'default' in p) return seq(base, `.default(${lit(p.default)})`);
   // In a response an optional field may also be null: servers send null for "not set".
   return seq(base, nullable || ctx.mode === 'response' ? '.nullish()' : '.optional()');
 }
@@ -192,7 +195,7 @@ function baseOf(s: Schema, ctx: Ctx): Code {
     return out;
   }
   if (Array.isArray(s.enum)) return enumCode(s.enum, ctx);
-  if ('const' in s) return strict ? `z.literal(${JSON.stringify(s.const)})` : typeof s.const === 'string' ? 'z.string()' : 'z.unknown()';
+  if ('const' in s) return strict ? `z.literal(${lit(s.const)})` : typeof s.const === 'string' ? 'z.string()' : 'z.unknown()';
   if (Array.isArray(s.type)) return call('z.union', array((s.type as string[]).map((t) => baseOf({ ...s, type: t }, ctx))));
   switch (s.type) {
     case 'string': {
@@ -211,12 +214,13 @@ function baseOf(s: Schema, ctx: Ctx): Code {
       return 'z.null()';
     case 'array': {
       const items = zodOf((s.items ?? {}) as Schema, { ...ctx, at: `${ctx.at}[]` });
-      const checks: string[] = [];
+      const checks: Code[] = [];
       if (strict && typeof s.minItems === 'number') checks.push(`.min(${s.minItems}${msg(s)})`);
       if (strict && typeof s.maxItems === 'number') checks.push(`.max(${s.maxItems}${msg(s)})`);
       const contains = s.contains as Schema | undefined;
       if (strict && contains && 'const' in contains) {
-        checks.push(`.refine((a) => a.includes(${JSON.stringify(contains.const)}), { message: ${str(String(contains['x-message'] ?? 'a required entry'))} })`);
+        const message = object([['message', str(String(contains['x-message'] ?? 'a required entry'))]]);
+        checks.push(call('.refine', `(a) => a.includes(${lit(contains.const)})`, message));
       }
       return chain(call('z.array', items), checks);
     }

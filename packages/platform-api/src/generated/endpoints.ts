@@ -1606,11 +1606,13 @@ export const endpoints = {
       after: z.string().optional(),
       first: PosInt.optional(),
     }).superRefine(
-      refine([{
-        atMostOne: ['sortBy=lastViewedAt', 'after'],
-        message: 'no cursor with sortBy=lastViewedAt (cursor pagination is not available for that sort)',
-        path: 'after',
-      }]),
+      refine([
+        {
+          atMostOne: ['sortBy=lastViewedAt', 'after'],
+          message: 'no cursor with sortBy=lastViewedAt (cursor pagination is not available for that sort)',
+          path: 'after',
+        },
+      ]),
     ),
     response: S.ReportsListResponse,
     pagination: 'cursor',

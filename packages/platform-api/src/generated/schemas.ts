@@ -1831,7 +1831,7 @@ export const ScimMemberIn = z.looseObject({ value: z.string(), display: z.string
 export const CreateScimGroupInput = z.looseObject({
   schemas: z.array(
     z.string(),
-  ).refine((a) => a.includes("urn:ietf:params:scim:schemas:core:2.0:Group"), { message: 'a list containing urn:ietf:params:scim:schemas:core:2.0:Group' }),
+  ).refine((a) => a.includes('urn:ietf:params:scim:schemas:core:2.0:Group'), { message: 'a list containing urn:ietf:params:scim:schemas:core:2.0:Group' }),
   displayName: z.string().min(1),
   externalId: z.string().nullish(),
   members: z.array(ScimMemberIn).optional(),
@@ -2072,7 +2072,9 @@ export const EmbedUserProfile = z.looseObject({ displayName: z.string().nullish(
 
 export const EnvVariableItemIn = z.looseObject({
   name: z.string().min(1),
-  value: z.string().refine((v) => v !== "[ENCRYPTED]", { message: 'a real value (the masked [ENCRYPTED] placeholder is rejected: omit variables you do not change)' }),
+  value: z.string().refine((v) => v !== '[ENCRYPTED]', {
+    message: 'a real value (the masked [ENCRYPTED] placeholder is rejected: omit variables you do not change)',
+  }),
 });
 
 export const ExportSubjectInputType = z.enum(['USER', 'EMBED_USER']);
@@ -2396,7 +2398,9 @@ export const StartDbtSyncInput = z.looseObject({
   branchName: z.string().min(1).nullish(),
   manifest: z.record(z.string(), z.unknown()).nullish(),
   output: StartDbtSyncInputOutput.nullish(),
-  ref: z.string().regex(/\S/, 'expected a non-empty branch or tag name').refine((v) => !/^[0-9a-fA-F]{40}$/.test(v), { message: 'expected a branch or tag name, not a commit SHA' }).nullish(),
+  ref: z.string().regex(/\S/, 'expected a non-empty branch or tag name').refine((v) => !/^[0-9a-fA-F]{40}$/.test(v), {
+    message: 'expected a branch or tag name, not a commit SHA',
+  }).nullish(),
   source: StartDbtSyncInputSource.nullish(),
 });
 
@@ -2494,11 +2498,13 @@ export const UpdateNotificationInput = z.looseObject({
   dashboardId: z.number().int().min(1).nullish(),
   dashboardPublicId: z.string().min(1).nullish(),
 }).superRefine(
-  refine([{
-    atMostOne: ['dashboardId', 'dashboardPublicId'],
-    message: 'only one of dashboardId or dashboardPublicId (they are mutually exclusive)',
-    path: 'dashboardPublicId',
-  }]),
+  refine([
+    {
+      atMostOne: ['dashboardId', 'dashboardPublicId'],
+      message: 'only one of dashboardId or dashboardPublicId (they are mutually exclusive)',
+      path: 'dashboardPublicId',
+    },
+  ]),
 );
 
 export const UpdateOAuthIntegrationInput = z.looseObject({
