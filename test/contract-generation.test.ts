@@ -136,6 +136,8 @@ describe('overlay targets (JSONPath subset)', () => {
     expect(select(d, '$.components.schemas[?@.properties.items && @.properties.pageInfo]').map((n) => n.key)).toEqual(['A']);
     expect(select(d, "$.components.schemas[*].required[?@ == 'x']").map((n) => n.value)).toEqual(['x']);
     expect(select(d, "$.components['schemas'].B.required[0]").map((n) => n.value)).toEqual(['x']);
+    expect(select(d, "$.components.schemas['A', 'B'].required").map((n) => n.key)).toEqual(['required', 'required']);
+    expect(select(d, '$.components.schemas[?!@.properties.pageInfo]').map((n) => n.key)).toEqual(['B']);
   });
 
   it('remove deletes, update merges objects and appends to arrays', () => {

@@ -1,6 +1,6 @@
 /**
  * The JSONPath subset (RFC 9535) the overlay's targets use, and the Overlay 1.0 actions on it:
- * `$`, `.name`, `['name']`, `[0]`, `*`, and filters `[?@.a]`, `[?!@.a]`, `[?@.a == 'x']`, `[?@ == 'x']` joined by `&&`.
+ * `$`, `.name`, `['name']`, `['a','b']`, `[0]`, `*`, and filters `[?@.a]`, `[?!@.a]`, `[?@.a == 'x']`, `[?@ == 'x']` joined by `&&`.
  */
 
 type Json = unknown;
@@ -13,7 +13,7 @@ export interface Located {
   value: Json;
 }
 
-type Segment = { kind: 'name'; name: string } | { kind: 'index'; index: number } | { kind: 'wild' } | { kind: 'filter'; test: (v: Json) => boolean };
+type Segment = { kind: 'names'; names: string[] } | { kind: 'index'; index: number } | { kind: 'wild' } | { kind: 'filter'; test: (v: Json) => boolean };
 
 const LITERAL = /^(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"|(-?\d+(?:\.\d+)?)|(true|false|null))/;
 
@@ -50,10 +50,18 @@ export function parsePath(path: string): Segment[] {
   while (i < path.length) {
     const rest = path.slice(i);
     let m: RegExpExecArray | null;
-    if ((m = /^\.([A-Za-z0-9_$-]+)/.exec(rest))) out.push({ kind: 'name', name: m[1] as string });
+    if ((m = /^\.([A-Za-z0-9_$-]+)/.exec(rest))) out.push({ kind: 'names', names: [m[1] as string] });
     else if ((m = /^(?:\.\*|\[\*\])/.exec(rest))) out.push({ kind: 'wild' });
     else if ((m = /^\[(\d+)\]/.exec(rest))) out.push({ kind: 'index', index: Number(m[1]) });
-    else if ((m = /^\[('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")\]/.exec(rest))) out.push({ kind: 'name', name: parseLiteral(m[1] as string)[0] as string });
+    else if ((m = /^\[((?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")(?:\s*,\s*(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"))*)\]/.exec(rest))) {
+      const names: string[] = [];
+      for (let text = (m[1] as string).trim(); text; ) {
+        const [name, used] = parseLiteral(text);
+        names.push(name as string);
+        text = text.slice(used).replace(/^\s*,\s*/, '');
+      }
+      out.push({ kind: 'names', names });
+    }
     else if ((m = /^\[\?((?:[^\]'"]|'[^']*'|"[^"]*")+)\]/.exec(rest))) {
       const tests = (m[1] as string).split('&&').map(parseTest);
       out.push({ kind: 'filter', test: (v) => tests.every((t) => t(v)) });
@@ -76,10 +84,9 @@ export function select(root: Json, path: string): Located[] {
     const next: Located[] = [];
     for (const n of nodes) {
       const container = n.value as Container;
-      if (seg.kind === 'name') {
-        if (container && typeof container === 'object' && !Array.isArray(container) && seg.name in container) {
-          next.push({ parent: container, key: seg.name, value: container[seg.name] });
-        }
+      if (seg.kind === 'names') {
+        if (!container || typeof container !== 'object' || Array.isArray(container)) continue;
+        for (const name of seg.names) if (name in container) next.push({ parent: container, key: name, value: container[name] });
       } else if (seg.kind === 'index') {
         if (Array.isArray(container) && seg.index < container.length) next.push({ parent: container, key: seg.index, value: container[seg.index] });
       } else {

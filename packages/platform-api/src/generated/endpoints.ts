@@ -1741,7 +1741,7 @@ export const endpoints = {
     summary: 'Move a folder, workbook or report into a folder (null: the root)',
     params: z.object({ deploymentId: PosInt }),
     body: S.MoveWorkspaceObjectInput,
-    response: S.Workbook,
+    response: S.WorkspaceItem,
   }),
   bulkDeleteWorkspaceObjects: endpoint({
     id: 'bulkDeleteWorkspaceObjects',

@@ -174,6 +174,51 @@ export type WorkspaceItemRef = z.infer<typeof WorkspaceItemRef>;
 export const BulkDeleteWorkspaceObjectsPayload = z.looseObject({ deleted: z.array(WorkspaceItemRef), failed: z.array(WorkspaceBulkFailure) });
 export type BulkDeleteWorkspaceObjectsPayload = z.infer<typeof BulkDeleteWorkspaceObjectsPayload>;
 
+export const WorkspaceItem = z.looseObject({ id: z.number().int(), name: z.string(), type: z.string() });
+export type WorkspaceItem = z.infer<typeof WorkspaceItem>;
+
+export const BulkMoveWorkspaceObjectsResponse = z.looseObject({ failed: z.array(WorkspaceBulkFailure), moved: z.array(WorkspaceItem) });
+export type BulkMoveWorkspaceObjectsResponse = z.infer<typeof BulkMoveWorkspaceObjectsResponse>;
+
+export const BulkUserActionFailure = z.looseObject({ error: BulkActionError, userId: z.number().int() });
+export type BulkUserActionFailure = z.infer<typeof BulkUserActionFailure>;
+
+export const BulkUserActionResponseAction = z.string();
+export type BulkUserActionResponseAction = z.infer<typeof BulkUserActionResponseAction>;
+
+export const BulkUserActionPayload = z.looseObject({
+  action: BulkUserActionResponseAction,
+  failed: z.array(BulkUserActionFailure),
+  succeeded: z.array(z.number().int()),
+});
+export type BulkUserActionPayload = z.infer<typeof BulkUserActionPayload>;
+
+export const ColumnFormatOverrideDtoType = z.string();
+export type ColumnFormatOverrideDtoType = z.infer<typeof ColumnFormatOverrideDtoType>;
+
+export const ColumnFormatOverride = z.looseObject({ decimalPlaces: z.number().int().nullish(), type: ColumnFormatOverrideDtoType });
+export type ColumnFormatOverride = z.infer<typeof ColumnFormatOverride>;
+
+export const CreationStep = z.string();
+export type CreationStep = z.infer<typeof CreationStep>;
+
+export const CspsConfig = z.looseObject({
+  awsRoleArn: z.string().nullish(),
+  azureClientId: z.string().nullish(),
+  azureContainer: z.string().nullish(),
+  azureStorageAccount: z.string().nullish(),
+  azureTenantId: z.string().nullish(),
+  enabled: z.boolean(),
+  gcpServiceAccountEmail: z.string().nullish(),
+  gcpWorkloadIdentityProvider: z.string().nullish(),
+  gcsBucket: z.string().nullish(),
+  s3Bucket: z.string().nullish(),
+  s3Region: z.string().nullish(),
+  s3Sse: z.string().nullish(),
+  storageProvider: z.string(),
+});
+export type CspsConfig = z.infer<typeof CspsConfig>;
+
 export const DashboardAppManifest = z.looseObject({ dependencies: z.record(z.string(), z.string()).nullish(), version: z.number().int().nullish() });
 export type DashboardAppManifest = z.infer<typeof DashboardAppManifest>;
 
@@ -272,12 +317,6 @@ export type PeriodComparison = z.infer<typeof PeriodComparison>;
 export const ReportSnapshotDtoKind = z.string();
 export type ReportSnapshotDtoKind = z.infer<typeof ReportSnapshotDtoKind>;
 
-export const ColumnFormatOverrideDtoType = z.string();
-export type ColumnFormatOverrideDtoType = z.infer<typeof ColumnFormatOverrideDtoType>;
-
-export const ColumnFormatOverride = z.looseObject({ decimalPlaces: z.number().int().nullish(), type: ColumnFormatOverrideDtoType });
-export type ColumnFormatOverride = z.infer<typeof ColumnFormatOverride>;
-
 export const ReportSnapshotPreferences = z.looseObject({ columnFormats: z.record(z.string(), ColumnFormatOverride).nullish() });
 export type ReportSnapshotPreferences = z.infer<typeof ReportSnapshotPreferences>;
 
@@ -319,73 +358,6 @@ export const Dashboard = z.looseObject({
   workbookId: z.number().int(),
 });
 export type Dashboard = z.infer<typeof Dashboard>;
-
-export const ResourceOwner = z.looseObject({ email: z.string(), firstName: z.string().nullish(), id: z.number().int(), picture: z.string().nullish() });
-export type ResourceOwner = z.infer<typeof ResourceOwner>;
-
-export const WorkbookDtoType = z.string();
-export type WorkbookDtoType = z.infer<typeof WorkbookDtoType>;
-
-export const WorkspaceFolderPathEntry = z.looseObject({ id: z.number().int(), name: z.string() });
-export type WorkspaceFolderPathEntry = z.infer<typeof WorkspaceFolderPathEntry>;
-
-export const Workbook = z.looseObject({
-  calculatedFields: z.record(z.string(), z.unknown()).nullish(),
-  createdAt: z.union([z.string(), z.string()]).nullish(),
-  createdBy: z.number().int().nullish(),
-  dashboardDraft: DashboardConfig.nullish(),
-  dashboardPublished: DashboardConfig.nullish(),
-  deploymentId: z.number().int().nullish(),
-  folderId: z.number().nullish(),
-  folderPath: z.array(WorkspaceFolderPathEntry).nullish(),
-  id: z.number().int(),
-  isFavorite: z.boolean().nullish(),
-  meta: z.record(z.string(), z.unknown()).nullish(),
-  name: z.string(),
-  publishedDashboard: Dashboard.nullish(),
-  slug: z.string().nullish(),
-  type: WorkbookDtoType.nullish(),
-  updatedAt: z.union([z.string(), z.string()]).nullish(),
-  user: ResourceOwner.nullish(),
-  userId: z.number().nullish(),
-});
-export type Workbook = z.infer<typeof Workbook>;
-
-export const BulkMoveWorkspaceObjectsResponse = z.looseObject({ failed: z.array(WorkspaceBulkFailure), moved: z.array(Workbook) });
-export type BulkMoveWorkspaceObjectsResponse = z.infer<typeof BulkMoveWorkspaceObjectsResponse>;
-
-export const BulkUserActionFailure = z.looseObject({ error: BulkActionError, userId: z.number().int() });
-export type BulkUserActionFailure = z.infer<typeof BulkUserActionFailure>;
-
-export const BulkUserActionResponseAction = z.string();
-export type BulkUserActionResponseAction = z.infer<typeof BulkUserActionResponseAction>;
-
-export const BulkUserActionPayload = z.looseObject({
-  action: BulkUserActionResponseAction,
-  failed: z.array(BulkUserActionFailure),
-  succeeded: z.array(z.number().int()),
-});
-export type BulkUserActionPayload = z.infer<typeof BulkUserActionPayload>;
-
-export const CreationStep = z.string();
-export type CreationStep = z.infer<typeof CreationStep>;
-
-export const CspsConfig = z.looseObject({
-  awsRoleArn: z.string().nullish(),
-  azureClientId: z.string().nullish(),
-  azureContainer: z.string().nullish(),
-  azureStorageAccount: z.string().nullish(),
-  azureTenantId: z.string().nullish(),
-  enabled: z.boolean(),
-  gcpServiceAccountEmail: z.string().nullish(),
-  gcpWorkloadIdentityProvider: z.string().nullish(),
-  gcsBucket: z.string().nullish(),
-  s3Bucket: z.string().nullish(),
-  s3Region: z.string().nullish(),
-  s3Sse: z.string().nullish(),
-  storageProvider: z.string(),
-});
-export type CspsConfig = z.infer<typeof CspsConfig>;
 
 export const DashboardEmbeddingResponse = z.looseObject({ allowEmbed: z.boolean(), publicId: z.string() });
 export type DashboardEmbeddingResponse = z.infer<typeof DashboardEmbeddingResponse>;
@@ -711,7 +683,12 @@ export const DbtSyncStatusResponse = z.looseObject({
 });
 export type DbtSyncStatusResponse = z.infer<typeof DbtSyncStatusResponse>;
 
-export const Deployment = z.looseObject({ creationStep: CreationStep, deploymentUrl: z.string(), id: z.number().int(), name: z.string() });
+export const Deployment = z.looseObject({
+  creationStep: CreationStep,
+  deploymentUrl: z.string(),
+  name: z.string(),
+  id: z.union([z.number().int(), z.string()]),
+});
 export type Deployment = z.infer<typeof Deployment>;
 
 export const DeploymentDeleteResponse = z.looseObject({ success: z.boolean() });
@@ -735,10 +712,10 @@ export type DeploymentEnvironmentType = z.infer<typeof DeploymentEnvironmentType
 
 export const DeploymentEnvironment = z.looseObject({
   branch: z.string().nullish(),
-  id: z.string(),
   type: DeploymentEnvironmentType,
   user: z.string().nullish(),
   api_credentials: z.union([ApiCredentialsObject, z.array(DeploymentEnvironmentApiCredential)]).nullish(),
+  id: z.union([z.number().int(), z.string()]),
 });
 export type DeploymentEnvironment = z.infer<typeof DeploymentEnvironment>;
 
@@ -840,7 +817,6 @@ export const DeploymentSettings = z.looseObject({
   deployMode: DeploymentSettingsDeployMode.nullish(),
   deployProjectRoot: z.string(),
   deploymentUrl: z.string(),
-  id: z.number().int(),
   isCold: z.boolean().nullish(),
   isCubeSqlEnabled: z.boolean(),
   isManaged: z.boolean().nullish(),
@@ -855,6 +831,7 @@ export const DeploymentSettings = z.looseObject({
   targetPlatform: z.string().nullish(),
   template: DeploymentSettingsTemplate,
   templateVariables: z.record(z.string(), z.unknown()).nullish(),
+  id: z.union([z.number().int(), z.string()]),
 });
 export type DeploymentSettings = z.infer<typeof DeploymentSettings>;
 
@@ -978,6 +955,37 @@ export const EmbedTenant = z.looseObject({
   userCount: z.number().int().nullish(),
 });
 export type EmbedTenant = z.infer<typeof EmbedTenant>;
+
+export const ResourceOwner = z.looseObject({ email: z.string(), firstName: z.string().nullish(), id: z.number().int(), picture: z.string().nullish() });
+export type ResourceOwner = z.infer<typeof ResourceOwner>;
+
+export const WorkbookDtoType = z.string();
+export type WorkbookDtoType = z.infer<typeof WorkbookDtoType>;
+
+export const WorkspaceFolderPathEntry = z.looseObject({ id: z.number().int(), name: z.string() });
+export type WorkspaceFolderPathEntry = z.infer<typeof WorkspaceFolderPathEntry>;
+
+export const Workbook = z.looseObject({
+  calculatedFields: z.record(z.string(), z.unknown()).nullish(),
+  createdAt: z.union([z.string(), z.string()]).nullish(),
+  createdBy: z.number().int().nullish(),
+  dashboardDraft: DashboardConfig.nullish(),
+  dashboardPublished: DashboardConfig.nullish(),
+  deploymentId: z.number().int().nullish(),
+  folderId: z.number().nullish(),
+  folderPath: z.array(WorkspaceFolderPathEntry).nullish(),
+  id: z.number().int(),
+  isFavorite: z.boolean().nullish(),
+  meta: z.record(z.string(), z.unknown()).nullish(),
+  name: z.string(),
+  publishedDashboard: Dashboard.nullish(),
+  slug: z.string().nullish(),
+  type: WorkbookDtoType.nullish(),
+  updatedAt: z.union([z.string(), z.string()]).nullish(),
+  user: ResourceOwner.nullish(),
+  userId: z.number().nullish(),
+});
+export type Workbook = z.infer<typeof Workbook>;
 
 export const EmbedTenantWorkbooksListResponse = z.preprocess(
   alias('items', 'array', ['data']),
@@ -1546,9 +1554,6 @@ export const WorkbooksListResponse = z.preprocess(
   z.looseObject({ count: z.number().int().nullish(), data: z.array(Workbook).nullish(), items: z.array(Workbook), pageInfo: PageInfo.nullish() }),
 );
 export type WorkbooksListResponse = z.infer<typeof WorkbooksListResponse>;
-
-export const WorkspaceItem = z.looseObject({ id: z.number().int(), name: z.string(), type: z.string() });
-export type WorkspaceItem = z.infer<typeof WorkspaceItem>;
 
 export const WorkspaceConnectionResponse = z.preprocess(
   alias('items', 'array', ['data']),
