@@ -32,6 +32,7 @@ function refsIn(v: unknown, out = new Set<string>()): Set<string> {
 
 function operations(doc: Schema, overlay: Overlay): Op[] {
   const meta = new Map(overlay.operations.map((m) => [m.id, m]));
+  if (meta.size !== overlay.operations.length) throw new Error('overlay/operations.yaml names an operation twice');
   const found: Op[] = [];
   for (const [path, item] of Object.entries(doc.paths as Record<string, Schema>)) {
     for (const method of METHODS) {
@@ -39,6 +40,7 @@ function operations(doc: Schema, overlay: Overlay): Op[] {
       if (!op) continue;
       const id = String(op.operationId);
       const m = meta.get(id);
+      if (found.some((f) => f.meta.id === id)) throw new Error(`operationId ${id} is used twice`);
       if (!m) throw new Error(`operation ${id} (${method.toUpperCase()} ${path}) has no entry in overlay/operations.yaml`);
       found.push({ method: method.toUpperCase(), path, item, op, meta: m });
     }
@@ -126,7 +128,7 @@ export function emit(doc: Schema, overlay: Overlay, header: string): Emitted {
       mode,
       at: `components.schemas.${name}`,
       resolve,
-      ref: (n) => (active.has(`${mode}:${n}`) && !done.has(`${mode}:${n}`) ? call('z.lazy', `(): z.ZodType => ${ident(n, mode)}`) : ident(n, mode)),
+      ref: (n) => (active.has(`${mode}:${n}`) ? call('z.lazy', `(): z.ZodType => ${ident(n, mode)}`) : ident(n, mode)),
     };
     const id = ident(name, mode);
     const decl = statement(`export const ${id} = `, zodOf(schemas[name] as Schema, ctx));
@@ -135,22 +137,33 @@ export function emit(doc: Schema, overlay: Overlay, header: string): Emitted {
     done.add(node);
   };
   for (const mode of ['response', 'request'] as Mode[]) for (const name of [...used[mode]].sort()) visit(name, mode);
-  const schemasTs = [header, "import { z } from 'zod';", "import { FileBytes, alias, refine } from '../primitives.js';", '', out.join('\n\n'), ''].join('\n');
+  const body = out.join('\n\n');
+  const schemasTs = [header, "import { z } from 'zod';", primitives(body), '', body, ''].join('\n');
 
   const inline = (mode: Mode, at: string): Ctx => ({ mode, at, resolve, ref: (n) => `S.${ident(n, mode)}` });
   const entries = ops.map((o): [string, Code] => [o.meta.id, endpointCode(o, inline)]);
+  const table = statement('export const endpoints = ', seq(object(entries), ' as const'));
   const endpointsTs = [
     header,
     "import { z } from 'zod';",
     "import { endpoint } from '../endpoint.js';",
-    "import { Bool, FileBytes, Int, Name, NonNegInt, PosInt, intBetween, refine } from '../primitives.js';",
+    primitives(table),
     "import * as S from './schemas.js';",
     '',
     '/** Every operation of the contract, keyed by operationId. */',
-    statement('export const endpoints = ', seq(object(entries), ' as const')),
+    table,
     '',
   ].join('\n');
   return { schemas: schemasTs, endpoints: endpointsTs, areas: areasCode(ops, overlay, header) };
+}
+
+const PRIMITIVES = ['Bool', 'FileBytes', 'Int', 'Name', 'NonNegInt', 'PosInt', 'alias', 'intBetween', 'refine'];
+
+/** The import of the hand-written primitives a generated module uses. */
+function primitives(code: string): string {
+  // An identifier, not a method: `refine(` counts, `.refine(` does not.
+  const used = PRIMITIVES.filter((p) => new RegExp(`(?<![.\\w])${p}\\b`).test(code));
+  return `import { ${used.join(', ')} } from '../primitives.js';`;
 }
 
 /** A path or query value: integers and booleans also as text, path ids positive, path strings non-empty. */

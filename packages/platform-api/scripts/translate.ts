@@ -186,7 +186,10 @@ function baseOf(s: Schema, ctx: Ctx): Code {
     }
     return ctx.ref(refName(s.$ref));
   }
-  if (Array.isArray(s.allOf)) return vocabulary(objectCode(mergeAll(s.allOf as Schema[], ctx), ctx), mergeAll(s.allOf as Schema[], ctx), ctx);
+  if (Array.isArray(s.allOf)) {
+    const merged = mergeAll(s.allOf as Schema[], ctx);
+    return vocabulary(objectCode(merged, ctx), merged, ctx);
+  }
   const branches = (s.oneOf ?? s.anyOf) as Schema[] | undefined;
   if (branches) {
     const alternatives = branches.map((b, i) => zodOf(b, { ...ctx, at: `${ctx.at}|${i}` }));

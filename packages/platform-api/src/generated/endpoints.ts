@@ -2,7 +2,7 @@
 // from ../shared/reference/cube-platform-api.yaml and packages/platform-api/overlay — do not edit.
 import { z } from 'zod';
 import { endpoint } from '../endpoint.js';
-import { Bool, FileBytes, Int, Name, NonNegInt, PosInt, intBetween, refine } from '../primitives.js';
+import { Bool, FileBytes, Int, Name, NonNegInt, PosInt, refine } from '../primitives.js';
 import * as S from './schemas.js';
 
 /** Every operation of the contract, keyed by operationId. */
