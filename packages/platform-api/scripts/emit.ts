@@ -7,7 +7,8 @@ import type { OperationMeta, Overlay } from './overlay.js';
 import { call, literal, object, seq, statement, str, type Code } from './printer.js';
 import { checkRules, refName, unwrapNull, zodOf, type Ctx, type Mode, type Schema } from './translate.js';
 
-const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+/** The HTTP methods a path item may hold, lower-case as OpenAPI spells them. */
+export const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
 /** One operation of the patched document. */
 interface Op {

@@ -9,7 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { renderDoc, type SpecOnly } from './doc.js';
-import { emit } from './emit.js';
+import { METHODS, emit } from './emit.js';
 import { applyOverlay, loadOverlay } from './overlay.js';
 
 /** The repository root (this file is packages/platform-api/scripts/generate.ts). */
@@ -17,7 +17,6 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..')
 export const OVERLAY_DIR = 'packages/platform-api/overlay';
 export const GENERATED_DIR = 'packages/platform-api/src/generated';
 
-const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
 /** `METHOD path` of every operation of a document, by operationId. */
 function operationIds(doc: Record<string, unknown>): Map<string, { method: string; path: string }> {
