@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { posix } from 'node:path';
 import type { Readable } from 'node:stream';
 import { InputError, formatPath, issueText, parseInput, pathParams, type ArgsOf, type Endpoint, type ResultOf } from '@datamodel-ci/platform-api';
 import { NotAvailableError, ResponseShapeError, isHtml, type PlatformError } from './errors.js';
@@ -67,7 +68,8 @@ export function prepare(e: Endpoint, args: Record<string, unknown> = {}): RawReq
       const strFields: Record<string, string> = {};
       for (const [k, v] of Object.entries(fields)) if (v !== undefined && v !== null) strFields[k] = String(v);
       const data = Buffer.isBuffer(file) ? file : Buffer.from(String(file));
-      req.body = encodeMultipart(strFields, [{ field: 'file', fileName: String(fields.fileName ?? 'file'), data }]);
+      // The part's own filename is the base name; the `fileName` field carries the path (as the vendor's clients send it).
+      req.body = encodeMultipart(strFields, [{ field: 'file', fileName: posix.basename(String(fields.fileName ?? 'file')), data }]);
     } else if (body !== undefined) {
       req.json = inCallerOrder(args.body, body);
     }

@@ -158,7 +158,7 @@ export function emit(doc: Schema, overlay: Overlay, header: string): Emitted {
   return { schemas: schemasTs, endpoints: endpointsTs, areas: areasCode(ops, overlay, header) };
 }
 
-const PRIMITIVES = ['Bool', 'FileBytes', 'Int', 'Name', 'NonNegInt', 'PosInt', 'alias', 'intBetween', 'refine'];
+const PRIMITIVES = ['Bool', 'FileBytes', 'Int', 'Name', 'NonNegInt', 'PosInt', 'alias', 'intBetween', 'refine', 'unwrap'];
 
 /** The import of the hand-written primitives a generated module uses. */
 function primitives(code: string): string {

@@ -155,9 +155,13 @@ export function property(p: Schema, required: boolean, ctx: Ctx): Code {
   return seq(base, nullable || ctx.mode === 'response' ? '.nullish()' : '.optional()');
 }
 
-/** Wrap an object in its overlay vocabulary: `x-refine` rules, `x-alias` sources. */
+/** Wrap an object in its overlay vocabulary: `x-refine` rules, `x-alias` sources, an `x-unwrap` envelope. */
 function vocabulary(base: Code, s: Schema, ctx: Ctx): Code {
   let out = base;
+  if (s['x-unwrap'] !== undefined) {
+    if (typeof s['x-unwrap'] !== 'string') fail(ctx, 'x-unwrap is not a field name');
+    out = call('z.preprocess', call('unwrap', str(s['x-unwrap'] as string)), out);
+  }
   if (s['x-refine'] !== undefined) checkRules(s['x-refine'], ctx.at);
   if (s['x-refine'] !== undefined && ctx.mode === 'request') out = seq(out, call('.superRefine', call('refine', literal(s['x-refine']))));
   const aliases = (s['x-alias'] ?? {}) as Record<string, string[]>;

@@ -1,7 +1,7 @@
 /**
  * Building blocks the generated schemas call: path and query primitives (a caller passes numbers and
  * booleans, a server receives text; both parse to the same output), and the overlay's small
- * vocabulary (`x-refine`, `x-alias`) as zod refinements and preprocessors.
+ * vocabulary (`x-refine`, `x-alias`, `x-unwrap`) as zod refinements and preprocessors.
  */
 import { z } from 'zod';
 
@@ -96,6 +96,18 @@ export function refine(rules: Rule[]) {
       const message = rule.message.replace('{given}', broken.given.join(' with '));
       ctx.addIssue({ code: 'custom', path: [rule.path ?? broken.at], message });
     }
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// `x-unwrap`: a value that may also arrive wrapped in an object under one field.
+
+/** Preprocess: `{ <field>: value }` (and nothing that could be a key of the value itself) reads as `value`. */
+export function unwrap(field: string) {
+  return (v: unknown): unknown => {
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return v;
+    const inner = (v as Fields)[field];
+    return Object.keys(v).length === 1 && inner && typeof inner === 'object' && !Array.isArray(inner) ? inner : v;
   };
 }
 

@@ -2,7 +2,7 @@
 // from ../shared/reference/cube-platform-api.yaml and packages/platform-api/overlay — do not edit.
 import { z } from 'zod';
 import { endpoint } from '../endpoint.js';
-import { Bool, FileBytes, Int, Name, NonNegInt, PosInt, refine } from '../primitives.js';
+import { Bool, FileBytes, Int, Name, NonNegInt, PosInt, refine, unwrap } from '../primitives.js';
 import * as S from './schemas.js';
 
 /** Every operation of the contract, keyed by operationId. */
@@ -405,6 +405,7 @@ export const endpoints = {
     summary: 'Start an upload transaction',
     params: z.object({ deploymentId: PosInt }),
     query: z.object({ live: Bool.optional(), branchName: z.string().min(1).optional(), useDeployProjectRoot: Bool.optional() }),
+    body: z.looseObject({ branchName: z.string().min(1).optional() }).optional(),
     response: S.StartUploadResponse,
     access: { permissions: ['SchemaRead', 'SchemaUpdate', 'SchemaUpdateDevBranches', 'DeploymentRead'] },
   }),
@@ -441,7 +442,7 @@ export const endpoints = {
     summary: 'SHA-1 of every file of a branch, keyed by POSIX path',
     params: z.object({ deploymentId: PosInt }),
     query: z.object({ live: Bool.optional(), branchName: z.string().min(1).optional(), useDeployProjectRoot: Bool.optional() }),
-    response: z.record(z.string(), S.FileHash),
+    response: z.preprocess(unwrap('files'), z.record(z.string(), S.FileHash)),
     access: { permissions: ['SchemaRead', 'DeploymentRead'] },
   }),
   validateDataModel: endpoint({

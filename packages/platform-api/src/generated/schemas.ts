@@ -2103,6 +2103,7 @@ export const FinishUploadBody = z.looseObject({
   commitMessage: z.string().nullish(),
   files: z.record(z.string(), z.unknown()),
   transaction: UploadTransactionIn,
+  branchName: z.string().min(1).optional(),
 });
 
 export const GroupDefinition = z.looseObject({ description: z.string().nullish(), name: z.string().min(1) });
