@@ -9,6 +9,7 @@ import {
   AuthenticationError,
   BadRequestError,
   ConflictError,
+  InputError,
   NotFoundError,
   PermissionDeniedError,
   PlatformClient,
@@ -149,8 +150,9 @@ describe('workbooks', () => {
   it('draft, publish, AI widget thread, duplicate (reports copied, embedding off, no slug)', async () => {
     const wb = await c.workspace.createWorkbook({ deploymentId: D, body: { name: 'Board' } });
     const report = await c.workspace.createReport({ deploymentId: D, body: { name: 'KPI', workbookId: wb.id } });
-    const draft = await c.workspace.updateWorkbookDashboard({ deploymentId: D, workbookId: wb.id, body: { dashboardDraft: { widgets: [1] } } });
-    expect(draft).toMatchObject({ dashboardDraft: { widgets: [1] }, dashboardPublished: null });
+    const widget = { id: 'w1', type: 'TEXT' as const, position: { x: 0, y: 0, w: 4, h: 2 } };
+    const draft = await c.workspace.updateWorkbookDashboard({ deploymentId: D, workbookId: wb.id, body: { dashboardDraft: { widgets: [widget] } } });
+    expect(draft).toMatchObject({ dashboardDraft: { widgets: [widget] }, dashboardPublished: null });
     await expect(
       c.workspace.updateDashboardAiWidgetThread({ deploymentId: D, workbookId: wb.id, body: { widgetId: 'w1', threadId: 't1' } }),
     ).rejects.toBeInstanceOf(NotFoundError);
@@ -159,7 +161,7 @@ describe('workbooks', () => {
       BadRequestError,
     );
     const dash = await c.workspace.publishDashboard({ deploymentId: D, workbookId: wb.id, body: { workbookId: wb.id, title: 'Board', allowEmbed: true } });
-    expect(dash).toMatchObject({ workbookId: wb.id, allowEmbed: true, title: 'Board', config: { widgets: [1] } });
+    expect(dash).toMatchObject({ workbookId: wb.id, allowEmbed: true, title: 'Board', config: { widgets: [widget] } });
     const withThread = await c.workspace.updateDashboardAiWidgetThread({
       deploymentId: D,
       workbookId: wb.id,
@@ -361,7 +363,8 @@ describe('dashboard exports', () => {
   it('a failed render answers 422 on download; an unknown dashboard is a 404 that creates no job', async () => {
     const job = await c.workspace.startDashboardExport({
       deploymentId: D,
-      body: { dashboardId: 1, format: 'pdf', filters: [{ member: 'nodot', operator: 'equals', value: 'x' }] },
+      // A `cube.member` spelling (the vendor's pattern) that names no member of the model.
+      body: { dashboardId: 1, format: 'pdf', filters: [{ member: 'orders.status.raw', operator: 'equals', value: 'x' }] },
     });
     em.clock.advance(10_000);
     expect(await c.workspace.dashboardExportStatus({ deploymentId: D, jobId: job.jobId })).toMatchObject({ status: 'failed', error: expect.any(String) });
@@ -648,7 +651,10 @@ describe('tenant settings and integrations', () => {
     const created = await c.tenant.createOidcTokenConfig({ body: { audienceType: 'custom', customAudience: 'https://vault.example', name: 'vault' } });
     expect(created).toMatchObject({ audience: 'https://vault.example', isEnabled: true });
     await rejectedUnchanged(() => c.tenant.createOidcTokenConfig({ body: { audienceType: 'aws', name: 'vault' } }), ConflictError);
-    await rejectedUnchanged(() => c.tenant.createOidcTokenConfig({ body: { audienceType: 'aws', targetEnvVar: 'lower-case' } }), BadRequestError);
+    // The vendor's pattern is checked before sending; the emulator refuses the same value with a 400.
+    await rejectedUnchanged(() => c.tenant.createOidcTokenConfig({ body: { audienceType: 'aws', targetEnvVar: 'lower-case' } }), InputError);
+    const raw = { method: 'POST' as const, path: '/api/v1/oidc-token-configs', json: { audienceType: 'aws', targetEnvVar: 'lower-case' } };
+    await rejectedUnchanged(() => c.http.send(raw), BadRequestError);
     const updated = await c.tenant.updateOidcTokenConfig({ id: created.id, body: { isEnabled: false, targetEnvVar: 'VAULT_TOKEN' } });
     expect(updated).toMatchObject({ isEnabled: false, targetEnvVar: 'VAULT_TOKEN', name: 'vault' });
     expect(await c.tenant.getOidcTokenConfig({ id: created.id })).toEqual(updated);

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { posix } from 'node:path';
 import type { Readable } from 'node:stream';
 import { InputError, formatPath, issueText, parseInput, pathParams, type ArgsOf, type Endpoint, type ResultOf } from '@datamodel-ci/platform-api';
 import { NotAvailableError, ResponseShapeError, isHtml, type PlatformError } from './errors.js';
@@ -41,6 +42,20 @@ function pick(args: Record<string, unknown>, names: string[]): Record<string, un
   return out;
 }
 
+function isPlain(v: unknown): v is Record<string, unknown> {
+  return !!v && typeof v === 'object' && !Array.isArray(v) && !Buffer.isBuffer(v);
+}
+
+/** The parsed body with its keys in the caller's order (a body is sent as given, not in the schema's order). */
+function inCallerOrder(given: unknown, parsed: unknown): unknown {
+  if (Array.isArray(given) && Array.isArray(parsed)) return parsed.map((v, i) => inCallerOrder(given[i], v));
+  if (!isPlain(given) || !isPlain(parsed)) return parsed;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(given)) if (k in parsed) out[k] = inCallerOrder(given[k], parsed[k]);
+  for (const k of Object.keys(parsed)) if (!(k in out)) out[k] = parsed[k];
+  return out;
+}
+
 /** Build the raw request for an endpoint call, checking every input before anything is sent. */
 export function prepare(e: Endpoint, args: Record<string, unknown> = {}): RawRequest {
   const path = buildPath(e, args);
@@ -53,9 +68,10 @@ export function prepare(e: Endpoint, args: Record<string, unknown> = {}): RawReq
       const strFields: Record<string, string> = {};
       for (const [k, v] of Object.entries(fields)) if (v !== undefined && v !== null) strFields[k] = String(v);
       const data = Buffer.isBuffer(file) ? file : Buffer.from(String(file));
-      req.body = encodeMultipart(strFields, [{ field: 'file', fileName: String(fields.fileName ?? 'file'), data }]);
+      // The part's own filename is the base name; the `fileName` field carries the path (as the vendor's clients send it).
+      req.body = encodeMultipart(strFields, [{ field: 'file', fileName: posix.basename(String(fields.fileName ?? 'file')), data }]);
     } else if (body !== undefined) {
-      req.json = body;
+      req.json = inCallerOrder(args.body, body);
     }
   }
   if (e.responseType === 'csv') req.headers = { accept: 'text/csv' };

@@ -1,121 +1,18 @@
 /**
- * Every endpoint that spec section 4 (4.1–4.15) names, written out in full from the text of
- * ../shared/platform-api-spec.md (`...` prefixes expanded to the path of the row they belong to).
- * The route-table test fails when the client has no method for one of them.
+ * Every endpoint that spec section 4 (4.1–4.15) names: the operations the overlay does not mark
+ * `spec: false` (packages/platform-api/overlay/operations.yaml), with their method and path. The
+ * route-table test checks this list against the spec's text.
  */
-const D = '/api/v1/deployments/{deploymentId}';
-const B = '/build/api/v1/deployments/{deploymentId}';
+import { join } from 'node:path';
+import { endpoints } from '@datamodel-ci/platform-api';
+import { OVERLAY_DIR, ROOT } from '../../packages/platform-api/scripts/generate.js';
+import { loadOverlay } from '../../packages/platform-api/scripts/overlay.js';
 
-export const specEndpoints: { section: string; method: string; path: string }[] = [
-  { section: '4.1', method: 'GET', path: '/api/v1/deployments' },
-  { section: '4.2', method: 'GET', path: `${D}/environments` },
-  { section: '4.3', method: 'POST', path: `${D}/environments/{environmentId}/tokens-for-meta-sync` },
-  { section: '4.4', method: 'PUT', path: `${B}/branches/staging-environment` },
-  { section: '4.5', method: 'GET', path: `${D}/versions` },
-  { section: '4.6', method: 'PUT', path: D },
-  { section: '4.6', method: 'DELETE', path: D },
-  { section: '4.6', method: 'GET', path: `${D}/settings` },
-  { section: '4.7', method: 'POST', path: `${D}/token` },
-  { section: '4.8', method: 'GET', path: `${D}/notifications` },
-  { section: '4.9', method: 'GET', path: '/api/v1/audit-logs/export' },
-  { section: '4.10', method: 'POST', path: '/api/v1/usage-analytics/token' },
-  { section: '4.11', method: 'POST', path: '/api/scim/v2/Groups' },
-  { section: '4.11', method: 'GET', path: '/api/scim/v2/Users' },
-  { section: '4.12', method: 'POST', path: `${D}/dbt-sync` },
-  { section: '4.12', method: 'GET', path: `${D}/dbt-sync` },
-  { section: '4.12', method: 'GET', path: `${D}/dbt-sync/{syncJobId}/logs` },
-  { section: '4.12', method: 'GET', path: `${D}/dbt-sync/{syncJobId}` },
-  { section: '4.12', method: 'GET', path: `${D}/dbt-sync/{syncJobId}/result` },
-  { section: '4.12', method: 'DELETE', path: `${D}/dbt-sync/{syncJobId}` },
-  { section: '4.13', method: 'GET', path: `${B}/data-model/validate` },
-  { section: '4.13', method: 'DELETE', path: `${B}/branches` },
-  { section: '4.14', method: 'GET', path: '/api/v1/users/me' },
-  { section: '4.14', method: 'PATCH', path: '/api/v1/users/me/settings' },
-  { section: '4.14', method: 'GET', path: '/api/v1/users' },
-  { section: '4.14', method: 'GET', path: '/api/v1/groups' },
-  // 4.15
-  { section: '4.15', method: 'POST', path: '/build/api/v1/deployments' },
-  { section: '4.15', method: 'GET', path: `${B}/data-model/files` },
-  { section: '4.15', method: 'PUT', path: `${B}/data-model/files` },
-  { section: '4.15', method: 'DELETE', path: `${B}/data-model/files` },
-  { section: '4.15', method: 'POST', path: `${B}/data-model/files/rename` },
-  { section: '4.15', method: 'POST', path: `${B}/data-model/upload/start` },
-  { section: '4.15', method: 'POST', path: `${B}/data-model/upload/file` },
-  { section: '4.15', method: 'POST', path: `${B}/data-model/upload/finish` },
-  { section: '4.15', method: 'GET', path: `${B}/data-model/file-hashes` },
-  { section: '4.15', method: 'POST', path: `${B}/dev-mode` },
-  { section: '4.15', method: 'DELETE', path: `${B}/dev-mode` },
-  { section: '4.15', method: 'GET', path: `${B}/branches` },
-  { section: '4.15', method: 'POST', path: `${B}/branches` },
-  { section: '4.15', method: 'POST', path: `${B}/commit` },
-  { section: '4.15', method: 'POST', path: `${B}/pull` },
-  { section: '4.15', method: 'POST', path: `${B}/merge` },
-  { section: '4.15', method: 'POST', path: `${B}/merge-to-default` },
-  { section: '4.15', method: 'POST', path: `${B}/github/connect` },
-  { section: '4.15', method: 'GET', path: `${D}/build-status` },
-  { section: '4.15', method: 'GET', path: `${D}/logs` },
-  { section: '4.15', method: 'GET', path: `${D}/pods` },
-  { section: '4.15', method: 'GET', path: `${D}/env-vars` },
-  { section: '4.15', method: 'PUT', path: `${D}/env-vars` },
-  { section: '4.15', method: 'POST', path: `${D}/creation-step/advance` },
-  { section: '4.15', method: 'POST', path: `${D}/creation-step/reset` },
-  { section: '4.15', method: 'GET', path: '/api/v1/regions' },
-  { section: '4.15', method: 'POST', path: '/api/v1/users' },
-  { section: '4.15', method: 'PUT', path: '/api/v1/users/{id}' },
-  { section: '4.15', method: 'DELETE', path: '/api/v1/users/{id}' },
-  { section: '4.15', method: 'POST', path: '/api/v1/users/bulk' },
-  { section: '4.15', method: 'GET', path: '/api/v1/user-attributes' },
-  { section: '4.15', method: 'POST', path: '/api/v1/user-attributes' },
-  { section: '4.15', method: 'PUT', path: '/api/v1/user-attributes/{id}' },
-  { section: '4.15', method: 'GET', path: '/api/v1/user-attribute-values/{userId}' },
-  { section: '4.15', method: 'POST', path: '/api/v1/user-attribute-values' },
-  { section: '4.15', method: 'GET', path: '/api/v1/tenant/settings' },
-  { section: '4.15', method: 'PUT', path: '/api/v1/tenant/settings' },
-  // "CRUD of integrations and tokens"
-  { section: '4.15', method: 'GET', path: '/api/v1/oauth-integrations' },
-  { section: '4.15', method: 'POST', path: '/api/v1/oauth-integrations' },
-  { section: '4.15', method: 'GET', path: '/api/v1/oauth-integrations/{id}' },
-  { section: '4.15', method: 'PUT', path: '/api/v1/oauth-integrations/{id}' },
-  { section: '4.15', method: 'DELETE', path: '/api/v1/oauth-integrations/{id}' },
-  { section: '4.15', method: 'GET', path: '/api/v1/user-oauth-tokens' },
-  { section: '4.15', method: 'GET', path: '/api/v1/user-oauth-tokens/{integrationId}' },
-  { section: '4.15', method: 'DELETE', path: '/api/v1/user-oauth-tokens/{integrationId}' },
-  { section: '4.15', method: 'GET', path: '/api/v1/oidc-token-configs' },
-  { section: '4.15', method: 'POST', path: '/api/v1/oidc-token-configs' },
-  { section: '4.15', method: 'GET', path: '/api/v1/oidc-token-configs/{id}' },
-  { section: '4.15', method: 'PUT', path: '/api/v1/oidc-token-configs/{id}' },
-  { section: '4.15', method: 'DELETE', path: '/api/v1/oidc-token-configs/{id}' },
-  { section: '4.15', method: 'GET', path: '/api/v1/github/status' },
-  { section: '4.15', method: 'GET', path: '/api/v1/github/installations' },
-  { section: '4.15', method: 'GET', path: '/api/v1/github/installations/{installationId}/repositories' },
-  { section: '4.15', method: 'GET', path: '/api/v1/github/repositories/{owner}/{repo}/branches' },
-  { section: '4.15', method: 'GET', path: '/api/v1/embed-tenants' },
-  { section: '4.15', method: 'DELETE', path: '/api/v1/embed-tenants/{embedTenantName}' },
-  { section: '4.15', method: 'GET', path: '/api/v1/embed-tenants/{embedTenantName}/users' },
-  { section: '4.15', method: 'POST', path: '/api/v1/embed-tenants/{embedTenantName}/users' },
-  { section: '4.15', method: 'GET', path: '/api/v1/embed-tenants/{embedTenantName}/groups' },
-  { section: '4.15', method: 'POST', path: '/api/v1/embed-tenants/{embedTenantName}/groups' },
-  { section: '4.15', method: 'GET', path: '/api/v1/embed-tenants/{embedTenantName}/groups/{id}' },
-  { section: '4.15', method: 'PATCH', path: '/api/v1/embed-tenants/{embedTenantName}/groups/{id}' },
-  { section: '4.15', method: 'DELETE', path: '/api/v1/embed-tenants/{embedTenantName}/groups/{id}' },
-  { section: '4.15', method: 'GET', path: '/api/v1/embed-tenants/{embedTenantName}/groups/{id}/users' },
-  { section: '4.15', method: 'POST', path: '/api/v1/embed-tenants/{embedTenantName}/groups/{id}/users' },
-  { section: '4.15', method: 'DELETE', path: '/api/v1/embed-tenants/{embedTenantName}/groups/{id}/users' },
-  { section: '4.15', method: 'GET', path: `${D}/workbooks/{workbookId}/embed-access` },
-  { section: '4.15', method: 'PUT', path: `${D}/workbooks/{workbookId}/embed-access` },
-  { section: '4.15', method: 'PATCH', path: '/api/v1/embed/dashboard/{publicId}' },
-  { section: '4.15', method: 'POST', path: '/api/v1/embed/dashboard/{publicId}/python-run' },
-  { section: '4.15', method: 'POST', path: `${D}/workspace/bulk-delete` },
-  { section: '4.15', method: 'POST', path: `${D}/workspace/bulk-move` },
-  { section: '4.15', method: 'PUT', path: `${D}/workbooks/by-slug/{slug}` },
-  { section: '4.15', method: 'PUT', path: `${D}/reports/by-public-id/{publicId}` },
-  { section: '4.15', method: 'PUT', path: `${D}/reports/{reportId}/connect-workbook` },
-  { section: '4.15', method: 'DELETE', path: `${D}/reports/{reportId}/connect-workbook` },
-  { section: '4.15', method: 'PUT', path: `${D}/reports/{reportId}/refresh` },
-  { section: '4.15', method: 'GET', path: '/api/v1/app-config' },
-  { section: '4.15', method: 'GET', path: '/api/v1/app-theme' },
-  { section: '4.15', method: 'GET', path: '/api/v1/spec' },
-];
+const table = endpoints as Record<string, { method: string; path: string }>;
+
+export const specEndpoints: { section: string; method: string; path: string; id: string }[] = loadOverlay(join(ROOT, OVERLAY_DIR))
+  .operations.filter((o) => o.spec)
+  .map((o) => ({ section: o.section, id: o.id, method: table[o.id]?.method ?? '?', path: table[o.id]?.path ?? '?' }));
 
 /** `{deployment_id}`, `{id}`, `{deploymentId}` all compare equal; a trailing slash is ignored. */
 export function routeKey(method: string, path: string): string {

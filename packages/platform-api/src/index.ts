@@ -1,21 +1,18 @@
 /** The platform API contract: every endpoint (method, path, zod schemas) and the records it carries. */
+import type { Endpoint } from './endpoint.js';
+import { routeTable } from './generated/areas.js';
+
 export * from './endpoint.js';
 export * from './input.js';
-export * from './schemas.js';
-export * from './route-table.js';
+export * from './primitives.js';
+export * from './records.js';
 export * from './branch-names.js';
-export * from './areas/area-helpers.js';
-export * from './areas/app.js';
-export * from './areas/audit-logs.js';
-export * from './areas/branches.js';
-export * from './areas/data-model.js';
-export * from './areas/dbt-sync.js';
-export * from './areas/deployments.js';
-export * from './areas/embed.js';
-export * from './areas/github.js';
-export * from './areas/notifications.js';
-export * from './areas/scim.js';
-export * from './areas/tenant.js';
-export * from './areas/usage-analytics.js';
-export * from './areas/users.js';
-export * from './areas/workspace.js';
+export * from './generated/areas.js';
+export { endpoints } from './generated/endpoints.js';
+/** Every generated record schema, by the vendor's component name (`In` suffix: the request form of a shared one). */
+export * as schemas from './generated/schemas.js';
+
+/** All endpoints as a flat list. */
+export function allEndpoints(): Endpoint[] {
+  return Object.values(routeTable).flatMap((area) => Object.values(area) as Endpoint[]);
+}
