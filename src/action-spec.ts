@@ -78,6 +78,12 @@ const UPLOAD_VIA: InputSpec = {
     '`auto` (default): upload straight to the shared branch, as the vendor\'s `deploy --branch` does, and fall back to dev mode if the tenant refuses; `direct`; or `dev-mode` (upload to a fork, commit it to the shared branch). `datamodel-ci doctor` tells which your tenant takes.',
   default: 'auto',
 };
+const DEPLOY_ON_MERGE: InputSpec = {
+  name: 'deploy-on-merge',
+  description:
+    'When the deployment deploys with the CLI (`deployMode: cli`), a merge does not rebuild production: upload the merged model from `model-dir` to the deploy branch after the merge, as the vendor\'s `deploy` does.',
+  default: 'false',
+};
 const FAIL_WITHOUT_CREDENTIALS: InputSpec = {
   name: 'fail-without-credentials',
   description: 'Fail instead of skipping with a notice when the API key is missing (fork PRs get no secrets).',
@@ -172,6 +178,8 @@ export const ACTIONS: ActionSpec[] = [
       BRANCH,
       { name: 'keep-branch', description: 'Keep the shared branch after the merge.', default: 'false' },
       { name: 'message', description: 'Merge message; default names the PR.', default: '' },
+      DEPLOY_ON_MERGE,
+      EXCLUDE,
       FAIL_WITHOUT_CREDENTIALS,
     ],
     outputs: [O.branch, O.merged, O.status, O.skipped],
@@ -205,6 +213,7 @@ export const ACTIONS: ActionSpec[] = [
       { name: 'remove-on-upstream', description: 'Also delete the git ref on the connected remote at cleanup.', default: 'false' },
       EXCLUDE,
       UPLOAD_VIA,
+      DEPLOY_ON_MERGE,
       FAIL_WITHOUT_CREDENTIALS,
     ],
     outputs: Object.values(O),

@@ -22,6 +22,8 @@ Commands (each also runs as a GitHub Action; inputs as --flags or DATAMODEL_CI_*
   See the README of each action in actions/ for all inputs.
 
 Other commands:
+  doctor                      check a real tenant first: the upload path, hashes, build states, validation
+                              errors, staging URL, auth scheme (--deployment-id N; --dry-run only reads)
   check                       check the connection and the key: list the deployments the key can see
   api <METHOD> <PATH>         send one request to the platform API and print the JSON answer
                               (--data '<json>' for a body)

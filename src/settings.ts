@@ -151,7 +151,7 @@ export interface CommandInputs {
   validate: { branch?: string; failOnInvalid: boolean };
   'enable-staging': { branch?: string; smokeTest: boolean; smokeTimeoutMs: number };
   'dbt-sync-and-wait': { ref?: string; branchName?: string; source: 'git' | 'manifest'; timeoutMs: number };
-  'merge-to-default': { branch?: string; keepBranch: boolean; message?: string };
+  'merge-to-default': { branch?: string; keepBranch: boolean; message?: string; deployOnMerge: boolean; exclude: string[] };
   'cleanup-branch': { branch?: string; mode: 'pr' | 'sweep'; minAgeMs: number; removeOnUpstream: boolean };
   pr: {
     branch?: string;
@@ -162,6 +162,7 @@ export interface CommandInputs {
     removeOnUpstream: boolean;
     exclude: string[];
     via: UploadVia;
+    deployOnMerge: boolean;
   };
 }
 
@@ -228,7 +229,13 @@ const readers: Readers = {
     source: r.oneOf('source', ['git', 'manifest'] as const),
     timeoutMs: (r.positive('timeout-minutes') ?? DEFAULTS.dbtTimeoutMinutes) * 60_000,
   }),
-  'merge-to-default': (r) => ({ branch: r.branch('branch'), keepBranch: r.bool('keep-branch'), message: r.string('message') }),
+  'merge-to-default': (r) => ({
+    branch: r.branch('branch'),
+    keepBranch: r.bool('keep-branch'),
+    message: r.string('message'),
+    deployOnMerge: r.bool('deploy-on-merge'),
+    exclude: r.globs('exclude'),
+  }),
   'cleanup-branch': (r) => ({
     branch: r.branch('branch'),
     mode: r.oneOf('mode', ['pr', 'sweep'] as const),
@@ -244,6 +251,7 @@ const readers: Readers = {
     removeOnUpstream: r.bool('remove-on-upstream'),
     exclude: r.globs('exclude'),
     via: r.oneOf('upload-via', UPLOAD_VIAS),
+    deployOnMerge: r.bool('deploy-on-merge'),
   }),
 };
 

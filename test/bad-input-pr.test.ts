@@ -51,6 +51,7 @@ const cases = (): { input: string; value: string; says: string }[] => [
   { input: 'remove-on-upstream', value: 'nope', says: 'remove-on-upstream: got "nope", expected true or false' },
   { input: 'exclude', value: '../secrets/**', says: 'exclude: got "../secrets/**", expected globs of paths relative to model-dir' },
   { input: 'upload-via', value: 'ftp', says: 'upload-via: got "ftp", expected "auto" or "direct" or "dev-mode"' },
+  { input: 'deploy-on-merge', value: 'yes', says: 'deploy-on-merge: got "yes", expected true or false' },
   { input: 'fail-without-credentials', value: 'perhaps', says: 'fail-without-credentials: got "perhaps", expected true or false' },
 ];
 

@@ -154,7 +154,7 @@ export async function runAction<C extends CommandName>(command: C, handler: Acti
     const x: ActionRun<C> = {
       settings,
       run,
-      op: { client, deploymentId: settings.deploymentId, reporter, dryRun: settings.dryRun, signal: controller.signal },
+      op: { client, deploymentId: settings.deploymentId, reporter, dryRun: settings.dryRun, signal: controller.signal, requestTimeoutMs: connection.requestTimeoutMs },
       github,
       reporter,
       out,

@@ -7,6 +7,7 @@ import { checkCommand } from './check.js';
 import { cleanupBranchCommand } from './cleanup-branch.js';
 import { dbtSyncCommand } from './dbt-sync-and-wait.js';
 import { enableStagingCommand } from './enable-staging.js';
+import { doctorCommand } from './doctor.js';
 import { endpointsCommand } from './endpoints.js';
 import { hashModelCommand } from './hash-model.js';
 import { mergeToDefaultCommand } from './merge-to-default.js';
@@ -36,6 +37,7 @@ export function runActionCommand<C extends CommandName>(command: C, argv: string
 export const commands: Record<string, Command> = {
   ...Object.fromEntries((Object.keys(actionHandlers) as CommandName[]).map((name) => [name, (argv: string[], io: Io) => runActionCommand(name, argv, io)])),
   check: checkCommand,
+  doctor: doctorCommand,
   api: apiCommand,
   endpoints: endpointsCommand,
   'hash-model': hashModelCommand,

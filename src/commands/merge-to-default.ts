@@ -1,6 +1,8 @@
 /** `merge-to-default`: merge the shared branch into the deploy branch. */
 import { mergeSection } from '../github/sections.js';
+import { DEFAULTS } from '../defaults.js';
 import { mergeToDefault } from '../workflows/merge-to-default.js';
+import { hashLocalModel } from '../workflows/upload-model.js';
 import { publish, resolveBranch, type ActionRun } from './action-run.js';
 
 export async function mergeToDefaultCommand(x: ActionRun<'merge-to-default'>): Promise<number> {
@@ -8,7 +10,14 @@ export async function mergeToDefaultCommand(x: ActionRun<'merge-to-default'>): P
   const { inputs } = x.settings;
   const pr = x.run.pr;
   const message = inputs.message ?? (pr ? `Merge PR #${pr.number}: ${pr.title}` : `Merge ${branch}`);
-  const r = await mergeToDefault(x.op, { branch, message, keepBranch: inputs.keepBranch });
+  // The model to deploy is read and checked before the merge (the first write).
+  const local = inputs.deployOnMerge ? await hashLocalModel(x.op, x.settings.modelDir, inputs.exclude) : undefined;
+  const r = await mergeToDefault(x.op, {
+    branch,
+    message,
+    keepBranch: inputs.keepBranch,
+    ...(local ? { deployModel: { local, concurrency: DEFAULTS.uploadConcurrency } } : {}),
+  });
   x.out.branch = branch;
   x.out.merged = String(r.merged);
   x.out.status = r.merged ? 'merged' : 'dry-run';

@@ -4,6 +4,7 @@ import { DEFAULTS } from '../defaults.js';
 import type { SectionName } from '../github/comment.js';
 import { cleanupSection, errorSection, mergeSection, previewSection, stagingSection, uploadSection, validateSection } from '../github/sections.js';
 import { runClose, runPreview } from '../workflows/pr-preview.js';
+import { hashLocalModel } from '../workflows/upload-model.js';
 import { commitMessage, isStale, publish, resolveBranch, StepFailed, type ActionRun } from './action-run.js';
 
 /** Events that (re)build the preview. */
@@ -86,12 +87,15 @@ async function close(x: ActionRun<'pr'>): Promise<number> {
   const branch = await resolveBranch(x);
   const merge = pr.merged && inputs.mergeOnClose;
   const devBranch = (await x.thread())?.ledger?.devBranch;
+  // The merged model to deploy (CLI deploy mode) is read and checked before the first write.
+  const local = merge && inputs.deployOnMerge ? await hashLocalModel(x.op, x.settings.modelDir, inputs.exclude) : undefined;
   const r = await runClose(x.op, {
     branch,
     merge,
     message: `Merge PR #${pr.number}: ${pr.title}`,
     devBranches: devBranch ? [devBranch] : [],
     removeOnUpstream: inputs.removeOnUpstream,
+    ...(local ? { deployModel: { local, concurrency: inputs.concurrency } } : {}),
   });
   x.out.branch = branch;
   x.out.merged = String(merge);

@@ -41,9 +41,13 @@ export function stagingSection(input: { stagingUrl?: string; smoke?: { cubes: nu
   return `**Staging**: ${code(input.stagingUrl)}${smoke}`;
 }
 
-export function mergeSection(input: { branch: string; merged: boolean; branchDeleted: boolean }): string {
+export function mergeSection(input: { branch: string; merged: boolean; branchDeleted: boolean; deployBranch: string; deployMode: string; productionUpdated: boolean }): string {
   if (!input.merged) return `**Merge**: ${code(input.branch)} was not merged`;
-  return `**Merged** ${code(input.branch)} into the deploy branch${input.branchDeleted ? ' (branch deleted)' : ''}.`;
+  const head = `**Merged** ${code(input.branch)} into ${code(input.deployBranch)}${input.branchDeleted ? ' (branch deleted)' : ''}.`;
+  if (input.deployMode !== 'cli') return head;
+  return input.productionUpdated
+    ? `${head} This deployment deploys with the CLI: the merged model was uploaded to ${code(input.deployBranch)}, which rebuilt production.`
+    : `${head} ⚠️ Production was **not** rebuilt: this deployment deploys with the CLI (\`deployMode: cli\`), so a merge only updates ${code(input.deployBranch)}. Set \`deploy-on-merge: true\` to upload the merged model to production.`;
 }
 
 export function cleanupSection(input: { deleted: string[]; alreadyGone: string[]; merged: boolean }): string {

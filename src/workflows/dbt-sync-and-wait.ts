@@ -5,6 +5,9 @@
  */
 import { AbortedError, ConflictError, NotFoundError } from '../client/errors.js';
 import type { DbtSyncLogEntry, DbtSyncStatusResponse } from '@datamodel-ci/platform-api';
+import { DEFAULTS } from '../defaults.js';
+import { checkRefUsed } from './dbt-ref.js';
+import { nextPollDelay, printPhases } from './dbt-progress.js';
 import { type OpContext } from './context.js';
 import { sleep as defaultSleep } from '../client/retry.js';
 
@@ -44,21 +47,9 @@ export interface DbtSyncResult {
 
 const TERMINAL = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
 
-/**
- * The next wait, within [minMs, maxMs]. `percent` is whole (rounded down), so after `elapsedMs` the run
- * ends between `elapsedMs * 100 / (percent + 1)` (earliest) and `elapsedMs * 100 / percent` (latest).
- * The next poll is at the latest end (plus `minMs / 2`), but never more than `stepMs` after the
- * earliest: a run that ends anywhere in between is noticed within `stepMs` (default 2 x `minMs`),
- * and a long run is polled about once per `maxMs` until its end comes near.
- */
-export function nextPollDelay(elapsedMs: number, percent: number, minMs: number, maxMs: number, stepMs = 2 * minMs): number {
-  const clamp = (ms: number) => Math.ceil(Math.min(maxMs, Math.max(minMs, ms)));
-  // Below 1 %, the run lasts more than 100 x what has elapsed.
-  if (percent <= 0) return clamp(elapsedMs * 99);
-  if (percent >= 100) return minMs;
-  const earliest = Math.max(0, (elapsedMs * 100) / (percent + 1) - elapsedMs);
-  const latest = (elapsedMs * 100) / percent - elapsedMs;
-  return clamp(Math.min(earliest + stepMs, latest + minMs / 2));
+/** The deployment synced something other than the ref it was given. */
+export class RefIgnoredError extends Error {
+  override name = 'RefIgnoredError';
 }
 
 export async function dbtSyncAndWait(ctx: OpContext, input: DbtSyncInput): Promise<DbtSyncResult> {
@@ -97,14 +88,39 @@ export async function dbtSyncAndWait(ctx: OpContext, input: DbtSyncInput): Promi
   const t0 = now();
   const deadline = t0 + input.timeoutMs;
   const args = { deploymentId, syncJobId: id };
+  // Without a branch name of ours, the run's branch is the only evidence that `ref` was used.
+  if (input.ref !== undefined && input.branchName === undefined) {
+    const check = checkRefUsed(input.ref, started.branchName, (started as { refVerified?: unknown }).refVerified);
+    if (check.verdict === 'unverified') reporter.notice(`dbt sync ${id}: could not check that ref ${input.ref} was used (${check.why})`);
+    if (check.verdict === 'ignored') {
+      await client.dbtSync.cancel(args, { timeoutMs: 10_000 }).catch(() => undefined);
+      throw new RefIgnoredError(
+        `dbt sync ${id} did not use ref ${JSON.stringify(input.ref)}: ${check.why}. This deployment syncs its saved branch instead (it may run an older version of the platform); the run was cancelled. Delete its branch ${started.branchName}, or set branch-name so the platform's answer can be checked.`,
+      );
+    }
+  }
 
   let printed = 0;
   let polls = 0;
   const printLogs = async () => {
-    const logs = await client.dbtSync.logs(args);
-    const fresh = logs.items.slice(printed);
-    printed = logs.items.length;
-    printPhases(fresh, reporter);
+    const lines: DbtSyncLogEntry[] = [];
+    for await (const line of client.dbtSync.iterateLogs(args, { signal: ctx.signal })) lines.push(line);
+    printPhases(lines.slice(printed), reporter);
+    printed = Math.max(printed, lines.length);
+  };
+  /**
+   * The run's status, trimmed (an untrimmed value would never look terminal). A run is briefly
+   * invisible after it starts: a 404 within the grace reads as "starting".
+   */
+  const readStatus = async (): Promise<DbtSyncStatusResponse> => {
+    try {
+      const s = await client.dbtSync.status(args, { signal: ctx.signal });
+      return { ...s, status: s.status.trim().toUpperCase() };
+    } catch (e) {
+      if (!(e instanceof NotFoundError) || now() - t0 > DEFAULTS.dbtStartGraceMs) throw e;
+      reporter.debug(`dbt sync ${id} not visible yet (${Math.round((now() - t0) / 1000)} s after its start)`);
+      return { syncJobId: id, status: 'STARTING', progress: { stage: 'STARTING', percentComplete: 0 }, updatedAt: '' } as DbtSyncStatusResponse;
+    }
   };
 
   const cancelRemote = async (why: string) => {
@@ -125,9 +141,9 @@ export async function dbtSyncAndWait(ctx: OpContext, input: DbtSyncInput): Promi
     let wait = firstPoll;
     for (;;) {
       await sleep(Math.max(0, Math.min(deadline - now(), wait)), ctx.signal);
-      status = await client.dbtSync.status(args, { signal: ctx.signal });
+      status = await readStatus();
       polls += 1;
-      if (status.progress.stage !== lastStage || TERMINAL.has(status.status)) {
+      if (status.status !== 'STARTING' && (status.progress.stage !== lastStage || TERMINAL.has(status.status))) {
         lastStage = status.progress.stage;
         await printLogs();
       }
@@ -146,7 +162,7 @@ export async function dbtSyncAndWait(ctx: OpContext, input: DbtSyncInput): Promi
 
   if (!TERMINAL.has(status.status)) {
     // At the deadline: one more look before calling it a timeout.
-    status = await client.dbtSync.status(args);
+    status = await readStatus();
     polls += 1;
     if (!TERMINAL.has(status.status)) {
       await cancelRemote(`still ${status.status} after ${Math.round(input.timeoutMs / 1000)} s`);
@@ -162,26 +178,4 @@ export async function dbtSyncAndWait(ctx: OpContext, input: DbtSyncInput): Promi
   // The status endpoint reports a cancelled run as a failure whose reason says cancelled.
   const final: DbtOutcome = outcome === 'FAILED' && /cancel/i.test(error ?? '') ? 'CANCELLED' : outcome;
   return { syncJobId: id, branch: started.branchName, status: final, timedOut: false, cancelled: false, polls, ...(error ? { error } : {}) };
-}
-
-/** Print log lines grouped by phase, each group titled with the phase's duration. */
-export function printPhases(lines: DbtSyncLogEntry[], reporter: OpContext['reporter']): void {
-  const groups: { phase: string; duration: number | null | undefined; lines: DbtSyncLogEntry[] }[] = [];
-  for (const line of lines) {
-    const phase = line.phase ?? 'sync';
-    const last = groups.at(-1);
-    if (last && last.phase === phase) {
-      last.lines.push(line);
-      last.duration = line.durationMs ?? last.duration;
-    } else groups.push({ phase, duration: line.durationMs, lines: [line] });
-  }
-  for (const g of groups) {
-    const secs = g.duration != null ? ` (${(g.duration / 1000).toFixed(1)} s)` : '';
-    reporter.info(`── ${g.phase}${secs}`);
-    for (const l of g.lines) {
-      const text = `   ${l.timestamp} ${l.message}`;
-      if (l.level === 'error') reporter.error(l.message, { title: `dbt ${g.phase}` });
-      else reporter.info(text);
-    }
-  }
 }

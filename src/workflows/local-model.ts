@@ -13,6 +13,13 @@ export interface LocalFile {
   abs: string;
   size: number;
   sha1: string;
+  /** The bytes, for a file made in memory (the doctor's), instead of reading `abs`. */
+  bytes?: Buffer;
+}
+
+/** SHA-1 hex of bytes in memory (the platform's file hash). */
+export function sha1Of(bytes: Buffer): string {
+  return createHash('sha1').update(bytes).digest('hex');
 }
 
 /**
@@ -144,5 +151,5 @@ export async function scanModel(modelDir: string, options: ScanOptions = {}): Pr
 
 /** Read one file's bytes (at upload time, one at a time per worker). */
 export function readLocal(file: LocalFile): Promise<Buffer> {
-  return readFile(file.abs);
+  return file.bytes ? Promise.resolve(file.bytes) : readFile(file.abs);
 }

@@ -11,6 +11,7 @@ import { enableStaging, smokeTest, type EnableStagingResult, type SmokeOptions }
 import { mergeToDefault, type MergeResult } from './merge-to-default.js';
 import { ensureSharedBranch } from './start-dev-branch.js';
 import { deployTarget, waitForBuild } from './branch-build.js';
+import type { LocalFile } from './local-model.js';
 import { hashLocalModel, uploadModel, type UploadResult, type UploadVia } from './upload-model.js';
 import { validateBranch, type ValidateResult } from './validate.js';
 
@@ -111,6 +112,8 @@ export interface CloseInput {
   /** Dev branches the ledger recorded for the PR. */
   devBranches: string[];
   removeOnUpstream: boolean;
+  /** In CLI deploy mode, the merged model to upload to the deploy branch (read before the first write). */
+  deployModel?: { local: LocalFile[]; concurrency: number };
 }
 
 export interface CloseOutcome {
@@ -120,7 +123,9 @@ export interface CloseOutcome {
 
 /** Merge (when asked) and clean up; the branch is kept through the merge so cleanup also removes its dev forks. */
 export async function runClose(ctx: OpContext, input: CloseInput): Promise<CloseOutcome> {
-  const merge = input.merge ? await mergeToDefault(ctx, { branch: input.branch, message: input.message, keepBranch: true }) : undefined;
+  const merge = input.merge
+    ? await mergeToDefault(ctx, { branch: input.branch, message: input.message, keepBranch: true, ...(input.deployModel ? { deployModel: input.deployModel } : {}) })
+    : undefined;
   const cleanup = await cleanupBranch(ctx, { branch: input.branch, devBranches: input.devBranches, removeOnUpstream: input.removeOnUpstream });
   return { ...(merge ? { merge } : {}), cleanup };
 }

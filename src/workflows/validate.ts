@@ -1,4 +1,5 @@
 /** validate: compile a branch with the platform's own compiler; map each error to a repository file and line. */
+import { existsSync } from 'node:fs';
 import { posix } from 'node:path';
 import type { OpContext } from './context.js';
 
@@ -16,10 +17,20 @@ export interface ValidateResult {
   errors: ModelError[];
 }
 
-/** Repository path of a platform file name: `model-dir` + name, normalised, never escaping the repository. */
+/** `model-dir` + name, normalised, never escaping the repository. */
+function under(modelDir: string, fileName: string): string | undefined {
+  const joined = posix.normalize(posix.join(modelDir.split('\\').join('/'), fileName.replace(/^\/+/, '')));
+  return joined.startsWith('../') || joined === '..' ? undefined : joined.replace(/^\.\//, '');
+}
+
+/**
+ * Repository path of a platform file name. The platform names files relative to the project root
+ * (`model/cubes/orders.yml`) or to its `model/` folder (`cubes/orders.yml`, as Cube's compiler does):
+ * whichever exists in the checkout wins, the project root first.
+ */
 export function repoPath(modelDir: string, fileName: string): string {
-  const joined = posix.normalize(posix.join(modelDir.split('\\').join('/'), fileName));
-  return joined.startsWith('../') || joined === '..' ? fileName : joined.replace(/^\.\//, '');
+  const candidates = [under(modelDir, fileName), under(posix.join(modelDir.split('\\').join('/'), 'model'), fileName)].filter((c): c is string => !!c);
+  return candidates.find((c) => existsSync(c)) ?? candidates[0] ?? fileName;
 }
 
 /** Split `model/cubes/orders.yml:12: text` into file, line and text. */

@@ -1,6 +1,5 @@
-import { z } from 'zod';
-import type { HttpClient, RequestOptions } from '../http.js';
-import { bind, call, cursorIterator } from '../request.js';
+import type { HttpClient } from '../http.js';
+import { bind, cursorIterator } from '../request.js';
 import { dbtSyncEndpoints } from '@datamodel-ci/platform-api';
 
 export function dbtSyncApi(http: HttpClient) {
@@ -9,5 +8,7 @@ export function dbtSyncApi(http: HttpClient) {
     ...api,
     /** Every run of the history matching the filters, across pages. */
     iterate: cursorIterator(http, dbtSyncEndpoints.list),
+    /** Every log line of a run, across pages (a server answering one page ends the walk). */
+    iterateLogs: cursorIterator(http, dbtSyncEndpoints.logs),
   };
 }

@@ -512,10 +512,12 @@ export const endpoints = {
     method: 'GET',
     path: '/api/v1/deployments/{deploymentId}/dbt-sync/{syncJobId}/logs',
     section: '4.12',
-    summary: 'Log lines of a run (one page), each with its phase and the phase duration',
+    summary: 'Log lines of a run, each with its phase and the phase duration',
     params: z.object({ deploymentId: PosInt, syncJobId: Name }),
+    query: z.object({ first: PosInt.optional(), after: z.string().optional() }),
     response: S.DbtSyncLogEntriesListResponse,
     access: { permissions: ['SchemaRead'] },
+    pagination: 'cursor',
   }),
   cancelDbtSync: endpoint({
     id: 'cancelDbtSync',

@@ -1,0 +1,94 @@
+/**
+ * `datamodel-ci doctor`: check a real tenant in one command (upload path, hashes, build states,
+ * validation errors, staging URL, auth scheme, Content-Length), on a throwaway branch it removes.
+ * One line per check, or one JSON document with --json; --dry-run only reads.
+ */
+import { Agent, request } from 'undici';
+import { COMMON_INPUTS } from '../action-spec.js';
+import { PlatformClient } from '../client/client.js';
+import { InputError } from '../client/errors.js';
+import { HttpClient, authSchemeFor } from '../client/http.js';
+import { loadCa, trustStore } from '../client/trust.js';
+import type { Io } from '../io.js';
+import { JsonReporter } from '../report/json.js';
+import { TerminalReporter } from '../report/terminal.js';
+import { InputReader, readConnection, sourceOf } from '../settings.js';
+import { runDoctor, type DoctorReport } from '../workflows/doctor.js';
+import { parseArgs } from './args.js';
+
+const INPUTS = COMMON_INPUTS.filter((i) => ['api-url', 'api-key', 'auth-scheme', 'ca-cert', 'request-timeout', 'deployment-id', 'dry-run'].includes(i.name));
+
+const MARK = { ok: '✓', failed: '✗', 'not checked': '-' } as const;
+
+export function renderDoctor(r: DoctorReport): string[] {
+  const lines = [`datamodel-ci doctor: deployment ${r.deploymentId}${r.checks.some((c) => c.name === 'upload') ? `, throwaway branch ${r.branch}` : ''}`];
+  for (const c of r.checks) lines.push(`${MARK[c.state]} ${c.name}: ${c.seen}`, `    → the toolkit ${c.action}`);
+  const failed = r.checks.filter((c) => c.state === 'failed').length;
+  lines.push(failed ? `${failed} check(s) failed: read the lines marked ✗` : 'every check passed');
+  return lines;
+}
+
+export async function doctorCommand(argv: string[], io: Io): Promise<number> {
+  const { flags } = parseArgs(argv, { boolean: ['json', 'verbose'], string: INPUTS.map((i) => i.name) });
+  const r = new InputReader(sourceOf(flags, io.env), INPUTS);
+  const connection = readConnection(r);
+  const deploymentId = r.int('deployment-id', 1);
+  if (deploymentId === undefined) throw new InputError('deployment-id', undefined, 'the id of the platform deployment (a positive integer)');
+  const dryRun = r.bool('dry-run');
+  const apiKey = connection.apiKey;
+  if (!apiKey) throw new InputError('api-key', undefined, 'an API key (--api-key or DATAMODEL_CI_API_KEY)');
+  const json = flags.json === true;
+  const reporter = json ? new JsonReporter(io.err, flags.verbose === true) : new TerminalReporter(io.err, io.err, flags.verbose === true);
+  reporter.secret(apiKey);
+  const options = {
+    baseUrl: connection.apiUrl,
+    apiKey,
+    timeoutMs: connection.requestTimeoutMs,
+    ...(connection.caCert ? { ca: connection.caCert } : {}),
+    onSecret: (s: string) => reporter.secret(s),
+  };
+  const client = new PlatformClient({ ...options, ...(connection.authScheme ? { authScheme: connection.authScheme } : {}) });
+  const scheme = connection.authScheme ?? authSchemeFor(apiKey);
+  const ca = connection.caCert ? trustStore(loadCa(connection.caCert)) : undefined;
+  try {
+    const report = await runDoctor(
+      { client, deploymentId, reporter, dryRun, requestTimeoutMs: connection.requestTimeoutMs },
+      {
+        apiKey,
+        authScheme: scheme,
+        probes: {
+          otherScheme: async () => {
+            const other = new HttpClient({ ...options, authScheme: scheme === 'api-key' ? 'bearer' : 'api-key', retry: { maxAttempts: 1 } });
+            try {
+              return (await other.send({ method: 'GET', path: `/api/v1/deployments/${deploymentId}` })).status;
+            } catch (e) {
+              return (e as { status?: number }).status ?? 0;
+            } finally {
+              await other.close();
+            }
+          },
+          // undici leaves Content-Length out of a bodyless DELETE: what a client that does not send it gets.
+          bodylessWithoutLength: async () => {
+            const dispatcher = new Agent(ca ? { connect: { ca } } : {});
+            try {
+              const res = await request(new URL(`/build/api/v1/deployments/${deploymentId}/dev-mode`, connection.apiUrl), {
+                method: 'DELETE',
+                headers: { authorization: scheme === 'api-key' ? `Api-Key ${apiKey}` : `Bearer ${apiKey}` },
+                dispatcher,
+              });
+              await res.body.text();
+              return res.statusCode;
+            } finally {
+              await dispatcher.close();
+            }
+          },
+        },
+      },
+    );
+    if (json) io.out(JSON.stringify(report));
+    else for (const line of renderDoctor(report)) io.out(line);
+    return report.checks.some((c) => c.state === 'failed') ? 1 : 0;
+  } finally {
+    await client.close();
+  }
+}

@@ -1,0 +1,86 @@
+/** The doctor's steps that read more than one call: build states, the staging URL, a broken model's errors, dev mode, clean-up. */
+import { environmentRestUrl, isDevBranch } from '@datamodel-ci/platform-api';
+import { NotFoundError } from '../client/errors.js';
+import { waitForBuild } from './branch-build.js';
+import { gitWrite, ignoreNotFound, type OpContext } from './context.js';
+import type { LocalFile } from './local-model.js';
+import { openDevMode } from './start-dev-branch.js';
+import { holds, manifestOf, uploadTransaction } from './upload-transaction.js';
+
+/** The build state of each branch as the platform words it (`status`, with `errorText` when given). */
+export async function readBuildStates(ctx: OpContext, branches: string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const branchName of branches) {
+    const s = await ctx.client.deployments.buildStatus({ deploymentId: ctx.deploymentId, query: { branchName } }, { signal: ctx.signal });
+    out.push(`${s.status}${s.errorText ? ` (${s.errorText})` : ''}`);
+  }
+  return out;
+}
+
+/** The REST URL the environments list reports for the branch, and its form. */
+export async function readStagingUrl(ctx: OpContext, branch: string): Promise<string> {
+  const envs = await ctx.client.deployments.environments({ deploymentId: ctx.deploymentId, query: { type: 'staging', limit: 100 } }, { signal: ctx.signal });
+  const env = envs.items.find((e) => e.branch === branch || e.name === branch);
+  const url = env ? environmentRestUrl(env) : undefined;
+  if (!url) return 'the environments list names no REST URL for the branch: the toolkit builds <deploymentUrl>/dev-mode/<branch>/cubejs-api/v1';
+  const form = url.replace(/\/+$/, '').endsWith('/v1') ? 'ends in /v1' : 'does not end in /v1 (the toolkit adds it)';
+  return `${url} (${form})`;
+}
+
+/** Upload a model with one broken file, validate, and read the errors' shape (then the branch is cleaned up by the caller). */
+export async function validateBroken(ctx: OpContext, branch: string, files: LocalFile[]): Promise<{ ok: boolean; seen: string }> {
+  const t = await uploadTransaction(ctx, { branch, local: files, concurrency: 1, commitMessage: 'datamodel-ci doctor: a broken file' });
+  await waitForBuild(ctx, branch, t.lastHash ? { lastHash: t.lastHash, timeoutMs: 10 * 60_000 } : { timeoutMs: 10 * 60_000 });
+  const r = await ctx.client.dataModel.validate({ deploymentId: ctx.deploymentId, query: { branchName: branch } }, { signal: ctx.signal });
+  if (r.valid) return { ok: false, seen: 'a broken model validated as valid: validation does not compile this branch' };
+  const first = r.errors[0];
+  const named = r.errors.filter((e) => e.fileName).length;
+  const form = first?.fileName ? (first.fileName.startsWith('model/') ? 'relative to the project root' : 'relative to model/') : 'no file name';
+  return {
+    ok: named > 0,
+    seen: `${r.errors.length} error(s), ${named} with a file name (${form}); first: ${JSON.stringify(first?.message ?? '').slice(0, 160)}`,
+  };
+}
+
+/** The vendor's dev-mode recipe on the doctor branch: fork, upload, commit to the shared branch; returns the fork. */
+export async function doctorUploadViaDevMode(ctx: OpContext, branch: string, files: LocalFile[]): Promise<string> {
+  const fork = await openDevMode(ctx, branch);
+  if (!fork || !isDevBranch(fork)) throw new Error(`dev mode answered without a dev- fork (${JSON.stringify(fork ?? null)})`);
+  await uploadTransaction(ctx, { branch: fork, local: files, concurrency: 1, commitMessage: 'datamodel-ci doctor: via dev mode' });
+  await ctx.client.branches.commit({ deploymentId: ctx.deploymentId, body: { branchName: fork, message: 'datamodel-ci doctor: commit' } }, gitWrite(ctx));
+  if (!(await holds(ctx, branch, manifestOf(files)))) throw new Error(`committing ${fork} did not put its files on ${branch}`);
+  return fork;
+}
+
+/**
+ * Remove what the doctor made, found by name (an answer lost on the way leaves no trace in `made`):
+ * its forks and dev mode, the branch's staging environment, the branch. True when all went.
+ */
+export async function doctorCleanup(ctx: OpContext, branch: string, made: { branch: boolean; fork: string | undefined }): Promise<boolean> {
+  const { client, deploymentId } = ctx;
+  let ok = true;
+  const step = async (what: string, fn: () => Promise<unknown>) => {
+    try {
+      await fn();
+    } catch (e) {
+      if (e instanceof NotFoundError) return;
+      ok = false;
+      ctx.reporter.warning(`doctor clean-up: could not ${what}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  };
+  const forks = new Set(made.fork ? [made.fork] : []);
+  let exists = made.branch;
+  await step('list the branches', async () => {
+    for await (const b of client.branches.iterate({ deploymentId, query: { first: 100 } }, { signal: ctx.signal })) {
+      if (b.name === branch) exists = true;
+      if (b.parentBranch === branch && isDevBranch(b.name)) forks.add(b.name);
+    }
+  });
+  if (forks.size) await step('release dev mode', () => ignoreNotFound(() => client.branches.stopDevMode({ deploymentId })));
+  for (const fork of forks) await step(`delete ${fork}`, () => client.branches.remove({ deploymentId, query: { branchName: fork } }));
+  if (exists) {
+    await step(`disable staging of ${branch}`, () => client.branches.setStagingEnvironment({ deploymentId, body: { enabled: false, branchName: branch } }));
+    await step(`delete ${branch}`, () => client.branches.remove({ deploymentId, query: { branchName: branch } }));
+  }
+  return ok;
+}
