@@ -214,6 +214,12 @@ export const ACTIONS: ActionSpec[] = [
       EXCLUDE,
       UPLOAD_VIA,
       DEPLOY_ON_MERGE,
+      {
+        name: 'preflight',
+        description:
+          'Run `datamodel-ci doctor` first (a throwaway branch, removed after): checks the upload path, hashes, build states, validation errors and staging URL on your tenant, and uploads the way it found to work.',
+        default: 'false',
+      },
       FAIL_WITHOUT_CREDENTIALS,
     ],
     outputs: Object.values(O),

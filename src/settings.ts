@@ -163,6 +163,7 @@ export interface CommandInputs {
     exclude: string[];
     via: UploadVia;
     deployOnMerge: boolean;
+    preflight: boolean;
   };
 }
 
@@ -252,6 +253,7 @@ const readers: Readers = {
     exclude: r.globs('exclude'),
     via: r.oneOf('upload-via', UPLOAD_VIAS),
     deployOnMerge: r.bool('deploy-on-merge'),
+    preflight: r.bool('preflight'),
   }),
 };
 

@@ -12,7 +12,8 @@ import { loadCa, trustStore } from '../client/trust.js';
 import type { Io } from '../io.js';
 import { JsonReporter } from '../report/json.js';
 import { TerminalReporter } from '../report/terminal.js';
-import { InputReader, readConnection, sourceOf } from '../settings.js';
+import type { Reporter } from '../report/reporter.js';
+import { InputReader, readConnection, sourceOf, type ConnectionSettings } from '../settings.js';
 import { runDoctor, type DoctorReport } from '../workflows/doctor.js';
 import { parseArgs } from './args.js';
 
@@ -28,17 +29,10 @@ export function renderDoctor(r: DoctorReport): string[] {
   return lines;
 }
 
-export async function doctorCommand(argv: string[], io: Io): Promise<number> {
-  const { flags } = parseArgs(argv, { boolean: ['json', 'verbose'], string: INPUTS.map((i) => i.name) });
-  const r = new InputReader(sourceOf(flags, io.env), INPUTS);
-  const connection = readConnection(r);
-  const deploymentId = r.int('deployment-id', 1);
-  if (deploymentId === undefined) throw new InputError('deployment-id', undefined, 'the id of the platform deployment (a positive integer)');
-  const dryRun = r.bool('dry-run');
+/** Run the doctor with a connection's settings (the command, and the `preflight` input of the actions). */
+export async function doctorFor(connection: ConnectionSettings, deploymentId: number, reporter: Reporter, dryRun: boolean): Promise<DoctorReport> {
   const apiKey = connection.apiKey;
   if (!apiKey) throw new InputError('api-key', undefined, 'an API key (--api-key or DATAMODEL_CI_API_KEY)');
-  const json = flags.json === true;
-  const reporter = json ? new JsonReporter(io.err, flags.verbose === true) : new TerminalReporter(io.err, io.err, flags.verbose === true);
   reporter.secret(apiKey);
   const options = {
     baseUrl: connection.apiUrl,
@@ -51,7 +45,7 @@ export async function doctorCommand(argv: string[], io: Io): Promise<number> {
   const scheme = connection.authScheme ?? authSchemeFor(apiKey);
   const ca = connection.caCert ? trustStore(loadCa(connection.caCert)) : undefined;
   try {
-    const report = await runDoctor(
+    return await runDoctor(
       { client, deploymentId, reporter, dryRun, requestTimeoutMs: connection.requestTimeoutMs },
       {
         apiKey,
@@ -85,10 +79,23 @@ export async function doctorCommand(argv: string[], io: Io): Promise<number> {
         },
       },
     );
-    if (json) io.out(JSON.stringify(report));
-    else for (const line of renderDoctor(report)) io.out(line);
-    return report.checks.some((c) => c.state === 'failed') ? 1 : 0;
   } finally {
     await client.close();
   }
+}
+
+export async function doctorCommand(argv: string[], io: Io): Promise<number> {
+  const { flags } = parseArgs(argv, { boolean: ['json', 'verbose'], string: INPUTS.map((i) => i.name) });
+  const r = new InputReader(sourceOf(flags, io.env), INPUTS);
+  const connection = readConnection(r);
+  const deploymentId = r.int('deployment-id', 1);
+  if (deploymentId === undefined) throw new InputError('deployment-id', undefined, 'the id of the platform deployment (a positive integer)');
+  const dryRun = r.bool('dry-run');
+  if (!connection.apiKey) throw new InputError('api-key', undefined, 'an API key (--api-key or DATAMODEL_CI_API_KEY)');
+  const json = flags.json === true;
+  const reporter = json ? new JsonReporter(io.err, flags.verbose === true) : new TerminalReporter(io.err, io.err, flags.verbose === true);
+  const report = await doctorFor(connection, deploymentId, reporter, dryRun);
+  if (json) io.out(JSON.stringify(report));
+  else for (const line of renderDoctor(report)) io.out(line);
+  return report.checks.some((c) => c.state === 'failed') ? 1 : 0;
 }

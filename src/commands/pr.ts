@@ -6,6 +6,7 @@ import { cleanupSection, errorSection, mergeSection, previewSection, stagingSect
 import { runClose, runPreview } from '../workflows/pr-preview.js';
 import { hashLocalModel } from '../workflows/upload-model.js';
 import { commitMessage, isStale, publish, resolveBranch, StepFailed, type ActionRun } from './action-run.js';
+import { doctorFor, renderDoctor } from './doctor.js';
 
 /** Events that (re)build the preview. */
 const PREVIEW_ACTIONS = ['opened', 'synchronize', 'reopened', 'ready_for_review'];
@@ -27,6 +28,13 @@ async function preview(x: ActionRun<'pr'>): Promise<number> {
   const { inputs, modelDir, connection } = x.settings;
   const branch = await resolveBranch(x);
   x.out.branch = branch;
+  let via = inputs.via;
+  if (inputs.preflight && !x.settings.dryRun) {
+    const report = await x.reporter.group('Preflight: datamodel-ci doctor', () => doctorFor(connection, x.settings.deploymentId, x.reporter, false));
+    x.reporter.summary(`### datamodel-ci: preflight\n\n\`\`\`text\n${renderDoctor(report).join('\n')}\n\`\`\``);
+    if (!report.uploadVia) throw new StepFailed('preflight: no way to upload a model to a shared branch with this key (see the doctor lines above)');
+    if (via === 'auto') via = report.uploadVia;
+  }
   const o = await runPreview(
     x.op,
     {
@@ -34,7 +42,7 @@ async function preview(x: ActionRun<'pr'>): Promise<number> {
       modelDir,
       exclude: inputs.exclude,
       concurrency: inputs.concurrency,
-      via: inputs.via,
+      via,
       commitMessage: commitMessage(x),
       smokeTest: inputs.smokeTest,
       smoke: { timeoutMs: DEFAULTS.smokeTimeoutSeconds * 1000, ...(connection.caCert ? { ca: connection.caCert } : {}) },
