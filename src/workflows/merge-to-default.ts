@@ -8,7 +8,7 @@ import { deployTarget } from './branch-build.js';
 import { gitWrite, mutate, type OpContext } from './context.js';
 import type { LocalFile } from './local-model.js';
 import { branchExists } from './start-dev-branch.js';
-import { uploadTransaction } from './upload-transaction.js';
+import { holds, remoteTree, uploadTransaction } from './upload-transaction.js';
 
 export interface MergeInput {
   branch: string;
@@ -36,8 +36,12 @@ export async function mergeToDefault(ctx: OpContext, input: MergeInput): Promise
       { deploymentId: ctx.deploymentId, body: { branchName: input.branch, message: input.message, removeBranchAfterMerge: !input.keepBranch } },
       {
         ...gitWrite(ctx),
-        // A merge that removes the branch is recognised by the branch being gone.
-        settle: async () => (!input.keepBranch && !(await branchExists(ctx, input.branch)) ? { merged: true, branchDeleted: true } : undefined),
+        // A merge whose answer was lost is recognised by its effect: the branch gone (when it is removed
+        // by the merge), or the deploy branch holding the branch's files.
+        settle: async () => {
+          if (!input.keepBranch) return (await branchExists(ctx, input.branch)) ? undefined : { merged: true, branchDeleted: true };
+          return (await holds(ctx, target.deployBranch, await remoteTree(ctx, input.branch))) ? { merged: true, branchDeleted: false } : undefined;
+        },
       },
     ),
   );
