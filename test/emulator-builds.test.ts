@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BadRequestError, ConflictError, type PlatformClient } from '../src/client/index.js';
 import { environmentRestUrl } from '@datamodel-ci/platform-api';
 import { DEMO_MODEL } from '../packages/emulator/src/index.js';
-import { control, emulatorFixture, snapshot, uploadTree, type EmulatorFixture } from './support/emulator.js';
+import { control, emulatorFixture, failure, snapshot, uploadTree, type EmulatorFixture } from './support/emulator.js';
 
 let fx: EmulatorFixture;
 let c: PlatformClient;
@@ -21,7 +21,6 @@ beforeAll(async () => {
 afterAll(() => fx.close());
 
 const status = (deploymentId: number, branchName?: string) => c.deployments.buildStatus({ deploymentId, query: branchName ? { branchName } : {} });
-const error = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e);
 const NEW_CUBE = 'cubes:\n  - name: fresh\n    sql_table: public.fresh\n    measures:\n      - name: count\n        type: count\n';
 
 async function shared(name: string, deploymentId = 1): Promise<string> {
@@ -140,7 +139,7 @@ describe('validation needs a running branch', () => {
   it('a shared branch that is not active: 400 "Branch is not active", changing nothing; active by staging or a dev session on a fork: validates', async () => {
     const name = await shared('val-inactive');
     const before = snapshot(fx.em);
-    const err = (await error(c.dataModel.validate({ deploymentId: 1, query: { branchName: name } }))) as BadRequestError;
+    const err = (await failure(c.dataModel.validate({ deploymentId: 1, query: { branchName: name } }))) as BadRequestError;
     expect(err).toBeInstanceOf(BadRequestError);
     expect(err.platformMessage).toBe('Branch is not active');
     expect(snapshot(fx.em)).toBe(before);
@@ -177,7 +176,7 @@ describe('commit on a dev fork pushes to the shared branch it was forked from', 
     await uploadTree(c, 1, name, { ...DEMO_MODEL, 'cube.js': 'module.exports = { a: 1 };\n' });
     await c.dataModel.updateFiles({ deploymentId: 1, body: { branchName: dev, files: [{ path: 'cube.js', content: 'module.exports = { b: 2 };\n' }] } });
     const before = snapshot(fx.em);
-    expect(await error(c.branches.commit({ deploymentId: 1, body: { branchName: dev } }))).toBeInstanceOf(ConflictError);
+    expect(await failure(c.branches.commit({ deploymentId: 1, body: { branchName: dev } }))).toBeInstanceOf(ConflictError);
     expect(snapshot(fx.em)).toBe(before);
     await c.branches.stopDevMode({ deploymentId: 1 });
   });

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BadRequestError, NotFoundError, type PlatformClient } from '../src/client/index.js';
-import { control, emulatorFixture, type EmulatorFixture } from './support/emulator.js';
+import { control, emulatorFixture, failure, type EmulatorFixture } from './support/emulator.js';
 
 let fx: EmulatorFixture;
 let c: PlatformClient;
@@ -18,7 +18,6 @@ beforeAll(async () => {
 });
 afterAll(() => fx.close());
 
-const error = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e);
 const stamp = (ms: number) => new Date(ms).toISOString().replace(/[-:T]/g, '').slice(0, 14);
 
 describe('a run is invisible just after its start', () => {
@@ -27,7 +26,7 @@ describe('a run is invisible just after its start', () => {
     const args = { deploymentId: 1, syncJobId: run.syncJobId };
     fx.em.clock.advance(INVISIBLE_MS - 1);
     for (const read of [c.dbtSync.status, c.dbtSync.logs, c.dbtSync.result]) {
-      const err = (await error(read(args))) as NotFoundError;
+      const err = (await failure(read(args))) as NotFoundError;
       expect(err).toBeInstanceOf(NotFoundError);
       expect(err.platformMessage).toBe(`dbt sync "${run.syncJobId}" not found in deployment 1`);
     }
@@ -49,7 +48,7 @@ describe('a run is invisible just after its start', () => {
     try {
       const run = await c.dbtSync.start({ deploymentId: 1, body: { ref: 'main' } });
       fx.em.clock.advance(INVISIBLE_MS);
-      expect(await error(c.dbtSync.status({ deploymentId: 1, syncJobId: run.syncJobId }))).toBeInstanceOf(NotFoundError);
+      expect(await failure(c.dbtSync.status({ deploymentId: 1, syncJobId: run.syncJobId }))).toBeInstanceOf(NotFoundError);
     } finally {
       await control(fx.em, 'tenant', { dbtInvisibleMs: INVISIBLE_MS });
     }
@@ -132,7 +131,7 @@ describe('logs are paged with first/after', () => {
     } while (after);
     expect(pages).toBe(Math.ceil(all.items.length / 4));
     expect(paged).toEqual(all.items);
-    const bad = (await error(c.http.send({ method: 'GET', path: `${path}?first=0` }))) as BadRequestError;
+    const bad = (await failure(c.http.send({ method: 'GET', path: `${path}?first=0` }))) as BadRequestError;
     expect(bad).toBeInstanceOf(BadRequestError);
     expect(bad.platformMessage).toContain('query.first');
   });

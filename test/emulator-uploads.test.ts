@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { BadRequestError, NotAvailableError, PermissionDeniedError, call, encodeMultipart, type PlatformClient } from '../src/client/index.js';
 import { endpoint } from '@datamodel-ci/platform-api';
 import { DEMO_MODEL } from '../packages/emulator/src/index.js';
-import { control, emulatorFixture, rawRequest, sha1, snapshot, uploadTree, type EmulatorFixture } from './support/emulator.js';
+import { control, emulatorFixture, failure, rawRequest, sha1, snapshot, uploadTree, type EmulatorFixture } from './support/emulator.js';
 
 let fx: EmulatorFixture;
 let c: PlatformClient;
@@ -24,7 +24,6 @@ afterAll(() => fx.close());
 
 const branch = (name: string) => fx.em.state.deployments[0]!.branches[name]!;
 const hashes = (branchName: string) => c.dataModel.fileHashes({ deploymentId: D, query: { branchName } });
-const error = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e);
 
 async function shared(name: string): Promise<string> {
   await c.branches.create({ deploymentId: D, body: { name, from: 'main' } });
@@ -61,15 +60,15 @@ describe('uploads to any branch (vendor `deploy --branch`)', () => {
     const ok = await c.http.send({ method: 'POST', path: `${B}/data-model/upload/start?branchName=${name}`, json: { branchName: name } });
     const tx = JSON.parse(ok.text!).transaction as { id: string };
     const before = snapshot(fx.em);
-    const differ = (await error(c.http.send({ method: 'POST', path: `${B}/data-model/upload/start?branchName=${name}`, json: { branchName: 'main' } }))) as BadRequestError;
+    const differ = (await failure(c.http.send({ method: 'POST', path: `${B}/data-model/upload/start?branchName=${name}`, json: { branchName: 'main' } }))) as BadRequestError;
     expect(differ).toBeInstanceOf(BadRequestError);
     expect(differ.platformMessage).toBe(`branchName: got "${name}" in the query and "main" in the body, expected one branch (name it once, or the same in both)`);
-    const finish = (await error(
+    const finish = (await failure(
       c.dataModel.finishUpload({ deploymentId: D, query: { branchName: name }, body: { transaction: tx, files: await hashes(name), branchName: 'feature-revenue' } }),
     )) as BadRequestError;
     expect(finish).toBeInstanceOf(BadRequestError);
     expect(finish.platformMessage).toContain('in the query and "feature-revenue" in the body');
-    const other = (await error(c.dataModel.finishUpload({ deploymentId: D, body: { transaction: tx, files: await hashes(name), branchName: 'main' } }))) as BadRequestError;
+    const other = (await failure(c.dataModel.finishUpload({ deploymentId: D, body: { transaction: tx, files: await hashes(name), branchName: 'main' } }))) as BadRequestError;
     expect(other.platformMessage).toBe(`branchName: got "main", expected "${name}" (the transaction's branch)`);
     expect(snapshot(fx.em)).toBe(before);
   });
@@ -89,8 +88,8 @@ describe('uploads to any branch (vendor `deploy --branch`)', () => {
     const dev = (await c.branches.startDevMode({ deploymentId: D, body: { branchName: name } })).branchName!;
     await c.branches.stopDevMode({ deploymentId: D });
     const before = snapshot(fx.em);
-    expect(await error(fx.member.dataModel.startUpload({ deploymentId: D, query: { branchName: dev } }))).toBeInstanceOf(PermissionDeniedError);
-    expect(((await error(c.dataModel.startUpload({ deploymentId: D, query: { branchName: 'no-such' } }))) as Error).message).toContain('branch "no-such" not found');
+    expect(await failure(fx.member.dataModel.startUpload({ deploymentId: D, query: { branchName: dev } }))).toBeInstanceOf(PermissionDeniedError);
+    expect(((await failure(c.dataModel.startUpload({ deploymentId: D, query: { branchName: 'no-such' } }))) as Error).message).toContain('branch "no-such" not found');
     expect(snapshot(fx.em)).toBe(before);
   });
 
@@ -100,7 +99,7 @@ describe('uploads to any branch (vendor `deploy --branch`)', () => {
       const name = await shared('up-refused');
       const before = snapshot(fx.em);
       for (const target of [name, 'main']) {
-        const err = (await error(c.dataModel.startUpload({ deploymentId: D, query: { branchName: target } }))) as BadRequestError;
+        const err = (await failure(c.dataModel.startUpload({ deploymentId: D, query: { branchName: target } }))) as BadRequestError;
         expect(err).toBeInstanceOf(BadRequestError);
         expect(err.platformMessage).toBe(`branch "${target}" is not a dev-mode branch: this tenant accepts uploads on a personal dev-mode branch only`);
       }
@@ -114,7 +113,7 @@ describe('uploads to any branch (vendor `deploy --branch`)', () => {
     }
     const off = await emulatorFixture({ directUploads: false });
     try {
-      const err = (await error(off.admin.dataModel.startUpload({ deploymentId: D, query: { branchName: 'feature-revenue' } }))) as Error;
+      const err = (await failure(off.admin.dataModel.startUpload({ deploymentId: D, query: { branchName: 'feature-revenue' } }))) as Error;
       expect(err.message).toContain('is not a dev-mode branch');
     } finally {
       await off.close();
@@ -123,7 +122,7 @@ describe('uploads to any branch (vendor `deploy --branch`)', () => {
 
   it('file writes (PUT data-model/files) stay dev-branch only while uploads go anywhere', async () => {
     const name = await shared('up-put');
-    const err = (await error(c.dataModel.updateFiles({ deploymentId: D, body: { branchName: name, files: [{ path: 'model/x.yml', content: 'x' }] } }))) as BadRequestError;
+    const err = (await failure(c.dataModel.updateFiles({ deploymentId: D, body: { branchName: name, files: [{ path: 'model/x.yml', content: 'x' }] } }))) as BadRequestError;
     expect(err.platformMessage).toContain('is not a dev-mode branch');
   });
 });
@@ -138,7 +137,7 @@ describe('multipart transaction field', () => {
     const tx = await started('tx-bare');
     const before = snapshot(fx.em);
     for (const bad of [tx.id, '{"id":', '{"name":"x"}']) {
-      const err = (await error(c.dataModel.uploadFile({ deploymentId: D, body: { transaction: bad, fileName: 'model/a.yml', file: 'a' } }))) as BadRequestError;
+      const err = (await failure(c.dataModel.uploadFile({ deploymentId: D, body: { transaction: bad, fileName: 'model/a.yml', file: 'a' } }))) as BadRequestError;
       expect(err).toBeInstanceOf(BadRequestError);
       expect(err.platformMessage).toBe(`body.transaction: got ${JSON.stringify(bad)}, expected the JSON text of the transaction object upload/start returned, e.g. {"id":"tx-…"}`);
     }
@@ -193,7 +192,7 @@ describe('unknown routes under the API prefixes', () => {
       expect(res.text.trimStart().startsWith('<!DOCTYPE html>')).toBe(true);
     }
     const missing = endpoint({ id: 'notOnThisTenant', method: 'GET', path: '/api/v1/not-on-this-tenant', section: '4.1', summary: 'absent', response: z.unknown() });
-    expect(await error(call(c.http, missing, {}))).toBeInstanceOf(NotAvailableError);
+    expect(await failure(call(c.http, missing, {}))).toBeInstanceOf(NotAvailableError);
   });
 });
 

@@ -95,3 +95,6 @@ export async function uploadTree(
   }
   return c.dataModel.finishUpload({ deploymentId, query, body: { transaction, files, autoRemoveFiles } });
 }
+
+/** What a call threw (undefined when it succeeded), to check the error's class and message. */
+export const failure = (p: Promise<unknown>): Promise<unknown> => p.then(() => undefined, (e: unknown) => e);
