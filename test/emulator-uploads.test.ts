@@ -3,12 +3,15 @@
  * uploads to any branch, the multipart `transaction` as JSON text, 411 for bodyless writes without a
  * length, the web app's HTML for unknown API routes, and the wrapped `file-hashes` form.
  */
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { connect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { BadRequestError, NotAvailableError, PermissionDeniedError, call, encodeMultipart, type PlatformClient } from '../src/client/index.js';
+import { BadRequestError, NotAvailableError, PermissionDeniedError, PlatformClient, call, encodeMultipart } from '../src/client/index.js';
 import { endpoint } from '@datamodel-ci/platform-api';
 import { DEMO_MODEL } from '../packages/emulator/src/index.js';
+import { main } from '../packages/emulator/src/main.js';
 import { control, emulatorFixture, failure, rawRequest, sha1, snapshot, uploadTree, type EmulatorFixture } from './support/emulator.js';
 
 let fx: EmulatorFixture;
@@ -222,5 +225,40 @@ describe('file-hashes, wrapped', () => {
     await expect(control(fx.em, 'tenant', { directUploads: 'no', buildMs: 5 })).rejects.toThrow('directUploads: got "no", expected true or false');
     await expect(control(fx.em, 'tenant', { speed: 1 })).rejects.toThrow('speed: not a tenant setting');
     expect(await control(fx.em, 'tenant')).toEqual(before);
+  });
+});
+
+describe('the bin’s flags for these behaviours', () => {
+  it('--help lists them; bad values exit 2 naming the flag, the value and what is expected', async () => {
+    const run = async (args: string[]) => {
+      const out: string[] = [];
+      const code = await main(args, { out: (l) => out.push(l), err: (l) => out.push(l) });
+      return { code, text: out.join('\n') };
+    };
+    const help = await run(['--help']);
+    for (const flag of ['--no-direct-uploads', '--wrap-file-hashes', '--build-ms MS', '--warmup-ms MS', '--dbt-invisible-ms MS', '--older-deployments IDS']) {
+      expect(help.text).toContain(flag);
+    }
+    expect(await run(['--build-ms=-1'])).toEqual({ code: 2, text: 'datamodel-ci-emulator: --build-ms: got "-1", expected a number of at least 0' });
+    expect(await run(['--older-deployments', '1,x'])).toEqual({
+      code: 2,
+      text: 'datamodel-ci-emulator: --older-deployments: got "1,x", expected deployment ids separated by commas, e.g. 1,2',
+    });
+  });
+
+  it('--no-direct-uploads starts a tenant that refuses uploads to shared branches', async () => {
+    const child = spawn(process.execPath, ['packages/emulator/bin/datamodel-ci-emulator.mjs', '--seed', 'demo', '--no-direct-uploads'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const exit = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    try {
+      const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve));
+      const info = JSON.parse(line) as { baseUrl: string; caFile: string; credentials: { admin: string } };
+      const cli = new PlatformClient({ baseUrl: info.baseUrl, apiKey: info.credentials.admin, ca: info.caFile });
+      const err = (await failure(cli.dataModel.startUpload({ deploymentId: 1, query: { branchName: 'feature-revenue' } }))) as BadRequestError;
+      expect(err.platformMessage).toContain('is not a dev-mode branch');
+      await cli.close();
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exit).toBe(0);
   });
 });

@@ -31,7 +31,8 @@ Usage: datamodel-ci-emulator [--flags]
 
 Prints one JSON line { baseUrl, caFile, credentials, deployments } once it listens, then runs until
 Ctrl-C or SIGTERM. Point datamodel-ci at it with --api-url <baseUrl> --ca-cert <caFile> and one of
-the printed credentials as --api-key.
+the printed credentials as --api-key. Tests steer it through control routes under /_emulator/
+(the admin key): the clock, faults, tenant behaviour, failing builds and dbt syncs (see the README).
 
 ${[...FLAGS.map((f) => helpLine(`--${f.name} ${f.value}`.trimEnd(), f.text)), helpLine('-h, --help', 'this text')].join('\n')}
 `;
