@@ -97,8 +97,8 @@ describe('uploads and hashes', () => {
     const before = await c.dataModel.fileHashes({ deploymentId: D, query: { branchName: dev } });
     const tx = await c.dataModel.startUpload({ deploymentId: D, query: { branchName: dev } });
     const bytes = Buffer.from([0xff, 0xfe, 0x00, 0x41]); // not UTF-8: hashed as raw bytes
-    await c.dataModel.uploadFile({ deploymentId: D, query: { branchName: dev }, body: { transaction: tx.transaction.id, fileName: 'model/cubes/new.yml', file: Buffer.from('cubes: []\n') } });
-    await c.dataModel.uploadFile({ deploymentId: D, query: { branchName: dev }, body: { transaction: tx.transaction.id, fileName: 'data/blob.bin', file: bytes } });
+    await c.dataModel.uploadFile({ deploymentId: D, query: { branchName: dev }, body: { transaction: JSON.stringify(tx.transaction), fileName: 'model/cubes/new.yml', file: Buffer.from('cubes: []\n') } });
+    await c.dataModel.uploadFile({ deploymentId: D, query: { branchName: dev }, body: { transaction: JSON.stringify(tx.transaction), fileName: 'data/blob.bin', file: bytes } });
     const manifest: Record<string, { hash: string }> = {
       'model/cubes/new.yml': { hash: sha1('cubes: []\n') },
       'data/blob.bin': { hash: sha1(bytes) },
@@ -118,7 +118,7 @@ describe('uploads and hashes', () => {
     const shared = await freshShared('up-keep');
     const dev = (await c.branches.startDevMode({ deploymentId: D, body: { branchName: shared } })).branchName!;
     const tx = await c.dataModel.startUpload({ deploymentId: D, query: { branchName: dev } });
-    await c.dataModel.uploadFile({ deploymentId: D, query: { branchName: dev }, body: { transaction: tx.transaction.id, fileName: 'model/cubes/k.yml', file: 'cubes: []\n' } });
+    await c.dataModel.uploadFile({ deploymentId: D, query: { branchName: dev }, body: { transaction: JSON.stringify(tx.transaction), fileName: 'model/cubes/k.yml', file: 'cubes: []\n' } });
     await c.dataModel.finishUpload({ deploymentId: D, query: { branchName: dev }, body: { transaction: tx.transaction, files: { 'model/cubes/k.yml': { hash: sha1('cubes: []\n') } }, autoRemoveFiles: false } });
     const after = await c.dataModel.fileHashes({ deploymentId: D, query: { branchName: dev } });
     expect(Object.keys(after).sort()).toEqual([...Object.keys(DEMO_MODEL), 'model/cubes/k.yml'].sort());
@@ -128,7 +128,7 @@ describe('uploads and hashes', () => {
     const shared = await freshShared('up-bad');
     const dev = (await c.branches.startDevMode({ deploymentId: D, body: { branchName: shared } })).branchName!;
     const tx = await c.dataModel.startUpload({ deploymentId: D, query: { branchName: dev } });
-    await c.dataModel.uploadFile({ deploymentId: D, query: { branchName: dev }, body: { transaction: tx.transaction.id, fileName: 'a.yml', file: 'a' } });
+    await c.dataModel.uploadFile({ deploymentId: D, query: { branchName: dev }, body: { transaction: JSON.stringify(tx.transaction), fileName: 'a.yml', file: 'a' } });
     const before = snapshot(fx.em);
     const wrong = await c.dataModel
       .finishUpload({ deploymentId: D, query: { branchName: dev }, body: { transaction: tx.transaction, files: { 'a.yml': { hash: sha1('b') } } } })
@@ -141,7 +141,7 @@ describe('uploads and hashes', () => {
     expect(unsent).toBeInstanceOf(BadRequestError);
     expect((unsent as Error).message).toContain('ghost.yml');
     const escape = await c.dataModel
-      .uploadFile({ deploymentId: D, query: { branchName: dev }, body: { transaction: tx.transaction.id, fileName: '../etc/passwd', file: 'x' } })
+      .uploadFile({ deploymentId: D, query: { branchName: dev }, body: { transaction: JSON.stringify(tx.transaction), fileName: '../etc/passwd', file: 'x' } })
       .catch((e: unknown) => e);
     expect(escape).toBeInstanceOf(BadRequestError);
     expect(snapshot(fx.em)).toBe(before);
@@ -195,17 +195,13 @@ describe('git workflow', () => {
 
   it('reports a conflict when both sides changed a file, and changes nothing', async () => {
     const shared = await freshShared('git-conflict');
-    const a = await devWith(shared, { 'cube.js': 'module.exports = { a: 1 };\n' });
+    const b = (await fx.member.branches.startDevMode({ deploymentId: D, body: { branchName: shared } })).branchName!;
+    await devWith(shared, { 'cube.js': 'module.exports = { a: 1 };\n' });
+    // Commit on a dev fork pushes to the shared branch at once (the vendor's "Commit & Sync").
     await c.branches.commit({ deploymentId: D, body: { message: 'a' } });
-    const b = await (async () => {
-      const dev = (await fx.member.branches.startDevMode({ deploymentId: D, body: { branchName: shared } })).branchName!;
-      await fx.member.dataModel.updateFiles({ deploymentId: D, body: { branchName: dev, files: [{ path: 'cube.js', content: 'module.exports = { b: 2 };\n' }] } });
-      await fx.member.branches.commit({ deploymentId: D, body: { message: 'b' } });
-      return dev;
-    })();
-    await c.branches.merge({ deploymentId: D, body: { branchName: a } });
+    await fx.member.dataModel.updateFiles({ deploymentId: D, body: { branchName: b, files: [{ path: 'cube.js', content: 'module.exports = { b: 2 };\n' }] } });
     const before = snapshot(fx.em);
-    const err = await fx.member.branches.merge({ deploymentId: D, body: { branchName: b } }).catch((e: unknown) => e);
+    const err = await fx.member.branches.commit({ deploymentId: D, body: { message: 'b' } }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConflictError);
     expect((err as Error).message).toContain('merge conflict');
     expect((err as Error).message).toContain('cube.js');

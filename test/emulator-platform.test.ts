@@ -225,9 +225,11 @@ describe('dbt sync (section 3, 4.12)', () => {
   it('progresses on the clock through stages to COMPLETED, with logs by phase and a new branch', async () => {
     const start = await c.dbtSync.start({ deploymentId: 1, body: { ref: 'main', branchName: 'dbt/one' } });
     expect(start.branchName).toBe('dbt/one');
+    // A run answers 404 for its first emulated seconds (dbtInvisibleMs, default 5 s).
+    fx.em.clock.advance(5_000);
     const s1 = await c.dbtSync.status({ deploymentId: 1, syncJobId: start.syncJobId });
     expect(s1.status).toBe('RUNNING');
-    fx.em.clock.advance(13_000);
+    fx.em.clock.advance(8_000);
     const s2 = await c.dbtSync.status({ deploymentId: 1, syncJobId: start.syncJobId });
     expect(s2.progress.stage).toBe('parse');
     const partial = await c.dbtSync.logs({ deploymentId: 1, syncJobId: start.syncJobId });
@@ -348,11 +350,13 @@ describe('query parameters', () => {
 });
 
 describe('errors (section 7)', () => {
-  it('answers { error } for a malformed body, an unknown route and a wrong method', async () => {
+  it('answers { error } for a malformed body, a route outside the API prefixes and a wrong method', async () => {
     const auth = `Bearer ${fx.em.credentials.admin}`;
     const malformed = await fetchRaw(fx.em, '/build/api/v1/deployments/1/branches', auth, 'POST', '{"name":', 'application/json');
     expect(malformed).toMatchObject({ status: 400, error: expect.stringContaining('malformed JSON') });
-    expect(await fetchStatus(fx.em, '/api/v1/nothing-here', auth)).toMatchObject({ status: 404 });
+    // Under the API prefixes the real host serves its web app: 200 and HTML (see emulator-vendor-behaviour).
+    expect(await fetchStatus(fx.em, '/api/v1/nothing-here', auth)).toMatchObject({ status: 200, error: expect.stringContaining('<!DOCTYPE html>') });
+    expect(await fetchStatus(fx.em, '/nothing-here', auth)).toMatchObject({ status: 404 });
     expect(await fetchStatus(fx.em, '/api/v1/usage-analytics/token', auth, 'GET')).toMatchObject({ status: 405 });
   });
 });

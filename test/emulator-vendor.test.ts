@@ -54,7 +54,7 @@ describe('emulator answers match the vendor description', () => {
       'POST',
       `${B}/data-model/upload/file?branchName=${devName}`,
       undefined,
-      encodeMultipart({ transaction: tx.transaction.id, fileName: 'model/cubes/u.yml' }, [{ field: 'file', fileName: 'model/cubes/u.yml', data: Buffer.from('cubes: []\n') }]),
+      encodeMultipart({ transaction: JSON.stringify(tx.transaction), fileName: 'model/cubes/u.yml' }, [{ field: 'file', fileName: 'u.yml', data: Buffer.from('cubes: []\n') }]),
     );
     const hashes = (await http.send({ method: 'GET', path: `${B}/data-model/file-hashes?branchName=${devName}` })).text!;
     await check('POST', `${B}/data-model/upload/finish?branchName=${devName}`, {
@@ -78,8 +78,9 @@ describe('emulator answers match the vendor description', () => {
   it('dbt sync: start, status, logs, cancel, history, result, generated files', async () => {
     const D = '/api/v1/deployments/1/dbt-sync';
     const run = await check('POST', D, { ref: 'main', branchName: 'vendor-dbt-1' });
+    em.clock.advance(5_000);
     await check('GET', `${D}/${run.syncJobId}`);
-    em.clock.advance(14_000);
+    em.clock.advance(9_000);
     await check('GET', `${D}/${run.syncJobId}/logs`);
     em.clock.advance(60_000);
     await check('GET', `${D}/${run.syncJobId}`);
@@ -88,6 +89,7 @@ describe('emulator answers match the vendor description', () => {
     const other = await check('POST', D, { ref: 'develop' });
     em.clock.advance(1_000);
     await check('DELETE', `${D}/${other.syncJobId}`);
+    em.clock.advance(5_000);
     await check('GET', `${D}/${other.syncJobId}`);
     await check('GET', `${D}?first=100`);
     await check('GET', `${D}?status=CANCELLED&first=5`);

@@ -1,4 +1,6 @@
-/** Start an in-process emulator and clients for its credentials. */
+/** Start an in-process emulator and clients for its credentials; raw requests, control routes, uploads. */
+import { createHash } from 'node:crypto';
+import { request as httpsRequest } from 'node:https';
 import { PlatformClient, type ClientOptions } from '../../src/client/index.js';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../packages/emulator/src/index.js';
 
@@ -37,3 +39,62 @@ export async function emulatorFixture(options: EmulatorOptions = {}): Promise<Em
 export function snapshot(em: Emulator): string {
   return JSON.stringify(em.state);
 }
+
+/** A request over node:https exactly as given (no header added but Host), to see what the server itself answers. */
+export function rawRequest(
+  em: Emulator,
+  req: { method: string; path: string; headers?: Record<string, string>; body?: string | Buffer },
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+  return new Promise((resolve, reject) => {
+    const r = httpsRequest(new URL(req.path, em.baseUrl), { method: req.method, headers: req.headers ?? {}, ca: em.ca, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    r.on('error', reject);
+    r.end(req.body);
+  });
+}
+
+/** Call a control route under `/_emulator/` with the admin key; throws on a non-2xx answer. */
+export async function control(em: Emulator, path: string, body?: unknown): Promise<any> {
+  const text = body === undefined ? '' : JSON.stringify(body);
+  const res = await rawRequest(em, {
+    method: body === undefined ? 'GET' : 'POST',
+    path: `/_emulator/${path}`,
+    headers: { authorization: `Bearer ${em.credentials.admin}`, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) },
+    body: text,
+  });
+  if (res.status >= 300) throw new Error(`control ${path}: ${res.status}: ${(JSON.parse(res.text) as { error?: string }).error ?? res.text}`);
+  return JSON.parse(res.text);
+}
+
+/** SHA-1 hex of the raw bytes, as file-hashes and the finish manifest carry it. */
+export const sha1 = (s: string | Buffer) => createHash('sha1').update(s).digest('hex');
+
+/**
+ * The vendor's `deploy`: hashes, start, each changed file (transaction as JSON text, base name as
+ * the part's filename), finish with the full manifest. Returns finish's answer.
+ */
+export async function uploadTree(
+  c: PlatformClient,
+  deploymentId: number,
+  branchName: string | undefined,
+  tree: Record<string, string>,
+  autoRemoveFiles = true,
+): Promise<{ lastHash?: string | null }> {
+  const query = branchName ? { branchName } : {};
+  const upstream = await c.dataModel.fileHashes({ deploymentId, query });
+  const { transaction } = await c.dataModel.startUpload({ deploymentId, query });
+  const files: Record<string, { hash: string }> = {};
+  for (const [path, content] of Object.entries(tree)) {
+    files[path] = { hash: sha1(content) };
+    if (upstream[path]?.hash === files[path].hash) continue;
+    await c.dataModel.uploadFile({ deploymentId, query, body: { transaction: JSON.stringify(transaction), fileName: path, file: content } });
+  }
+  return c.dataModel.finishUpload({ deploymentId, query, body: { transaction, files, autoRemoveFiles } });
+}
+
+/** What a call threw (undefined when it succeeded), to check the error's class and message. */
+export const failure = (p: Promise<unknown>): Promise<unknown> => p.then(() => undefined, (e: unknown) => e);

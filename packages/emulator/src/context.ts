@@ -44,8 +44,53 @@ export interface Principal {
   user: UserRec;
 }
 
+/** How this tenant behaves where real tenants differ; set by options and the control route `/_emulator/tenant`. */
+export interface Behaviour {
+  /** Uploads go to any branch (the vendor's `deploy --branch`); off, to a dev-mode branch only. */
+  directUploads: boolean;
+  /** `file-hashes` answers `{ files: {…} }` instead of the plain map. */
+  wrapFileHashes: boolean;
+  /** Emulated ms a build takes (commit, finish, merge). */
+  buildMs: number;
+  /** Emulated ms a runtime takes to start (staging enabled, dev mode entered). */
+  warmupMs: number;
+  /** Emulated ms a dbt sync stays invisible (404) after its start. */
+  dbtInvisibleMs: number;
+}
+
+export const DEFAULT_BEHAVIOUR: Behaviour = { directUploads: true, wrapFileHashes: false, buildMs: 3_000, warmupMs: 5_000, dbtInvisibleMs: 5_000 };
+
+/** The behaviour with `changes` applied; checked whole first (a bad field changes nothing), undefined fields skipped. */
+export function behaviourWith(current: Behaviour, changes: Record<string, unknown>): Behaviour {
+  const next: Behaviour = { ...current };
+  for (const [key, value] of Object.entries(changes)) {
+    if (value === undefined) continue;
+    if (key === 'directUploads' || key === 'wrapFileHashes') {
+      if (typeof value !== 'boolean') throw new HttpError(400, `${key}: got ${JSON.stringify(value)}, expected true or false`);
+      next[key] = value;
+    } else if (key === 'buildMs' || key === 'warmupMs' || key === 'dbtInvisibleMs') {
+      if (typeof value !== 'number' || !(value >= 0) || !Number.isFinite(value)) {
+        throw new HttpError(400, `${key}: got ${JSON.stringify(value)}, expected a non-negative number of ms`);
+      }
+      next[key] = value;
+    } else {
+      throw new HttpError(400, `${key}: not a tenant setting; expected one of ${Object.keys(DEFAULT_BEHAVIOUR).join(', ')}`);
+    }
+  }
+  return next;
+}
+
+/** How the next build of a branch ends, set through `/_emulator/builds/fail-next`. */
+export interface BuildFailure {
+  status: 'failed' | 'cancelled';
+  errorText: string;
+}
+
 /** Hooks the tests and the control routes use to steer the emulator. */
 export interface Controls {
+  behaviour: Behaviour;
+  /** The next build of a branch fails, keyed by `<deploymentId>:<branch>`. */
+  failNextBuild: Record<string, BuildFailure>;
   /** The next dbt sync started fails in this phase with this message. */
   failNextDbtSync?: { phase: string; message: string };
   /** Every token the emulator minted (tests scan logs for them). */
@@ -63,6 +108,8 @@ export interface Ctx {
   /** Parsed path parameters (numbers where the schema says integer). */
   params: Record<string, unknown>;
   query: Record<string, unknown>;
+  /** The query as sent, for parameters the contract does not declare. */
+  searchParams: URLSearchParams;
   body: unknown;
   /** Origin the emulator answers on (`https://host:port`). */
   origin: string;

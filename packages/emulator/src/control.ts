@@ -1,8 +1,13 @@
-/** The control API under `/_emulator/` (admin key): the clock, fault injection, the next dbt sync's failure, the state. */
+/**
+ * The control API under `/_emulator/` (admin key): the clock, fault injection, the tenant's
+ * behaviour, the next build's or dbt sync's failure, older deployments, the state.
+ */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authenticate } from './auth.js';
 import type { Clock } from './clock.js';
-import { HttpError, type Controls } from './context.js';
+import { failNextBuild } from './build/runtime.js';
+import { behaviourWith, HttpError, type Controls } from './context.js';
+import type { DeploymentRec } from './deployments/models.js';
 import { parseFaults, type FaultInjector } from './faults.js';
 import { send } from './http.js';
 import type { State } from './state.js';
@@ -43,6 +48,38 @@ export function serveControl(s: Steering, req: IncomingMessage, res: ServerRespo
     controls.failNextDbtSync = { phase: String(body.phase ?? 'parse'), message: String(body.message ?? 'dbt parse failed') };
     return send(res, 200, controls.failNextDbtSync);
   }
+  if (method === 'GET' && path === '/_emulator/tenant') return send(res, 200, controls.behaviour);
+  if (method === 'POST' && path === '/_emulator/tenant') {
+    controls.behaviour = behaviourWith(controls.behaviour, body);
+    return send(res, 200, controls.behaviour);
+  }
+  if (method === 'POST' && path === '/_emulator/builds/fail-next') {
+    const d = deploymentOf(s, body.deploymentId);
+    const branch = text(body.branchName, 'branchName', 'a branch name');
+    const status = body.status ?? 'failed';
+    if (status !== 'failed' && status !== 'cancelled') throw new HttpError(400, `status: got ${JSON.stringify(status)}, expected "failed" or "cancelled"`);
+    const errorText = body.errorText === undefined ? `Build failed: injected failure of branch ${branch}` : text(body.errorText, 'errorText', 'a text');
+    failNextBuild(s, d, branch, status, errorText);
+    return send(res, 200, { deploymentId: d.id, branchName: branch, status, errorText });
+  }
+  if (method === 'POST' && path === '/_emulator/dbt-sync/older') {
+    const d = deploymentOf(s, body.deploymentId);
+    if (typeof body.older !== 'boolean') throw new HttpError(400, `older: got ${JSON.stringify(body.older)}, expected true or false`);
+    d.olderDeployment = body.older;
+    if (body.savedRef !== undefined) d.dbtSavedRef = text(body.savedRef, 'savedRef', 'a branch of the dbt project');
+    return send(res, 200, { deploymentId: d.id, older: d.olderDeployment, savedRef: d.dbtSavedRef ?? 'main' });
+  }
   if (method === 'GET' && path === '/_emulator/state') return send(res, 200, s.state);
   throw new HttpError(404, `no such control route: ${method} ${path}`);
+}
+
+function text(value: unknown, name: string, expected: string): string {
+  if (typeof value !== 'string' || value === '') throw new HttpError(400, `${name}: got ${JSON.stringify(value)}, expected ${expected}`);
+  return value;
+}
+
+function deploymentOf(s: Steering, id: unknown): DeploymentRec {
+  const d = s.state.deployments.find((x) => x.id === id);
+  if (!d) throw new HttpError(400, `deploymentId: got ${JSON.stringify(id)}, expected the id of a deployment (${s.state.deployments.map((x) => x.id).join(', ')})`);
+  return d;
 }

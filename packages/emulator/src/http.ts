@@ -1,5 +1,5 @@
 /** Request and response plumbing of the emulator's HTTPS server: bodies in, JSON out. */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Endpoint } from '@datamodel-ci/platform-api';
 import { HttpError } from './context.js';
 
@@ -49,4 +49,19 @@ export function send(res: ServerResponse, status: number, body: unknown, headers
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), ...headers });
   res.end(text);
+}
+
+/** A body that is not JSON (HTML, CSV, bytes), as is. */
+export function sendText(res: ServerResponse, status: number, body: string | Buffer, contentType: string | undefined, headers: Record<string, string> = {}): void {
+  if (res.headersSent || res.destroyed) return;
+  const typed = contentType ? { 'content-type': contentType } : {};
+  res.writeHead(status, { ...typed, 'content-length': String(Buffer.byteLength(body)), ...headers });
+  res.end(body);
+}
+
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** A write that states no body length at all: some real frontends (Google's) refuse it. */
+export function lacksLength(method: string, headers: IncomingHttpHeaders): boolean {
+  return WRITES.has(method) && headers['content-length'] === undefined && headers['transfer-encoding'] === undefined;
 }

@@ -2,9 +2,10 @@
 import { parseArgs } from 'node:util';
 import { parseFaults } from './faults.js';
 import { SEEDS, type SeedName } from './seed/index.js';
+import { DEFAULT_BEHAVIOUR } from './context.js';
 import { startEmulator } from './server.js';
 
-/** Every flag: what parseArgs reads and what --help lists come from this one table. */
+/** Every flag: what parseArgs reads and what --help lists come from this one table (`value: ''` for a switch). */
 const FLAGS = [
   { name: 'host', value: 'HOST', text: 'address to listen on (default 127.0.0.1)' },
   { name: 'port', value: 'N', text: 'port (default 0: any free port)' },
@@ -14,9 +15,15 @@ const FLAGS = [
   { name: 'faults', value: 'SPEC', text: 'inject faults, e.g. 5xx=0.1,429=0.05,reset=0.02,hang=0.01' },
   { name: 'fault-seed', value: 'N', text: 'seed of the fault draws (default 1)' },
   { name: 'time-scale', value: 'X', text: "speed of the emulator's clock, e.g. 10 runs dbt syncs ten times faster (default 1)" },
+  { name: 'build-ms', value: 'MS', text: 'emulated time a branch build takes (default 3000)' },
+  { name: 'warmup-ms', value: 'MS', text: 'emulated time a staging or dev-mode runtime takes to start (default 5000)' },
+  { name: 'dbt-invisible-ms', value: 'MS', text: 'emulated time a dbt sync answers 404 after its start (default 5000)' },
+  { name: 'older-deployments', value: 'IDS', text: 'comma-separated deployment ids whose dbt sync ignores ref (older deployments)' },
+  { name: 'no-direct-uploads', value: '', text: 'refuse uploads to shared and deploy branches (dev-mode branches only), as some tenants do' },
+  { name: 'wrap-file-hashes', value: '', text: 'answer file-hashes as { files: {...} } instead of the plain map' },
 ] as const;
 
-const helpLine = (flag: string, text: string) => `  ${flag.padEnd(21)}${text}`;
+const helpLine = (flag: string, text: string) => `  ${flag.padEnd(28)}${text}`;
 
 const HELP = `datamodel-ci-emulator: the platform API (and its data API) on this machine, over HTTPS.
 
@@ -24,9 +31,10 @@ Usage: datamodel-ci-emulator [--flags]
 
 Prints one JSON line { baseUrl, caFile, credentials, deployments } once it listens, then runs until
 Ctrl-C or SIGTERM. Point datamodel-ci at it with --api-url <baseUrl> --ca-cert <caFile> and one of
-the printed credentials as --api-key.
+the printed credentials as --api-key. Tests steer it through control routes under /_emulator/
+(the admin key): the clock, faults, tenant behaviour, failing builds and dbt syncs (see the README).
 
-${[...FLAGS.map((f) => helpLine(`--${f.name} ${f.value}`, f.text)), helpLine('-h, --help', 'this text')].join('\n')}
+${[...FLAGS.map((f) => helpLine(`--${f.name} ${f.value}`.trimEnd(), f.text)), helpLine('-h, --help', 'this text')].join('\n')}
 `;
 
 export interface Io {
@@ -51,6 +59,14 @@ function number(flags: Record<string, unknown>, name: string, min: number, fallb
   return n;
 }
 
+function ids(flags: Record<string, unknown>, name: string): number[] {
+  const raw = flags[name];
+  if (raw === undefined) return [];
+  const list = String(raw).split(',').map((p) => p.trim());
+  if (!list.every((p) => /^\d+$/.test(p))) throw new UsageError(`--${name}: got ${JSON.stringify(raw)}, expected deployment ids separated by commas, e.g. 1,2`);
+  return list.map(Number);
+}
+
 /** Parse the flags, start the emulator, print its JSON line, wait for a signal. Returns the exit code. */
 export async function main(argv: string[], io: Io = defaultIo): Promise<number> {
   let flags: Record<string, string | boolean | undefined>;
@@ -60,7 +76,7 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
       strict: true,
       allowPositionals: false,
       options: {
-        ...Object.fromEntries(FLAGS.map((f) => [f.name, { type: 'string' } as const])),
+        ...Object.fromEntries(FLAGS.map((f) => [f.name, { type: f.value ? 'string' : 'boolean' } as const])),
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -93,13 +109,26 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
       faults,
       faultSeed: number(flags, 'fault-seed', 0, 1),
       clock: { scale: number(flags, 'time-scale', 0.001, 1) },
+      directUploads: !flags['no-direct-uploads'],
+      wrapFileHashes: flags['wrap-file-hashes'] === true,
+      buildMs: number(flags, 'build-ms', 0, DEFAULT_BEHAVIOUR.buildMs),
+      warmupMs: number(flags, 'warmup-ms', 0, DEFAULT_BEHAVIOUR.warmupMs),
+      dbtInvisibleMs: number(flags, 'dbt-invisible-ms', 0, DEFAULT_BEHAVIOUR.dbtInvisibleMs),
+      olderDeployments: ids(flags, 'older-deployments'),
     };
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     io.err(`datamodel-ci-emulator: ${e.message}`);
     return 2;
   }
-  const emulator = await startEmulator(options);
+  let emulator: Awaited<ReturnType<typeof startEmulator>>;
+  try {
+    emulator = await startEmulator(options);
+  } catch (e) {
+    // A deployment id the seed does not have, a port in use: one line, not a stack.
+    io.err(`datamodel-ci-emulator: ${(e as Error).message}`);
+    return 1;
+  }
   io.out(JSON.stringify({ baseUrl: emulator.baseUrl, caFile: emulator.caFile, credentials: emulator.credentials, deployments: emulator.deployments }));
   await new Promise<void>((resolveStop) => {
     const stop = () => {

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { authenticate, authorize } from './auth.js';
 import type { Clock } from './clock.js';
 import { HttpError, isReply, type Controls, type Ctx, type HandlerTable, type Principal } from './context.js';
-import { parseBody, readBody, send } from './http.js';
+import { parseBody, readBody, send, sendText } from './http.js';
 import type { State } from './state.js';
 
 /** Request bytes of one endpoint: the request as sent (before TLS), and the file parts of multipart bodies. */
@@ -59,6 +59,10 @@ function queryObject(params: URLSearchParams, arrays: Set<string>): Record<strin
   return out;
 }
 
+/** What the real host serves for an unknown route under the API prefixes: its web app, 200. */
+const WEB_APP_PAGE = '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Cube Cloud</title></head><body><div id="root"></div></body></html>\n';
+const API_PREFIX = /^\/(?:build\/)?api\//;
+
 /** The caller of a public endpoint: no key, no role, no permission. */
 function anonymous(): Principal {
   return {
@@ -91,7 +95,10 @@ export function platformApi(api: PlatformApi): (req: IncomingMessage, res: Serve
   return async (req, res, method, url) => {
     const path = url.pathname;
     const candidates = routes.filter((r) => r.regex.test(path));
-    if (candidates.length === 0) throw new HttpError(404, `no such endpoint: ${method} ${path}`);
+    if (candidates.length === 0) {
+      if (API_PREFIX.test(path)) return sendText(res, 200, WEB_APP_PAGE, 'text/html; charset=utf-8');
+      throw new HttpError(404, `no such endpoint: ${method} ${path}`);
+    }
     const route = candidates.find((r) => r.endpoint.method === method);
     if (!route) {
       throw new HttpError(405, `${method} is not allowed on ${path}; allowed: ${candidates.map((c) => c.endpoint.method).join(', ')}`);
@@ -130,7 +137,7 @@ export function platformApi(api: PlatformApi): (req: IncomingMessage, res: Serve
     const deployment = authorize(state, e, principal, params);
     const handler = api.handlers[e.id];
     if (!handler) throw new HttpError(501, `the emulator does not implement ${e.id} (${e.method} ${e.path})`);
-    const ctx: Ctx = { endpoint: e, state, clock, controls, principal, params, query, body, origin: api.origin(), deployment };
+    const ctx: Ctx = { endpoint: e, state, clock, controls, principal, params, query, searchParams: url.searchParams, body, origin: api.origin(), deployment };
     const result = await handler(ctx);
     if (method !== 'GET') api.changed();
 
@@ -140,11 +147,7 @@ export function platformApi(api: PlatformApi): (req: IncomingMessage, res: Serve
     if (isReply(result)) {
       status = result.status ?? status;
       headers = result.headers ?? {};
-      if (result.raw !== undefined) {
-        res.writeHead(status, { 'content-length': String(Buffer.byteLength(result.raw)), ...headers });
-        res.end(result.raw);
-        return;
-      }
+      if (result.raw !== undefined) return sendText(res, status, result.raw, headers['content-type'], headers);
       payload = result.body;
     }
     if (e.responseType === 'empty') return send(res, status === 200 ? 204 : status, undefined, headers);

@@ -9,12 +9,12 @@ import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Clock, type ClockOptions } from './clock.js';
-import { deploymentUrl, HttpError, type Controls } from './context.js';
+import { behaviourWith, DEFAULT_BEHAVIOUR, deploymentUrl, HttpError, type Controls } from './context.js';
 import { serveControl } from './control.js';
 import { serveDataApi } from './data-api/provider.js';
 import { FaultInjector, parseFaults, type FaultSpec } from './faults.js';
 import { handlers } from './handlers.js';
-import { readBody, send } from './http.js';
+import { lacksLength, readBody, send } from './http.js';
 import { platformApi, type ByteTally } from './router.js';
 import { seedState, type SeedName } from './seed/index.js';
 import type { State } from './state.js';
@@ -33,6 +33,18 @@ export interface EmulatorOptions {
   clock?: ClockOptions;
   /** Check every response against the endpoint's schema (default true). */
   checkResponses?: boolean;
+  /** Uploads go to any branch (default true); false: a tenant that takes uploads on dev-mode branches only. */
+  directUploads?: boolean;
+  /** `file-hashes` answers `{ files: {…} }` instead of the plain map (default false). */
+  wrapFileHashes?: boolean;
+  /** Emulated ms a build takes (default 3000; 0 allowed). */
+  buildMs?: number;
+  /** Emulated ms a runtime takes to warm up (default 5000; 0 allowed). */
+  warmupMs?: number;
+  /** Emulated ms a dbt sync answers 404 after its start (default 5000; 0 allowed). */
+  dbtInvisibleMs?: number;
+  /** Deployments (by id) that behave as older ones: dbt sync ignores `ref`. */
+  olderDeployments?: number[];
 }
 
 export interface EmulatorInfo {
@@ -88,10 +100,17 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     writeFileSync(join(dir, 'key.pem'), tls.key, { mode: 0o600 });
   }
 
+  const { directUploads, wrapFileHashes, buildMs, warmupMs, dbtInvisibleMs } = options;
+  const behaviour = behaviourWith(DEFAULT_BEHAVIOUR, { directUploads, wrapFileHashes, buildMs, warmupMs, dbtInvisibleMs });
   const clock = new Clock(options.clock);
   const state: State =
     statePath && existsSync(statePath) ? (JSON.parse(readFileSync(statePath, 'utf8')) as State) : seedState(options.seed ?? 'demo', clock);
-  const controls: Controls = { minted: [] };
+  for (const id of options.olderDeployments ?? []) {
+    const d = state.deployments.find((x) => x.id === id);
+    if (!d) throw new Error(`olderDeployments: got ${id}, expected the id of a deployment (${state.deployments.map((x) => x.id).join(', ')})`);
+    d.olderDeployment = true;
+  }
+  const controls: Controls = { minted: [], behaviour, failNextBuild: {} };
   const faults = new FaultInjector(typeof options.faults === 'string' ? parseFaults(options.faults) : options.faults ?? {}, options.faultSeed ?? 1);
   const latency = options.latencyMs ?? 0;
   const counts: Record<string, number> = {};
@@ -132,6 +151,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       counts.control = (counts.control ?? 0) + 1;
       return serveControl({ state, clock, controls, faults }, req, res, method, path, await readBody(req));
     }
+    if (lacksLength(method, req.headers)) return send(res, 411, { error: 'Length Required' });
     if (latency > 0) await new Promise((r) => setTimeout(r, latency));
     const fault = faults.next();
     if (fault === 'hang') {

@@ -2,8 +2,9 @@
 import { HttpError, type Ctx } from '../context.js';
 import type { DeploymentRec } from '../deployments/models.js';
 import { compileModel, type CompileResult } from './compiler/index.js';
-import type { BranchRec } from './models.js';
-import { decodeFile, hashTree, mergeTrees, sha1Hex, treeHash } from './trees.js';
+import type { BranchRec, FileMap } from './models.js';
+import { newRuntime, triggerBuild, type BuildEnv } from './runtime.js';
+import { decodeFile, hashTree, mergeTrees, sameTree, sha1Hex, treeHash } from './trees.js';
 
 /** Shared branch names: letters, digits, `.`, `_`, `-`, `/`; no `..`, no spaces; `dev-` is reserved. */
 const BRANCH_NAME = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$/;
@@ -50,6 +51,7 @@ export function makeBranch(
     commits: 0,
     staging: false,
     createdAt,
+    runtime: newRuntime(kind),
   };
   if (owner) b.owner = owner;
   d.branches[name] = b;
@@ -137,25 +139,40 @@ export function removeBranch(d: DeploymentRec, b: BranchRec): void {
   delete d.branches[b.name];
 }
 
-/** Merge `b` into `into` (3-way on the committed trees); optionally delete `b`. */
-export function mergeInto(d: DeploymentRec, b: BranchRec, into: BranchRec, deleteAfter: boolean) {
-  if (b === into) throw new HttpError(400, `cannot merge branch ${JSON.stringify(b.name)} into itself`);
-  if (into.kind === 'dev') throw new HttpError(400, `cannot merge into dev-mode branch ${JSON.stringify(into.name)}`);
-  const merged = mergeTrees(b.base, b.head, into.head);
+/** The tree merging `theirs` (a tree of `b`) into `into` gives: 409 naming the files on a conflict. */
+export function mergedTree(b: BranchRec, theirs: FileMap, into: BranchRec): FileMap {
+  const merged = mergeTrees(b.base, theirs, into.head);
   if (!merged.ok) {
     throw new HttpError(409, `merge conflict merging ${JSON.stringify(b.name)} into ${JSON.stringify(into.name)} in: ${merged.conflicts.join(', ')}`);
   }
-  into.files = { ...merged.files };
-  commit(d, into);
+  return merged.files;
+}
+
+/** Merge `b` into `into` (3-way on the committed trees), build `into`; optionally delete `b`. */
+export function mergeInto(env: BuildEnv, d: DeploymentRec, b: BranchRec, into: BranchRec, deleteAfter: boolean) {
+  if (b === into) throw new HttpError(400, `cannot merge branch ${JSON.stringify(b.name)} into itself`);
+  if (into.kind === 'dev') throw new HttpError(400, `cannot merge into dev-mode branch ${JSON.stringify(into.name)}`);
+  const files = mergedTree(b, b.head, into);
+  // Already merged: like git, no new commit and no build.
+  if (!sameTree(files, into.head)) {
+    into.files = { ...files };
+    commit(d, into);
+    triggerBuild(env, d, into, 'merge');
+  }
   // `b` is now an ancestor of `into`: its own head is the merge base of any later merge.
   b.base = hashTree(b.head);
   if (deleteAfter) removeBranch(d, b);
   return { merged: true, branchDeleted: deleteAfter };
 }
 
+/** Compile a tree. */
+export function compileFiles(tree: FileMap): CompileResult {
+  const files: Record<string, Buffer> = {};
+  for (const [p, b64] of Object.entries(tree)) files[p] = decodeFile(b64);
+  return compileModel(files);
+}
+
 /** Compile a branch's working tree. */
 export function compileBranch(b: BranchRec): CompileResult {
-  const files: Record<string, Buffer> = {};
-  for (const [p, b64] of Object.entries(b.files)) files[p] = decodeFile(b64);
-  return compileModel(files);
+  return compileFiles(b.files);
 }

@@ -1,4 +1,7 @@
-/** State of the build API: a deployment's branches (working and committed trees) and its upload transactions. */
+/**
+ * State of the build API: a deployment's branches (working and committed trees, runtime and builds)
+ * and its upload transactions.
+ */
 
 /** POSIX path -> base64 of the raw bytes (base64 so hashes are of the exact bytes). */
 export type FileMap = Record<string, string>;
@@ -21,6 +24,33 @@ export interface BranchRec {
   commits: number;
   staging: boolean;
   createdAt: string;
+  runtime: RuntimeRec;
+}
+
+/** One build of a branch (or its runtime warming up): a plan from its start, read off the clock. */
+export interface BuildRec {
+  jobId: number;
+  /** `warmup`: a runtime starting (staging enabled, dev mode entered); `build`: a commit, finish or merge. */
+  kind: 'build' | 'warmup';
+  /** The branch's commit hash (`lastHash`) this build serves once built. */
+  hash: string;
+  /** The committed tree it builds (what production's data API serves). */
+  files: FileMap;
+  startedAt: number;
+  /** When it ends: the build or warmup duration after its start. */
+  endsAt: number;
+  /** How it ends (decided at start, seen once the clock reaches `endsAt`). */
+  outcome: 'success' | 'failed' | 'cancelled';
+  errorText?: string;
+}
+
+/** A branch's runtime: whether it runs, when it last stopped, and its recent builds (oldest first). */
+export interface RuntimeRec {
+  running: boolean;
+  /** Set when a running runtime stopped (staging disabled, dev session ended); cleared on start. */
+  stoppedAt?: number;
+  /** The last successful build and what came after it. */
+  builds: BuildRec[];
 }
 
 export interface UploadRec {
@@ -36,6 +66,7 @@ export interface UploadRec {
 export interface BuildState {
   branches: Record<string, BranchRec>;
   nextBranchId: number;
+  nextBuildJobId: number;
   /** Credential id -> dev branch name of the open dev-mode session. */
   devSessions: Record<string, string>;
   uploads: Record<string, UploadRec>;

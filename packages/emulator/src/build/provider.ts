@@ -1,9 +1,9 @@
 /**
- * Build API: branches, dev mode, files, uploads, hashes, validation, commit/pull/merge and the branch
- * staging environment (spec sections 3, 4.4, 4.13, 4.15). Every handler checks everything first and
- * changes state last, so a rejected request changes nothing.
+ * Build API: branches, dev mode, files, validation, commit/pull/merge and the branch staging
+ * environment (spec sections 3, 4.4, 4.13, 4.15); uploads and hashes are in `uploads.ts`. Every
+ * handler checks everything first and changes state last, so a rejected request changes nothing;
+ * the runtimes a write starts or stops are reconciled after it.
  */
-import { randomBytes } from 'node:crypto';
 import { HttpError, requireDeployment, type Ctx, type HandlerTable } from '../context.js';
 import type { DeploymentRec } from '../deployments/models.js';
 import { cursorPageWithData, type CursorQuery } from '../paging.js';
@@ -17,6 +17,7 @@ import {
   compileBranch,
   devBranchName,
   makeBranch,
+  mergedTree,
   mergeInto,
   removeBranch,
   requireOwner,
@@ -24,21 +25,12 @@ import {
   targetBranch,
   writableBranch,
 } from './branches.js';
-import type { BranchRec, FileMap, UploadRec } from './models.js';
-import { decodeFile, encodeFile, hashTree, mergeTrees, sha1Hex, treeHash } from './trees.js';
+import type { BranchRec } from './models.js';
+import { isActive, triggerBuild, withRuntimes } from './runtime.js';
+import { decodeFile, encodeFile, hashTree, mergeTrees, treeHash } from './trees.js';
+import { uploadHandlers } from './uploads.js';
 
-/** The caller's open upload transaction `id`, on the branch the query names (if it names one). */
-function openUpload(ctx: Ctx, d: DeploymentRec, id: string, branchName: string | undefined): UploadRec {
-  const tx = d.uploads[id];
-  if (!tx) throw new HttpError(404, `upload transaction ${JSON.stringify(id)} not found (finished, or never started)`);
-  if (tx.owner !== ctx.principal.key.id) throw new HttpError(403, 'the upload transaction belongs to another credential');
-  if (branchName && branchName !== tx.branch) {
-    throw new HttpError(400, `query.branchName: got ${JSON.stringify(branchName)}, expected ${JSON.stringify(tx.branch)} (the transaction's branch)`);
-  }
-  return tx;
-}
-
-export const buildHandlers: HandlerTable = {
+const branchHandlers: HandlerTable = {
   listBranches(ctx) {
     const d = requireDeployment(ctx);
     const q = ctx.query as CursorQuery;
@@ -153,69 +145,6 @@ export const buildHandlers: HandlerTable = {
     return { success: true };
   },
 
-  fileHashes(ctx) {
-    const d = requireDeployment(ctx);
-    const q = ctx.query as { branchName?: string };
-    const b = targetBranch(ctx, d, { branchName: q.branchName }, 'session-or-deploy');
-    const out: Record<string, { hash: string }> = {};
-    for (const [path, hash] of Object.entries(hashTree(b.files))) out[path] = { hash };
-    return out;
-  },
-
-  startUpload(ctx) {
-    const d = requireDeployment(ctx);
-    const q = ctx.query as { branchName?: string };
-    const b = writableBranch(ctx, d, { branchName: q.branchName });
-    const id = `tx-${randomBytes(8).toString('hex')}`;
-    d.uploads[id] = { id, branch: b.name, owner: ctx.principal.key.id, files: {}, startedAt: ctx.clock.now() };
-    return { transaction: { id }, deploymentName: d.name };
-  },
-
-  uploadFile(ctx) {
-    const d = requireDeployment(ctx);
-    const q = ctx.query as { branchName?: string };
-    const body = ctx.body as { transaction: string; fileName: string; file: Buffer | string };
-    const tx = openUpload(ctx, d, body.transaction, q.branchName);
-    checkFilePath(body.fileName, 'body.fileName');
-    tx.files[body.fileName] = encodeFile(typeof body.file === 'string' ? Buffer.from(body.file) : body.file);
-    return { success: true };
-  },
-
-  finishUpload(ctx) {
-    const d = requireDeployment(ctx);
-    const q = ctx.query as { branchName?: string };
-    const body = ctx.body as {
-      transaction: { id: string };
-      files: Record<string, { hash: string }>;
-      autoRemoveFiles?: boolean | null;
-    };
-    const tx = openUpload(ctx, d, body.transaction.id, q.branchName);
-    const b = branchByName(d, tx.branch);
-    const current = hashTree(b.files);
-    const next: FileMap = body.autoRemoveFiles === false ? { ...b.files } : {};
-    for (const [path, { hash }] of Object.entries(body.files)) {
-      checkFilePath(path, `body.files[${JSON.stringify(path)}]`);
-      const received = tx.files[path];
-      if (received !== undefined) {
-        const got = sha1Hex(decodeFile(received));
-        if (got !== hash) throw new HttpError(400, `body.files[${JSON.stringify(path)}].hash: got ${hash}, expected ${got} (the SHA-1 of the uploaded bytes)`);
-        next[path] = received;
-      } else if (current[path] === hash) {
-        next[path] = b.files[path] as string;
-      } else {
-        throw new HttpError(
-          400,
-          `body.files[${JSON.stringify(path)}]: listed with hash ${hash}, but it was not uploaded in this transaction and the branch ${current[path] ? `has ${current[path]}` : 'does not have it'}`,
-        );
-      }
-    }
-    const stray = Object.keys(tx.files).filter((p) => !(p in body.files));
-    if (stray.length) throw new HttpError(400, `body.files: uploaded but missing from the manifest: ${stray.join(', ')}`);
-    b.files = next;
-    delete d.uploads[tx.id];
-    return { lastHash: b.lastHash };
-  },
-
   validateDataModel(ctx) {
     const d = requireDeployment(ctx);
     const q = ctx.query as { branchName?: string; devMode?: boolean };
@@ -225,6 +154,8 @@ export const buildHandlers: HandlerTable = {
       if (!s) throw new HttpError(400, 'query.devMode: no dev-mode session is open for this credential');
       b = s;
     } else b = branchByName(d, q.branchName ?? d.deployBranch);
+    // Validation asks the branch's own runtime: a shared branch with none running cannot answer.
+    if (b.kind === 'shared' && !isActive(d, b)) throw new HttpError(400, 'Branch is not active');
     const result = compileBranch(b);
     return {
       deploymentId: d.id,
@@ -240,7 +171,12 @@ export const buildHandlers: HandlerTable = {
     const d = requireDeployment(ctx);
     const body = (ctx.body ?? {}) as { branchName?: string; exitDevMode?: boolean | null };
     const b = writableBranch(ctx, d, { branchName: body.branchName });
+    const parent = b.parent ? branchByName(d, b.parent) : undefined;
+    // The vendor's manual: commit pushes the dev branch's edits to the shared branch it was forked from.
+    if (parent) mergedTree(b, b.files, parent);
     commit(d, b);
+    triggerBuild(ctx, d, b, 'commit');
+    if (parent) mergeInto(ctx, d, b, parent, false);
     if (body.exitDevMode) delete d.devSessions[ctx.principal.key.id];
     return { success: true };
   },
@@ -261,6 +197,7 @@ export const buildHandlers: HandlerTable = {
     b.base = hashTree(parent.head);
     b.commits += 1;
     b.lastHash = treeHash(b.head, `${d.id}:${b.name}:${b.commits}:pull`);
+    triggerBuild(ctx, d, b, 'merge');
     return { buildTriggered: true };
   },
 
@@ -269,7 +206,7 @@ export const buildHandlers: HandlerTable = {
     const body = (ctx.body ?? {}) as { branchName?: string; branchId?: number; deleteBranch?: boolean | null };
     const b = targetBranch(ctx, d, body, 'session');
     if (!b.parent) throw new HttpError(400, `branch ${JSON.stringify(b.name)} has no parent to merge into`);
-    return mergeInto(d, b, branchByName(d, b.parent), body.deleteBranch ?? true);
+    return mergeInto(ctx, d, b, branchByName(d, b.parent), body.deleteBranch ?? true);
   },
 
   mergeToDefaultBranch(ctx) {
@@ -277,6 +214,8 @@ export const buildHandlers: HandlerTable = {
     const body = ctx.body as { branchName?: string; branchId?: number; removeBranchAfterMerge?: boolean | null };
     const b = targetBranch(ctx, d, body, 'session');
     if (b.kind === 'deploy') throw new HttpError(400, `branch ${JSON.stringify(b.name)} is the deploy branch`);
-    return mergeInto(d, b, branchByName(d, d.deployBranch), body.removeBranchAfterMerge ?? true);
+    return mergeInto(ctx, d, b, branchByName(d, d.deployBranch), body.removeBranchAfterMerge ?? true);
   },
 };
+
+export const buildHandlers: HandlerTable = withRuntimes({ ...branchHandlers, ...uploadHandlers });

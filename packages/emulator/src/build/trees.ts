@@ -36,6 +36,11 @@ export function treeHash(files: FileMap, salt: string): string {
   return h.digest('hex');
 }
 
+/** Do two trees hold the same paths with the same bytes? */
+export function sameTree(a: FileMap, b: FileMap): boolean {
+  return treeHash(a, '') === treeHash(b, '');
+}
+
 type Merge = { ok: true; files: FileMap } | { ok: false; conflicts: string[] };
 
 /** Three-way merge by file: apply `theirs` changes relative to `base` onto `ours`. */

@@ -1,11 +1,13 @@
 /**
  * The data REST API of a deployment's environments: `/d/{id}/cubejs-api/v1/...` (production) and
- * `/d/{id}/dev-mode/{branch}/cubejs-api/v1/...` (staging and dev branches). `/meta` serves the
- * compiled model; `/load` answers `{"error":"Continue wait"}` to the first polls of a query, then rows.
+ * `/d/{id}/dev-mode/{encoded branch}/cubejs-api/v1/...` (staging and dev branches). Production serves
+ * the model of the deploy branch's last finished production build; a branch its working tree. `/meta`
+ * serves the compiled model; `/load` answers `{"error":"Continue wait"}` to the first polls of a query, then rows.
  */
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { compileBranch } from '../build/branches.js';
+import { compileFiles } from '../build/branches.js';
+import { isActive, productionFiles } from '../build/runtime.js';
 import type { Clock } from '../clock.js';
 import { verifyJwt } from '../jwt.js';
 import type { State } from '../state.js';
@@ -48,10 +50,10 @@ export function serveDataApi(req: DataRequest): DataResponse {
 
   const b = d.branches[branchName ?? d.deployBranch];
   if (!b) return fail(404, `branch ${JSON.stringify(branchName)} not found`);
-  if (b.kind === 'shared' && !b.staging) {
-    return fail(403, `the staging environment of branch ${JSON.stringify(b.name)} is disabled: enable it first`);
+  if (b.kind === 'shared' && !isActive(d, b)) {
+    return fail(403, `the staging environment of branch ${JSON.stringify(b.name)} is disabled and nobody is in dev mode on it: enable it first`);
   }
-  const compiled = compileBranch(b);
+  const compiled = compileFiles(b.kind === 'deploy' ? productionFiles(b, req.clock.now()) : b.files);
   if (!compiled.valid) return fail(400, `Compile error: ${compiled.errors.map((e) => e.message).join('; ')}`);
 
   if (op === 'meta') {

@@ -15,6 +15,8 @@ export interface DbtRunRec {
   trigger: string;
   userId: number | null;
   startedAt: number;
+  /** Until then status, logs and result answer 404, as the real service does just after a start. */
+  visibleAt?: number;
   plan: DbtPhasePlan[];
   /** When set, the run fails in this phase with this message. */
   failure?: { phase: string; message: string };

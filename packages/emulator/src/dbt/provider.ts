@@ -1,12 +1,15 @@
-/** dbt sync (spec 4.12, section 3): runs on the clock, cancel, history, logs, result. */
+/**
+ * dbt sync (spec 4.12, section 3): runs on the clock, cancel, history, logs (paged), result. A run
+ * is invisible (404) for a while after its start; an older deployment ignores `ref`.
+ */
 import { randomBytes } from 'node:crypto';
 import { checkBranchName, makeBranch } from '../build/branches.js';
 import { filesOf } from '../build/trees.js';
 import { HttpError, requireDeployment, type Ctx, type HandlerTable } from '../context.js';
 import type { DeploymentRec } from '../deployments/models.js';
-import { cursorPaginate, type CursorQuery } from '../paging.js';
+import { cursorPaginate, cursorQueryOf, type CursorQuery } from '../paging.js';
 import type { DbtRunRec } from './models.js';
-import { dbtPlan, generatedModels, runLogs, viewRun } from './runs.js';
+import { dbtBranchName, dbtPlan, generatedModels, runLogs, viewRun } from './runs.js';
 
 /** Refs the emulated dbt project has: branches and tags. Others fail in the clone phase. */
 const DBT_PROJECT_REFS = ['main', 'develop', 'release', 'v1.0.0', 'v1.1.0', 'v2.0.0'];
@@ -27,11 +30,13 @@ function materialize(ctx: Ctx, d: DeploymentRec, run: DbtRunRec): void {
   b.lastHash = `${run.syncJobId.replace(/[^0-9a-f]/g, '').padEnd(8, '0')}${'0'.repeat(32)}`.slice(0, 40);
 }
 
-function findRun(ctx: Ctx): { d: DeploymentRec; run: DbtRunRec } {
+/** The run the path names; `readable`: not yet visible counts as not found. */
+function findRun(ctx: Ctx, readable = false): { d: DeploymentRec; run: DbtRunRec } {
   const d = requireDeployment(ctx);
   const id = ctx.params.syncJobId as string;
   const run = d.dbtRuns.find((r) => r.syncJobId === id);
-  if (!run) throw new HttpError(404, `dbt sync ${JSON.stringify(id)} not found in deployment ${d.id}`);
+  const hidden = readable && run?.visibleAt !== undefined && ctx.clock.now() < run.visibleAt;
+  if (!run || hidden) throw new HttpError(404, `dbt sync ${JSON.stringify(id)} not found in deployment ${d.id}`);
   materialize(ctx, d, run);
   return { d, run };
 }
@@ -63,13 +68,14 @@ export const dbtHandlers: HandlerTable = {
   startDbtSync(ctx) {
     const d = requireDeployment(ctx);
     const body = (ctx.body ?? {}) as { branchName?: string | null; ref?: string | null; source?: string | null };
-    const ref = body.ref ?? 'main';
+    const saved = d.dbtSavedRef ?? 'main';
+    // Measured by the vendor: an older deployment silently drops `ref` and syncs its saved branch.
+    const ref = d.olderDeployment ? saved : body.ref ?? saved;
     if (/^[0-9a-f]{7,40}$/i.test(ref)) {
       throw new HttpError(400, `body.ref: got ${JSON.stringify(ref)}, expected a branch or tag name, not a commit SHA`);
     }
-    const n = d.dbtRuns.length + 1;
-    const branchName = body.branchName ?? `dbt-sync-${ctx.clock.iso().slice(0, 10)}-${n}`;
-    checkBranchName(branchName, 'body.branchName');
+    if (body.branchName) checkBranchName(body.branchName, 'body.branchName');
+    const branchName = body.branchName ?? dbtBranchName(ref, ctx.clock.now(), randomBytes(4).toString('hex'));
     if (d.branches[branchName] || d.dbtRuns.some((r) => r.branchName === branchName && !viewRun(r, ctx.clock.now()).error)) {
       throw new HttpError(409, `body.branchName: branch ${JSON.stringify(branchName)} already exists; each sync creates a new branch`);
     }
@@ -83,6 +89,7 @@ export const dbtHandlers: HandlerTable = {
       trigger: 'api',
       userId: ctx.principal.user.id,
       startedAt: ctx.clock.now(),
+      visibleAt: ctx.clock.now() + ctx.controls.behaviour.dbtInvisibleMs,
       plan: ctx.controls.dbtPhases?.map((p) => ({ ...p })) ?? dbtPlan(),
       generated: {},
     };
@@ -109,7 +116,7 @@ export const dbtHandlers: HandlerTable = {
   },
 
   getDbtSyncStatus(ctx) {
-    const { run } = findRun(ctx);
+    const { run } = findRun(ctx, true);
     const v = viewRun(run, ctx.clock.now());
     // Section 3: a cancelled run reports as a failure whose reason says cancelled.
     const status = v.status === 'CANCELLED' ? 'FAILED' : v.status;
@@ -128,7 +135,7 @@ export const dbtHandlers: HandlerTable = {
   },
 
   getDbtSyncResult(ctx) {
-    const { run } = findRun(ctx);
+    const { run } = findRun(ctx, true);
     const v = viewRun(run, ctx.clock.now());
     if (v.status !== 'COMPLETED') throw new HttpError(409, `dbt sync ${run.syncJobId} has no result: it is ${v.status}`);
     return {
@@ -142,8 +149,9 @@ export const dbtHandlers: HandlerTable = {
   },
 
   getDbtSyncLogs(ctx) {
-    const { run } = findRun(ctx);
-    return { items: runLogs(run, ctx.clock.now()), pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null } };
+    const { run } = findRun(ctx, true);
+    // The contract declares no paging here; the vendor's CLI pages with `first`/`after` all the same.
+    return cursorPaginate(runLogs(run, ctx.clock.now()), cursorQueryOf(ctx.searchParams));
   },
 
   getDbtSyncGeneratedFiles(ctx) {

@@ -16,6 +16,23 @@ export function dbtPlan(): DbtPhasePlan[] {
   return DBT_PHASES.map((p) => ({ ...p }));
 }
 
+/**
+ * The ref's part of a sync branch name, as the vendor measured it: letters, digits, `_`, `.` and `-`
+ * kept (case too), `/`, space and `~` turned into `-`, anything else dropped, cut at 40 characters.
+ */
+export function refSegment(ref: string): string {
+  return ref
+    .replace(/[/ ~]/g, '-')
+    .replace(/[^A-Za-z0-9_.-]/g, '')
+    .slice(0, 40);
+}
+
+/** `dbt-sync/<ref segment>-<YYYYMMDDhhmmss>-<8 hex>`: the branch a sync of `ref` started at `atMs` creates. */
+export function dbtBranchName(ref: string, atMs: number, hex8: string): string {
+  const stamp = new Date(atMs).toISOString().replace(/[-:T]/g, '').slice(0, 14);
+  return `dbt-sync/${refSegment(ref)}-${stamp}-${hex8}`;
+}
+
 export type RunStatus = 'RUNNING' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
 
 export interface PhaseView {

@@ -21,6 +21,17 @@ export interface DeploymentRec extends BuildState {
   templateVariables: JsonObject;
   envVars: EnvVarRec[];
   dbtRuns: DbtRunRec[];
+  /** An older deployment: dbt sync ignores `ref` and syncs `dbtSavedRef` (measured by the vendor). */
+  olderDeployment?: boolean;
+  /** The branch of the dbt project a sync uses when no `ref` is given (default `main`). */
+  dbtSavedRef?: string;
+}
+
+export type DeployMode = 'git' | 'cli';
+
+/** `cli`: production changes only with an upload to the deploy branch; `git` (default): with every commit or merge into it. */
+export function deployModeOf(d: DeploymentRec): DeployMode {
+  return d.settings.deployMode === 'cli' ? 'cli' : 'git';
 }
 
 /** What differs between deployments when one is made; the rest starts empty. */
@@ -41,6 +52,7 @@ export function newDeployment(d: NewDeployment): DeploymentRec {
     envVars: d.envVars,
     branches: {},
     nextBranchId: 1,
+    nextBuildJobId: 1,
     devSessions: {},
     uploads: {},
     dbtRuns: [],

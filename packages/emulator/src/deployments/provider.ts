@@ -1,9 +1,11 @@
 /** Deployments, environments, tokens, versions, build status, env vars, regions (spec 4.1–4.7, 4.15, 8, 9). */
-import { makeBranch } from '../build/branches.js';
+import { makeBranch, sessionBranch } from '../build/branches.js';
+import { buildStatusOf, reconcileRuntimes } from '../build/runtime.js';
 import { deploymentUrl, HttpError, requireDeployment, type Ctx, type HandlerTable } from '../context.js';
 import type { JsonObject } from '../json.js';
 import { cursorPageWithData, cursorPaginate, offsetPage, type CursorQuery } from '../paging.js';
 import { mintToken } from '../tokens.js';
+import type { BranchRec } from '../build/models.js';
 import { newDeployment, type DeploymentRec } from './models.js';
 
 /** Runtime versions by channel, newest first (the head of each channel is its latest). */
@@ -53,6 +55,15 @@ function settingsOf(ctx: Ctx, d: DeploymentRec) {
   };
 }
 
+/** Make another (shared) branch the deploy branch; the old one becomes a shared branch. */
+function moveDeployBranch(d: DeploymentRec, name: string): void {
+  if (name === d.deployBranch) return;
+  const old = d.branches[d.deployBranch];
+  if (old) old.kind = 'shared';
+  (d.branches[name] as BranchRec).kind = 'deploy';
+  d.deployBranch = name;
+}
+
 function visibleDeployments(ctx: Ctx): DeploymentRec[] {
   const scope = ctx.principal.key.deploymentIds;
   return ctx.state.deployments.filter((d) => !scope || scope.includes(d.id));
@@ -81,7 +92,7 @@ function environmentsOf(ctx: Ctx, d: DeploymentRec) {
         name: b.name,
         type: 'staging',
         branch: b.name,
-        api_credentials: { rest: { url: `${base}/dev-mode/${b.name}/cubejs-api/v1` }, sql: { host, port: 15432 } },
+        api_credentials: { rest: { url: `${base}/dev-mode/${encodeURIComponent(b.name)}/cubejs-api/v1` }, sql: { host, port: 15432 } },
       });
     }
   }
@@ -91,7 +102,7 @@ function environmentsOf(ctx: Ctx, d: DeploymentRec) {
       name,
       type: 'development',
       branch: name,
-      api_credentials: { rest: { url: `${base}/dev-mode/${name}/cubejs-api/v1` }, sql: { host, port: 15432 } },
+      api_credentials: { rest: { url: `${base}/dev-mode/${encodeURIComponent(name)}/cubejs-api/v1` }, sql: { host, port: 15432 } },
     });
   }
   return envs;
@@ -148,17 +159,20 @@ export const deploymentHandlers: HandlerTable = {
       version = head;
     }
     const { releaseChannel: _c, releaseChannelVersion: _v, templateVariables, ...rest } = body;
+    const nextDeploy = rest.deployBranchName;
+    if (typeof nextDeploy === 'string' && d.branches[nextDeploy]?.kind !== 'deploy' && d.branches[nextDeploy]?.kind !== 'shared') {
+      throw new HttpError(400, `deployBranchName: got ${JSON.stringify(nextDeploy)}, expected an existing shared branch`);
+    }
     d.releaseChannel = channel;
     d.version = version;
     if (templateVariables) d.templateVariables = { ...d.templateVariables, ...templateVariables };
     for (const [k, v] of Object.entries(rest)) {
       if (v === undefined) continue;
       if (k === 'name' && typeof v === 'string') d.name = v;
-      else if (k === 'deployBranchName' && typeof v === 'string') {
-        if (!d.branches[v]) throw new HttpError(400, `deployBranchName: got ${JSON.stringify(v)}, expected an existing branch`);
-        d.deployBranch = v;
-      } else d.settings[k] = v;
+      else if (k === 'deployBranchName' && typeof v === 'string') moveDeployBranch(d, v);
+      else d.settings[k] = v;
     }
+    reconcileRuntimes(ctx, d);
     return settingsOf(ctx, d);
   },
 
@@ -233,21 +247,7 @@ export const deploymentHandlers: HandlerTable = {
   buildStatus(ctx) {
     const d = requireDeployment(ctx);
     const q = ctx.query as { branchName?: string | null };
-    const name = q.branchName ?? d.deployBranch;
-    const b = d.branches[name];
-    if (!b) throw new HttpError(404, `branch ${JSON.stringify(name)} not found in deployment ${d.id}`);
-    return {
-      deploymentId: d.id,
-      branchName: b.name,
-      mode: b.kind === 'dev' ? 'dev_mode' : 'production',
-      status: 'done',
-      deploymentStatus: 'running',
-      lastHash: b.lastHash,
-      filesHash: b.lastHash,
-      buildJobId: b.commits,
-      errorText: null,
-      updatedAt: ctx.clock.iso(),
-    };
+    return buildStatusOf(d, q.branchName ?? sessionBranch(ctx, d)?.name ?? d.deployBranch, ctx.clock.now());
   },
 
   logs(ctx) {

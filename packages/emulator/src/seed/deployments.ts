@@ -3,19 +3,19 @@ import { makeBranch } from '../build/branches.js';
 import { filesOf, treeHash } from '../build/trees.js';
 import type { Clock } from '../clock.js';
 import type { DbtRunRec } from '../dbt/models.js';
-import { dbtPlan } from '../dbt/runs.js';
-import { newDeployment, type DeploymentRec } from '../deployments/models.js';
+import { dbtBranchName, dbtPlan } from '../dbt/runs.js';
+import { newDeployment, type DeploymentRec, type DeployMode } from '../deployments/models.js';
 import { nextId, type State } from '../state.js';
 
-/** A ready deployment, 90 days old, with `model` committed once on `main`. */
-export function seedDeployment(state: State, name: string, clock: Clock, model: Record<string, string>): DeploymentRec {
+/** A ready deployment, 90 days old, with `model` committed once on `main` and built for production. */
+export function seedDeployment(state: State, name: string, clock: Clock, model: Record<string, string>, deployMode: DeployMode = 'git'): DeploymentRec {
   const id = nextId(state, 'deployment');
   const d = newDeployment({
     id,
     name,
     createdAt: new Date(clock.now() - 90 * 86400_000).toISOString(),
     creationStep: 'ready',
-    settings: { cloudProvider: 'aws', region: 'us-east-1', deployMode: 'git', creationMethod: 'github', template: 'single' },
+    settings: { cloudProvider: 'aws', region: 'us-east-1', deployMode, creationMethod: 'github', template: 'single' },
     version: '1.6.28',
     envVars: [{ name: 'CUBEJS_DB_TYPE', value: 'postgres' }],
   });
@@ -24,6 +24,10 @@ export function seedDeployment(state: State, name: string, clock: Clock, model: 
   main.head = { ...main.files };
   main.lastHash = treeHash(main.head, `${id}:main:1`);
   main.commits = 1;
+  const builtAt = Date.parse(d.createdAt);
+  main.runtime.builds = [
+    { jobId: d.nextBuildJobId++, kind: 'build', hash: main.lastHash, files: { ...main.head }, startedAt: builtAt, endsAt: builtAt + 60_000, outcome: 'success' },
+  ];
   state.deployments.push(d);
   return d;
 }
@@ -38,7 +42,7 @@ export function seedDbtHistory(d: DeploymentRec, clock: Clock, userId: number): 
       syncJobId: `sync-${n}`,
       workflowId: `wf-${n}`,
       deploymentId: d.id,
-      branchName: `dbt-sync-${n}`,
+      branchName: dbtBranchName('main', startedAt, n.padStart(8, '0')),
       ref: 'main',
       source: 'git',
       trigger: triggers[i % triggers.length] as string,

@@ -21,8 +21,13 @@ export function seedState(seed: SeedName, clock: Clock): State {
   }
 
   const analyst = seedDemoTeam(state, clock, people);
-  const [analytics] = ['analytics', 'marketing'].map((name) => {
-    const d = seedDeployment(state, name, clock, DEMO_MODEL);
+  // marketing deploys from the CLI: merges into main do not reach production until an upload does.
+  const seeded = [
+    ['analytics', 'git'],
+    ['marketing', 'cli'],
+  ] as const;
+  const [analytics] = seeded.map(([name, mode]) => {
+    const d = seedDeployment(state, name, clock, DEMO_MODEL, mode);
     makeBranch(d, 'feature-revenue', d.branches.main as BranchRec, 'shared', new Date(clock.now() - 5 * 86400_000).toISOString());
     return d;
   });

@@ -1,0 +1,152 @@
+/**
+ * Branch runtimes and builds on the emulator's clock. The deploy branch always runs; a shared branch
+ * runs while its staging environment is on or someone is in dev mode on it (a session on it or on one
+ * of its forks); a dev branch while its session is open. Starting a runtime warms it up; a commit,
+ * finish or merge on a running branch builds it. A build is a plan from its start and its state is
+ * read off the clock, like a dbt run: no timers, a test advances the clock.
+ */
+import type { Ctx, HandlerTable } from '../context.js';
+import { deployModeOf, type DeploymentRec } from '../deployments/models.js';
+import type { BranchRec, BuildRec, FileMap } from './models.js';
+
+/** What builds read: the clock, the durations and the failures tests asked for. */
+export type BuildEnv = Pick<Ctx, 'clock' | 'controls'>;
+
+/** Why a build starts; in `cli` deploy mode only an upload `finish` rebuilds the deploy branch. */
+export type BuildReason = 'commit' | 'finish' | 'merge';
+
+export function isActive(d: DeploymentRec, b: BranchRec): boolean {
+  if (b.kind === 'deploy') return true;
+  const sessions = Object.values(d.devSessions);
+  if (b.kind === 'dev') return sessions.includes(b.name);
+  return b.staging || sessions.some((name) => name === b.name || d.branches[name]?.parent === b.name);
+}
+
+/** A fresh runtime: the deploy branch runs from the start, others when something starts them. */
+export function newRuntime(kind: BranchRec['kind']) {
+  return { running: kind === 'deploy', builds: [] as BuildRec[] };
+}
+
+function failureKey(d: DeploymentRec, branch: string): string {
+  return `${d.id}:${branch}`;
+}
+
+/** The last build that succeeded and has finished by `now`: what the branch serves. */
+export function servedBuild(b: BranchRec, now: number): BuildRec | undefined {
+  return b.runtime.builds.findLast((x) => x.outcome === 'success' && x.endsAt <= now);
+}
+
+/** The builds worth keeping once all have ended: the last success and the newest failure after it. */
+function keep(builds: BuildRec[]): BuildRec[] {
+  const i = builds.findLastIndex((x) => x.outcome === 'success');
+  const after = builds.slice(i + 1).slice(-1);
+  return i >= 0 ? [builds[i] as BuildRec, ...after] : after;
+}
+
+function startBuild(env: BuildEnv, d: DeploymentRec, b: BranchRec, kind: BuildRec['kind']): void {
+  const now = env.clock.now();
+  const key = failureKey(d, b.name);
+  const failure = env.controls.failNextBuild[key];
+  delete env.controls.failNextBuild[key];
+  const { buildMs, warmupMs } = env.controls.behaviour;
+  const build: BuildRec = {
+    jobId: d.nextBuildJobId++,
+    kind,
+    hash: b.lastHash,
+    files: { ...b.head },
+    startedAt: now,
+    endsAt: now + (kind === 'warmup' ? warmupMs : buildMs),
+    outcome: failure?.status ?? 'success',
+  };
+  if (failure) build.errorText = failure.errorText;
+  // A newer build supersedes one still running: the older one never finishes.
+  b.runtime.builds = [...keep(b.runtime.builds.filter((x) => x.endsAt <= now)), build];
+}
+
+/** Build a branch after a change landed on it, if its runtime runs (and, in `cli` mode, production only on finish). */
+export function triggerBuild(env: BuildEnv, d: DeploymentRec, b: BranchRec, reason: BuildReason): void {
+  if (!isActive(d, b)) return;
+  if (b.kind === 'deploy' && deployModeOf(d) === 'cli' && reason !== 'finish') return;
+  startBuild(env, d, b, 'build');
+}
+
+/** Start the runtimes that became active and stop those that did not stay so. */
+export function reconcileRuntimes(env: BuildEnv, d: DeploymentRec): void {
+  const now = env.clock.now();
+  for (const b of Object.values(d.branches)) {
+    const active = isActive(d, b);
+    if (active === b.runtime.running) continue;
+    b.runtime.running = active;
+    if (active) {
+      delete b.runtime.stoppedAt;
+      startBuild(env, d, b, 'warmup');
+    } else {
+      b.runtime.stoppedAt = now;
+      b.runtime.builds = keep(b.runtime.builds.filter((x) => x.endsAt <= now));
+    }
+  }
+}
+
+/** Handlers that reconcile the runtimes of their deployment after every successful write. */
+export function withRuntimes(table: HandlerTable): HandlerTable {
+  const out: HandlerTable = {};
+  for (const [id, handler] of Object.entries(table)) {
+    out[id] = async (ctx) => {
+      const result = await handler(ctx);
+      if (ctx.endpoint.method !== 'GET' && ctx.deployment && ctx.state.deployments.includes(ctx.deployment)) {
+        reconcileRuntimes(ctx, ctx.deployment);
+      }
+      return result;
+    };
+  }
+  return out;
+}
+
+/** The tree production serves: the deploy branch's last finished production build (empty before the first). */
+export function productionFiles(b: BranchRec, now: number): FileMap {
+  return servedBuild(b, now)?.files ?? {};
+}
+
+/**
+ * Build status as the vendor reports it: `built`, `building`, `warmup`, `failed`, `cancelled`,
+ * `stopped`, `none`. `filesHash` is the branch's commit, `lastHash` what its last finished build serves.
+ */
+export function buildStatusOf(d: DeploymentRec, name: string, now: number) {
+  const at = (ms: number) => new Date(ms).toISOString();
+  const b = d.branches[name];
+  const base = { deploymentId: d.id, branchName: name, deploymentStatus: 'running' };
+  // Measured by the vendor on live deployments: an unknown branch "builds" forever with this text.
+  if (!b) return { ...base, mode: 'production', status: 'building', errorText: 'Bad branch', filesHash: null, lastHash: null, buildJobId: null, updatedAt: at(now) };
+  const builds = b.runtime.builds;
+  const last = builds.at(-1);
+  const known = {
+    ...base,
+    mode: b.kind === 'dev' ? 'dev_mode' : 'production',
+    filesHash: b.lastHash,
+    lastHash: servedBuild(b, now)?.hash ?? null,
+    buildJobId: last?.jobId ?? null,
+  };
+  if (!isActive(d, b)) {
+    const stoppedAt = b.runtime.stoppedAt;
+    return {
+      ...known,
+      status: stoppedAt === undefined ? 'building' : 'stopped',
+      errorText: 'Branch is not active',
+      updatedAt: at(stoppedAt ?? Date.parse(b.createdAt)),
+    };
+  }
+  if (!last) return { ...known, status: 'none', errorText: null, updatedAt: at(Date.parse(b.createdAt)) };
+  if (now < last.endsAt) {
+    // A failed build's text stays while the next one runs (the vendor's CLI waits through it).
+    const previous = builds.at(-2);
+    const leftover = previous && previous.outcome !== 'success' ? previous.errorText ?? null : null;
+    return { ...known, status: last.kind === 'warmup' ? 'warmup' : 'building', errorText: leftover, updatedAt: at(last.startedAt) };
+  }
+  const status = last.outcome === 'success' ? 'built' : last.outcome;
+  return { ...known, status, errorText: last.errorText ?? null, updatedAt: at(last.endsAt) };
+}
+
+/** Make the next build of a branch end badly (control route). */
+export function failNextBuild(env: BuildEnv, d: DeploymentRec, branch: string, status: 'failed' | 'cancelled', errorText: string): void {
+  env.controls.failNextBuild[failureKey(d, branch)] = { status, errorText };
+}
