@@ -15,7 +15,7 @@ const BUILD_MS = 3_000;
 const WARMUP_MS = 5_000;
 
 beforeAll(async () => {
-  fx = await emulatorFixture();
+  fx = await emulatorFixture({ buildMs: BUILD_MS, warmupMs: WARMUP_MS });
   c = fx.admin;
 });
 afterAll(() => fx.close());
@@ -236,7 +236,7 @@ describe('staging URL and createBranch default', () => {
   });
 
   it('createBranch without `from` forks the deploy branch named in the settings', async () => {
-    const own = await emulatorFixture();
+    const own = await emulatorFixture({ buildMs: BUILD_MS, warmupMs: WARMUP_MS });
     try {
       const a = own.admin;
       await a.branches.create({ deploymentId: 1, body: { name: 'release', from: 'main' } });

@@ -14,7 +14,8 @@ import { enableStaging } from '../src/workflows/enable-staging.js';
 import { scanModel } from '../src/workflows/local-model.js';
 import { mergeToDefault } from '../src/workflows/merge-to-default.js';
 import { MemoryReporter } from '../src/report/reporter.js';
-import { startDevBranch } from '../src/workflows/start-dev-branch.js';
+import { ensureSharedBranch, startDevBranch } from '../src/workflows/start-dev-branch.js';
+import { ensureBuilt } from '../src/workflows/branch-build.js';
 import { uploadModel } from '../src/workflows/upload-model.js';
 import { parseErrorMessage, repoPath, validateBranch } from '../src/workflows/validate.js';
 import { emulatorFixture, type EmulatorFixture } from './support/emulator.js';
@@ -75,26 +76,50 @@ describe('start-dev-branch', () => {
 });
 
 describe('upload-model', () => {
-  it('sends only new and changed files, deletes what is gone, and leaves the shared branch equal to the local files', async () => {
-    await startDevBranch(ctx(), { branch: 'preview-pr-2' });
+  /** The shared branch alone (no dev mode): the direct upload needs nothing else. */
+  const shared = (branch: string) => ensureSharedBranch(ctx(), branch, 'main');
+
+  it('sends only new and changed files straight to the shared branch, deletes what is gone, and leaves it equal to the local files', async () => {
+    await shared('preview-pr-2');
     const dir = modelDir({ 'model/cubes/extra.yml': 'cubes: []\n', 'model/views/orders_view.yml': null });
     const c = ctx();
     const r = await uploadModel(c, { branch: 'preview-pr-2', modelDir: dir, concurrency: 4, commitMessage: 'PR #2' });
-    expect(r).toMatchObject({ uploaded: 1, deleted: 1, unchanged: 3, stale: false });
+    expect(r).toMatchObject({ uploaded: 1, deleted: 1, unchanged: 3, stale: false, via: 'direct', devBranch: undefined });
     expect(r.files).toEqual({ sent: ['model/cubes/extra.yml'], deleted: ['model/views/orders_view.yml'] });
     const local = Object.fromEntries((await scanModel(dir)).map((f) => [f.path, f.sha1]));
     expect(await sharedHashes('preview-pr-2')).toEqual(local);
+    // No dev mode, no fork, no commit, no merge: one upload transaction.
     expect(devBranchesOf()).toEqual([]);
     expect(fx.em.state.deployments[0]!.devSessions['key-admin']).toBeUndefined();
-    // A second run with nothing changed sends nothing.
+    // A second run with nothing changed sends nothing and starts no transaction.
+    const starts = fx.em.counts.startUpload ?? 0;
     const again = await uploadModel(ctx(), { branch: 'preview-pr-2', modelDir: dir, concurrency: 4, commitMessage: 'PR #2' });
-    expect(again).toMatchObject({ uploaded: 0, deleted: 0, unchanged: 4 });
+    expect(again).toMatchObject({ uploaded: 0, deleted: 0, unchanged: 4, via: 'none' });
+    expect(fx.em.counts.startUpload ?? 0).toBe(starts);
     expect(await sharedHashes('preview-pr-2')).toEqual(local);
   });
 
-  it('leaves no dev branch or session behind when a step fails', async () => {
-    await startDevBranch(ctx(), { branch: 'preview-pr-3' });
-    await fx.admin.branches.stopDevMode({ deploymentId: 1 });
+  it('falls back to dev mode on a tenant that refuses direct uploads: fork, commit to the shared branch, nothing left behind', async () => {
+    await shared('preview-pr-8');
+    fx.em.controls.behaviour.directUploads = false;
+    try {
+      const dir = modelDir({ 'model/cubes/via_fork.yml': 'cubes: []\n' });
+      const c = ctx();
+      const r = await uploadModel(c, { branch: 'preview-pr-8', modelDir: dir, concurrency: 2, commitMessage: 'PR #8' });
+      expect(r).toMatchObject({ via: 'dev-mode', uploaded: 1, stale: false });
+      expect(r.devBranch).toMatch(/^dev-/);
+      expect(c.reporter.text()).toContain('this tenant refuses direct uploads to a shared branch');
+      const local = Object.fromEntries((await scanModel(dir)).map((f) => [f.path, f.sha1]));
+      expect(await sharedHashes('preview-pr-8')).toEqual(local);
+      expect(devBranchesOf()).toEqual([]);
+      expect(fx.em.state.deployments[0]!.devSessions['key-admin']).toBeUndefined();
+    } finally {
+      fx.em.controls.behaviour.directUploads = true;
+    }
+  });
+
+  it('leaves no fork or session behind when a step of the dev-mode path fails', async () => {
+    await shared('preview-pr-3');
     const before = await sharedHashes('preview-pr-3');
     const dir = modelDir({ 'model/cubes/late.yml': 'cubes: []\n' });
     const err = await uploadModel(ctx(), {
@@ -102,6 +127,7 @@ describe('upload-model', () => {
       modelDir: dir,
       concurrency: 2,
       commitMessage: 'x',
+      via: 'dev-mode',
       isStale: () => Promise.reject(new Error('GitHub is down')),
     }).catch((e: unknown) => e);
     expect((err as Error).message).toBe('GitHub is down');
@@ -110,8 +136,8 @@ describe('upload-model', () => {
     expect(await sharedHashes('preview-pr-3')).toEqual(before);
   });
 
-  it('does not merge when a newer run owns the PR', async () => {
-    await startDevBranch(ctx(), { branch: 'preview-pr-4' });
+  it('does not commit when a newer run owns the PR (checked right before finish)', async () => {
+    await shared('preview-pr-4');
     const before = await sharedHashes('preview-pr-4');
     const r = await uploadModel(ctx(), {
       branch: 'preview-pr-4',
@@ -122,10 +148,7 @@ describe('upload-model', () => {
     });
     expect(r.stale).toBe(true);
     expect(await sharedHashes('preview-pr-4')).toEqual(before);
-    // The shared dev branch is left to the newer run, which merges it (deleting it)…
-    expect(devBranchesOf().map((b) => b.name)).toEqual([r.devBranch]);
     await uploadModel(ctx(), { branch: 'preview-pr-4', modelDir: modelDir({ 'model/cubes/new.yml': 'cubes: []\n' }), concurrency: 2, commitMessage: 'y' });
-    expect(devBranchesOf()).toEqual([]);
     expect((await sharedHashes('preview-pr-4'))['model/cubes/new.yml']).toBeDefined();
     expect((await sharedHashes('preview-pr-4'))['model/cubes/stale.yml']).toBeUndefined();
   });
@@ -158,10 +181,15 @@ describe('upload-model', () => {
 });
 
 describe('validate', () => {
-  it('maps each error to its repository file and line', async () => {
-    await startDevBranch(ctx(), { branch: 'preview-pr-5' });
+  it('maps each error to its repository file and line (once the branch runs and is built)', async () => {
+    await ensureSharedBranch(ctx(), 'preview-pr-5', 'main');
     const broken = DEMO_MODEL['model/cubes/orders.yml']!.replace('type: sum', 'type: summ');
     await uploadModel(ctx(), { branch: 'preview-pr-5', modelDir: modelDir({ 'model/cubes/orders.yml': broken }), concurrency: 2, commitMessage: 'x' });
+    // A shared branch nobody runs cannot be validated; the toolkit turns its staging on and waits for the build.
+    await expect(validateBranch(ctx(), { branch: 'preview-pr-5', modelDir: '.' })).rejects.toThrow(/-> 400: Branch is not active/);
+    const building = ensureBuilt(ctx(), 'preview-pr-5', { deployBranch: 'main', pollMs: 1, maxPollMs: 1 });
+    const tick = setInterval(() => fx.em.clock.advance(1_000), 2);
+    await building.finally(() => clearInterval(tick));
     const c = ctx();
     const r = await validateBranch(c, { branch: 'preview-pr-5', modelDir: 'analytics/cube' });
     expect(r.valid).toBe(false);
@@ -184,7 +212,7 @@ describe('validate', () => {
 
 describe('enable-staging', () => {
   it('outputs the staging URL and environment id, and smoke-tests it with a masked token', async () => {
-    await startDevBranch(ctx(), { branch: 'preview-pr-6' });
+    await ensureSharedBranch(ctx(), 'preview-pr-6', 'main');
     const c = ctx();
     const r = await enableStaging(c, { branch: 'preview-pr-6', smokeTest: true, smoke: { timeoutMs: 10_000, ca: fx.em.ca } });
     expect(r.stagingUrl).toBe(`${fx.em.deployments[0]!.deploymentUrl}/dev-mode/preview-pr-6/cubejs-api/v1`);
@@ -249,11 +277,11 @@ describe('dbt-sync-and-wait', () => {
 
 describe('merge-to-default and cleanup-branch', () => {
   it('merges the shared branch into the deploy branch (keep-branch honoured), then cleans up; already gone is done', async () => {
-    await startDevBranch(ctx(), { branch: 'preview-pr-7' });
+    await ensureSharedBranch(ctx(), 'preview-pr-7', 'main');
     await uploadModel(ctx(), { branch: 'preview-pr-7', modelDir: modelDir({ 'model/cubes/merged.yml': 'cubes: []\n' }), concurrency: 2, commitMessage: 'x' });
     await enableStaging(ctx(), { branch: 'preview-pr-7', smokeTest: false });
     const m = await mergeToDefault(ctx(), { branch: 'preview-pr-7', message: 'Merge PR #7', keepBranch: true });
-    expect(m).toEqual({ branch: 'preview-pr-7', merged: true, branchDeleted: false });
+    expect(m).toEqual({ branch: 'preview-pr-7', merged: true, branchDeleted: false, deployBranch: 'main', deployMode: 'git', productionUpdated: true });
     expect((await sharedHashes('main'))['model/cubes/merged.yml']).toBe(sha1('cubes: []\n'));
     const dev = (await fx.admin.branches.startDevMode({ deploymentId: 1, body: { branchName: 'preview-pr-7' } })).branchName!;
     const c1 = await cleanupBranch(ctx(), { branch: 'preview-pr-7', devBranches: [dev], removeOnUpstream: false });

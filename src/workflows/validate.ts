@@ -19,6 +19,7 @@ export interface ValidateResult {
 
 /** `model-dir` + name, normalised, never escaping the repository. */
 function under(modelDir: string, fileName: string): string | undefined {
+  if (fileName.split(/[\\/]/).includes('..')) return undefined;
   const joined = posix.normalize(posix.join(modelDir.split('\\').join('/'), fileName.replace(/^\/+/, '')));
   return joined.startsWith('../') || joined === '..' ? undefined : joined.replace(/^\.\//, '');
 }

@@ -15,7 +15,8 @@ export interface EmulatorFixture {
 }
 
 export async function emulatorFixture(options: EmulatorOptions = {}): Promise<EmulatorFixture> {
-  const em = await startEmulator({ seed: 'demo', clock: { mode: 'manual' }, ...options });
+  // A manual clock moves only when a test moves it: builds and warm-ups are instant unless a test asks otherwise.
+  const em = await startEmulator({ seed: 'demo', clock: { mode: 'manual' }, buildMs: 0, warmupMs: 0, ...options });
   const clients: PlatformClient[] = [];
   const client = (apiKey: string, extra: Partial<ClientOptions> = {}) => {
     const c = new PlatformClient({ baseUrl: em.baseUrl, apiKey, ca: em.ca, retry: { baseDelayMs: 1, maxDelayMs: 5 }, ...extra });

@@ -58,7 +58,8 @@ export interface Behaviour {
   dbtInvisibleMs: number;
 }
 
-export const DEFAULT_BEHAVIOUR: Behaviour = { directUploads: true, wrapFileHashes: false, buildMs: 3_000, warmupMs: 5_000, dbtInvisibleMs: 5_000 };
+/** Builds and warm-ups short enough for the demo and the tests, long enough that their states are seen. */
+export const DEFAULT_BEHAVIOUR: Behaviour = { directUploads: true, wrapFileHashes: false, buildMs: 300, warmupMs: 500, dbtInvisibleMs: 5_000 };
 
 /** The behaviour with `changes` applied; checked whole first (a bad field changes nothing), undefined fields skipped. */
 export function behaviourWith(current: Behaviour, changes: Record<string, unknown>): Behaviour {
@@ -108,8 +109,6 @@ export interface Ctx {
   /** Parsed path parameters (numbers where the schema says integer). */
   params: Record<string, unknown>;
   query: Record<string, unknown>;
-  /** The query as sent, for parameters the contract does not declare. */
-  searchParams: URLSearchParams;
   body: unknown;
   /** Origin the emulator answers on (`https://host:port`). */
   origin: string;

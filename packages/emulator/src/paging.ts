@@ -1,19 +1,8 @@
 /** The two paging styles of the API: cursors (`first`/`after`, `pageInfo`) and offsets (`offset`/`limit`, `pagination`). */
-import { CursorQuery as CursorQuerySchema, InputError, parseInput } from '@datamodel-ci/platform-api';
 import { HttpError } from './context.js';
 
 /** Cursor query of a listing. */
 export type CursorQuery = { first?: number; after?: string };
-
-/** `first`/`after` read from a query the endpoint's contract does not declare; 400 naming a bad value. */
-export function cursorQueryOf(params: URLSearchParams): CursorQuery {
-  try {
-    return parseInput(CursorQuerySchema, Object.fromEntries(params), 'query') as CursorQuery;
-  } catch (error) {
-    if (error instanceof InputError) throw new HttpError(400, error.message);
-    throw error;
-  }
-}
 
 /** One page from a cursor query: the cursor is the offset as text. */
 export function cursorPaginate<T>(items: T[], q: CursorQuery) {

@@ -137,7 +137,7 @@ export function platformApi(api: PlatformApi): (req: IncomingMessage, res: Serve
     const deployment = authorize(state, e, principal, params);
     const handler = api.handlers[e.id];
     if (!handler) throw new HttpError(501, `the emulator does not implement ${e.id} (${e.method} ${e.path})`);
-    const ctx: Ctx = { endpoint: e, state, clock, controls, principal, params, query, searchParams: url.searchParams, body, origin: api.origin(), deployment };
+    const ctx: Ctx = { endpoint: e, state, clock, controls, principal, params, query, body, origin: api.origin(), deployment };
     const result = await handler(ctx);
     if (method !== 'GET') api.changed();
 

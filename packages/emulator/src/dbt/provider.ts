@@ -7,7 +7,7 @@ import { checkBranchName, makeBranch } from '../build/branches.js';
 import { filesOf } from '../build/trees.js';
 import { HttpError, requireDeployment, type Ctx, type HandlerTable } from '../context.js';
 import type { DeploymentRec } from '../deployments/models.js';
-import { cursorPaginate, cursorQueryOf, type CursorQuery } from '../paging.js';
+import { cursorPaginate, type CursorQuery } from '../paging.js';
 import type { DbtRunRec } from './models.js';
 import { dbtBranchName, dbtPlan, generatedModels, runLogs, viewRun } from './runs.js';
 
@@ -151,7 +151,7 @@ export const dbtHandlers: HandlerTable = {
   getDbtSyncLogs(ctx) {
     const { run } = findRun(ctx, true);
     // The contract declares no paging here; the vendor's CLI pages with `first`/`after` all the same.
-    return cursorPaginate(runLogs(run, ctx.clock.now()), cursorQueryOf(ctx.searchParams));
+    return cursorPaginate(runLogs(run, ctx.clock.now()), ctx.query as CursorQuery);
   },
 
   getDbtSyncGeneratedFiles(ctx) {
