@@ -232,6 +232,16 @@ export function actionSpec(command: CommandName): ActionSpec {
   return spec;
 }
 
+/** Inputs that are true or false (their default says so): bare `--flag` on the command line. */
+export function isBooleanInput(input: InputSpec): boolean {
+  return input.default === 'true' || input.default === 'false';
+}
+
+/** The command-line flags of some inputs: the true-or-false ones as boolean flags, the rest taking a value. */
+export function flagsOf(inputs: readonly InputSpec[]): { boolean: string[]; string: string[] } {
+  return { boolean: inputs.filter(isBooleanInput).map((i) => i.name), string: inputs.filter((i) => !isBooleanInput(i)).map((i) => i.name) };
+}
+
 /** Every input an action takes: the common ones, then its own. */
 export function inputsOf(spec: ActionSpec): InputSpec[] {
   return [...COMMON_INPUTS, ...spec.inputs];

@@ -7,7 +7,7 @@
 import { branchForPr } from '@datamodel-ci/platform-api';
 import { InputError, PlatformError } from '../client/errors.js';
 import { PlatformClient } from '../client/client.js';
-import { actionSpec, inputsOf, type CommandName } from '../action-spec.js';
+import { actionSpec, flagsOf, inputsOf, type CommandName } from '../action-spec.js';
 import { CommentThread } from '../github/comment-thread.js';
 import type { Ledger, SectionName } from '../github/comment.js';
 import { readRunContext, type RunContext } from '../github/event.js';
@@ -115,7 +115,8 @@ export async function runAction<C extends CommandName>(command: C, handler: Acti
   process.once('SIGTERM', onSignal);
   let code = 1;
   try {
-    const { flags, positionals } = parseArgs(argv, { boolean: ['json', 'verbose'], string: inputsOf(actionSpec(command)).map((i) => i.name) });
+    const inputFlags = flagsOf(inputsOf(actionSpec(command)));
+    const { flags, positionals } = parseArgs(argv, { boolean: ['json', 'verbose', ...inputFlags.boolean], string: inputFlags.string });
     if (positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])} (inputs are --flags; see --help)`);
     json = flags.json === true;
     reporter = pickReporter(io, inActions, json, flags.verbose === true);

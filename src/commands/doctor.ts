@@ -4,7 +4,7 @@
  * One line per check, or one JSON document with --json; --dry-run only reads.
  */
 import { Agent, request } from 'undici';
-import { COMMON_INPUTS } from '../action-spec.js';
+import { COMMON_INPUTS, flagsOf } from '../action-spec.js';
 import { PlatformClient } from '../client/client.js';
 import { InputError } from '../client/errors.js';
 import { HttpClient, authSchemeFor } from '../client/http.js';
@@ -85,7 +85,8 @@ export async function doctorFor(connection: ConnectionSettings, deploymentId: nu
 }
 
 export async function doctorCommand(argv: string[], io: Io): Promise<number> {
-  const { flags } = parseArgs(argv, { boolean: ['json', 'verbose'], string: INPUTS.map((i) => i.name) });
+  const inputFlags = flagsOf(INPUTS);
+  const { flags } = parseArgs(argv, { boolean: ['json', 'verbose', ...inputFlags.boolean], string: inputFlags.string });
   const r = new InputReader(sourceOf(flags, io.env), INPUTS);
   const connection = readConnection(r);
   const deploymentId = r.int('deployment-id', 1);

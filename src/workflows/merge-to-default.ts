@@ -61,6 +61,7 @@ export async function mergeToDefault(ctx: OpContext, input: MergeInput): Promise
     local: input.deployModel.local,
     concurrency: input.deployModel.concurrency,
     commitMessage: input.message,
+    alwaysFinish: true,
   });
   ctx.reporter.info(`deployed the merged model to ${target.deployBranch} (CLI deploy mode): ${t.sent.length} sent, ${t.removed.length} deleted`);
   return { ...base, merged: r.merged, branchDeleted: r.branchDeleted, productionUpdated: true };

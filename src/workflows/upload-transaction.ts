@@ -53,6 +53,11 @@ export interface TransactionInput {
   commitMessage: string;
   /** Asked right before `finish`: true stops the transaction unfinished (a newer run owns the PR). */
   stopBeforeFinish?: () => Promise<boolean>;
+  /**
+   * Finish even when nothing changed: `finish` is what starts the build (the vendor's `deploy` always
+   * finishes, so a production deploy rebuilds even when the deploy branch already holds the files).
+   */
+  alwaysFinish?: boolean;
 }
 
 export interface TransactionResult {
@@ -75,7 +80,7 @@ export async function uploadTransaction(ctx: OpContext, input: TransactionInput)
   const p = plan(input.local, await remoteTree(ctx, branchName));
   const base = { sent: p.send.map((f) => f.path), removed: p.remove, unchanged: p.unchanged, bytes: 0 };
   reporter.info(`${branchName}: ${p.send.length} to send, ${p.remove.length} to delete, ${p.unchanged} unchanged`);
-  if (p.send.length === 0 && p.remove.length === 0) return { ...base, finished: false, stopped: false };
+  if (p.send.length === 0 && p.remove.length === 0 && !input.alwaysFinish) return { ...base, finished: false, stopped: false };
 
   // A second transaction after a lost answer stays unused: harmless to repeat.
   const started = await client.dataModel.startUpload(

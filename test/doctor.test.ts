@@ -1,0 +1,95 @@
+/**
+ * `datamodel-ci doctor` against the emulator: green on a vendor-faithful tenant, tells a tenant that
+ * refuses direct uploads apart, only reads with --dry-run, and leaves nothing behind, also under faults.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Io } from '../src/io.js';
+import { runCli } from '../src/main.js';
+import type { DoctorReport } from '../src/workflows/doctor.js';
+import type { Emulator } from '../packages/emulator/src/index.js';
+import { emulatorFixture, type EmulatorFixture } from './support/emulator.js';
+
+let fx: EmulatorFixture;
+
+beforeAll(async () => {
+  fx = await emulatorFixture();
+});
+afterAll(() => fx.close());
+
+async function doctor(em: Emulator, args: string[] = []): Promise<{ code: number; out: string[]; err: string[] }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const env = { DATAMODEL_CI_API_URL: em.baseUrl, DATAMODEL_CI_API_KEY: em.credentials.admin, DATAMODEL_CI_CA_CERT: em.ca, DATAMODEL_CI_DEPLOYMENT_ID: '1' };
+  const io: Io = { out: (l) => out.push(l), err: (l) => err.push(l), env };
+  const code = await runCli(['doctor', ...args], io);
+  return { code, out, err };
+}
+
+/** What a doctor run could leave behind on the platform. */
+function leftovers(em: Emulator): string[] {
+  const d = em.state.deployments[0]!;
+  return [
+    ...Object.keys(d.branches).filter((n) => n.startsWith('datamodel-ci-doctor-') || d.branches[n]!.parent?.startsWith('datamodel-ci-doctor-')),
+    ...Object.entries(d.devSessions).map(([k, v]) => `session ${k} on ${v}`),
+    ...Object.values(d.uploads).filter((u) => u.branch.startsWith('datamodel-ci-doctor-')).map((u) => `upload ${u.id}`),
+  ];
+}
+
+describe('doctor', () => {
+  it('checks everything on a throwaway branch, prints one line per check, and removes what it made', async () => {
+    const r = await doctor(fx.em);
+    expect(r.code, r.err.join('\n')).toBe(0);
+    const text = r.out.join('\n');
+    for (const name of ['api key', 'auth scheme', 'content-length', 'deploy settings', 'upload', 'hash algorithm', 'staging URL', 'build status', 'validation errors', 'clean-up']) {
+      expect(text).toMatch(new RegExp(`^✓ ${name}: `, 'm'));
+    }
+    expect(text).toContain('direct uploads to a shared branch are accepted, one at a time and two in parallel');
+    expect(text).toContain('a bodyless write without Content-Length is refused with 411');
+    expect(text).toMatch(/validation errors: \d+ error\(s\), \d+ with a file name/);
+    expect(text).toContain('every check passed');
+    expect(leftovers(fx.em)).toEqual([]);
+  });
+
+  it('tells a tenant that refuses direct uploads, and what the toolkit will do (--json on stdout only)', async () => {
+    fx.em.controls.behaviour.directUploads = false;
+    try {
+      const r = await doctor(fx.em, ['--json']);
+      expect(r.out).toHaveLength(1);
+      const report = JSON.parse(r.out[0]!) as DoctorReport;
+      expect(report.uploadVia).toBe('dev-mode');
+      const upload = report.checks.find((c) => c.name === 'upload')!;
+      expect(upload).toMatchObject({ state: 'failed', action: expect.stringContaining('uploads through dev mode') });
+      expect(upload.seen).toContain('through dev mode and commit it works');
+      expect(r.code).toBe(1);
+      expect(leftovers(fx.em)).toEqual([]);
+    } finally {
+      fx.em.controls.behaviour.directUploads = true;
+    }
+  });
+
+  it('with --dry-run only reads', async () => {
+    const before = JSON.stringify(fx.em.state);
+    const writes = () => Object.entries(fx.em.counts).filter(([id]) => !/^(get|list|fileHashes|validate|buildStatus)/i.test(id));
+    const w0 = JSON.stringify(writes());
+    const r = await doctor(fx.em, ['--dry-run']);
+    expect(r.code).toBe(0);
+    expect(r.out.join('\n')).toMatch(/^- upload: not checked \(dry run: the doctor only reads\)|^- upload: dry run: the doctor only reads/m);
+    expect(JSON.stringify(writes())).toBe(w0);
+    expect(JSON.stringify(fx.em.state)).toBe(before);
+  });
+
+  it('leaves nothing behind under injected faults', async () => {
+    for (const seed of [3, 11, 29]) {
+      const faulty = await emulatorFixture({ faults: '5xx=0.15,429=0.1,reset=0.05', faultSeed: seed });
+      try {
+        const r = await doctor(faulty.em);
+        expect([0, 1]).toContain(r.code);
+        // Whatever failed, the faults are switched off and the platform checked: nothing of the doctor's remains.
+        faulty.em.faults.set({});
+        expect(leftovers(faulty.em), `seed ${seed}: ${r.out.join('\n')}`).toEqual([]);
+      } finally {
+        await faulty.close();
+      }
+    }
+  });
+});
