@@ -125,7 +125,7 @@ describe('errors', () => {
   it('keeps a redacted copy of the request: no Authorization header, no token, no key', async () => {
     server.handle((_q, r) => json(r, 400, { error: `key ${KEY} is not valid here` }));
     const err = (await client()
-      .dataModel.updateFiles({ deploymentId: 3, body: { branchName: 'dev-x', files: [{ path: 'a.yml', content: 'x' }], token: 'tok-secret-value' } as never })
+      .dataModel.updateFiles({ deploymentId: 3, body: { branchName: 'dev-x', files: [{ path: 'a.yml', content: 'x' }], token: 'tok-secret-value' } })
       .catch((e: unknown) => e)) as PlatformError;
     expect(err).toBeInstanceOf(BadRequestError);
     expect(err.request.headers.authorization).toBe('***');
@@ -137,7 +137,7 @@ describe('errors', () => {
 
   it('checks inputs before sending: bad path value, empty ref, exclusive query parameters', async () => {
     const c = client();
-    await expect(c.dataModel.validate({ deploymentId: 'abc' as never })).rejects.toThrow(/^deploymentId: got "abc", expected/);
+    await expect(c.dataModel.validate({ deploymentId: 'abc' })).rejects.toThrow(/^deploymentId: got "abc", expected/);
     await expect(c.dbtSync.start({ deploymentId: 1, body: { ref: '' } })).rejects.toThrow(
       'body.ref: got "", expected a non-empty branch or tag name',
     );

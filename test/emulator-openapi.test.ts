@@ -35,7 +35,7 @@ function admits(schema: Json | undefined, type: string): boolean {
 beforeAll(async () => {
   em = await startEmulator({ seed: 'demo', clock: { mode: 'manual' } });
   client = new PlatformClient({ baseUrl: em.baseUrl, apiKey: em.credentials.admin, ca: em.ca });
-  doc = (await client.app.spec()) as Json;
+  doc = (await client.app.spec());
 });
 
 afterAll(async () => {

@@ -157,7 +157,7 @@ describe('auth (section 5)', () => {
     expect(admin).toBeInstanceOf(PermissionDeniedError);
     expect((admin as Error).message).toContain('needs the admin role');
     const before = snapshot(fx.em);
-    const promote = await fx.member.users.update({ id: 2, body: { isAdmin: true } as never }).catch((e: unknown) => e);
+    const promote = await fx.member.users.update({ id: 2, body: { isAdmin: true } }).catch((e: unknown) => e);
     expect(promote).toBeInstanceOf(PermissionDeniedError);
     expect(snapshot(fx.em)).toBe(before);
   });

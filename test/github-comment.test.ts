@@ -324,7 +324,7 @@ describe('upsertStickyComment against the GitHub stand-in', () => {
       headers: { 'user-agent': 'test', authorization: 'token ghs_test' },
       dispatcher: new Agent({ connect: { ca: standin.ca } }),
     });
-    return res as unknown as Response;
+    return res;
   }
 });
 

@@ -70,7 +70,7 @@ describe('adaptive upload concurrency', () => {
   it('slows down when the platform answers 429 and still lands every file', async () => {
     const busy = await emulatorFixture({ seed: 'empty' });
     try {
-      const c: OpContext & { reporter: MemoryReporter } = { client: busy.admin, deploymentId: 1, reporter: new MemoryReporter(), dryRun: false } as OpContext & { reporter: MemoryReporter };
+      const c: OpContext & { reporter: MemoryReporter } = { client: busy.admin, deploymentId: 1, reporter: new MemoryReporter(), dryRun: false };
       const files: Record<string, string> = {};
       for (let i = 0; i < 60; i++) files[`model/cubes/c${i}.yml`] = `cubes:\n  - name: c${i}\n    sql_table: t${i}\n`;
       const dir = modelDir(files);

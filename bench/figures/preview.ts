@@ -28,8 +28,8 @@ export function previewFigure(): void {
 
         /** One `pr` run for a newly opened PR; wall time in ms, calls made, and what the comment says. */
         const preview = async (latency: 0 | typeof LATENCY_MS) => {
-          const em = ems[latency]!;
-          const proxy = proxies[latency]!;
+          const em = ems[latency];
+          const proxy = proxies[latency];
           const n = ++pr;
           gh.addPull({ number: n, headSha: sha(n), headRef: `feature/${n}`, baseRef: 'main', title: `Bench PR ${n}` });
           const env: NodeJS.ProcessEnv = {
@@ -73,11 +73,11 @@ export function previewFigure(): void {
         }
         if (process.env.BENCH_TRACE) {
           // One run with a proxy in front of the emulator too, to print the timeline of every call.
-          const em = ems[LATENCY_MS]!;
+          const em = ems[LATENCY_MS];
           const front = await startLatencyProxy(em.baseUrl, em.ca, 0);
           const real = em.baseUrl;
           (em as { baseUrl: string }).baseUrl = front.url;
-          const ghProxy = proxies[LATENCY_MS]!;
+          const ghProxy = proxies[LATENCY_MS];
           ghProxy.timeline.length = 0;
           const t0 = performance.now();
           await preview(LATENCY_MS);

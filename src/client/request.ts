@@ -145,7 +145,7 @@ export async function call<E extends Endpoint>(
   options: CallOptions<ResultOf<E>> = {},
 ): Promise<ResultOf<E>> {
   if (e.responseType === 'binary') throw new Error(`${e.method} ${e.path} answers a binary stream: use callStream`);
-  const req = prepare(e, args as Record<string, unknown>);
+  const req = prepare(e, args);
   // Secrets the caller sends (passwords, client secrets) are masked too if a server echoes them.
   http.redactor.harvest(req.json);
   const { settle, ...transport } = options;
@@ -162,7 +162,7 @@ export async function callStream<E extends Endpoint>(
   args: ArgsOf<E>,
   options?: RequestOptions,
 ): Promise<{ headers: Record<string, string>; body: Readable }> {
-  const req = { ...prepare(e, args as Record<string, unknown>), stream: true };
+  const req = { ...prepare(e, args), stream: true };
   http.redactor.harvest(req.json);
   const res = await http.send(req, options);
   if (!res.body) throw new Error(`${e.method} ${e.path}: expected a streamed body`);

@@ -102,7 +102,7 @@ export function createGitHubApi(options: GitHubApiOptions): GitHubApi {
     async getPull(number) {
       try {
         const { data } = await octokit.rest.pulls.get({ owner, repo, pull_number: number });
-        return toPullRequestInfo(data as RawPull);
+        return toPullRequestInfo(data);
       } catch (error) {
         if (status(error) === 404) return undefined;
         throw error;
@@ -119,11 +119,11 @@ export function createGitHubApi(options: GitHubApiOptions): GitHubApi {
     },
     async createComment(number, body) {
       const { data } = await octokit.rest.issues.createComment({ owner, repo, issue_number: number, body });
-      return toIssueComment(data as RawComment);
+      return toIssueComment(data);
     },
     async updateComment(commentId, body) {
       const { data } = await octokit.rest.issues.updateComment({ owner, repo, comment_id: commentId, body });
-      return toIssueComment(data as RawComment);
+      return toIssueComment(data);
     },
   };
 }

@@ -119,7 +119,7 @@ export async function dbtSyncAndWait(ctx: OpContext, input: DbtSyncInput): Promi
     } catch (e) {
       if (!(e instanceof NotFoundError) || now() - t0 > DEFAULTS.dbtStartGraceMs) throw e;
       reporter.debug(`dbt sync ${id} not visible yet (${Math.round((now() - t0) / 1000)} s after its start)`);
-      return { syncJobId: id, status: 'STARTING', progress: { stage: 'STARTING', percentComplete: 0 }, updatedAt: '' } as DbtSyncStatusResponse;
+      return { syncJobId: id, status: 'STARTING', progress: { stage: 'STARTING', percentComplete: 0 }, updatedAt: '' };
     }
   };
 

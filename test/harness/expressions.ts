@@ -84,7 +84,7 @@ export function evaluateExpression(expression: string, contexts: Contexts, optio
   const dict = new data.Dictionary(...Object.entries(contexts).map(([key, value]) => ({ key, value: toExpressionData(value) })));
   try {
     // A context that exists but holds nothing evaluates to null, as on the runner.
-    return (new Evaluator(tree, dict, functionsFor(options.status ?? 'success')).evaluate() as data.ExpressionData | undefined) ?? new data.Null();
+    return (new Evaluator(tree, dict, functionsFor(options.status ?? 'success')).evaluate()) ?? new data.Null();
   } catch (error) {
     throw new ExpressionTemplateError(`${(error as Error).message} (expression: ${expression.trim()})`, { cause: error });
   }
@@ -179,13 +179,13 @@ export function isTruthy(value: data.ExpressionData): boolean {
     case data.Kind.Null:
       return false;
     case data.Kind.Boolean:
-      return (value as data.BooleanData).value;
+      return (value).value;
     case data.Kind.Number: {
-      const n = (value as data.NumberData).value;
+      const n = (value).value;
       return n !== 0 && !Number.isNaN(n);
     }
     case data.Kind.String:
-      return (value as data.StringData).value.length > 0;
+      return (value).value.length > 0;
     default:
       return true;
   }

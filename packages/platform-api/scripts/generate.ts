@@ -22,7 +22,7 @@ export const GENERATED_DIR = 'packages/platform-api/src/generated';
 function operationIds(doc: Record<string, unknown>): Map<string, { method: string; path: string }> {
   const out = new Map<string, { method: string; path: string }>();
   for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { operationId?: string }>>)) {
-    for (const m of METHODS) if (item[m]?.operationId) out.set(item[m].operationId as string, { method: m.toUpperCase(), path });
+    for (const m of METHODS) if (item[m]?.operationId) out.set(item[m].operationId, { method: m.toUpperCase(), path });
   }
   return out;
 }

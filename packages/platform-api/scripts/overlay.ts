@@ -93,7 +93,7 @@ function readOperations(path: string): { areas: Area[]; operations: OperationMet
         summary: need(raw.summary as string, `${where}: summary`),
         spec: raw.spec !== false,
       };
-      if (raw.access) meta.access = raw.access as Access;
+      if (raw.access) meta.access = raw.access;
       if (raw.pagination) meta.pagination = raw.pagination as OperationMeta['pagination'];
       if (raw.idempotent === true) meta.idempotent = true;
       for (const k of Object.keys(raw)) {

@@ -125,7 +125,7 @@ function enumCode(values: unknown[], ctx: Ctx): Code {
   const strings = values.every((v) => typeof v === 'string');
   // A response reads enumerated values as plain text or numbers: a new value must not break parsing.
   if (ctx.mode === 'response') return strings ? 'z.string()' : 'z.number()';
-  if (strings) return call('z.enum', array(values.map((v) => str(v as string))));
+  if (strings) return call('z.enum', array(values.map((v) => str(v))));
   if (values.length === 1) return `z.literal(${lit(values[0])})`;
   return call('z.union', array(values.map((v) => `z.literal(${lit(v)})`)));
 }
@@ -160,7 +160,7 @@ function vocabulary(base: Code, s: Schema, ctx: Ctx): Code {
   let out = base;
   if (s['x-unwrap'] !== undefined) {
     if (typeof s['x-unwrap'] !== 'string') fail(ctx, 'x-unwrap is not a field name');
-    out = call('z.preprocess', call('unwrap', str(s['x-unwrap'] as string)), out);
+    out = call('z.preprocess', call('unwrap', str(s['x-unwrap'])), out);
   }
   if (s['x-refine'] !== undefined) checkRules(s['x-refine'], ctx.at);
   if (s['x-refine'] !== undefined && ctx.mode === 'request') out = seq(out, call('.superRefine', call('refine', literal(s['x-refine']))));

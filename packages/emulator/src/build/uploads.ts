@@ -22,7 +22,7 @@ function namedBranch(ctx: Ctx): string | undefined {
     if (value !== undefined && value !== null && (typeof value !== 'string' || value === '')) {
       throw new HttpError(400, `body.branchName: got ${JSON.stringify(value)}, expected a non-empty branch name`);
     }
-    fromBody = (value as string | null | undefined) ?? undefined;
+    fromBody = (value) ?? undefined;
   }
   if (fromQuery && fromBody && fromQuery !== fromBody) {
     throw new HttpError(400, `branchName: got ${JSON.stringify(fromQuery)} in the query and ${JSON.stringify(fromBody)} in the body, expected one branch (name it once, or the same in both)`);

@@ -135,7 +135,7 @@ export const embedTenantHandlers: HandlerTable = {
       if (m.embedUserId != null) {
         const u = users.find((x) => x.id === m.embedUserId);
         if (!u) throw new HttpError(404, `body.members[${i}].embedUserId: embed user ${m.embedUserId} not found in embed tenant ${JSON.stringify(tenant.name)}`);
-        return { user: u as EmbedUserRec | undefined, externalId: u.externalId };
+        return { user: u, externalId: u.externalId };
       }
       const externalId = normalizeExternalId(m.externalId as string, `body.members[${i}].externalId`);
       return { user: users.find((x) => x.externalId === externalId), externalId };

@@ -46,7 +46,7 @@ function itemOut(type: ItemType, rec: FolderRec | WorkbookRec | ReportRec) {
     const f = rec as FolderRec;
     return { ...folderOut(f), folderId: f.parentId };
   }
-  if (type === 'WORKBOOK') return { ...workbookOut(rec as WorkbookRec), type };
+  if (type === 'WORKBOOK') return { ...workbookOut(rec), type };
   return { ...reportOut(rec as ReportRec), type };
 }
 
@@ -167,7 +167,7 @@ export const workspaceItemHandlers: HandlerTable = {
   workspaceObjects(ctx) {
     const d = requireDeployment(ctx);
     const { state } = ctx;
-    return workspaceFeed(ctx, d, ctx.query as WorkspaceQuery, {
+    return workspaceFeed(ctx, d, ctx.query, {
       folders: foldersOf(state, d),
       workbooks: workbooksOf(state, d),
       // Reports inside a workbook are part of it; the feed lists standalone reports.
@@ -187,7 +187,7 @@ export const workspaceItemHandlers: HandlerTable = {
       if (!f) continue;
       for (const a of [...ancestorsOf(state, f), f]) nav.set(a.id, a);
     }
-    return workspaceFeed(ctx, d, ctx.query as WorkspaceQuery, { folders: [...nav.values()], workbooks, reports: [] });
+    return workspaceFeed(ctx, d, ctx.query, { folders: [...nav.values()], workbooks, reports: [] });
   },
 
   moveWorkspaceObject(ctx) {

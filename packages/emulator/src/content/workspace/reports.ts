@@ -250,7 +250,7 @@ export const reportHandlers: HandlerTable = {
   disconnectReportFromWorkbook(ctx) {
     const d = requireDeployment(ctx);
     const r = reportIn(ctx.state, d, ctx.params.reportId as number);
-    const target = findPlacement(r, (ctx.body ?? {}) as PlacementAddress);
+    const target = findPlacement(r, (ctx.body ?? {}));
     // A target matching nothing succeeds and changes nothing.
     if (target) r.placements = r.placements.filter((p) => p !== target);
     return reportOut(r);
