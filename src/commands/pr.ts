@@ -3,6 +3,7 @@ import { InputError } from '../client/errors.js';
 import { DEFAULTS } from '../defaults.js';
 import type { SectionName } from '../github/comment.js';
 import { cleanupSection, errorSection, mergeSection, previewSection, stagingSection, uploadSection, validateSection } from '../github/sections.js';
+import { deployTarget } from '../workflows/branch-build.js';
 import { runClose, runPreview } from '../workflows/pr-preview.js';
 import { hashLocalModel } from '../workflows/upload-model.js';
 import { commitMessage, isStale, publish, resolveBranch, StepFailed, type ActionRun } from './action-run.js';
@@ -26,7 +27,10 @@ export async function prCommand(x: ActionRun<'pr'>): Promise<number> {
 async function preview(x: ActionRun<'pr'>): Promise<number> {
   const pr = x.run.pr!;
   const { inputs, modelDir, connection } = x.settings;
-  const branch = await resolveBranch(x);
+  // The local model is read and checked before the first platform call; then the PR's comment (its
+  // ledger names the branch) and the deployment's settings, read together.
+  const local = await hashLocalModel(x.op, modelDir, inputs.exclude);
+  const [branch, target] = await Promise.all([resolveBranch(x), deployTarget(x.op)]);
   x.out.branch = branch;
   let via = inputs.via;
   if (inputs.preflight && !x.settings.dryRun) {
@@ -39,8 +43,9 @@ async function preview(x: ActionRun<'pr'>): Promise<number> {
     x.op,
     {
       branch,
+      deployBranch: target.deployBranch,
+      local,
       modelDir,
-      exclude: inputs.exclude,
       concurrency: inputs.concurrency,
       via,
       commitMessage: commitMessage(x),

@@ -10,9 +10,9 @@ import type { OpContext } from './context.js';
 import { enableStaging, smokeTest, type EnableStagingResult, type SmokeOptions } from './enable-staging.js';
 import { mergeToDefault, type MergeResult } from './merge-to-default.js';
 import { ensureSharedBranch } from './start-dev-branch.js';
-import { deployTarget, waitForBuild } from './branch-build.js';
+import { waitForBuild } from './branch-build.js';
 import type { LocalFile } from './local-model.js';
-import { hashLocalModel, uploadModel, type UploadResult, type UploadVia } from './upload-model.js';
+import { uploadModel, type UploadResult, type UploadVia } from './upload-model.js';
 import { validateBranch, type ValidateResult } from './validate.js';
 
 /** What the lifecycle needs from the pull request's side (GitHub), behind a port. */
@@ -23,8 +23,11 @@ export interface PullRequestPort {
 
 export interface PreviewInput {
   branch: string;
+  /** The deployment's deploy branch (from its settings; read by the caller alongside its own reads). */
+  deployBranch: string;
+  /** The local model, hashed and checked by the caller before its first platform call. */
+  local: LocalFile[];
   modelDir: string;
-  exclude: readonly string[];
   concurrency: number;
   commitMessage: string;
   via: UploadVia;
@@ -49,8 +52,7 @@ export interface PreviewOutcome {
 export async function runPreview(ctx: OpContext, input: PreviewInput, pull: PullRequestPort): Promise<PreviewOutcome> {
   const { branch } = input;
   const outcome: PreviewOutcome = { branch, created: false, stale: false };
-  // The local model is read and checked before the first platform write.
-  const local = await hashLocalModel(ctx, input.modelDir, input.exclude);
+  const { local } = input;
   // Started once, early, and awaited later (no log group: they run while the upload's group is open).
   let staging: Promise<EnableStagingResult> | undefined;
   let validation: Promise<ValidateResult> | undefined;
@@ -65,8 +67,7 @@ export async function runPreview(ctx: OpContext, input: PreviewInput, pull: Pull
   /** Let work started early finish (its outcome unused) before the run ends. */
   const settle = () => Promise.allSettled([staging, validation]);
   try {
-    const target = await deployTarget(ctx);
-    outcome.created = await ctx.reporter.group('Shared branch', () => ensureSharedBranch(ctx, branch, target.deployBranch));
+    outcome.created = await ctx.reporter.group('Shared branch', () => ensureSharedBranch(ctx, branch, input.deployBranch));
     if (!ctx.dryRun) enable().catch(() => undefined);
     const up = await ctx.reporter.group('Upload the model', () =>
       uploadModel(ctx, {

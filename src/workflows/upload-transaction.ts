@@ -51,7 +51,7 @@ export interface TransactionInput {
   /** Files uploaded in parallel at most; the pool starts lower and grows while answers stay healthy. */
   concurrency: number;
   commitMessage: string;
-  /** Asked right before `finish`: true stops the transaction unfinished (a newer run owns the PR). */
+  /** Asked while the files upload, and awaited before `finish`: true stops the transaction unfinished (a newer run owns the PR). */
   stopBeforeFinish?: () => Promise<boolean>;
   /**
    * Finish even when nothing changed: `finish` is what starts the build (the vendor's `deploy` always
@@ -95,6 +95,9 @@ export async function uploadTransaction(ctx: OpContext, input: TransactionInput)
     onChange: (n, why) => reporter.debug(`upload concurrency ${n} (${why})`),
   });
   let bytes = 0;
+  // The stale check needs nothing from the platform: it runs while the files upload, still before finish.
+  const stopping = input.stopBeforeFinish?.();
+  stopping?.catch(() => undefined);
   await reporter.group(`Upload ${p.send.length} file(s) to ${branchName}`, async () => {
     await pool.map(p.send, async (file) => {
       const data = await readLocal(file);
@@ -108,7 +111,7 @@ export async function uploadTransaction(ctx: OpContext, input: TransactionInput)
     });
     for (const path of p.remove) reporter.info(`delete ${path}`);
   });
-  if (input.stopBeforeFinish && (await input.stopBeforeFinish())) return { ...base, bytes, finished: false, stopped: true };
+  if (stopping && (await stopping)) return { ...base, bytes, finished: false, stopped: true };
   const finished = await client.dataModel.finishUpload(
     {
       deploymentId,
