@@ -179,6 +179,21 @@ describe('merge in CLI deploy mode', () => {
   });
 });
 
+describe('file-hashes wrapped in { files }', () => {
+  it('is read like the plain map: an unchanged model sends nothing', async () => {
+    const wrapped = await emulatorFixture({ wrapFileHashes: true });
+    try {
+      const c: OpContext = { client: wrapped.admin, deploymentId: 1, reporter: new MemoryReporter(), dryRun: false };
+      await ensureSharedBranch(c, 'preview-pr-57', 'main');
+      const dir = modelDir({ 'model/cubes/w.yml': 'cubes: []\n' });
+      expect(await uploadModel(c, { branch: 'preview-pr-57', modelDir: dir, concurrency: 4, commitMessage: 'x' })).toMatchObject({ uploaded: 1, via: 'direct' });
+      expect(await uploadModel(c, { branch: 'preview-pr-57', modelDir: dir, concurrency: 4, commitMessage: 'x' })).toMatchObject({ uploaded: 0, deleted: 0 });
+    } finally {
+      await wrapped.close();
+    }
+  });
+});
+
 describe('staging URL', () => {
   it('has one form, ending in /v1, with a branch name that holds "/" encoded', async () => {
     await ensureSharedBranch(ctx(), 'team/preview-pr-54', 'main');
