@@ -1,4 +1,3 @@
-import type { z } from 'zod';
 import { posix } from 'node:path';
 import type { Readable } from 'node:stream';
 import { InputError, formatPath, issueText, parseInput, pathParams, type ArgsOf, type Endpoint, type ResultOf } from '@datamodel-ci/platform-api';
