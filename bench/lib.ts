@@ -143,7 +143,7 @@ export async function startLatencyProxy(target: string, ca: string, latencyMs: n
   const requests: string[] = [];
   const sockets = new Set<Socket>();
   const timeline: LatencyProxy['timeline'] = [];
-  const proxy: LatencyProxy = { url: '', requests, timeline, latencyMs, close: async () => undefined };
+  const proxy: LatencyProxy = { url: '', requests, timeline, latencyMs, close: () => Promise.resolve() };
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const start = performance.now();
     const chunks: Buffer[] = [];

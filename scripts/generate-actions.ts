@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ACTIONS } from '../src/action-spec.js';
 import { renderActionReadme, renderActionYml, updateReadme, updateReadmeExamples } from '../src/action-files.js';
 
-export async function main(): Promise<number> {
+export function main(): number {
   for (const spec of ACTIONS) {
     mkdirSync(spec.dir, { recursive: true });
     writeFileSync(join(spec.dir, 'action.yml'), renderActionYml(spec));

@@ -1,9 +1,9 @@
 /** Where a command writes and what it reads from its surroundings: the process, or a test's arrays. */
 export interface Io {
   /** The result (stdout). */
-  out(line: string): void;
+  out: (line: string) => void;
   /** Logs, progress and errors (stderr). */
-  err(line: string): void;
+  err: (line: string) => void;
   env: NodeJS.ProcessEnv;
 }
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { startEmulator, type Emulator } from '../packages/emulator/src/index.js';
 import { describe, expect, it, vi } from 'vitest';
-import { NoOperationTraceWriter, isBasicExpression, isMapping, isSequence, isString } from '@actions/workflow-parser';
+import { NoOperationTraceWriter, isBasicExpression, isMapping, isScalar, isSequence, isString } from '@actions/workflow-parser';
 import { convertActionTemplate, parseAction, type ActionRunsComposite, type ActionTemplate } from '@actions/workflow-parser/actions/index';
 import { isRunStep } from '@actions/workflow-parser/model/type-guards';
 import type { TemplateToken } from '@actions/workflow-parser/templates/tokens/template-token';
@@ -58,7 +58,8 @@ function text(t: TemplateToken | undefined): string | undefined {
   if (!t) return undefined;
   if (isString(t)) return t.value;
   if (isBasicExpression(t)) return `\${{ ${t.expression} }}`;
-  return t.toString();
+  if (isScalar(t)) return t.toString();
+  throw new Error('a mapping or a sequence where text was expected');
 }
 
 /** The run script of the single step, as a literal (an expression in it fails). */
@@ -206,6 +207,7 @@ describe('the action table and the code', () => {
     };
     /** Names that yielded a value. */
     const read = new Set<string>();
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- the original, called below with the spied instance as `this`
     const raw = InputReader.prototype.raw;
     const spy = vi.spyOn(InputReader.prototype, 'raw').mockImplementation(function (this: InputReader, name: string) {
       const value = raw.call(this, name);

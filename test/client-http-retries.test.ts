@@ -59,7 +59,7 @@ describe('retries', () => {
     const checks: string[] = [];
     const landed = await client().dbtSync.start(
       { deploymentId: 1, body: { ref: 'main', branchName: 'dbt-x' } },
-      { settle: async (e) => (checks.push(e.message), { branchName: 'dbt-x', syncJobId: 'found', workflowId: '' }) },
+      { settle: (e) => (checks.push(e.message), Promise.resolve({ branchName: 'dbt-x', syncJobId: 'found', workflowId: '' })) },
     );
     expect(landed.syncJobId).toBe('found');
     expect(checks).toEqual(['POST /api/v1/deployments/1/dbt-sync -> 503: busy']);
@@ -70,7 +70,7 @@ describe('retries', () => {
     let n = 0;
     server.handle((_q, r) => (++n === 1 ? json(r, 502, { error: 'bad gateway' }) : json(r, 200, { branchName: 'dbt-x', syncJobId: 's2', workflowId: 'w' })));
     let checks = 0;
-    const started = await client().dbtSync.start({ deploymentId: 1, body: { ref: 'main', branchName: 'dbt-x' } }, { settle: async () => void checks++ });
+    const started = await client().dbtSync.start({ deploymentId: 1, body: { ref: 'main', branchName: 'dbt-x' } }, { settle: () => Promise.resolve(void checks++) });
     expect(started.syncJobId).toBe('s2');
     expect(checks).toBe(1);
     expect(server.requests).toHaveLength(2);
@@ -82,7 +82,7 @@ describe('retries', () => {
     let checks = 0;
     const result = await client().dbtSync.start(
       { deploymentId: 1, body: { ref: 'main', branchName: 'dbt-x' } },
-      { settle: async () => (++checks === 2 ? { branchName: 'dbt-x', syncJobId: 'first', workflowId: '' } : undefined) },
+      { settle: () => Promise.resolve(++checks === 2 ? { branchName: 'dbt-x', syncJobId: 'first', workflowId: '' } : undefined) },
     );
     expect(result.syncJobId).toBe('first');
     expect(checks).toBe(2);

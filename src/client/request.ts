@@ -1,4 +1,3 @@
-import type { z } from 'zod';
 import { posix } from 'node:path';
 import type { Readable } from 'node:stream';
 import { InputError, formatPath, issueText, parseInput, pathParams, type ArgsOf, type Endpoint, type ResultOf } from '@datamodel-ci/platform-api';
@@ -7,6 +6,11 @@ import { retrying } from './retry.js';
 import { encodeMultipart, type HttpClient, type RawRequest, type RequestOptions } from './http.js';
 import { iterateCursor, type CursorPageResult } from './pagination.js';
 
+/** A value as the wire spells it in a query, a path or a form field: a scalar printed, an object as JSON. */
+function wireText(v: unknown): string {
+  return typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v);
+}
+
 /** Serialize a query object: undefined/null dropped, arrays repeated, objects as JSON. */
 export function encodeQuery(query: Record<string, unknown> | undefined): string {
   if (!query) return '';
@@ -14,8 +18,7 @@ export function encodeQuery(query: Record<string, unknown> | undefined): string 
   for (const [k, v] of Object.entries(query)) {
     if (v === undefined || v === null) continue;
     if (Array.isArray(v)) for (const item of v) params.append(k, String(item));
-    else if (typeof v === 'object') params.append(k, JSON.stringify(v));
-    else params.append(k, String(v));
+    else params.append(k, wireText(v));
   }
   const s = params.toString();
   return s ? `?${s}` : '';
@@ -31,7 +34,7 @@ export function buildPath(e: Endpoint, args: Record<string, unknown>): string {
     if (value === undefined || value === null || value === '') {
       throw new InputError(name, value, `a value for {${name}} in ${e.method} ${e.path}`);
     }
-    path = path.replace(`{${name}}`, encodeURIComponent(String(value)));
+    path = path.replace(`{${name}}`, encodeURIComponent(wireText(value)));
   }
   return path;
 }
@@ -66,10 +69,10 @@ export function prepare(e: Endpoint, args: Record<string, unknown> = {}): RawReq
     if (e.bodyType === 'multipart') {
       const { file, ...fields } = body as { file: Buffer | string } & Record<string, unknown>;
       const strFields: Record<string, string> = {};
-      for (const [k, v] of Object.entries(fields)) if (v !== undefined && v !== null) strFields[k] = String(v);
+      for (const [k, v] of Object.entries(fields)) if (v !== undefined && v !== null) strFields[k] = wireText(v);
       const data = Buffer.isBuffer(file) ? file : Buffer.from(String(file));
       // The part's own filename is the base name; the `fileName` field carries the path (as the vendor's clients send it).
-      req.body = encodeMultipart(strFields, [{ field: 'file', fileName: posix.basename(String(fields.fileName ?? 'file')), data }]);
+      req.body = encodeMultipart(strFields, [{ field: 'file', fileName: posix.basename(wireText(fields.fileName ?? 'file')), data }]);
     } else if (body !== undefined) {
       req.json = inCallerOrder(args.body, body);
     }

@@ -147,17 +147,16 @@ export function parseRetryAfter(value: string | null | undefined, now: number = 
 /** Sleep that ends early (rejecting with the signal's reason) when the signal fires. The one sleep of the project. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the caller's abort reason, passed on as Node's abortable APIs do
+    const abort = () => reject(signal?.reason);
+    if (signal?.aborted) return abort();
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
       resolve();
     }, ms);
     const onAbort = () => {
       clearTimeout(timer);
-      reject(signal?.reason);
+      abort();
     };
     signal?.addEventListener('abort', onAbort, { once: true });
   });

@@ -3,10 +3,10 @@ import { allEndpoints } from '../client/client.js';
 import type { Io } from '../io.js';
 import { parseArgs } from './args.js';
 
-export async function endpointsCommand(argv: string[], io: Io): Promise<number> {
+export function endpointsCommand(argv: string[], io: Io): Promise<number> {
   const { flags } = parseArgs(argv, { boolean: ['json'] });
   const list = allEndpoints().map((e) => ({ id: e.id, method: e.method, path: e.path, section: e.section }));
   if (flags.json) io.out(JSON.stringify(list, null, 2));
   else for (const e of list) io.out(`${e.method.padEnd(6)} ${e.path}  (${e.section}, ${e.id})`);
-  return 0;
+  return Promise.resolve(0);
 }

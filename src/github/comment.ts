@@ -3,7 +3,7 @@
  * rewritten in place by every run that still owns the PR's head commit.
  */
 import { escapeHtml, escapeMarkdown, truncate } from './escape.js';
-import type { GitHubApi, IssueComment } from './types.js';
+import type { IssueComment } from './types.js';
 
 /** GitHub rejects bodies over 65 536 characters. */
 export const GITHUB_COMMENT_LIMIT = 65_536;

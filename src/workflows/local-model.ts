@@ -63,19 +63,20 @@ export async function sha1File(abs: string, utf8Name?: string): Promise<string> 
 export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const out = new Array<R>(items.length);
   let next = 0;
-  let failed: unknown;
+  // The first failure, rethrown as caught once the workers stop.
+  let failure: { error: unknown } | undefined;
   const worker = async () => {
-    while (failed === undefined && next < items.length) {
+    while (failure === undefined && next < items.length) {
       const i = next++;
       try {
         out[i] = await fn(items[i] as T, i);
       } catch (e) {
-        failed ??= e;
+        failure ??= { error: e };
       }
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  if (failed !== undefined) throw failed;
+  if (failure !== undefined) throw failure.error;
   return out;
 }
 

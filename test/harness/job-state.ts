@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { SecretMasker } from './commands.js';
 import type { Contexts, JobStatus } from './expressions.js';
 import type { Annotation, RunRecord, RunnerOptions, StepResult, StepStatus } from './types.js';
-import { mapping, type Mapping } from './yaml-values.js';
+import { mapping, scalar, type Mapping } from './yaml-values.js';
 
 /** What a running job shares: masker, collected output, global env, contexts. */
 export interface JobState {
@@ -83,30 +83,30 @@ function githubContext(options: RunnerOptions, extra: { job: string; workflow: s
   const event = options.event ?? {};
   const eventName = options.eventName ?? 'push';
   const repo = mapping(event['repository']);
-  const repository = String(options.github?.['repository'] ?? repo['full_name'] ?? 'your-org/your-repo');
+  const repository = scalar(options.github?.['repository'] ?? repo['full_name'] ?? 'your-org/your-repo');
   const pr = mapping(event['pull_request']);
-  const defaultBranch = String(repo['default_branch'] ?? 'main');
+  const defaultBranch = scalar(repo['default_branch'] ?? 'main');
   let ref = `refs/heads/${defaultBranch}`;
   let sha = 'ffac537e6cbbf934b08745a378932722df287a53';
   let headRef = '';
   let baseRef = '';
   if ((eventName === 'pull_request' || eventName === 'pull_request_target') && pr['number'] !== undefined) {
-    headRef = String(mapping(pr['head'])['ref'] ?? '');
-    baseRef = String(mapping(pr['base'])['ref'] ?? '');
+    headRef = scalar(mapping(pr['head'])['ref'] ?? '');
+    baseRef = scalar(mapping(pr['base'])['ref'] ?? '');
     if (eventName === 'pull_request') {
-      ref = `refs/pull/${String(pr['number'])}/merge`;
-      sha = String(pr['merge_commit_sha'] ?? mapping(pr['head'])['sha'] ?? sha);
+      ref = `refs/pull/${scalar(pr['number'])}/merge`;
+      sha = scalar(pr['merge_commit_sha'] ?? mapping(pr['head'])['sha'] ?? sha);
     } else {
       ref = `refs/heads/${baseRef || defaultBranch}`;
-      sha = String(mapping(pr['base'])['sha'] ?? sha);
+      sha = scalar(mapping(pr['base'])['sha'] ?? sha);
     }
   } else if (eventName === 'push' && typeof event['ref'] === 'string') {
     ref = event['ref'];
-    sha = String(event['after'] ?? sha);
+    sha = scalar(event['after'] ?? sha);
   } else if (typeof event['ref'] === 'string' && event['ref'].startsWith('refs/')) {
     ref = event['ref'];
   }
-  const actor = String(mapping(event['sender'])['login'] ?? 'octocat');
+  const actor = scalar(mapping(event['sender'])['login'] ?? 'octocat');
   const runId = String(4242000 + ++runCounter);
   const refName = ref.replace(/^refs\/(heads|tags)\//, '').replace(/^refs\/pull\//, '');
   return {
@@ -115,7 +115,7 @@ function githubContext(options: RunnerOptions, extra: { job: string; workflow: s
     action_ref: '',
     action_repository: '',
     actor,
-    actor_id: String(mapping(event['sender'])['id'] ?? '1'),
+    actor_id: scalar(mapping(event['sender'])['id'] ?? '1'),
     api_url: 'https://api.github.com',
     base_ref: baseRef,
     event,
@@ -129,9 +129,9 @@ function githubContext(options: RunnerOptions, extra: { job: string; workflow: s
     ref_protected: false,
     ref_type: ref.startsWith('refs/tags/') ? 'tag' : 'branch',
     repository,
-    repository_id: String(repo['id'] ?? '1'),
+    repository_id: scalar(repo['id'] ?? '1'),
     repository_owner: repository.split('/')[0] ?? '',
-    repository_owner_id: String(mapping(repo['owner'])['id'] ?? '1'),
+    repository_owner_id: scalar(mapping(repo['owner'])['id'] ?? '1'),
     retention_days: '90',
     run_attempt: '1',
     run_id: runId,
@@ -165,7 +165,7 @@ export function createJobState(options: RunnerOptions, extra: { job: string; wor
   const base = options.baseEnv ?? Object.fromEntries(MACHINE_ENV_KEYS.map((k) => [k, process.env[k]]));
   const machineEnv: Record<string, string> = {};
   for (const [k, v] of Object.entries({ ...base, ...extra.machineEnv })) if (v !== undefined) machineEnv[k] = v;
-  const token = String(github['token'] ?? '');
+  const token = scalar(github['token'] ?? '');
   const secrets = { GITHUB_TOKEN: token, ...options.secrets };
   const masker = new SecretMasker();
   for (const v of Object.values(secrets)) masker.add(v);

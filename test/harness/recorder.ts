@@ -20,7 +20,8 @@ export class StepRecorder {
   ) {}
 
   private *chain(): Generator<StepRecorder> {
-    for (let r: StepRecorder | undefined = this; r; r = r.parent) yield r;
+    yield this;
+    for (let r = this.parent; r; r = r.parent) yield r;
   }
 
   /** Write a line to the log, masked with the secrets known now. */

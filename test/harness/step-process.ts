@@ -10,6 +10,7 @@ import { fileCommands, processFileCommands, type EnvFiles } from './env-files.js
 import type { Execution, JobState, Scope } from './job-state.js';
 import type { StepRecorder } from './recorder.js';
 import { processLine } from './workflow-commands.js';
+import { scalar } from './yaml-values.js';
 
 /** The process environment of a step: machine env, CI, global env, calling step env, step env, then GITHUB_* / RUNNER_*. */
 export function processEnv(
@@ -21,7 +22,7 @@ export function processEnv(
   action?: { path: string; repository?: string; ref?: string },
 ): Record<string, string> {
   const g = state.github;
-  const s = (k: string) => String(g[k] ?? '');
+  const s = (k: string) => scalar(g[k]);
   const runnerVars: Record<string, string> = {
     GITHUB_ACTION: rec.id,
     GITHUB_ACTIONS: 'true',

@@ -5,11 +5,12 @@
 import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { fileCommands } from './env-files.js';
 import type { Execution, JobState, Scope } from './job-state.js';
 import type { StepRecorder } from './recorder.js';
 import { processEnv } from './step-process.js';
-import { firstLine } from './yaml-values.js';
+import { firstLine, scalar } from './yaml-values.js';
 
 export type UsesTarget =
   | { kind: 'checkout' }
@@ -54,9 +55,8 @@ function versionParts(spec: string): number[] | undefined {
 }
 
 async function nodeVersion(env: Record<string, string>): Promise<string> {
-  return new Promise((resolvePromise, reject) => {
-    execFile('node', ['--version'], { env }, (error, stdout) => (error ? reject(error) : resolvePromise(stdout.trim())));
-  });
+  const { stdout } = await promisify(execFile)('node', ['--version'], { env });
+  return stdout.trim();
 }
 
 /** actions/setup-node stand-in: nothing is installed; the runner's node must satisfy node-version. */
@@ -98,8 +98,8 @@ export async function setupNodeStandIn(state: JobState, scope: Scope, rec: StepR
 /** actions/checkout stand-in: copy the prepared tree into the workspace (or `path:`). */
 export function checkoutStandIn(state: JobState, rec: StepRecorder, inputs: Record<string, string>): Execution {
   const target = resolve(state.workspace, inputs['path'] || '.');
-  rec.outputs['ref'] = String(state.github['ref'] ?? '');
-  rec.outputs['commit'] = String(state.github['sha'] ?? '');
+  rec.outputs['ref'] = scalar(state.github['ref']);
+  rec.outputs['commit'] = scalar(state.github['sha']);
   if (!state.checkoutFrom) {
     rec.write('harness: actions/checkout stand-in: no checkoutFrom given; the workspace is left as it is');
     return finished(0);

@@ -10,6 +10,7 @@ import { behaviourWith, HttpError, type Controls } from './context.js';
 import type { DeploymentRec } from './deployments/models.js';
 import { parseFaults, type FaultInjector } from './faults.js';
 import { send } from './http.js';
+import { textOf } from './json.js';
 import type { State } from './state.js';
 
 /** What the control routes steer. */
@@ -40,12 +41,12 @@ export function serveControl(s: Steering, req: IncomingMessage, res: ServerRespo
   }
   if (method === 'GET' && path === '/_emulator/clock') return send(res, 200, clock.describe());
   if (method === 'POST' && path === '/_emulator/faults') {
-    faults.set(parseFaults(String(body.spec ?? '')));
+    faults.set(parseFaults(textOf(body.spec ?? '')));
     return send(res, 200, { injected: faults.injected });
   }
   if (method === 'GET' && path === '/_emulator/faults') return send(res, 200, { injected: faults.injected });
   if (method === 'POST' && path === '/_emulator/dbt-sync/fail-next') {
-    controls.failNextDbtSync = { phase: String(body.phase ?? 'parse'), message: String(body.message ?? 'dbt parse failed') };
+    controls.failNextDbtSync = { phase: textOf(body.phase ?? 'parse'), message: textOf(body.message ?? 'dbt parse failed') };
     return send(res, 200, controls.failNextDbtSync);
   }
   if (method === 'GET' && path === '/_emulator/tenant') return send(res, 200, controls.behaviour);

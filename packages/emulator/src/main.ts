@@ -49,7 +49,9 @@ const defaultIo: Io = {
 
 class UsageError extends Error {}
 
-function number(flags: Record<string, unknown>, name: string, min: number, fallback: number): number {
+type Flags = Record<string, string | boolean | undefined>;
+
+function number(flags: Flags, name: string, min: number, fallback: number): number {
   const raw = flags[name];
   if (raw === undefined) return fallback;
   const n = Number(raw);
@@ -59,7 +61,7 @@ function number(flags: Record<string, unknown>, name: string, min: number, fallb
   return n;
 }
 
-function ids(flags: Record<string, unknown>, name: string): number[] {
+function ids(flags: Flags, name: string): number[] {
   const raw = flags[name];
   if (raw === undefined) return [];
   const list = String(raw).split(',').map((p) => p.trim());
@@ -69,7 +71,7 @@ function ids(flags: Record<string, unknown>, name: string): number[] {
 
 /** Parse the flags, start the emulator, print its JSON line, wait for a signal. Returns the exit code. */
 export async function main(argv: string[], io: Io = defaultIo): Promise<number> {
-  let flags: Record<string, string | boolean | undefined>;
+  let flags: Flags;
   try {
     ({ values: flags } = parseArgs({
       args: argv,

@@ -3,8 +3,9 @@
  * made with node:crypto alone: EC P-256 keys, X.509 v3 written out in DER. No dependency, so the
  * bundle stays small and start-up fast.
  */
-import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
+import { createHash, generateKeyPair, randomBytes, sign, type KeyObject } from 'node:crypto';
 import { isIP } from 'node:net';
+import { promisify } from 'node:util';
 
 export interface LocalTls {
   /** PEM of the CA a client must trust. */
@@ -105,7 +106,7 @@ function certificate(c: CertInput): string {
         const parts = h.split('::');
         const left = parts[0] ? parts[0].split(':') : [];
         const right = parts.length > 1 && parts[1] ? parts[1].split(':') : [];
-        const groups = [...left, ...Array(8 - left.length - right.length).fill('0'), ...right];
+        const groups = [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
         return tlv(0x87, Buffer.from(groups.flatMap((g) => [(parseInt(g, 16) >> 8) & 0xff, parseInt(g, 16) & 0xff])));
       }
       return tlv(0x82, Buffer.from(h, 'ascii'));
@@ -132,8 +133,8 @@ function certificate(c: CertInput): string {
 export async function makeLocalTls(hosts: string[] = ['127.0.0.1', 'localhost']): Promise<LocalTls> {
   const notBefore = new Date(Date.now() - 60_000);
   const notAfter = new Date(Date.now() + 30 * 24 * 3600_000);
-  const ca = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
-  const server = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const newKeyPair = () => promisify(generateKeyPair)('ec', { namedCurve: 'prime256v1' });
+  const [ca, server] = await Promise.all([newKeyPair(), newKeyPair()]);
   // A unique name: two local CAs trusted together must not be mistaken for each other.
   const caName = `datamodel-ci local CA ${randomBytes(6).toString('hex')}`;
   const caPem = certificate({

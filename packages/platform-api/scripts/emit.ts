@@ -197,7 +197,13 @@ function endpointCode(o: Op, inline: (mode: Mode, at: string) => Ctx): Code {
     ['summary', str(o.meta.summary)],
   ];
   const params = parameters(o);
-  const group = (where: string) => params.filter((p) => p.in === where).map((p): [string, Code] => [String(p.name), paramCode(p, inline('request', `${at} ${where} ${p.name}`))]);
+  const group = (where: string) =>
+    params
+      .filter((p) => p.in === where)
+      .map((p): [string, Code] => {
+        const name = String(p.name);
+        return [name, paramCode(p, inline('request', `${at} ${where} ${name}`))];
+      });
   const path = group('path');
   const query = group('query');
   if (path.length) e.push(['params', call('z.object', object(path))]);

@@ -131,7 +131,8 @@ export function applyAction(root: Record<string, Json>, action: Action): number 
       else delete n.parent[n.key as string];
     } else if (Array.isArray(n.value)) {
       // An array target grows by the update (Overlay 1.0: updates to arrays append).
-      n.value.push(...(Array.isArray(action.update) ? action.update : [action.update]));
+      const added: Json[] = Array.isArray(action.update) ? action.update : [action.update];
+      n.value.push(...added);
     } else {
       (n.parent as Record<string, Json>)[n.key as string] = merge(n.value, action.update);
     }

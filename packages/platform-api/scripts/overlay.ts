@@ -71,6 +71,13 @@ function need<T>(v: T | undefined, what: string): T {
   return v;
 }
 
+/** A YAML scalar as text (YAML reads `1.0` or `yes` as a number or a boolean); a mapping or a list is an error. */
+function text(v: unknown, what: string): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  throw new Error(`overlay: ${what} is not text`);
+}
+
 function readYaml(path: string): Raw {
   return parse(readFileSync(path, 'utf8')) as Raw;
 }
@@ -111,7 +118,7 @@ function readTable(path: string): Table {
     const where = `${path} row ${i + 1}`;
     const actions = ((r.actions as Raw[] | undefined) ?? []).map((a): Action => {
       const action: Action = { target: need(a.target as string, `${where}: action target`) };
-      if (a.description) action.description = String(a.description);
+      if (a.description) action.description = text(a.description, `${where}: action description`);
       if (a.remove === true) action.remove = true;
       else action.update = need(a.update, `${where}: action update or remove`);
       return action;
@@ -125,7 +132,7 @@ function readTable(path: string): Table {
     };
   });
   const table: Table = { title: need(raw.title as string, `${path}: title`), rows };
-  if (raw.intro) table.intro = String(raw.intro).trim();
+  if (raw.intro) table.intro = text(raw.intro, `${path}: intro`).trim();
   return table;
 }
 
@@ -135,7 +142,7 @@ export function loadOverlay(dir: string): Overlay {
   const doc = index['x-doc'] as Raw;
   return {
     vendor: need(index.extends as string, 'index.yaml: extends'),
-    doc: { path: need(doc.path as string, 'x-doc.path'), title: need(doc.title as string, 'x-doc.title'), intro: String(doc.intro ?? '').trim() },
+    doc: { path: need(doc.path as string, 'x-doc.path'), title: need(doc.title as string, 'x-doc.title'), intro: text(doc.intro ?? '', 'x-doc.intro').trim() },
     ...readOperations(join(dir, need(index['x-operations'] as string, 'index.yaml: x-operations'))),
     tables: (index['x-tables'] as string[]).map((f) => readTable(join(dir, f))),
   };

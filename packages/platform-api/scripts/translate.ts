@@ -102,7 +102,7 @@ function numberChecks(s: Schema): string[] {
 function notCheck(s: Schema, ctx: Ctx): Code[] {
   const not = s.not as Schema | undefined;
   if (!not || JSON.stringify(not) === NOT_NULL) return [];
-  const message = object([['message', str(String(not['x-message'] ?? 'a different value'))]]);
+  const message = object([['message', str(typeof not['x-message'] === 'string' ? not['x-message'] : 'a different value')]]);
   if ('const' in not) return [call('.refine', `(v) => v !== ${lit(not.const)}`, message)];
   if (typeof not.pattern === 'string') return [call('.refine', `(v) => !${regex(not.pattern)}.test(v)`, message)];
   return fail(ctx, 'only `not: { const }`, `not: { pattern }` and `not: { type: null }` are translated');
@@ -226,7 +226,7 @@ function baseOf(s: Schema, ctx: Ctx): Code {
       if (strict && typeof s.maxItems === 'number') checks.push(`.max(${s.maxItems}${msg(s)})`);
       const contains = s.contains as Schema | undefined;
       if (strict && contains && 'const' in contains) {
-        const message = object([['message', str(String(contains['x-message'] ?? 'a required entry'))]]);
+        const message = object([['message', str(typeof contains['x-message'] === 'string' ? contains['x-message'] : 'a required entry')]]);
         checks.push(call('.refine', `(a) => a.includes(${lit(contains.const)})`, message));
       }
       return chain(call('z.array', items), checks);

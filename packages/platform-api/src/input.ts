@@ -23,9 +23,11 @@ export function showValue(value: unknown): string {
     return JSON.stringify(s);
   }
   try {
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a function or a symbol (JSON has no spelling for them)
     const s = JSON.stringify(value) ?? String(value);
     return s.length > 120 ? `${s.slice(0, 117)}...` : s;
   } catch {
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a bigint or a cycle: JavaScript's own printing is the last resort
     return String(value);
   }
 }

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import type { HttpClient } from '../http.js';
 import { bind } from '../request.js';
 import { appEndpoints } from '@datamodel-ci/platform-api';

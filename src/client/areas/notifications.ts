@@ -1,6 +1,5 @@
-import { z } from 'zod';
-import type { HttpClient, RequestOptions } from '../http.js';
-import { bind, call, cursorIterator } from '../request.js';
+import type { HttpClient } from '../http.js';
+import { bind, cursorIterator } from '../request.js';
 import { notificationEndpoints } from '@datamodel-ci/platform-api';
 
 export function notificationsApi(http: HttpClient) {

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import type { HttpClient, RequestOptions } from '../http.js';
 import { bind, call } from '../request.js';
 import { iterateOffset } from '../pagination.js';

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import type { Readable } from 'node:stream';
 import type { HttpClient, RequestOptions } from '../http.js';
 import { bind, callStream, cursorIterator, type IterateArgs } from '../request.js';

@@ -4,8 +4,7 @@
  * handler checks everything first and changes state last, so a rejected request changes nothing;
  * the runtimes a write starts or stops are reconciled after it.
  */
-import { HttpError, requireDeployment, type Ctx, type HandlerTable } from '../context.js';
-import type { DeploymentRec } from '../deployments/models.js';
+import { HttpError, requireDeployment, type HandlerTable } from '../context.js';
 import { cursorPageWithData, type CursorQuery } from '../paging.js';
 import {
   branchById,

@@ -2,7 +2,7 @@
 import { makeBranch, sessionBranch } from '../build/branches.js';
 import { buildStatusOf, reconcileRuntimes } from '../build/runtime.js';
 import { deploymentUrl, HttpError, requireDeployment, type Ctx, type HandlerTable } from '../context.js';
-import type { JsonObject } from '../json.js';
+import { textOf, type JsonObject } from '../json.js';
 import { cursorPageWithData, cursorPaginate, offsetPage, type CursorQuery } from '../paging.js';
 import { mintToken } from '../tokens.js';
 import type { BranchRec } from '../build/models.js';
@@ -38,8 +38,8 @@ function settingsOf(ctx: Ctx, d: DeploymentRec) {
     ...d.settings,
     id: d.id,
     name: d.name,
-    template: String(d.settings.template ?? 'single'),
-    cloudProvider: String(d.settings.cloudProvider ?? 'aws'),
+    template: textOf(d.settings.template ?? 'single'),
+    cloudProvider: textOf(d.settings.cloudProvider ?? 'aws'),
     creationStep: d.creationStep,
     deploymentUrl: deploymentUrl(ctx.origin, d.id),
     releaseChannel: d.releaseChannel,

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { textOf } from '../json.js';
 import type { RecordedRequest } from './https-server.js';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -127,7 +128,7 @@ function loadDescription(): Description {
       const { value, pointer: at } = typeof ref === 'string' ? resolveLocal(doc, ref) : { value: p as JsonObject, pointer };
       if (value.in !== 'path' && value.in !== 'query') continue;
       checks.push({
-        name: String(value.name),
+        name: textOf(value.name),
         in: value.in,
         required: value.required === true || value.in === 'path',
         validate: compileParam(`${at}/schema`),
@@ -146,7 +147,7 @@ function loadDescription(): Description {
     const op: Operation = {
       method: entry.method,
       template: entry.template,
-      operationId: String(entry.op.operationId),
+      operationId: textOf(entry.op.operationId),
       regex: entry.regex,
       literals: entry.literals,
       params: checks,

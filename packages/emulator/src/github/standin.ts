@@ -4,7 +4,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { githubDescription, type Json, type JsonObject } from './description.js';
-import { json, startTestServer, type RecordedRequest, type TestServer } from './https-server.js';
+import { json, startTestServer, type RecordedRequest } from './https-server.js';
 
 export const BOT_LOGIN = 'github-actions[bot]';
 /** GitHub's limit on a comment body. */
@@ -96,7 +96,6 @@ export async function startGitHubStandin(options: { repository?: string } = {}):
   const repos = new Map<string, RepoState>();
   const violations: Violation[] = [];
   let nextCommentId = 1_000_000;
-  let server: TestServer | undefined;
 
   const repoState = (fullName: string): RepoState => {
     const key = fullName.toLowerCase();
@@ -113,7 +112,8 @@ export async function startGitHubStandin(options: { repository?: string } = {}):
     return pull;
   };
 
-  const base = (): string => server?.baseUrl ?? '';
+  // Called by the handlers only, so once the server below is up.
+  const base = (): string => server.baseUrl;
   const repoJson = (owner: string, repo: string, fork: boolean): JsonObject => ({
     id: 1296269,
     name: repo,
@@ -250,7 +250,7 @@ export async function startGitHubStandin(options: { repository?: string } = {}):
     });
   };
 
-  server = await startTestServer((req, res) => {
+  const server = await startTestServer((req, res) => {
     const { operation, errors } = description.check(req);
     if (!operation) return reject(req, res, 404, errors);
     // Not in the description, but enforced by GitHub: "Body is too long (maximum is 65536 characters)".
@@ -263,12 +263,11 @@ export async function startGitHubStandin(options: { repository?: string } = {}):
     }
   });
 
-  const s = server;
   return {
-    url: s.baseUrl,
-    ca: s.ca,
+    url: server.baseUrl,
+    ca: server.ca,
     repository: defaultRepo,
-    requests: s.requests,
+    requests: server.requests,
     violations,
     addPull(spec) {
       const now = timestamp();
@@ -314,7 +313,7 @@ export async function startGitHubStandin(options: { repository?: string } = {}):
     comments(pr, repository = defaultRepo) {
       return repoState(repository).comments.filter((c) => c.issueNumber === pr).map((c) => ({ ...c }));
     },
-    close: () => s.close(),
+    close: () => server.close(),
   };
 }
 

@@ -1,5 +1,6 @@
 /** Reading YAML nodes with their line numbers: fields (with merge keys), scalars, lists and names, reporting what is malformed. */
 import { isAlias, isMap, isScalar, isSeq, LineCounter, type Document, type Node } from 'yaml';
+import { textOf } from '../../json.js';
 import { IDENTIFIER, type RawError } from './definitions.js';
 
 export interface Field {
@@ -66,7 +67,7 @@ export function scalarText(node: Node | null): string | undefined | null {
   if (node === null) return undefined;
   if (!isScalar(node)) return null;
   if (node.value === null || node.value === undefined) return undefined;
-  return String(node.value);
+  return textOf(node.value);
 }
 
 export function describe(node: Node | null): string {
