@@ -86,7 +86,7 @@ describe('the pr lifecycle command', () => {
     expect(r.outputs['staging-url']).toBe(`${fx.em.deployments[0]!.deploymentUrl}/dev-mode/preview-pr-11/cubejs-api/v1`);
     const comments = gh.comments(PR);
     expect(comments).toHaveLength(1);
-    expect(comments[0]!.body).toContain('valid');
+    expect(comments[0]!.body).toContain('### ✅ Data-model preview · ready');
     expect(comments[0]!.body).toContain('/dev-mode/preview-pr-11/cubejs-api/v1');
     expect(gh.violations).toEqual([]);
   });
@@ -102,7 +102,7 @@ describe('the pr lifecycle command', () => {
     expect(r.outputs).toMatchObject({ valid: 'false', 'error-count': '1' });
     const comments = gh.comments(PR);
     expect(comments).toHaveLength(1);
-    expect(comments[0]!.body).toContain('invalid');
+    expect(comments[0]!.body).toContain('### ❌ Data-model preview · 1 error in 1 file');
     expect(comments[0]!.body).toContain('summ');
   });
 
@@ -113,7 +113,8 @@ describe('the pr lifecycle command', () => {
     expect(r.code).toBe(0);
     expect(r.outputs).toMatchObject({ valid: 'true', uploaded: '1' });
     expect(gh.comments(PR)).toHaveLength(1);
-    expect(gh.comments(PR)[0]!.body).not.toContain('invalid');
+    expect(gh.comments(PR)[0]!.body).toContain('### ✅ Data-model preview · ready');
+    expect(gh.comments(PR)[0]!.body).not.toContain('summ');
   });
 
   it('a rerun of the same event creates no second branch and no second comment', async () => {
@@ -152,7 +153,8 @@ describe('the pr lifecycle command', () => {
     const main = await fx.admin.dataModel.fileHashes({ deploymentId: 1, query: { branchName: 'main' } });
     expect(main['model/cubes/payments.yml']).toBeDefined();
     expect(main['model/cubes/stale.yml']).toBeUndefined();
-    expect(gh.comments(PR)[0]!.body).toMatch(/Merged/);
+    expect(gh.comments(PR)[0]!.body).toContain('### 🔀 Data-model preview · merged into `main`');
+    expect(gh.comments(PR)[0]!.body).not.toContain('cubejs-api');
     expect(gh.violations).toEqual([]);
   });
 });

@@ -109,7 +109,7 @@ describe('preview.yml: one pull request’s life', () => {
     expect(comments(PR)).toHaveLength(1);
     expect(comments(PR)[0]!.body).toContain('✅ valid');
     expect(comments(PR)[0]!.body).toContain('/dev-mode/preview-pr-2/cubejs-api/v1');
-    expect(r.summary).toContain('datamodel-ci');
+    expect(r.summary).toContain('### ✅ Data-model preview · ready');
     expect(await branches()).toContain('preview-pr-2');
     expect(gh.violations).toEqual([]);
   });
@@ -127,7 +127,7 @@ describe('preview.yml: one pull request’s life', () => {
     expect(ann!.message).toContain('unknown type "summ"');
     expect(comments(PR)).toHaveLength(1);
     expect(comments(PR)[0]!.id).toBe(before.id);
-    expect(comments(PR)[0]!.body).toContain('invalid');
+    expect(comments(PR)[0]!.body).toContain('### ❌ Data-model preview · 1 error in 1 file');
     expect(ours(r).outputs).toMatchObject({ valid: 'false', 'error-count': '1' });
   });
 
@@ -138,7 +138,7 @@ describe('preview.yml: one pull request’s life', () => {
     expect(r.conclusion, r.log.join('\n')).toBe('success');
     expect(ours(r).outputs).toMatchObject({ valid: 'true', uploaded: '2' });
     expect(comments(PR)).toHaveLength(1);
-    expect(comments(PR)[0]!.body).not.toContain('invalid');
+    expect(comments(PR)[0]!.body).toContain('### ✅ Data-model preview · ready');
   });
 
   it('4. the same event run twice (a rerun): no second branch, no second comment, same result', async () => {
@@ -188,7 +188,7 @@ describe('preview.yml: one pull request’s life', () => {
     const staging = await client.deployments.environments({ deploymentId: 1, query: { type: 'staging' } });
     expect(staging.items.filter((e) => e.name === 'preview-pr-2')).toEqual([]);
     expect(comments(PR)).toHaveLength(1);
-    expect(comments(PR)[0]!.body).toMatch(/Merged/);
+    expect(comments(PR)[0]!.body).toContain('### 🔀 Data-model preview · merged into `main`');
   });
 });
 
@@ -274,7 +274,8 @@ describe('forks and secrets', () => {
     const r = await job('preview.yml', 'preview', { event: pullRequestEvent('opened', { number: 9, headSha: sha(9, 1), fork: true }), secrets: null });
     expect(r.conclusion).toBe('success');
     expect(ours(r).outputs.skipped).toBe('true');
-    expect(r.annotations.some((a) => a.level === 'notice' && /fork|api-key/.test(a.message))).toBe(true);
+    expect(r.annotations.some((a) => a.level === 'warning' && /Nothing was validated: pull request #9 comes from a fork/.test(a.message))).toBe(true);
+    expect(r.summary).toContain('### ⏭️ Data-model preview · skipped: fork PR');
     expect(comments(9)).toEqual([]);
   });
 

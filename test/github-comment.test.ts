@@ -1,18 +1,8 @@
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  COMMENT_LIMIT,
-  commentMarker,
-  encodeLedger,
-  findStickyComments,
-  layoutComment,
-  parseComment,
-  renderComment,
-  type Ledger,
-  type Sections,
-} from '../src/github/comment.js';
+import { COMMENT_LIMIT, commentMarker, composeComment, encodeLedger, findStickyComments, parseComment, type Ledger } from '../src/github/comment.js';
+import { nextView, type PreviewView } from '../src/github/preview-view.js';
 import { readLedger, upsertStickyComment, type UpsertOptions } from '../src/github/comment-thread.js';
-import { escapeMarkdown } from '../src/github/escape.js';
 import { createGitHubApi } from '../src/github/octokit.js';
 import type { GitHubApi } from '../src/github/types.js';
 import { BOT_LOGIN, startGitHubStandin, type GitHubStandin } from '../packages/emulator/src/index.js';
@@ -31,29 +21,15 @@ const definitions = createRequire(import.meta.url)('@octokit/webhooks-examples')
 const opened = definitions.find((d) => d.name === 'pull_request')?.examples.find((e) => e.action === 'opened');
 if (!opened) throw new Error('no pull_request.opened example in @octokit/webhooks-examples');
 
-describe('renderComment / parseComment', () => {
-  const ledger: Ledger = { deploymentId: 'dep-1', branch: 'feature/x', devBranch: 'pr-2', headSha: 'a'.repeat(40), runId: 7, state: 'open' };
+describe('composeComment / parseComment', () => {
+  const view: PreviewView = { state: 'ready', headSha: 'a'.repeat(40), runId: 7, branch: 'preview-pr-2', validation: { valid: true, errorCount: 0, errors: [] } };
+  const ledger: Ledger = { deploymentId: 'dep-1', branch: 'feature/x', devBranch: 'pr-2', headSha: 'a'.repeat(40), runId: 7, state: 'open', view };
 
-  it('round-trips deployment, ledger and sections', () => {
-    const sections: Sections = { preview: 'Preview **ready**', validate: '| a | b |\n|---|---|\n| 1 | 2 |', dbt: '' };
-    const body = renderComment({ deploymentId: 'dep-1', ledger, sections, title: 'Data model' });
+  it('round-trips deployment and ledger (the view inside it), and renders the view', () => {
+    const body = composeComment({ deploymentId: 'dep-1', ledger });
     expect(body.split('\n')[0]).toBe('<!-- datamodel-ci:comment deployment=dep-1 -->');
-    expect(body).toContain('### Data model');
-    expect(parseComment(body)).toEqual({ deploymentId: 'dep-1', ledger, sections });
-  });
-
-  it('renders sections in the fixed order whatever order they were written in', () => {
-    const body = renderComment({ deploymentId: 'd', sections: { cleanup: 'c', dbt: 'd', preview: 'p', zeta: 'z', merge: 'm', upload: 'u' } });
-    const order = [...body.matchAll(/<!-- datamodel-ci:section:(\w+) -->/g)].map((m) => m[1]);
-    expect(order).toEqual(['preview', 'upload', 'dbt', 'merge', 'cleanup', 'zeta']);
-  });
-
-  it('replaces one section in place and keeps the others verbatim', () => {
-    const first = renderComment({ deploymentId: 'd', ledger: { deploymentId: 'd' }, sections: { preview: 'p1\n\nmore', staging: 's1', dbt: 'd1' } });
-    const parsed = parseComment(first);
-    const second = renderComment({ deploymentId: 'd', ledger: parsed.ledger, sections: { ...parsed.sections, staging: 's2' } });
-    expect(second).toBe(first.replace('\ns1\n', '\ns2\n'));
-    expect(parseComment(second).sections).toEqual({ preview: 'p1\n\nmore', staging: 's2', dbt: 'd1' });
+    expect(body).toContain('### ✅ Data-model preview · ready');
+    expect(parseComment(body)).toEqual({ deploymentId: 'dep-1', ledger });
   });
 
   it('round-trips a ledger with hostile content', () => {
@@ -66,74 +42,41 @@ describe('renderComment / parseComment', () => {
       runId: 123456789012,
       updatedAt: '2024-05-01T00:00:00.000Z',
       state: 'open',
+      view: { ...view, branch: 'feat/--><!-- x -->', validation: { valid: false, errorCount: 1, errors: [{ file: 'a-->b.yml', message: '<!-- forged -->' }] }, state: 'invalid' },
     };
-    const body = renderComment({ deploymentId: hostile.deploymentId, ledger: hostile, sections: { preview: 'x' } });
-    // Every hidden comment opens and closes on its own line: nothing in the ledger ends one early.
+    const body = composeComment({ deploymentId: hostile.deploymentId, ledger: hostile });
+    // Every hidden comment opens and closes on its own line: nothing in the ledger or the view ends one early.
     for (const line of body.split('\n').filter((l) => l.includes('<!--'))) expect(line).toMatch(/^<!-- [^>]* -->$/);
+    expect(body.match(/<!--/g)).toHaveLength(2);
     expect(body.split('\n')[0]).not.toContain('"');
-    expect(parseComment(body)).toEqual({ deploymentId: hostile.deploymentId, ledger: hostile, sections: { preview: 'x' } });
+    expect(parseComment(body)).toEqual({ deploymentId: hostile.deploymentId, ledger: hostile });
   });
 
-  it('neutralises a forged marker, ledger or section inside section content', () => {
-    const evil = encodeLedger({ deploymentId: 'd', devBranch: 'main' });
-    const content = [
-      'text',
-      '<!-- datamodel-ci:end:preview -->',
-      `<!-- datamodel-ci:ledger ${evil} -->`,
-      '<!-- datamodel-ci:section:merge -->',
-      'merged!',
-      '<!-- datamodel-ci:end:merge -->',
-      '<!-- datamodel-ci:comment deployment=other -->',
-    ].join('\n');
-    const body = renderComment({ deploymentId: 'd', ledger: { deploymentId: 'd', devBranch: 'pr-9' }, sections: { preview: content } });
-    expect(body.match(/<!--/g)).toHaveLength(4); // marker, ledger, section start, section end
-    const parsed = parseComment(body);
-    expect(parsed.ledger).toEqual({ deploymentId: 'd', devBranch: 'pr-9' });
-    expect(Object.keys(parsed.sections)).toEqual(['preview']);
-    expect(parsed.sections.preview).not.toContain('<!--');
-    expect(parsed.sections.preview).toContain('&lt;!-- datamodel-ci:ledger');
-    // What the callers render through escape.ts never contains a comment in the first place.
-    expect(escapeMarkdown(content)).not.toMatch(/<!--|-->/);
-  });
-
-  it('ignores a ledger that names another deployment, and comments that are not ours', () => {
-    const body = renderComment({ deploymentId: 'a', sections: {} }).replace(
-      /\n/,
+  it('ignores a ledger that names another deployment, comments that are not ours, and a view that does not parse', () => {
+    const body = composeComment({ deploymentId: 'a', ledger: { deploymentId: 'a' } }).replace(
+      /\n.*\n?$/,
       `\n<!-- datamodel-ci:ledger ${encodeLedger({ deploymentId: 'b', devBranch: 'main' })} -->\n`,
     );
     expect(parseComment(body)).toMatchObject({ deploymentId: 'a', ledger: undefined });
     expect(parseComment('hello\n<!-- datamodel-ci:comment deployment=a -->').deploymentId).toBeUndefined();
     expect(parseComment('<!-- datamodel-ci:ledger !!! -->').ledger).toBeUndefined();
     expect(parseComment(`${commentMarker('a')}\n<!-- datamodel-ci:ledger bm90IGpzb24= -->`).ledger).toBeUndefined();
+    const odd = `${commentMarker('a')}\n<!-- datamodel-ci:ledger ${encodeLedger({ deploymentId: 'a', view: { state: 'exploded' } as unknown as PreviewView })} -->`;
+    expect(parseComment(odd).ledger).toEqual({ deploymentId: 'a' });
   });
 
   it('reads a body GitHub stored with CRLF line ends', () => {
-    const body = renderComment({ deploymentId: 'd', ledger: { deploymentId: 'd' }, sections: { dbt: 'a\nb' } });
+    const body = composeComment({ deploymentId: 'd', ledger: { deploymentId: 'd', view } });
     expect(parseComment(body.replace(/\n/g, '\r\n'))).toEqual(parseComment(body));
+    expect(() => composeComment({ deploymentId: '', ledger: { deploymentId: '' } })).toThrow(/empty/);
   });
 
-  it('refuses invalid section names', () => {
-    expect(() => renderComment({ deploymentId: 'd', sections: { 'x -->': 'y' } })).toThrow(/section name/);
-    expect(() => renderComment({ deploymentId: '', sections: {} })).toThrow(/empty/);
-  });
-
-  it('keeps the body under 65 000 characters and returns what it moved out', () => {
-    const sections: Sections = { preview: 'p'.repeat(40_000), validate: 'v'.repeat(30_000), dbt: 'd'.repeat(1_000) };
-    const runUrl = 'https://github.com/o/r/actions/runs/42';
-    const layout = layoutComment({ deploymentId: 'd', ledger: { deploymentId: 'd', runId: 42 }, sections, runUrl });
-    expect(layout.body.length).toBeLessThan(COMMENT_LIMIT);
-    expect(layout.truncated).toEqual(['preview']);
-    expect(layout.overflow).toContain(sections.preview);
-    const parsed = parseComment(layout.body);
-    expect(parsed.sections.preview).toBe(`… truncated: see the job summary of run <a href="${runUrl}">42</a>`);
-    expect(parsed.sections.validate).toBe(sections.validate);
-    expect(parsed.sections.dbt).toBe(sections.dbt);
-
-    const many: Sections = Object.fromEntries(['preview', 'upload', 'validate', 'staging', 'dbt', 'merge', 'cleanup'].map((n) => [n, n[0]!.repeat(20_000)]));
-    const all = layoutComment({ deploymentId: 'd', sections: many, runUrl });
-    expect(all.body.length).toBeLessThan(COMMENT_LIMIT);
-    expect(all.truncated).toHaveLength(4);
-    expect(renderComment({ deploymentId: 'd', sections: many })).toBe(all.body.replaceAll(`run <a href="${runUrl}">${escapeMarkdown(runUrl)}</a>`, 'this run'));
+  it('keeps the body under 65 000 characters, showing fewer errors until it fits', () => {
+    const errors = Array.from({ length: 400 }, (_, i) => ({ file: `model/cubes/c${i}.yml`, line: 3, message: 'x'.repeat(900) }));
+    const big: PreviewView = { ...view, state: 'invalid', repoUrl: 'https://github.com/o/r', validation: { valid: false, errorCount: 400, errors: errors.slice(0, 20) } };
+    const body = composeComment({ deploymentId: 'd', ledger: { deploymentId: 'd', view: big }, render: { errors, commentErrors: 400 } });
+    expect(body.length).toBeLessThan(COMMENT_LIMIT);
+    expect(body).toMatch(/more errors are listed in the job summary/);
   });
 });
 
@@ -145,17 +88,23 @@ describe('upsertStickyComment against the GitHub stand-in', () => {
   const head = example.pull_request.head.sha;
   const runUrl = 'https://github.com/Codertocat/Hello-World/actions/runs/1';
 
-  /** One run of an action that owns `name`. */
-  function run(name: string, content: string, overrides: Partial<UpsertOptions> = {}) {
+  /** One run that writes a view saying `failure` (a simple way to put text in the comment). */
+  function run(step: string, message: string, overrides: Partial<UpsertOptions> = {}) {
+    const headSha = overrides.headSha ?? head;
     return upsertStickyComment(api, {
       pr,
       deploymentId: 'dep-1',
-      headSha: head,
+      headSha,
       runId: 1,
       runUrl,
       update: (current) => ({
-        ledger: { ...current?.ledger, branch: example.pull_request.head.ref, devBranch: `pr-${pr}`, state: 'open' },
-        sections: { ...current?.sections, [name]: content },
+        ledger: {
+          ...current?.ledger,
+          branch: example.pull_request.head.ref,
+          devBranch: `pr-${pr}`,
+          state: 'open',
+          view: { state: 'failed', headSha, failure: { step, message } },
+        },
       }),
       ...overrides,
     });
@@ -208,13 +157,13 @@ describe('upsertStickyComment against the GitHub stand-in', () => {
     expect(first).toMatchObject({ written: true, created: true, duplicates: [] });
     expect(standin.comments(pr)).toHaveLength(1);
 
-    const second = await run('validate', escapeMarkdown('2 errors in models/a|b.sql @team'), { runId: 2 });
+    const second = await run('validate', '2 errors in models/a|b.sql @team', { runId: 2 });
     expect(second).toMatchObject({ written: true, created: false, commentId: first.commentId });
     const comments = standin.comments(pr);
     expect(comments).toHaveLength(1);
     expect(comments[0]!.user).toBe(BOT_LOGIN);
     const parsed = parseComment(comments[0]!.body);
-    expect(Object.keys(parsed.sections)).toEqual(['preview', 'validate']);
+    expect(comments[0]!.body).toContain('**validate failed:** 2 errors in models/a\\|b\\.sql @\u200Bteam');
     expect(parsed.ledger).toMatchObject({ deploymentId: 'dep-1', headSha: head, runId: 2, devBranch: 'pr-2', branch: 'changes' });
     expect(await readLedger(api, pr, 'dep-1')).toEqual(parsed.ledger);
   });
@@ -246,7 +195,7 @@ describe('upsertStickyComment against the GitHub stand-in', () => {
     await run('dbt', 'dbt synced');
     const ids = standin.comments(pr).map((c) => parseComment(c.body).deploymentId);
     expect(ids).toEqual(['dep-1', 'dep-2']);
-    expect(parseComment(standin.comments(pr)[1]!.body).sections).toEqual({ preview: 'other deployment, again' });
+    expect(standin.comments(pr)[1]!.body).toContain('other deployment, again');
   });
 
   it('finds its comment after 120 others (pagination) and never creates a second one', async () => {
@@ -283,7 +232,7 @@ describe('upsertStickyComment against the GitHub stand-in', () => {
     const racy = pr + 200;
     standin.addPull({ number: racy, headSha: head, headRef: 'racy' });
     // A human cannot take the comment over by copying our marker and a ledger.
-    const forged = standin.addComment(racy, renderComment({ deploymentId: 'dep-1', ledger: { deploymentId: 'dep-1', devBranch: 'main' }, sections: {} }));
+    const forged = standin.addComment(racy, composeComment({ deploymentId: 'dep-1', ledger: { deploymentId: 'dep-1', devBranch: 'main' } }));
     const a = await run('preview', 'a', { pr: racy });
     const copy = standin.addComment(racy, standin.comments(racy).at(-1)!.body, BOT_LOGIN);
     const b = await run('validate', 'b', { pr: racy });
@@ -291,28 +240,29 @@ describe('upsertStickyComment against the GitHub stand-in', () => {
     const after = standin.comments(racy);
     expect(after.find((c) => c.id === copy.id)!.body).toBe(copy.body);
     expect(after.find((c) => c.id === forged.id)!.body).toBe(forged.body);
-    expect(parseComment(after.find((c) => c.id === a.commentId)!.body).sections).toEqual({ preview: 'a', validate: 'b' });
+    expect(after.find((c) => c.id === a.commentId)!.body).toContain('**validate failed:** b');
     expect(findStickyComments(await api.listComments(racy), 'dep-1').map((c) => c.id)).toEqual([a.commentId, copy.id]);
     expect((await readLedger(api, racy, 'dep-1'))?.devBranch).toBe(`pr-${pr}`);
   });
 
-  it('moves oversized sections to the overflow and still stays within GitHub limits', async () => {
+  it('stays within GitHub limits with a very long message', async () => {
     const big = pr + 300;
     standin.addPull({ number: big, headSha: head, headRef: 'big' });
-    const result = await run('validate', escapeMarkdown('error | '.repeat(20_000)), { pr: big });
+    const result = await run('validate', 'error | '.repeat(20_000), {
+      pr: big,
+      update: () => ({ ledger: { view: nextView(undefined, { headSha: head, runId: 1 }, { state: 'failed', failure: { step: 'validate', message: 'error | '.repeat(20_000) } }) } }),
+    });
     expect(result).toMatchObject({ written: true, created: true });
-    expect(result.overflow).toContain('### validate');
     const body = standin.comments(big)[0]!.body;
     expect(body.length).toBeLessThan(COMMENT_LIMIT);
-    expect(parseComment(body).sections.validate).toContain(runUrl);
   });
 
   it('writes the cleanup section after the PR is merged', async () => {
     standin.closePull(pr, true);
     expect(await api.getPull(pr)).toMatchObject({ state: 'closed', merged: true });
     const ledger = await readLedger(api, pr, 'dep-1');
-    const result = await run('cleanup', `Removed ${escapeMarkdown(ledger?.devBranch ?? '')}`, {
-      update: (current) => ({ ledger: { ...current?.ledger, state: 'cleaned' }, sections: { ...current?.sections, cleanup: 'done' } }),
+    const result = await run('cleanup', `Removed ${ledger?.devBranch ?? ''}`, {
+      update: (current) => ({ ledger: { ...current?.ledger, state: 'cleaned', view: { state: 'merged', headSha: head, deployBranch: 'main' } } }),
     });
     expect(result).toMatchObject({ written: true, created: false });
     expect(await readLedger(api, pr, 'dep-1')).toMatchObject({ state: 'cleaned', devBranch: 'pr-2' });

@@ -9,7 +9,7 @@ import { InputError, PlatformError } from '../client/errors.js';
 import { PlatformClient } from '../client/client.js';
 import { actionSpec, flagsOf, inputsOf, type CommandName } from '../action-spec.js';
 import { CommentThread } from '../github/comment-thread.js';
-import type { Ledger, SectionName } from '../github/comment.js';
+import { renderPreview } from '../github/render-preview.js';
 import { readRunContext, type RunContext } from '../github/event.js';
 import { createGitHubApi } from '../github/octokit.js';
 import type { GitHubApi } from '../github/types.js';
@@ -66,34 +66,6 @@ export function commitMessage(x: ActionRun, given?: string): string {
   return pr ? `datamodel-ci: PR #${pr.number} at ${pr.headSha.slice(0, 7)}` : 'datamodel-ci upload';
 }
 
-/**
- * Write sections into the comment (one update) and the job summary. `clear` removes sections of an
- * earlier stage (a new push drops the old merge and cleanup notes). Comment trouble is a warning only.
- */
-export async function publish(x: ActionRun, sections: Partial<Record<SectionName, string>>, ledger: Partial<Ledger>, clear: SectionName[] = []): Promise<void> {
-  for (const md of Object.values(sections)) x.reporter.summary(`### datamodel-ci: ${x.settings.command}\n\n${md}`);
-  const pr = x.run.pr;
-  if (!pr || !x.github || x.settings.dryRun) return;
-  try {
-    const thread = await x.thread();
-    if (!thread) return;
-    const result = await thread.write({
-      headSha: pr.headSha,
-      runId: Number(x.run.runId ?? 0),
-      ...(x.run.runUrl ? { runUrl: x.run.runUrl } : {}),
-      update: (current) => ({
-        ledger: { ...current?.ledger, ...ledger },
-        sections: { ...current?.sections, ...sections, ...Object.fromEntries(clear.map((c) => [c, undefined])) },
-      }),
-    });
-    if (result.reason === 'stale') x.reporter.notice('a newer commit of this pull request owns the comment: not overwriting it');
-    if (result.overflow) x.reporter.summary(result.overflow);
-    if (result.duplicates.length) x.reporter.warning(`found ${result.duplicates.length} extra datamodel-ci comment(s); updated the oldest`);
-  } catch (e) {
-    x.reporter.warning(`could not update the pull request comment: ${e instanceof Error ? e.message : String(e)}`);
-  }
-}
-
 function pickReporter(io: Io, inActions: boolean, json: boolean, verbose: boolean): Reporter {
   if (inActions) return new ActionsReporter();
   return json ? new JsonReporter(io.err, verbose) : new TerminalReporter(io.out, io.err, verbose);
@@ -132,7 +104,12 @@ export async function runAction<C extends CommandName>(command: C, handler: Acti
         ? `pull request #${run.pr.number} comes from a fork: secrets are not available to it, so datamodel-ci skips it`
         : 'no api-key: datamodel-ci skips this step (set the api-key input from a secret)';
       if (settings.failWithoutCredentials) throw new InputError('api-key', undefined, `an API key (${why}; fail-without-credentials is true)`);
-      reporter.notice(why);
+      if (run.pr?.fork) {
+        // A fork PR's job is green, so say plainly (a warning and the summary) that nothing was validated.
+        const what = `Nothing was validated: pull request #${run.pr.number} comes from a fork, and GitHub gives a fork's workflow no secrets (so no platform key) and a read-only token. A maintainer can validate it by pushing its commits to a branch of this repository, or by running \`datamodel-ci validate\` locally.`;
+        reporter.warning(what);
+        reporter.summary(renderPreview({ state: 'skipped', headSha: run.pr.headSha, skipped: what, ...(run.runUrl ? { runUrl: run.runUrl } : {}), ...(run.repoUrl ? { repoUrl: run.repoUrl } : {}) }, { target: 'summary' }));
+      } else reporter.notice(why);
       out.skipped = 'true';
       code = 0;
       return code;

@@ -1,8 +1,9 @@
 /** `cleanup-branch`: remove the PR's branches, or sweep the preview branches of closed PRs. */
 import { InputError } from '../client/errors.js';
-import { cleanupSection, sweepTable } from '../github/sections.js';
+import { sweepTable } from '../github/render-tables.js';
 import { cleanupBranch, sweepBranches } from '../workflows/cleanup-branch.js';
-import { publish, resolveBranch, type ActionRun } from './action-run.js';
+import { resolveBranch, type ActionRun } from './action-run.js';
+import { publish } from './publish.js';
 
 export async function cleanupBranchCommand(x: ActionRun<'cleanup-branch'>): Promise<number> {
   const { inputs, dryRun, branchPrefix } = x.settings;
@@ -23,6 +24,7 @@ export async function cleanupBranchCommand(x: ActionRun<'cleanup-branch'>): Prom
   x.out.deleted = String(r.deleted.length);
   x.out.status = 'cleaned';
   const merged = x.run.pr?.merged ?? false;
-  await publish(x, { cleanup: cleanupSection({ ...r, merged }) }, { state: merged ? 'merged' : 'closed' });
+  const state = merged ? 'merged' : 'closed';
+  await publish(x, { state, branch, cleanup: { deleted: r.deleted } }, { state });
   return 0;
 }

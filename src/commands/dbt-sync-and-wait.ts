@@ -1,5 +1,5 @@
 /** `dbt-sync-and-wait`: start a dbt sync and wait for its end; a run that did not complete fails the step. */
-import { codeSpan } from '../github/escape.js';
+import { dbtTable } from '../github/render-tables.js';
 import { dbtSyncAndWait } from '../workflows/dbt-sync-and-wait.js';
 import { StepFailed, type ActionRun } from './action-run.js';
 
@@ -15,9 +15,7 @@ export async function dbtSyncCommand(x: ActionRun<'dbt-sync-and-wait'>): Promise
   x.out.branch = r.branch;
   x.out.status = r.status;
   x.out['timed-out'] = String(r.timedOut);
-  x.reporter.summary(
-    `### datamodel-ci: dbt sync\n\n| Run | Branch | Status | Polls |\n|---|---|---|---|\n| ${codeSpan(r.syncJobId)} | ${codeSpan(r.branch)} | ${r.status} | ${r.polls} |`,
-  );
+  x.reporter.summary(`### datamodel-ci: dbt sync\n\n${dbtTable(r)}`);
   if (r.status !== 'COMPLETED') throw new StepFailed(`dbt sync ${r.syncJobId} ended ${r.status}${r.error ? `: ${r.error}` : ''}`);
   return 0;
 }

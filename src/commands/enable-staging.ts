@@ -1,7 +1,7 @@
 /** `enable-staging`: turn on the shared branch's staging environment; optionally query it once. */
-import { stagingSection } from '../github/sections.js';
 import { enableStaging } from '../workflows/enable-staging.js';
-import { publish, resolveBranch, type ActionRun } from './action-run.js';
+import { resolveBranch, type ActionRun } from './action-run.js';
+import { publish } from './publish.js';
 
 export async function enableStagingCommand(x: ActionRun<'enable-staging'>): Promise<number> {
   const branch = await resolveBranch(x);
@@ -15,6 +15,10 @@ export async function enableStagingCommand(x: ActionRun<'enable-staging'>): Prom
   x.out['staging-url'] = r.stagingUrl ?? '';
   x.out['environment-id'] = r.environmentId ?? '';
   x.out.status = r.stagingUrl ? 'enabled' : 'dry-run';
-  await publish(x, { staging: stagingSection(r) }, { branch, ...(r.stagingUrl ? { stagingUrl: r.stagingUrl } : {}) });
+  await publish(
+    x,
+    { branch, staging: { enabled: !!r.stagingUrl, ...(r.smoke ? { smoke: r.smoke } : {}) }, ...(r.stagingUrl ? { restUrl: r.stagingUrl } : {}) },
+    { branch, ...(r.stagingUrl ? { stagingUrl: r.stagingUrl } : {}) },
+  );
   return 0;
 }

@@ -1,9 +1,9 @@
 /** `merge-to-default`: merge the shared branch into the deploy branch. */
-import { mergeSection } from '../github/sections.js';
 import { DEFAULTS } from '../defaults.js';
 import { mergeToDefault } from '../workflows/merge-to-default.js';
 import { hashLocalModel } from '../workflows/upload-model.js';
-import { publish, resolveBranch, type ActionRun } from './action-run.js';
+import { resolveBranch, type ActionRun } from './action-run.js';
+import { publish } from './publish.js';
 
 export async function mergeToDefaultCommand(x: ActionRun<'merge-to-default'>): Promise<number> {
   const branch = await resolveBranch(x);
@@ -21,6 +21,12 @@ export async function mergeToDefaultCommand(x: ActionRun<'merge-to-default'>): P
   x.out.branch = branch;
   x.out.merged = String(r.merged);
   x.out.status = r.merged ? 'merged' : 'dry-run';
-  await publish(x, { merge: mergeSection(r) }, { state: r.merged ? 'merged' : 'open' });
+  if (r.merged) {
+    await publish(
+      x,
+      { state: 'merged', branch, deployBranch: r.deployBranch, merge: { deployMode: r.deployMode, productionUpdated: r.productionUpdated } },
+      { state: 'merged' },
+    );
+  }
   return 0;
 }

@@ -1,13 +1,13 @@
 /** `pr` (the root action): the whole PR lifecycle for the pull_request event of the run. */
 import { InputError } from '../client/errors.js';
 import { DEFAULTS } from '../defaults.js';
-import type { SectionName } from '../github/comment.js';
-import { cleanupSection, errorSection, mergeSection, previewSection, stagingSection, uploadSection, validateSection } from '../github/sections.js';
+import type { PreviewView } from '../github/preview-view.js';
 import { deployTarget } from '../workflows/branch-build.js';
 import { runClose, runPreview } from '../workflows/pr-preview.js';
 import { hashLocalModel } from '../workflows/upload-model.js';
-import { commitMessage, isStale, publish, resolveBranch, StepFailed, type ActionRun } from './action-run.js';
+import { commitMessage, isStale, resolveBranch, StepFailed, type ActionRun } from './action-run.js';
 import { doctorFor, renderDoctor } from './doctor.js';
+import { publish } from './publish.js';
 
 /** Events that (re)build the preview. */
 const PREVIEW_ACTIONS = ['opened', 'synchronize', 'reopened', 'ready_for_review'];
@@ -25,13 +25,14 @@ export async function prCommand(x: ActionRun<'pr'>): Promise<number> {
 }
 
 async function preview(x: ActionRun<'pr'>): Promise<number> {
-  const pr = x.run.pr!;
   const { inputs, modelDir, connection } = x.settings;
   // The local model is read and checked before the first platform call; then the PR's comment (its
   // ledger names the branch) and the deployment's settings, read together.
   const local = await hashLocalModel(x.op, modelDir, inputs.exclude);
   const [branch, target] = await Promise.all([resolveBranch(x), deployTarget(x.op)]);
   x.out.branch = branch;
+  // "Updating" goes up at once and runs alongside the platform work; the result replaces it at the end.
+  const updating = x.settings.dryRun ? Promise.resolve() : publish(x, { state: 'updating', branch }, { branch, state: 'open' }, { summary: false });
   let via = inputs.via;
   if (inputs.preflight && !x.settings.dryRun) {
     const report = await x.reporter.group('Preflight: datamodel-ci doctor', () => doctorFor(connection, x.settings.deploymentId, x.reporter, false));
@@ -54,6 +55,7 @@ async function preview(x: ActionRun<'pr'>): Promise<number> {
     },
     { isStale: () => isStale(x) },
   );
+  await updating;
   if (o.upload) {
     x.out['dev-branch'] = o.upload.devBranch ?? '';
     x.out.uploaded = String(o.upload.uploaded);
@@ -68,28 +70,29 @@ async function preview(x: ActionRun<'pr'>): Promise<number> {
     x.out.status = 'dry-run';
     return 0;
   }
-  const sections: Partial<Record<SectionName, string>> = {};
-  if (o.upload) {
-    sections.preview = previewSection({ branch, headSha: pr.headSha, created: o.created });
-    const u = o.upload;
-    sections.upload = uploadSection({ uploaded: u.uploaded, deleted: u.deleted, unchanged: u.unchanged, sent: u.files.sent, removed: u.files.deleted });
-  }
+  const view: Partial<PreviewView> = { branch, deployBranch: target.deployBranch };
+  if (o.upload) view.upload = { sent: o.upload.uploaded, deleted: o.upload.deleted, unchanged: o.upload.unchanged, via: o.upload.via };
   let failure = o.failure;
+  const errors = o.validation?.errors ?? [];
   if (o.validation) {
     const v = o.validation;
     x.out.valid = String(v.valid);
     x.out['error-count'] = String(v.errors.length);
     x.out.status = v.valid ? 'valid' : 'invalid';
-    sections.validate = validateSection(v);
+    view.validation = { valid: v.valid, errorCount: v.errors.length, errors: v.errors, ...(v.cubes !== undefined ? { cubes: v.cubes } : {}) };
     if (!v.valid && inputs.failOnInvalid) failure ??= `the data model on ${branch} is invalid: ${v.errors.length} error(s)`;
   }
   if (o.staging) {
     x.out['staging-url'] = o.staging.stagingUrl ?? '';
     x.out['environment-id'] = o.staging.environmentId ?? '';
-    sections.staging = stagingSection(o.staging);
+    view.staging = { enabled: !!o.staging.stagingUrl, ...(o.staging.smoke ? { smoke: o.staging.smoke } : {}) };
+    if (o.staging.stagingUrl) view.restUrl = o.staging.stagingUrl;
   }
-  if (o.failure) sections.staging = errorSection('Preview', o.failure);
-  await publish(x, sections, { branch, state: 'open', ...(o.staging?.stagingUrl ? { stagingUrl: o.staging.stagingUrl } : {}) }, ['merge', 'cleanup']);
+  if (o.failure) {
+    view.failure = { step: 'Preview', message: o.failure };
+    x.out.status = 'failed';
+  }
+  await publish(x, view, { branch, state: 'open', ...(o.staging?.stagingUrl ? { stagingUrl: o.staging.stagingUrl } : {}) }, { errors });
   if (failure) throw new StepFailed(failure);
   return 0;
 }
@@ -114,9 +117,16 @@ async function close(x: ActionRun<'pr'>): Promise<number> {
   x.out.merged = String(merge);
   x.out.deleted = String(r.cleanup.deleted.length);
   x.out.status = 'cleaned';
-  const sections: Partial<Record<SectionName, string>> = { cleanup: cleanupSection({ ...r.cleanup, merged: pr.merged }) };
-  // The lifecycle removes the shared branch at cleanup, after the merge.
-  if (r.merge) sections.merge = mergeSection({ ...r.merge, branchDeleted: true });
-  await publish(x, sections, { state: pr.merged ? 'merged' : 'closed' });
+  const state = pr.merged ? 'merged' : 'closed';
+  await publish(
+    x,
+    {
+      state,
+      branch,
+      cleanup: { deleted: r.cleanup.deleted },
+      ...(r.merge ? { deployBranch: r.merge.deployBranch, merge: { deployMode: r.merge.deployMode, productionUpdated: r.merge.productionUpdated } } : {}),
+    },
+    { state },
+  );
   return 0;
 }

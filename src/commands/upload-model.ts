@@ -1,7 +1,7 @@
 /** `upload-model`: send the changed files of the model to the shared branch. */
-import { uploadSection } from '../github/sections.js';
 import { uploadModel } from '../workflows/upload-model.js';
-import { commitMessage, isStale, publish, resolveBranch, type ActionRun } from './action-run.js';
+import { commitMessage, isStale, resolveBranch, type ActionRun } from './action-run.js';
+import { publish } from './publish.js';
 
 export async function uploadModelCommand(x: ActionRun<'upload-model'>): Promise<number> {
   const branch = await resolveBranch(x);
@@ -24,6 +24,6 @@ export async function uploadModelCommand(x: ActionRun<'upload-model'>): Promise<
     x.out.skipped = 'true';
     return 0;
   }
-  await publish(x, { upload: uploadSection({ uploaded: r.uploaded, deleted: r.deleted, unchanged: r.unchanged, sent: r.files.sent, removed: r.files.deleted }) }, { branch });
+  await publish(x, { branch, upload: { sent: r.uploaded, deleted: r.deleted, unchanged: r.unchanged, via: r.via } }, { branch });
   return 0;
 }

@@ -1,8 +1,8 @@
-/** `validate`: compile a branch on the platform; errors become annotations and a comment section. */
-import { validateSection } from '../github/sections.js';
+/** `validate`: compile a branch on the platform; errors become annotations and the comment's error list. */
 import { ensureBuilt } from '../workflows/branch-build.js';
 import { validateBranch } from '../workflows/validate.js';
-import { publish, resolveBranch, StepFailed, type ActionRun } from './action-run.js';
+import { resolveBranch, StepFailed, type ActionRun } from './action-run.js';
+import { publish } from './publish.js';
 
 export async function validateCommand(x: ActionRun<'validate'>): Promise<number> {
   const branch = await resolveBranch(x);
@@ -13,7 +13,7 @@ export async function validateCommand(x: ActionRun<'validate'>): Promise<number>
   x.out.valid = String(r.valid);
   x.out['error-count'] = String(r.errors.length);
   x.out.status = r.valid ? 'valid' : 'invalid';
-  await publish(x, { validate: validateSection(r) }, { branch });
+  await publish(x, { branch, validation: { valid: r.valid, errorCount: r.errors.length, errors: r.errors, ...(r.cubes !== undefined ? { cubes: r.cubes } : {}) } }, { branch }, { errors: r.errors });
   if (!r.valid && x.settings.inputs.failOnInvalid) throw new StepFailed(`the data model on ${branch} is invalid: ${r.errors.length} error(s)`);
   return 0;
 }

@@ -3,30 +3,30 @@
  * ledger) is found among them, and every write of the run goes to that comment, unless a newer head
  * commit owns the PR by then.
  */
-import { findStickyComments, layoutComment, parseComment, type Ledger, type Sections } from './comment.js';
+import { composeComment, findStickyComments, parseComment, type Ledger } from './comment.js';
+import type { ViewError } from './preview-view.js';
 import type { GitHubApi } from './types.js';
 
-/** The state an `update` callback sees and returns. */
+/** The state an `update` callback sees: the comment's ledger (and the view inside it). */
 export interface CommentState {
   ledger: Ledger | undefined;
-  sections: Sections;
 }
 
 /** What `update` returns: `deploymentId`, `headSha`, `runId` and `updatedAt` of the ledger are filled in. */
 export interface CommentUpdate {
-  ledger?: Partial<Ledger>;
-  sections: Sections;
+  ledger: Partial<Ledger>;
+  /** Every error of the run (the ledger keeps the first ones). */
+  errors?: ViewError[];
 }
 
 export interface WriteOptions {
   /** Head commit this run works on; nothing is written once the PR has moved on. */
   headSha: string;
   runId: number;
-  /** URL of this run, linked from truncated sections. */
+  /** URL of this run. */
   runUrl?: string;
   /** Compute the new content from the current one; `null` writes nothing. */
   update(current: CommentState | undefined): CommentUpdate | null | Promise<CommentUpdate | null>;
-  title?: string;
   /** Clock (tests). */
   now?: () => Date;
 }
@@ -47,8 +47,6 @@ export interface UpsertResult {
   /** The comment written, or the existing one when nothing was written. */
   commentId?: number;
   created: boolean;
-  /** Sections moved out of the comment, for the job summary. */
-  overflow?: string;
   reason?: SkipReason;
   /** Other comments of ours for the same deployment (left alone; a race created them). */
   duplicates: number[];
@@ -67,7 +65,7 @@ export class CommentThread {
   static async open(api: GitHubApi, options: ThreadOptions): Promise<CommentThread> {
     const [ours, ...others] = findStickyComments(await api.listComments(options.pr), options.deploymentId, options.authors);
     const parsed = ours ? parseComment(ours.body) : undefined;
-    const state = parsed ? { ledger: parsed.ledger, sections: parsed.sections } : undefined;
+    const state = parsed ? { ledger: parsed.ledger } : undefined;
     return new CommentThread(
       api,
       options,
@@ -98,19 +96,19 @@ export class CommentThread {
 
     const updatedAt = (options.now?.() ?? new Date()).toISOString();
     const ledger: Ledger = { ...next.ledger, deploymentId, headSha: options.headSha, runId: options.runId, updatedAt };
-    const layout = layoutComment({ deploymentId, ledger, sections: next.sections, title: options.title, runUrl: options.runUrl });
-    const overflow = layout.overflow === undefined ? {} : { overflow: layout.overflow };
+    if (ledger.view) ledger.view = { ...ledger.view, updatedAt };
+    const body = composeComment({ deploymentId, ledger, ...(next.errors ? { render: { errors: next.errors } } : {}) });
 
     // A push since this run started hands the comment to the newer run.
     const pull = await pullRead;
-    if (!pull) return { ...base, ...overflow, written: false, reason: 'pr-not-found' };
-    if (pull.headSha !== options.headSha) return { ...base, ...overflow, written: false, reason: 'stale' };
+    if (!pull) return { ...base, written: false, reason: 'pr-not-found' };
+    if (pull.headSha !== options.headSha) return { ...base, written: false, reason: 'stale' };
 
     const created = this.commentId === undefined;
-    const written = created ? await this.api.createComment(pr, layout.body) : await this.api.updateComment(this.commentId as number, layout.body);
+    const written = created ? await this.api.createComment(pr, body) : await this.api.updateComment(this.commentId as number, body);
     this.commentId = written.id;
-    this.current = { ledger, sections: next.sections };
-    return { ...base, ...overflow, written: true, commentId: written.id, created };
+    this.current = { ledger };
+    return { ...base, written: true, commentId: written.id, created };
   }
 }
 

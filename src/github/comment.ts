@@ -1,39 +1,24 @@
 /**
- * One sticky PR comment per deployment: a hidden marker, a hidden ledger, and one section per action,
- * rewritten in place by every run that still owns the PR's head commit.
+ * One sticky PR comment per deployment: a hidden marker, a hidden ledger (what the runs remember, and
+ * the view the comment renders), and the rendered preview, rewritten whole by every run that still
+ * owns the PR's head commit.
  */
-import { escapeHtml, escapeMarkdown, truncate } from './escape.js';
+import { renderPreview, type RenderOptions } from './render-preview.js';
+import { viewOf, type PreviewView } from './preview-view.js';
 import type { IssueComment } from './types.js';
 
 /** GitHub rejects bodies over 65 536 characters. */
 export const GITHUB_COMMENT_LIMIT = 65_536;
 /** What we allow ourselves, leaving room for GitHub's own counting. */
 export const COMMENT_LIMIT = 65_000;
-/** Sections in the order they are shown, whatever order they were written in. */
-export const SECTION_ORDER = ['preview', 'upload', 'validate', 'staging', 'dbt', 'merge', 'cleanup'] as const;
-export type SectionName = (typeof SECTION_ORDER)[number];
-export const DEFAULT_TITLE = 'Data-model preview';
-
-/** Markdown of each section, already escaped by the caller; `undefined` removes the section. */
-export interface Sections {
-  preview?: string;
-  upload?: string;
-  validate?: string;
-  staging?: string;
-  dbt?: string;
-  merge?: string;
-  cleanup?: string;
-  /** Sections of a newer version of this toolkit are kept, after the known ones. */
-  [name: string]: string | undefined;
-}
 
 /** What the runs of one deployment remember between them; cleanup reads it instead of recomputing names. */
 export interface Ledger {
   /** Platform deployment the comment belongs to. */
   deploymentId: string;
-  /** Branch of the PR (head ref). */
+  /** Shared branch of the PR. */
   branch?: string;
-  /** Shared development branch made on the platform for the PR. */
+  /** Dev-mode fork an upload went through (dev-mode uploads only). */
   devBranch?: string;
   /** URL of the staging environment. */
   stagingUrl?: string;
@@ -43,8 +28,10 @@ export interface Ledger {
   runId?: number;
   /** ISO time of the write. */
   updatedAt?: string;
-  /** Lifecycle state, e.g. `open`, `merged`, `cleaned`. */
+  /** Lifecycle state, e.g. `open`, `merged`, `closed`. */
   state?: string;
+  /** What the comment shows. */
+  view?: PreviewView;
 }
 
 export interface ParsedComment {
@@ -52,35 +39,11 @@ export interface ParsedComment {
   deploymentId: string | undefined;
   /** The ledger, when present, readable and naming the same deployment. */
   ledger: Ledger | undefined;
-  sections: Sections;
-}
-
-export interface RenderInput {
-  deploymentId: string;
-  ledger?: Ledger;
-  sections: Sections;
-  /** Plain text (escaped here); default `Data-model preview`. */
-  title?: string;
-  /** Link given in the note that replaces a section too large for the comment. */
-  runUrl?: string;
-  /** Maximum body length (default 65 000). */
-  limit?: number;
-}
-
-export interface Layout {
-  body: string;
-  /** Markdown of the sections moved out of the comment, for the job summary. */
-  overflow?: string;
-  /** Names of the sections replaced by a note. */
-  truncated: string[];
 }
 
 const PREFIX = 'datamodel-ci';
 const COMMENT_RE = new RegExp(`^<!-- ${PREFIX}:comment deployment=(\\S+) -->$`);
 const LEDGER_RE = new RegExp(`^<!-- ${PREFIX}:ledger ([A-Za-z0-9+/=]*) -->$`, 'm');
-const SECTION_RE = new RegExp(`^<!-- ${PREFIX}:section:([a-z][a-z0-9_]*) -->\\n([\\s\\S]*?)\\n<!-- ${PREFIX}:end:\\1 -->$`, 'gm');
-const SECTION_START = `<!-- ${PREFIX}:section:`;
-const NAME_RE = /^[a-z][a-z0-9_]*$/;
 const ID_SAFE = /^[A-Za-z0-9._~:]$/;
 
 function percent(ch: string): string {
@@ -108,14 +71,12 @@ export function commentMarker(deploymentId: string): string {
   return `<!-- ${PREFIX}:comment deployment=${encodeDeploymentId(deploymentId)} -->`;
 }
 
-/** Make `<!--` and `-->` impossible inside section content, so no marker or ledger can be forged or closed. */
+/** Make `<!--` and `-->` impossible inside rendered content, so no marker or ledger can be forged or closed. */
 export function neutraliseComments(content: string): string {
   return content.replace(/\r\n?/g, '\n').replace(/<!--/g, '&lt;!--').replace(/-->/g, '--&gt;');
 }
 
-function optionalString(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
-}
+const optionalString = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 /** Encode a ledger as base64 JSON (no content can end the hidden comment). */
 export function encodeLedger(ledger: Ledger): string {
@@ -139,100 +100,54 @@ export function decodeLedger(base64: string): Ledger | undefined {
     if (v !== undefined) ledger[key] = v;
   }
   if (typeof r.runId === 'number' && Number.isSafeInteger(r.runId)) ledger.runId = r.runId;
+  const view = viewOf(r.view);
+  if (view) ledger.view = view;
   return ledger;
 }
 
-/** Read a comment body: its deployment, ledger and sections (a comment that is not ours has no deployment). */
+/** Read a comment body: its deployment and ledger (a comment that is not ours has no deployment). */
 export function parseComment(body: string): ParsedComment {
   const text = body.replace(/\r\n?/g, '\n');
   const firstLine = text.split('\n', 1)[0] ?? '';
   const marker = COMMENT_RE.exec(firstLine);
   const deploymentId = marker?.[1] === undefined ? undefined : decodeDeploymentId(marker[1]);
-  const sections: Sections = {};
-  if (deploymentId === undefined) return { deploymentId, ledger: undefined, sections };
-
-  // The ledger lives in the header only: nothing a section holds can stand in for it.
-  const sectionAt = text.indexOf(`\n${SECTION_START}`);
-  const header = sectionAt < 0 ? text : text.slice(0, sectionAt);
+  if (deploymentId === undefined) return { deploymentId, ledger: undefined };
+  // The ledger lives in the header, before anything rendered: nothing the preview shows can stand in for it.
+  const header = text.split('\n').slice(0, 2).join('\n');
   const ledgerText = LEDGER_RE.exec(header)?.[1];
   let ledger = ledgerText === undefined ? undefined : decodeLedger(ledgerText);
   if (ledger && ledger.deploymentId !== deploymentId) ledger = undefined;
-
-  for (const m of text.matchAll(SECTION_RE)) {
-    const name = m[1] as string;
-    if (sections[name] !== undefined) continue;
-    sections[name] = (m[2] ?? '').replace(/^\n/, '').replace(/\n$/, '');
-  }
-  return { deploymentId, ledger, sections };
+  return { deploymentId, ledger };
 }
 
-/** Section names in display order: the known ones first, in their fixed order, then any others by name. */
-export function orderSections(sections: Sections): string[] {
-  const names = Object.keys(sections).filter((n) => sections[n] !== undefined);
-  for (const n of names) {
-    if (!NAME_RE.test(n)) throw new Error(`Invalid section name ${JSON.stringify(n)}: expected lower-case letters, digits, _`);
-  }
-  const known: readonly string[] = SECTION_ORDER;
-  return [
-    ...SECTION_ORDER.filter((n) => names.includes(n)),
-    ...names.filter((n) => !known.includes(n)).sort(),
-  ];
+export interface ComposeInput {
+  deploymentId: string;
+  ledger: Ledger;
+  /** Every error of the run, for the comment's count and its first errors. */
+  render?: Omit<RenderOptions, 'target'>;
+  /** Maximum body length (default 65 000). */
+  limit?: number;
 }
 
-function renderSection(name: string, content: string): string {
-  return `<!-- ${PREFIX}:section:${name} -->\n\n${content}\n\n<!-- ${PREFIX}:end:${name} -->`;
-}
-
-function truncationNote(runUrl: string | undefined, runId: number | undefined): string {
-  if (runUrl && /^https?:\/\//i.test(runUrl)) {
-    const label = runId === undefined ? escapeMarkdown(runUrl) : String(runId);
-    return `… truncated: see the job summary of run <a href="${escapeHtml(runUrl)}">${label}</a>`;
-  }
-  return '… truncated: see the job summary of this run';
-}
-
-/** Render the comment and, when it would be too long, move the largest sections out into `overflow`. */
-export function layoutComment(input: RenderInput): Layout {
+/** The comment body: marker, ledger, the rendered view; fewer errors shown until it fits the limit. */
+export function composeComment(input: ComposeInput): string {
   const limit = input.limit ?? COMMENT_LIMIT;
-  const ledger: Ledger | undefined = input.ledger ? { ...input.ledger, deploymentId: input.deploymentId } : undefined;
-  const header = [
-    commentMarker(input.deploymentId),
-    ...(ledger ? [`<!-- ${PREFIX}:ledger ${encodeLedger(ledger)} -->`] : []),
-    `### ${escapeMarkdown(truncate(input.title ?? DEFAULT_TITLE, 200))}`,
-  ].join('\n');
-
-  const names = orderSections(input.sections);
-  const contents = new Map(names.map((n) => [n, neutraliseComments(input.sections[n] as string)]));
-  const render = (): string => [header, ...names.map((n) => renderSection(n, contents.get(n) as string))].join('\n\n');
-
-  const truncated: string[] = [];
-  const moved: string[] = [];
-  const note = neutraliseComments(truncationNote(input.runUrl, ledger?.runId));
-  let body = render();
-  while (body.length > limit) {
-    const candidates = names.filter((n) => !truncated.includes(n) && (contents.get(n) as string).length > note.length);
-    const largest = candidates.sort((a, b) => (contents.get(b) as string).length - (contents.get(a) as string).length)[0];
-    if (largest === undefined) {
-      throw new Error(`The sticky comment is ${body.length} characters even with every section truncated (limit ${limit})`);
-    }
-    moved.push(`### ${largest}\n\n${contents.get(largest) as string}\n`);
-    contents.set(largest, note);
-    truncated.push(largest);
-    body = render();
+  const ledger: Ledger = { ...input.ledger, deploymentId: input.deploymentId };
+  const header = [commentMarker(input.deploymentId), `<!-- ${PREFIX}:ledger ${encodeLedger(ledger)} -->`].join('\n');
+  const view = ledger.view;
+  if (!view) return `${header}\n`;
+  let shown = input.render?.commentErrors ?? 15;
+  for (;;) {
+    const body = `${header}\n\n${neutraliseComments(renderPreview(view, { ...input.render, target: 'comment', commentErrors: shown }))}`;
+    // The ledger's texts are capped (preview-view.ts), so no error at all always fits.
+    if (body.length <= limit || shown === 0) return body;
+    shown = Math.floor(shown / 2);
   }
-  return moved.length ? { body, overflow: moved.join('\n'), truncated } : { body, truncated };
-}
-
-/** Render a comment body (see `layoutComment` for the overflow). */
-export function renderComment(input: RenderInput): string {
-  return layoutComment(input).body;
 }
 
 /** Our comments for `deploymentId`, oldest first; only authors in `authors` (default: any `[bot]` account) count. */
 export function findStickyComments(comments: IssueComment[], deploymentId: string, authors?: readonly string[]): IssueComment[] {
   // WHY the author check: anyone can comment on a public PR, and a forged ledger would steer cleanup.
   const trusted = (login: string): boolean => (authors ? authors.includes(login) : login.endsWith('[bot]'));
-  return comments
-    .filter((c) => trusted(c.author) && parseComment(c.body).deploymentId === deploymentId)
-    .sort((a, b) => a.id - b.id);
+  return comments.filter((c) => trusted(c.author) && parseComment(c.body).deploymentId === deploymentId).sort((a, b) => a.id - b.id);
 }

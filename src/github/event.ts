@@ -23,6 +23,8 @@ export interface RunContext {
   runId: string | undefined;
   runUrl: string | undefined;
   apiUrl: string;
+  /** `https://github.com/owner/repo` (GHES: its own host), when the repository is known. */
+  repoUrl: string | undefined;
 }
 
 type Json = Record<string, unknown>;
@@ -81,5 +83,6 @@ export function readRunContext(env: NodeJS.ProcessEnv): RunContext {
     runId: env.GITHUB_RUN_ID,
     runUrl,
     apiUrl: env.GITHUB_API_URL ?? 'https://api.github.com',
+    repoUrl: env.GITHUB_REPOSITORY ? `${server.replace(/\/+$/, '')}/${env.GITHUB_REPOSITORY}` : undefined,
   };
 }

@@ -15,6 +15,8 @@ export interface ValidateResult {
   branch: string;
   valid: boolean;
   errors: ModelError[];
+  /** Cubes and views the platform counted, when it says. */
+  cubes?: number;
 }
 
 /** `model-dir` + name, normalised, never escaping the repository. */
@@ -58,5 +60,5 @@ export async function validateBranch(ctx: OpContext, input: { branch: string; mo
     ctx.reporter.info(`${input.branch}: ${errors.length} error(s)`);
     for (const e of errors) ctx.reporter.error(e.message, { file: e.file, line: e.line, title: 'data model' });
   }
-  return { branch: input.branch, valid: r.valid, errors };
+  return { branch: input.branch, valid: r.valid, errors, ...(typeof r.cubesCount === 'number' ? { cubes: r.cubesCount } : {}) };
 }

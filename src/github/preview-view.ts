@@ -1,0 +1,75 @@
+/**
+ * What the PR comment says, as data: written by the steps of one workflow run, kept in the comment's
+ * ledger, rendered whole each time (src/github/render-preview.ts). A run never shows another run's
+ * results: the first write of a run starts from an empty view.
+ */
+
+/** The state the heading leads with. */
+export type PreviewState = 'updating' | 'ready' | 'invalid' | 'failed' | 'merged' | 'closed' | 'skipped';
+
+export interface ViewError {
+  /** Repository path. */
+  file?: string;
+  line?: number;
+  message: string;
+}
+
+export interface PreviewView {
+  state: PreviewState;
+  /** Head commit the run worked on. */
+  headSha: string;
+  runId?: number;
+  runUrl?: string;
+  /** ISO time of the last write. */
+  updatedAt?: string;
+  /** `https://github.com/owner/repo` (links to files and commits). */
+  repoUrl?: string;
+  branch?: string;
+  deployBranch?: string;
+  /** The platform's page for the deployment and branch. */
+  previewUrl?: string;
+  /** The staging environment's REST API address. */
+  restUrl?: string;
+  upload?: { sent: number; deleted: number; unchanged: number; via?: string };
+  validation?: { valid: boolean; cubes?: number; errorCount: number; errors: ViewError[] };
+  staging?: { enabled: boolean; smoke?: { cubes: number; rows: number } };
+  merge?: { deployMode: string; productionUpdated: boolean };
+  cleanup?: { deleted: string[] };
+  dbt?: { syncJobId: string; branch: string; status: string };
+  /** What failed, when the run failed on the platform. */
+  failure?: { step: string; message: string };
+  /** Why nothing ran (fork PR). */
+  skipped?: string;
+}
+
+const short = (s: string, max: number) => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
+
+/** How many errors the ledger keeps (the comment shows fewer; the job summary has them all). */
+export const LEDGER_ERRORS = 20;
+
+/**
+ * The view after this run's update: a write from another run (or another head) starts from scratch, so
+ * the comment never mixes two runs; steps of the same run add to what the earlier steps wrote.
+ */
+export function nextView(current: PreviewView | undefined, run: { headSha: string; runId: number }, update: Partial<PreviewView> & { state: PreviewState }): PreviewView {
+  const ended = (s: PreviewState | undefined) => s === 'merged' || s === 'closed';
+  // A new run, a run that starts over ("updating"), or the first word of a close: nothing earlier stays.
+  const fresh =
+    !current || current.headSha !== run.headSha || current.runId !== run.runId || update.state === 'updating' || (ended(update.state) && !ended(current.state));
+  const base: PreviewView = fresh ? { state: update.state, headSha: run.headSha, runId: run.runId } : current;
+  const next: PreviewView = { ...base, ...update, headSha: run.headSha, runId: run.runId };
+  // The ledger travels in the comment: its outside texts are kept short (the job summary has them whole).
+  if (next.validation) next.validation = { ...next.validation, errors: next.validation.errors.slice(0, LEDGER_ERRORS).map((e) => ({ ...e, message: short(e.message, 500) })) };
+  if (next.failure) next.failure = { ...next.failure, message: short(next.failure.message, 2000) };
+  if (next.skipped) next.skipped = short(next.skipped, 1000);
+  return next;
+}
+
+/** Read a view back from the ledger, keeping only well-typed fields (anything else reads as no view). */
+export function viewOf(raw: unknown): PreviewView | undefined {
+  if (!raw || typeof raw !== 'object') return undefined;
+  const v = raw as Partial<PreviewView>;
+  const states: PreviewState[] = ['updating', 'ready', 'invalid', 'failed', 'merged', 'closed', 'skipped'];
+  if (!states.includes(v.state as PreviewState) || typeof v.headSha !== 'string') return undefined;
+  return v as PreviewView;
+}
