@@ -89,9 +89,11 @@ export async function startGitHubStandin(options: StandinOptions = {}): Promise<
     violations.push({ method: req.method, url: req.url, ...(operationId ? { operationId } : {}), errors });
   };
   const refuse = (req: RecordedRequest, res: ServerResponse, status: number, errors: string[], operationId?: string): void => {
-    const message = (operationId && checkRunMessage(operationId, req.json, errors)) ?? (status === 422 ? 'Validation Failed' : 'Not Found');
+    // The Checks API words its 422s its own way ("Invalid request.") and lists no errors.
+    const checksWording = status === 422 && operationId ? checkRunMessage(operationId, req.json, errors) : undefined;
+    const message = checksWording ?? (status === 422 ? 'Validation Failed' : 'Not Found');
     const body: Record<string, Json> = { message };
-    if (!message.startsWith('Invalid request.')) {
+    if (checksWording === undefined) {
       body.errors = errors.map((m) => ({ resource: operationId ?? 'request', code: 'invalid', message: m }));
     }
     json(res, status, { ...body, documentation_url: 'https://docs.github.com/rest', status: String(status) });
