@@ -27,6 +27,8 @@ interface Operation {
   params: ParamCheck[];
   bodyRequired: boolean;
   body?: ValidateFunction;
+  /** JSON pointer of the operation in the description. */
+  pointer: string;
 }
 
 export interface Description {
@@ -34,6 +36,8 @@ export interface Description {
   find(method: string, path: string): { operation: Operation; path: Record<string, string> } | undefined;
   /** Problems GitHub would reject the request for (empty when none). */
   check(req: RecordedRequest): { operation?: Operation; errors: string[] };
+  /** Problems with an answer against the schema GitHub documents for its status (empty when none, or none documented). */
+  checkResponse(method: string, path: string, status: number, body: unknown): string[];
 }
 
 const DOC_ID = 'https://api.github.com/openapi.json';
@@ -153,6 +157,7 @@ function loadDescription(): Description {
       params: checks,
       bodyRequired,
       ...(body ? { body } : {}),
+      pointer: entry.pointer,
     };
     compiled.set(key, op);
     return op;
@@ -174,8 +179,27 @@ function loadDescription(): Description {
   const describe = (errors: ErrorObject[] | null | undefined, where: string): string[] =>
     (errors ?? []).map((e) => `${where}${e.instancePath.replace(/^\/value(?=\/|$)/, '')} ${e.message ?? 'is invalid'}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ''}`);
 
+  const responses = new Map<string, ValidateFunction | undefined>();
+  const responseSchema = (operation: Operation, status: number): ValidateFunction | undefined => {
+    const key = `${operation.pointer} ${status}`;
+    if (responses.has(key)) return responses.get(key);
+    let answer = resolveLocal(doc, `#${operation.pointer}/responses/${status}`);
+    if (answer.value && typeof answer.value.$ref === 'string') answer = resolveLocal(doc, answer.value.$ref);
+    const content = answer.value?.content as JsonObject | undefined;
+    const validate = content?.['application/json'] ? bodies.compile({ $ref: `${DOC_ID}#${answer.pointer}/content/application~1json/schema` }) : undefined;
+    responses.set(key, validate);
+    return validate;
+  };
+
   return {
     find,
+    checkResponse(method, path, status, body) {
+      const found = find(method, path);
+      if (!found) return [`${method} ${path}: no such operation in GitHub's REST description`];
+      const validate = responseSchema(found.operation, status);
+      if (!validate || validate(body)) return [];
+      return describe(validate.errors, `${found.operation.operationId} ${status} answer`);
+    },
     check(req) {
       const errors: string[] = [];
       const found = find(req.method, req.path);

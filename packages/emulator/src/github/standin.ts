@@ -1,59 +1,36 @@
 /**
- * A small stateful GitHub REST stand-in: pulls and issue comments over real HTTPS, every request checked
- * against GitHub's published REST description (operation, path/query parameters, JSON body).
+ * A small stateful GitHub REST stand-in over real HTTPS: pulls and issue comments, check runs, deployments
+ * and the caller's identity. Every request is checked against GitHub's published REST description
+ * (operation, path/query parameters, JSON body) and against the token's permissions.
  */
 import type { ServerResponse } from 'node:http';
-import { githubDescription, type Json, type JsonObject } from './description.js';
+import { checkRunMessage, checkRunRules, createChecks, type NewCheckRun, type StandinCheckRun } from './checks.js';
+import { createDeployments, deploymentRules, type StandinDeployment } from './deployments.js';
+import { githubDescription, type Json } from './description.js';
 import { json, startTestServer, type RecordedRequest } from './https-server.js';
+import { createPulls, MAX_COMMENT_BODY, type NewPull, type StandinComment, type StandinPull } from './pulls.js';
+import type { Exchange } from './service.js';
+import { publicUser } from './shapes.js';
+import { createTokens, type Permissions, type TokenSpec } from './tokens.js';
 
-export const BOT_LOGIN = 'github-actions[bot]';
-/** GitHub's limit on a comment body. */
-const MAX_COMMENT_BODY = 65_536;
-
-export interface StandinPull {
-  number: number;
-  state: 'open' | 'closed';
-  merged: boolean;
-  headSha: string;
-  headRef: string;
-  baseRef: string;
-  title: string;
-  /** Login of the author (also the owner of the head repository of a fork). */
-  user: string;
-  /** The head branch lives in a fork. */
-  fork: boolean;
-  createdAt: string;
-  updatedAt: string;
-  closedAt: string | null;
-  mergedAt: string | null;
-}
-
-export interface StandinComment {
-  id: number;
-  issueNumber: number;
-  body: string;
-  user: string;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface NewPull {
-  number: number;
-  headSha: string;
-  headRef: string;
-  baseRef?: string;
-  title?: string;
-  user?: string;
-  fork?: boolean;
-  /** `owner/repo`; default the stand-in's repository. */
-  repository?: string;
-}
+export { BOT_LOGIN } from './shapes.js';
+export type { NewPull, StandinComment, StandinPull } from './pulls.js';
+export type { CheckConclusion, CheckStatus, NewCheckRun, StandinAnnotation, StandinCheckRun } from './checks.js';
+export type { DeploymentState, StandinDeployment, StandinDeploymentStatus } from './deployments.js';
+export type { Access, Permissions, Scope, TokenSpec } from './tokens.js';
 
 export interface Violation {
   method: string;
   url: string;
   operationId?: string;
   errors: string[];
+}
+
+export interface StandinOptions {
+  /** Default `owner/repo`. */
+  repository?: string;
+  /** GITHUB_TOKEN's permissions, as a workflow's `permissions:` gives them; default `write-all`. */
+  permissions?: Permissions;
 }
 
 export interface GitHubStandin {
@@ -64,7 +41,7 @@ export interface GitHubStandin {
   /** Default `owner/repo`. */
   repository: string;
   requests: RecordedRequest[];
-  /** Requests GitHub would have rejected; tests assert it stays empty. */
+  /** Requests GitHub would have rejected as malformed; tests assert it stays empty. */
   violations: Violation[];
   addPull(pull: NewPull): StandinPull;
   setHead(pr: number, sha: string, repository?: string): void;
@@ -73,194 +50,84 @@ export interface GitHubStandin {
   addComment(pr: number, body: string, user?: string, repository?: string): StandinComment;
   /** The PR's comments, oldest first (copies). */
   comments(pr: number, repository?: string): StandinComment[];
+  /** Register a token: a PAT (`{ kind: 'pat', login }`) or another installation token. Unknown tokens act as GITHUB_TOKEN. */
+  addToken(token: string, spec: TokenSpec): void;
+  /** Change a registered token's permissions, or (no token) GITHUB_TOKEN's. */
+  setPermissions(permissions: Permissions, token?: string): void;
+  /** Add a check run made by someone else (another workflow or app), e.g. a CI job still running. */
+  addCheckRun(run: NewCheckRun): StandinCheckRun;
+  /** The repository's check runs, oldest first, with every annotation (copies). */
+  checkRuns(repository?: string): StandinCheckRun[];
+  /** The repository's deployments, oldest first, each with its statuses oldest first (copies). */
+  deployments(repository?: string): StandinDeployment[];
   close(): Promise<void>;
 }
 
-interface RepoState {
-  pulls: Map<number, StandinPull>;
-  comments: StandinComment[];
-}
-
-function timestamp(date = new Date()): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-function notFound(res: ServerResponse): void {
-  json(res, 404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest', status: '404' });
+/** Rules GitHub enforces that its description does not state. */
+function extraRules(operationId: string, body: unknown): string[] {
+  const errors = [...checkRunRules(operationId, body), ...deploymentRules(operationId, body)];
+  // GitHub: "Body is too long (maximum is 65536 characters)".
+  const text = (body as { body?: unknown } | undefined)?.body;
+  if (typeof text === 'string' && text.length > MAX_COMMENT_BODY) errors.push(`body is too long (maximum is ${MAX_COMMENT_BODY} characters)`);
+  return errors;
 }
 
 /** Start the stand-in (one HTTPS server on 127.0.0.1, port 0). */
-export async function startGitHubStandin(options: { repository?: string } = {}): Promise<GitHubStandin> {
+export async function startGitHubStandin(options: StandinOptions = {}): Promise<GitHubStandin> {
   const description = githubDescription();
   const defaultRepo = options.repository ?? 'Codertocat/Hello-World';
-  const repos = new Map<string, RepoState>();
   const violations: Violation[] = [];
-  let nextCommentId = 1_000_000;
+  const tokens = createTokens(options.permissions ?? 'write-all');
+  const knownRepo = (fullName: string): boolean =>
+    fullName.toLowerCase() === defaultRepo.toLowerCase() || pulls.hasRepo(fullName) || checks.hasRepo(fullName) || deployments.hasRepo(fullName);
+  const pulls = createPulls(defaultRepo);
+  const checks = createChecks(defaultRepo, { knownRepo, resolveRef: pulls.resolveRef, minimalAt: pulls.minimalAt });
+  const deployments = createDeployments(defaultRepo, { knownRepo, resolveRef: pulls.resolveRef, contexts: checks.contexts });
+  const routes = [pulls.route, checks.route, deployments.route];
 
-  const repoState = (fullName: string): RepoState => {
-    const key = fullName.toLowerCase();
-    let state = repos.get(key);
-    if (!state) {
-      state = { pulls: new Map(), comments: [] };
-      repos.set(key, state);
-    }
-    return state;
-  };
-  const pullOf = (pr: number, repository = defaultRepo): StandinPull => {
-    const pull = repoState(repository).pulls.get(pr);
-    if (!pull) throw new Error(`stand-in: no pull #${pr} in ${repository}`);
-    return pull;
-  };
-
-  // Called by the handlers only, so once the server below is up.
-  const base = (): string => server.baseUrl;
-  const repoJson = (owner: string, repo: string, fork: boolean): JsonObject => ({
-    id: 1296269,
-    name: repo,
-    full_name: `${owner}/${repo}`,
-    private: false,
-    owner: { login: owner, id: 1, type: 'User' },
-    html_url: `https://github.com/${owner}/${repo}`,
-    url: `${base()}/repos/${owner}/${repo}`,
-    fork,
-  });
-  const userJson = (login: string): JsonObject => ({
-    login,
-    id: login === BOT_LOGIN ? 41898282 : 100 + login.length,
-    type: login.endsWith('[bot]') ? 'Bot' : 'User',
-    html_url: `https://github.com/${login}`,
-  });
-  const pullJson = (fullName: string, p: StandinPull): JsonObject => {
-    const [owner = '', repo = ''] = fullName.split('/');
-    const headOwner = p.fork ? p.user : owner;
-    return {
-      url: `${base()}/repos/${fullName}/pulls/${p.number}`,
-      id: 279147437 + p.number,
-      html_url: `https://github.com/${fullName}/pull/${p.number}`,
-      number: p.number,
-      state: p.state,
-      locked: false,
-      title: p.title,
-      user: userJson(p.user),
-      body: null,
-      created_at: p.createdAt,
-      updated_at: p.updatedAt,
-      closed_at: p.closedAt,
-      merged_at: p.mergedAt,
-      draft: false,
-      head: { label: `${headOwner}:${p.headRef}`, ref: p.headRef, sha: p.headSha, user: userJson(headOwner), repo: repoJson(headOwner, repo, p.fork) },
-      base: { label: `${owner}:${p.baseRef}`, ref: p.baseRef, sha: '0'.repeat(40), user: userJson(owner), repo: repoJson(owner, repo, false) },
-      merged: p.merged,
-    };
-  };
-  const commentJson = (fullName: string, c: StandinComment): JsonObject => ({
-    id: c.id,
-    node_id: `IC_${c.id}`,
-    url: `${base()}/repos/${fullName}/issues/comments/${c.id}`,
-    html_url: `https://github.com/${fullName}/pull/${c.issueNumber}#issuecomment-${c.id}`,
-    issue_url: `${base()}/repos/${fullName}/issues/${c.issueNumber}`,
-    body: c.body,
-    user: userJson(c.user),
-    created_at: c.createdAt,
-    updated_at: c.updatedAt,
-    author_association: c.user.endsWith('[bot]') ? 'NONE' : 'CONTRIBUTOR',
-  });
-
-  /** Answer one page of `items`, with GitHub's `Link` header. */
-  const page = (req: RecordedRequest, res: ServerResponse, items: Json[]): void => {
-    const perPage = Math.min(100, Math.max(1, Number(req.query.get('per_page')) || 30));
-    const number = Math.max(1, Number(req.query.get('page')) || 1);
-    const last = Math.max(1, Math.ceil(items.length / perPage));
-    const link = (p: number): string => {
-      const u = new URL(req.url, base());
-      u.searchParams.set('per_page', String(perPage));
-      u.searchParams.set('page', String(p));
-      return u.href;
-    };
-    const rels: string[] = [];
-    if (number < last) rels.push(`<${link(number + 1)}>; rel="next"`, `<${link(last)}>; rel="last"`);
-    if (number > 1) rels.push(`<${link(number - 1)}>; rel="prev"`, `<${link(1)}>; rel="first"`);
-    json(res, 200, items.slice((number - 1) * perPage, number * perPage), rels.length ? { link: rels.join(', ') } : {});
-  };
-
-  const route = (req: RecordedRequest, res: ServerResponse, operationId: string, p: Record<string, string>): boolean => {
-    const fullName = `${p.owner}/${p.repo}`;
-    const state = repos.get(fullName.toLowerCase());
-    const body = req.json as { body?: string } | undefined;
-    switch (operationId) {
-      case 'pulls/get': {
-        const pull = state?.pulls.get(Number(p.pull_number));
-        if (!pull) notFound(res);
-        else json(res, 200, pullJson(fullName, pull));
-        return true;
-      }
-      case 'pulls/list': {
-        if (!state) return (notFound(res), true);
-        const wanted = req.query.get('state') ?? 'open';
-        const head = req.query.get('head');
-        const baseRef = req.query.get('base');
-        const list = [...state.pulls.values()]
-          .filter((x) => wanted === 'all' || x.state === wanted)
-          .filter((x) => !head || `${x.fork ? x.user : p.owner}:${x.headRef}`.toLowerCase() === head.toLowerCase())
-          .filter((x) => !baseRef || x.baseRef === baseRef)
-          .sort((a, b) => (req.query.get('direction') === 'asc' ? a.number - b.number : b.number - a.number));
-        page(req, res, list.map((x) => pullJson(fullName, x)));
-        return true;
-      }
-      case 'issues/list-comments': {
-        const n = Number(p.issue_number);
-        if (!state?.pulls.has(n)) return (notFound(res), true);
-        const since = req.query.get('since');
-        const list = state.comments.filter((c) => c.issueNumber === n && (!since || c.updatedAt >= since));
-        page(req, res, list.map((c) => commentJson(fullName, c)));
-        return true;
-      }
-      case 'issues/create-comment': {
-        const n = Number(p.issue_number);
-        if (!state?.pulls.has(n)) return (notFound(res), true);
-        const now = timestamp();
-        const c: StandinComment = { id: nextCommentId++, issueNumber: n, body: body?.body ?? '', user: BOT_LOGIN, createdAt: now, updatedAt: now };
-        state.comments.push(c);
-        json(res, 201, commentJson(fullName, c), { location: `${base()}/repos/${fullName}/issues/comments/${c.id}` });
-        return true;
-      }
-      case 'issues/get-comment':
-      case 'issues/update-comment': {
-        const c = state?.comments.find((x) => x.id === Number(p.comment_id));
-        if (!c) return (notFound(res), true);
-        if (operationId === 'issues/update-comment') {
-          c.body = body?.body ?? '';
-          c.updatedAt = timestamp();
-        }
-        json(res, 200, commentJson(fullName, c));
-        return true;
-      }
-      default:
-        return false;
-    }
-  };
-
-  const reject = (req: RecordedRequest, res: ServerResponse, status: number, errors: string[], operationId?: string): void => {
+  const record = (req: RecordedRequest, errors: string[], operationId?: string): void => {
     violations.push({ method: req.method, url: req.url, ...(operationId ? { operationId } : {}), errors });
-    json(res, status, {
-      message: status === 422 ? 'Validation Failed' : 'Not Found',
-      errors: errors.map((message) => ({ resource: operationId ?? 'request', code: 'invalid', message })),
-      documentation_url: 'https://docs.github.com/rest',
-      status: String(status),
-    });
+  };
+  const refuse = (req: RecordedRequest, res: ServerResponse, status: number, errors: string[], operationId?: string): void => {
+    // The Checks API words its 422s its own way ("Invalid request.") and lists no errors.
+    const checksWording = status === 422 && operationId ? checkRunMessage(operationId, req.json, errors) : undefined;
+    const message = checksWording ?? (status === 422 ? 'Validation Failed' : 'Not Found');
+    const body: Record<string, Json> = { message };
+    if (checksWording === undefined) {
+      body.errors = errors.map((m) => ({ resource: operationId ?? 'request', code: 'invalid', message: m }));
+    }
+    json(res, status, { ...body, documentation_url: 'https://docs.github.com/rest', status: String(status) });
   };
 
   const server = await startTestServer((req, res) => {
     const { operation, errors } = description.check(req);
-    if (!operation) return reject(req, res, 404, errors);
-    // Not in the description, but enforced by GitHub: "Body is too long (maximum is 65536 characters)".
-    const text = (req.json as { body?: unknown } | undefined)?.body;
-    if (typeof text === 'string' && text.length > MAX_COMMENT_BODY) errors.push(`body is too long (maximum is ${MAX_COMMENT_BODY} characters)`);
-    if (errors.length) return reject(req, res, 422, errors, operation.operationId);
-    const found = description.find(req.method, req.path);
-    if (!found || !route(req, res, operation.operationId, found.path)) {
-      reject(req, res, 501, [`${operation.operationId} is not implemented by the stand-in`], operation.operationId);
+    if (!operation) {
+      record(req, errors);
+      return refuse(req, res, 404, errors);
     }
+    const operationId = operation.operationId;
+    errors.push(...extraRules(operationId, req.json));
+    if (errors.length) record(req, errors, operationId);
+    // GitHub refuses a token before it looks at the body: a read-only token gets 403 whatever it sent.
+    const caller = tokens.caller(req);
+    if (tokens.refuse(res, operationId, caller)) return;
+    if (errors.length) return refuse(req, res, 422, errors, operationId);
+    const found = description.find(req.method, req.path);
+    if (!found) return refuse(req, res, 404, [`${req.method} ${req.path}: no such operation`]);
+    const p = found.path;
+    const exchange: Exchange = {
+      req,
+      res,
+      operationId,
+      params: p,
+      fullName: `${p.owner}/${p.repo}`,
+      caller,
+      base: server.baseUrl,
+    };
+    if (operationId === 'users/get-authenticated') return json(res, 200, publicUser(server.baseUrl, caller.login));
+    if (routes.some((route) => route(exchange))) return;
+    record(req, [`${operationId} is not implemented by the stand-in`], operationId);
+    refuse(req, res, 501, [`${operationId} is not implemented by the stand-in`], operationId);
   });
 
   return {
@@ -269,51 +136,16 @@ export async function startGitHubStandin(options: { repository?: string } = {}):
     repository: defaultRepo,
     requests: server.requests,
     violations,
-    addPull(spec) {
-      const now = timestamp();
-      const pull: StandinPull = {
-        number: spec.number,
-        state: 'open',
-        merged: false,
-        headSha: spec.headSha,
-        headRef: spec.headRef,
-        baseRef: spec.baseRef ?? 'main',
-        title: spec.title ?? `Pull request #${spec.number}`,
-        user: spec.user ?? 'octocat',
-        fork: spec.fork ?? false,
-        createdAt: now,
-        updatedAt: now,
-        closedAt: null,
-        mergedAt: null,
-      };
-      repoState(spec.repository ?? defaultRepo).pulls.set(pull.number, pull);
-      return { ...pull };
-    },
-    setHead(pr, sha, repository) {
-      const pull = pullOf(pr, repository);
-      pull.headSha = sha;
-      pull.updatedAt = timestamp();
-    },
-    closePull(pr, merged, repository) {
-      const pull = pullOf(pr, repository);
-      const now = timestamp();
-      pull.state = 'closed';
-      pull.merged = merged;
-      pull.closedAt = now;
-      pull.mergedAt = merged ? now : null;
-      pull.updatedAt = now;
-    },
-    addComment(pr, body, user = 'octocat', repository = defaultRepo) {
-      pullOf(pr, repository);
-      const now = timestamp();
-      const c: StandinComment = { id: nextCommentId++, issueNumber: pr, body, user, createdAt: now, updatedAt: now };
-      repoState(repository).comments.push(c);
-      return { ...c };
-    },
-    comments(pr, repository = defaultRepo) {
-      return repoState(repository).comments.filter((c) => c.issueNumber === pr).map((c) => ({ ...c }));
-    },
+    addPull: pulls.addPull,
+    setHead: pulls.setHead,
+    closePull: pulls.closePull,
+    addComment: pulls.addComment,
+    comments: pulls.comments,
+    addToken: (token, spec) => tokens.add(token, spec),
+    setPermissions: (permissions, token) => tokens.setPermissions(permissions, token),
+    addCheckRun: checks.addCheckRun,
+    checkRuns: checks.checkRuns,
+    deployments: deployments.deployments,
     close: () => server.close(),
   };
 }
-
