@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InputError } from '../src/client/index.js';
 import { DEMO_MODEL, startGitHubStandin, type GitHubStandin } from '../packages/emulator/src/index.js';
@@ -41,14 +41,15 @@ interface Step {
   summary: string;
 }
 
-/** Run the bundle like a composite step; `onStdout` may signal the child. */
-function step(command: string, env: Record<string, string>, onStdout?: (text: string, child: ReturnType<typeof spawn>) => void): Promise<Step> {
+/** Run the bundle like a composite step, in `cwd` (the checkout; this repository by default); `onStdout` may signal the child. */
+function step(command: string, env: Record<string, string>, onStdout?: (text: string, child: ReturnType<typeof spawn>) => void, cwd?: string): Promise<Step> {
   const dir = mkdtempSync(join(tmpdir(), 'dmci-step-'));
   const outputFile = join(dir, 'output');
   const summaryFile = join(dir, 'summary');
   writeFileSync(outputFile, '');
   writeFileSync(summaryFile, '');
-  const child = spawn(process.execPath, ['dist/index.js', command], {
+  const child = spawn(process.execPath, [resolve('dist/index.js'), command], {
+    ...(cwd ? { cwd } : {}),
     env: {
       PATH: process.env.PATH ?? '',
       GITHUB_ACTIONS: 'true',
@@ -94,7 +95,8 @@ describe('as a GitHub Actions step', () => {
     const up = await step('upload-model', { DATAMODEL_CI_BRANCH: 'feature-revenue', DATAMODEL_CI_MODEL_DIR: join(repo, 'cube') });
     expect(up.code).toBe(0);
     expect(up.outputs).toMatchObject({ uploaded: '1', branch: 'feature-revenue', skipped: 'false' });
-    const r = await step('validate', { DATAMODEL_CI_BRANCH: 'feature-revenue', DATAMODEL_CI_MODEL_DIR: 'cube' });
+    // In the checkout, as a workflow runs it: model-dir is relative to the repository.
+    const r = await step('validate', { DATAMODEL_CI_BRANCH: 'feature-revenue', DATAMODEL_CI_MODEL_DIR: 'cube' }, undefined, repo);
     expect(r.code).toBe(1);
     expect(r.stdout.split('\n')[0]).toBe(`::add-mask::${fx.em.credentials.admin}`);
     const line = broken['model/cubes/orders.yml'].split('\n').findIndex((l) => l.includes('summ')) + 1;

@@ -1,7 +1,11 @@
 /** The error locator (src/workflows/locate/): each wording of Cube's compiler, on small models of ours. */
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createLocator, locateError } from '../src/workflows/locate/index.js';
 import { resolveFileName } from '../src/workflows/locate/model-set.js';
+import { readModelTexts } from '../src/workflows/locate/read-model-texts.js';
 import { keyVariants, parsePath } from '../src/workflows/locate/model-tree.js';
 import { mistakeClaim, validatorClaims } from '../src/workflows/locate/message.js';
 
@@ -287,5 +291,29 @@ describe('references and duplicates', () => {
     const locate = createLocator(new Map(Object.entries(files)));
     expect(locate({ fileName: 'cubes/orders.yml', message: 'users is not defined' }).line).toBe(19);
     expect(locate({ fileName: 'cubes/orders.yml', message: 'orders cube: (measures.total.type) is required' }).line).toBe(13);
+  });
+});
+
+describe('reading the checkout', () => {
+  it('reads the YAML and JS files under model-dir by their platform path; skips what is never uploaded; tolerates a missing dir', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dmci-locate-'));
+    const put = (p: string, text: string) => {
+      mkdirSync(dirname(join(dir, p)), { recursive: true });
+      writeFileSync(join(dir, p), text);
+    };
+    put('model/cubes/a.yml', 'cubes: []\n');
+    put('model/cubes/b.js', 'cube(`b`, {});\n');
+    put('model/README.md', '# not a model\n');
+    put('node_modules/x/index.js', '');
+    put('.github/workflows/ci.yml', '');
+    symlinkSync(join(dir, 'model'), join(dir, 'model-link'));
+    try {
+      const texts = await readModelTexts(dir);
+      expect([...texts.keys()].sort()).toEqual(['model/cubes/a.yml', 'model/cubes/b.js']);
+      expect(texts.get('model/cubes/a.yml')).toBe('cubes: []\n');
+      expect((await readModelTexts(join(dir, 'missing'))).size).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

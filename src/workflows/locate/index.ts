@@ -61,20 +61,21 @@ function locate(error: CompilerError, files: ModelSet): ErrorLocation {
   if (structural) return structural;
   if (!file) {
     // No file named: a YAML structure error or a thrown message found in exactly one file.
-    const found = files.models().flatMap((f) => {
+    const places = files.models().flatMap((f) => {
       const thrown = findThrownLiteral(f, message);
       return [yamlStructureError(rest, f) ?? (thrown ? at(f, thrown, 'exact') : undefined)].filter((x) => !!x);
     });
-    if (found.length === 1) return found[0] as ErrorLocation;
+    if (places.length === 1) return places[0] as ErrorLocation;
   }
 
   if (entity && file) {
     const claim = mistakeClaim(validatorClaims(rest));
     if (claim) {
       const r = resolvePath(entity.body, entity.start, claim.path);
-      if (claim.path[0] === 'name' && r.depth === 0) return at(file, entity.nameAt, 'exact');
-      const precision = r.depth === 0 ? 'cube' : r.complete ? 'exact' : 'member';
-      return at(file, r.depth === 0 ? entity.start : r.at, claim.path.length === 0 ? 'cube' : precision);
+      if (r.depth > 0) return at(file, r.at, r.complete ? 'exact' : 'member');
+      // A JS cube's `name` is the call's first argument, not a key.
+      if (claim.path[0] === 'name') return at(file, entity.nameAt, 'exact');
+      return at(file, entity.start, 'cube');
     }
   }
 
