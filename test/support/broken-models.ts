@@ -48,8 +48,9 @@ let recorded: Record<string, CompilerError[]> | undefined;
 
 /**
  * The compiler's errors for one model. Until the emulator runs Cube's compiler they are read from
- * recorded-errors.json; then this becomes "upload `model.files` to the emulator and validate" (or its
- * compile function) and the recorded file goes.
+ * recorded-errors.json; then the body becomes the emulator's compile of `model.files`, e.g.
+ * `return (await compileModel(Object.fromEntries(model.files))).errors;`
+ * (packages/emulator/src/build/compiler), and recorded-errors.json goes.
  */
 export function compilerErrors(model: BrokenModel): Promise<CompilerError[]> {
   recorded ??= (JSON.parse(readFileSync(join(BROKEN_MODELS_DIR, 'recorded-errors.json'), 'utf8')) as { errors: Record<string, CompilerError[]> }).errors;
