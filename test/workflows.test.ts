@@ -17,7 +17,7 @@ import { MemoryReporter } from '../src/report/reporter.js';
 import { ensureSharedBranch, startDevBranch } from '../src/workflows/start-dev-branch.js';
 import { ensureBuilt } from '../src/workflows/branch-build.js';
 import { uploadModel } from '../src/workflows/upload-model.js';
-import { parseErrorMessage, repoPath, validateBranch } from '../src/workflows/validate.js';
+import { repoPath, validateBranch } from '../src/workflows/validate.js';
 import { emulatorFixture, type EmulatorFixture } from './support/emulator.js';
 
 let fx: EmulatorFixture;
@@ -190,20 +190,29 @@ describe('validate', () => {
     const building = ensureBuilt(ctx(), 'preview-pr-5', { deployBranch: 'main', pollMs: 1, maxPollMs: 1 });
     const tick = setInterval(() => fx.em.clock.advance(1_000), 2);
     await building.finally(() => clearInterval(tick));
+    // The checkout holds the model under analytics/cube: the place is found in its files.
+    const repo = mkdtempSync(join(tmpdir(), 'dmci-repo-'));
+    mkdirSync(join(repo, 'analytics/cube/model/cubes'), { recursive: true });
+    writeFileSync(join(repo, 'analytics/cube/model/cubes/orders.yml'), broken);
+    const cwd = process.cwd();
     const c = ctx();
-    const r = await validateBranch(c, { branch: 'preview-pr-5', modelDir: 'analytics/cube' });
+    process.chdir(repo);
+    const r = await validateBranch(c, { branch: 'preview-pr-5', modelDir: 'analytics/cube' }).finally(() => process.chdir(cwd));
     expect(r.valid).toBe(false);
     const line = broken.split('\n').findIndex((l) => l.includes('summ')) + 1;
-    expect(r.errors[0]).toMatchObject({ file: 'analytics/cube/model/cubes/orders.yml', line });
+    expect(r.errors[0]).toMatchObject({ file: 'analytics/cube/model/cubes/orders.yml', line, precision: 'exact' });
     const annotation = c.reporter.lines.find((l) => l.level === 'error');
     expect(annotation?.props).toEqual({ file: 'analytics/cube/model/cubes/orders.yml', line, title: 'data model' });
-    expect(annotation?.message).not.toMatch(/^model\/cubes/);
+    // The platform's message, unchanged.
+    const platform = await fx.admin.dataModel.validate({ deploymentId: 1, query: { branchName: 'preview-pr-5' } });
+    expect(annotation?.message).toBe(platform.errors[0]?.message);
+    // A file that is not in the checkout gets the file alone.
+    const elsewhere = await validateBranch(ctx(), { branch: 'preview-pr-5', modelDir: 'no/such/checkout' });
+    expect(elsewhere.errors[0]).toMatchObject({ file: 'no/such/checkout/model/cubes/orders.yml', line: undefined, precision: 'file' });
+    rmSync(repo, { recursive: true, force: true });
   });
 
-  it('parses file:line messages and joins paths safely', () => {
-    expect(parseErrorMessage('model/a.yml:12: bad thing', 'model/a.yml')).toEqual({ file: 'model/a.yml', line: 12, text: 'bad thing' });
-    expect(parseErrorMessage('model/a.yml: not UTF-8', 'model/a.yml')).toEqual({ file: 'model/a.yml', line: undefined, text: 'not UTF-8' });
-    expect(parseErrorMessage('Compile error', null)).toEqual({ file: undefined, line: undefined, text: 'Compile error' });
+  it('joins platform file names to model-dir safely', () => {
     expect(repoPath('.', 'model/a.yml')).toBe('model/a.yml');
     expect(repoPath('./cube/', 'model/a.yml')).toBe('cube/model/a.yml');
     expect(repoPath('cube', '../../etc/passwd')).toBe('../../etc/passwd'.replace(/^/, ''));

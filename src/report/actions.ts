@@ -3,7 +3,7 @@ import * as core from '@actions/core';
 import type { AnnotationProps, Reporter } from './reporter.js';
 
 const props = (p?: AnnotationProps): core.AnnotationProperties | undefined =>
-  p ? { title: p.title, file: p.file, startLine: p.line } : undefined;
+  p ? { title: p.title, file: p.file, startLine: p.line, ...(p.line && p.column ? { startColumn: p.column } : {}) } : undefined;
 
 export class ActionsReporter implements Reporter {
   private readonly parts: string[] = [];

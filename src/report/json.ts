@@ -9,6 +9,7 @@ export interface ReportedError {
   message: string;
   file?: string;
   line?: number;
+  column?: number;
 }
 
 export class JsonReporter extends TerminalReporter implements Reporter {
@@ -21,7 +22,12 @@ export class JsonReporter extends TerminalReporter implements Reporter {
   }
 
   override error(message: string, p?: AnnotationProps) {
-    this.errors.push({ message: this.masked(message), ...(p?.file ? { file: p.file } : {}), ...(p?.line ? { line: p.line } : {}) });
+    this.errors.push({
+      message: this.masked(message),
+      ...(p?.file ? { file: p.file } : {}),
+      ...(p?.line ? { line: p.line } : {}),
+      ...(p?.line && p.column ? { column: p.column } : {}),
+    });
     super.error(message, p);
   }
 }

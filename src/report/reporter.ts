@@ -6,6 +6,8 @@ export interface AnnotationProps {
   /** Repository path of the file. */
   file?: string;
   line?: number;
+  /** 1-based; only with a line. */
+  column?: number;
   title?: string;
 }
 

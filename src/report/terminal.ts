@@ -1,4 +1,4 @@
-/** The Reporter of a terminal run: plain lines, secrets masked, annotations as `file:line: message`. */
+/** The Reporter of a terminal run: plain lines, secrets masked, annotations as `file:line[:column]: message`. */
 import type { AnnotationProps, Reporter } from './reporter.js';
 
 export class TerminalReporter implements Reporter {
@@ -19,7 +19,8 @@ export class TerminalReporter implements Reporter {
   }
   private where(p?: AnnotationProps): string {
     if (!p?.file) return '';
-    return p.line ? `${p.file}:${p.line}: ` : `${p.file}: `;
+    if (!p.line) return `${p.file}: `;
+    return p.column ? `${p.file}:${p.line}:${p.column}: ` : `${p.file}:${p.line}: `;
   }
   info(message: string) {
     this.out(this.masked(message));

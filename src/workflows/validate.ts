@@ -1,13 +1,19 @@
-/** validate: compile a branch with the platform's own compiler; map each error to a repository file and line. */
+/** validate: compile a branch with the platform's own compiler; place each error in the repository's model files. */
 import { existsSync } from 'node:fs';
 import { posix } from 'node:path';
 import type { OpContext } from './context.js';
+import { createLocator, type Precision } from './locate/index.js';
+import { readModelTexts } from './locate/read-model-texts.js';
 
 export interface ModelError {
-  /** Repository path (model-dir joined with the platform's file name), when known. */
+  /** Repository path (model-dir joined with the file's path under it), when known. */
   file: string | undefined;
   line: number | undefined;
-  /** The message without its `file:line:` prefix. */
+  /** 1-based, when the place is a key, a reference or a parser's position. */
+  column?: number;
+  /** How the place was found (see src/workflows/locate/). */
+  precision: Precision;
+  /** The platform's message, unchanged. */
   message: string;
 }
 
@@ -36,29 +42,20 @@ export function repoPath(modelDir: string, fileName: string): string {
   return candidates.find((c) => existsSync(c)) ?? candidates[0] ?? fileName;
 }
 
-/** Split `model/cubes/orders.yml:12: text` into file, line and text. */
-export function parseErrorMessage(message: string, fileName: string | null | undefined): { file?: string; line?: number; text: string } {
-  const m = /^([^\s:][^:\n]*?):(\d+)(?::\d+)?:\s*([\s\S]*)$/.exec(message);
-  if (m && (!fileName || m[1] === fileName)) return { file: m[1], line: Number(m[2]), text: m[3] as string };
-  const bare = fileName && message.startsWith(`${fileName}: `) ? message.slice(fileName.length + 2) : message;
-  const inner = /(?:line |:)(\d+)(?::\d+)?\b/.exec(bare);
-  return { file: fileName ?? undefined, line: inner && fileName ? Number(inner[1]) : undefined, text: bare };
-}
-
 export async function validateBranch(ctx: OpContext, input: { branch: string; modelDir: string }): Promise<ValidateResult> {
   const r = await ctx.client.dataModel.validate({ deploymentId: ctx.deploymentId, query: { branchName: input.branch } }, { signal: ctx.signal });
-  const errors = r.errors.map((e) => {
-    const parsed = parseErrorMessage(e.message, e.fileName);
-    return {
-      file: parsed.file ? repoPath(input.modelDir, parsed.file) : undefined,
-      line: parsed.line,
-      message: parsed.text,
-    };
+  // The checkout's model files, read only when there is something to place in them.
+  const locate = createLocator(r.errors.length > 0 ? await readModelTexts(input.modelDir) : new Map());
+  const errors = r.errors.map((e): ModelError => {
+    const at = locate(e);
+    const error: ModelError = { file: at.file ? repoPath(input.modelDir, at.file) : undefined, line: at.line, precision: at.precision, message: e.message };
+    if (at.column !== undefined) error.column = at.column;
+    return error;
   });
   if (r.valid) ctx.reporter.info(`${input.branch}: the data model is valid (${r.cubesCount ?? '?'} cubes and views)`);
   else {
     ctx.reporter.info(`${input.branch}: ${errors.length} error(s)`);
-    for (const e of errors) ctx.reporter.error(e.message, { file: e.file, line: e.line, title: 'data model' });
+    for (const e of errors) ctx.reporter.error(e.message, { file: e.file, line: e.line, ...(e.column ? { column: e.column } : {}), title: 'data model' });
   }
   return { branch: input.branch, valid: r.valid, errors, ...(typeof r.cubesCount === 'number' ? { cubes: r.cubesCount } : {}) };
 }

@@ -1,0 +1,92 @@
+/** A YAML model file as a position tree (the `yaml` package keeps every node's source range). */
+import { CST, isMap, isScalar, isSeq, LineCounter, Parser, parseDocument, type Node } from 'yaml';
+import { emptyNode, entryOf, type Entity, type ModelFile, type Pos, type TreeNode } from './model-tree.js';
+
+/** A scalar's value as text (strings, numbers, booleans); nothing for other values. */
+const scalarText = (v: unknown): string | undefined => (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined);
+
+function convert(node: unknown, pos: (offset: number) => Pos, fallback: Pos): TreeNode {
+  const n = node as Node | null | undefined;
+  if (!n?.range) return emptyNode(fallback);
+  const start = pos(n.range[0]);
+  const endLine = pos(Math.max(n.range[0], n.range[1] - 1)).line;
+  const out: TreeNode = { kind: 'scalar', start, endLine, entries: [], items: [] };
+  if (isMap(n)) {
+    out.kind = 'map';
+    for (const pair of n.items) {
+      const key = pair.key as Node | null;
+      const name = isScalar(key) ? scalarText(key.value) : undefined;
+      if (!key?.range || name === undefined) continue;
+      const at = pos(key.range[0]);
+      out.entries.push({ key: name, at, value: convert(pair.value, pos, at) });
+    }
+  } else if (isSeq(n)) {
+    out.kind = 'list';
+    for (const item of n.items) out.items.push(convert(item, pos, start));
+  } else if (isScalar(n)) {
+    const text = scalarText(n.value);
+    if (text !== undefined) out.text = text;
+  }
+  return out;
+}
+
+export function readYamlModel(path: string, text: string): ModelFile {
+  const counter = new LineCounter();
+  const lines = text.split(/\r?\n/);
+  const file: ModelFile = { path, language: 'yaml', lines, entities: [] };
+  let doc;
+  try {
+    // Duplicate keys must not stop the reading: they are one of the errors to locate.
+    doc = parseDocument(text, { lineCounter: counter, uniqueKeys: false, prettyErrors: false });
+  } catch {
+    return { ...file, unparsable: true };
+  }
+  if (doc.errors.length > 0) file.unparsable = true;
+  const pos = (offset: number): Pos => {
+    const p = counter.linePos(offset);
+    return { line: p.line, column: p.col };
+  };
+  const root = convert(doc.contents, pos, { line: 1, column: 1 });
+  if (root.kind !== 'map') return file;
+  file.root = root;
+  for (const entry of root.entries) {
+    const kind = entry.key === 'cubes' ? 'cube' : entry.key === 'views' ? 'view' : undefined;
+    if (!kind || entry.value.kind !== 'list') continue;
+    for (const item of entry.value.items) {
+      const name = entryOf(item, 'name');
+      const entity: Entity = { kind, start: item.start, nameAt: name?.at ?? item.start, endLine: item.endLine, body: item };
+      if (name?.value.text !== undefined) entity.name = name.value.text;
+      file.entities.push(entity);
+    }
+  }
+  return file;
+}
+
+/**
+ * Where an unclosed quoted scalar or flow collection opens. js-yaml reports such a mistake at the end
+ * of the stream, a line that is never the mistake's; the CST still shows where the construct began.
+ */
+export function unclosedYamlStart(text: string, what: 'quoted' | 'flow'): Pos | undefined {
+  const counter = new LineCounter();
+  let found: Pos | undefined;
+  try {
+    for (const token of new Parser(counter.addNewLine).parse(text)) {
+      if (token.type !== 'document') continue;
+      CST.visit(token, (item) => {
+        for (const n of [item.key, item.value]) {
+          if (found || !n) continue;
+          const open = what === 'quoted' && (n.type === 'double-quoted-scalar' || n.type === 'single-quoted-scalar');
+          const unclosedQuote = open && 'source' in n && (n.source.length < 2 || !n.source.trimEnd().endsWith(n.source[0] ?? ''));
+          const unclosedFlow = what === 'flow' && n.type === 'flow-collection' && n.end.length === 0;
+          if (unclosedQuote || unclosedFlow) {
+            const p = counter.linePos(n.offset);
+            found = { line: p.line, column: p.col };
+          }
+        }
+      });
+    }
+  } catch {
+    return undefined;
+  }
+  return found;
+}

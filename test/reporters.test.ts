@@ -1,0 +1,41 @@
+/** Where each reporter puts an annotation's place: file, line and column. */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ActionsReporter } from '../src/report/actions.js';
+import { JsonReporter } from '../src/report/json.js';
+import { TerminalReporter } from '../src/report/terminal.js';
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('annotation places', () => {
+  it('terminal: file:line:column, file:line, file', () => {
+    const err: string[] = [];
+    const r = new TerminalReporter(
+      () => {},
+      (l) => err.push(l),
+    );
+    r.error('bad', { file: 'model/a.yml', line: 4, column: 9 });
+    r.error('bad', { file: 'model/a.yml', line: 4 });
+    r.error('bad', { file: 'model/a.yml' });
+    expect(err).toEqual(['error: model/a.yml:4:9: bad', 'error: model/a.yml:4: bad', 'error: model/a.yml: bad']);
+  });
+
+  it('JSON: the column only with a line', () => {
+    const r = new JsonReporter(() => {});
+    r.error('bad', { file: 'model/a.yml', line: 4, column: 9 });
+    r.error('bad', { file: 'model/a.yml', column: 9 });
+    expect(r.errors).toEqual([
+      { message: 'bad', file: 'model/a.yml', line: 4, column: 9 },
+      { message: 'bad', file: 'model/a.yml' },
+    ]);
+  });
+
+  it('Actions: `col` in the workflow command', () => {
+    const written: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+    new ActionsReporter().error('bad', { file: 'model/a.yml', line: 4, column: 9, title: 'data model' });
+    expect(written.join('')).toMatch(/^::error title=data model,file=model\/a\.yml,line=4,col=9::bad/);
+  });
+});
