@@ -215,6 +215,12 @@ export const ACTIONS: ActionSpec[] = [
       UPLOAD_VIA,
       DEPLOY_ON_MERGE,
       {
+        name: 'environment-prefix',
+        description:
+          'GitHub deployment per PR (the PR shows "View deployment"): environment `<environment-prefix><number>`, pointing at the preview; needs `deployments: write`. Empty: no GitHub deployment.',
+        default: 'preview-pr-',
+      },
+      {
         name: 'preflight',
         description:
           'Run `datamodel-ci doctor` first (a throwaway branch, removed after): checks the upload path, hashes, build states, validation errors and staging URL on your tenant, and uploads the way it found to work.',

@@ -114,6 +114,14 @@ export class InputReader {
     return list;
   }
 
+  /** A GitHub environment name (or prefix): letters, digits, `-`, `_`, `.`, `/`, at most 200. */
+  environmentName(name: string): string | undefined {
+    const v = this.raw(name);
+    if (v === undefined) return undefined;
+    if (!/^[\w.\-/ ]{1,200}$/.test(v)) throw new InputError(name, v, 'letters, digits, "-", "_", ".", "/" or spaces, at most 200 characters');
+    return v;
+  }
+
   /** A branch name, checked against the platform's rule. */
   branch(name: string): string | undefined {
     const v = this.raw(name);
@@ -164,6 +172,8 @@ export interface CommandInputs {
     via: UploadVia;
     deployOnMerge: boolean;
     preflight: boolean;
+    /** Empty: no GitHub deployment. */
+    environmentPrefix: string | undefined;
   };
 }
 
@@ -254,6 +264,7 @@ const readers: Readers = {
     via: r.oneOf('upload-via', UPLOAD_VIAS),
     deployOnMerge: r.bool('deploy-on-merge'),
     preflight: r.bool('preflight'),
+    environmentPrefix: r.environmentName('environment-prefix'),
   }),
 };
 

@@ -53,6 +53,7 @@ const cases = (): { input: string; value: string; says: string }[] => [
   { input: 'upload-via', value: 'ftp', says: 'upload-via: got "ftp", expected "auto" or "direct" or "dev-mode"' },
   { input: 'deploy-on-merge', value: 'yes', says: 'deploy-on-merge: got "yes", expected true or false' },
   { input: 'preflight', value: 'please', says: 'preflight: got "please", expected true or false' },
+  { input: 'environment-prefix', value: 'pr<1>', says: 'environment-prefix: got "pr<1>", expected letters, digits' },
   { input: 'fail-without-credentials', value: 'perhaps', says: 'fail-without-credentials: got "perhaps", expected true or false' },
 ];
 

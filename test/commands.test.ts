@@ -98,9 +98,13 @@ describe('the pr lifecycle command', () => {
     const r = await run('pr', pullRequestEvent('synchronize', { number: PR, headSha: sha(2) }));
     expect(r.code).toBe(1);
     const line = broken.split('\n').findIndex((l) => l.includes('summ')) + 1;
-    // The place comes from the checkout; the platform's message follows unchanged.
-    expect(r.stderr.join('\n')).toContain(`error: ${modelDir}/model/cubes/orders.yml:${line}: `);
-    expect(r.stderr.find((l) => l.startsWith(`error: ${modelDir}/model/cubes/orders.yml:${line}: `))).toContain('"summ"');
+    // The token may write checks: every error is an annotation of the "datamodel-ci / validation" check,
+    // placed from the checkout, with the platform's message unchanged.
+    const check = gh.checkRuns().filter((c) => c.name === 'datamodel-ci / validation').at(-1)!;
+    expect(check).toMatchObject({ headSha: sha(2), conclusion: 'failure' });
+    expect(check.annotations).toHaveLength(1);
+    expect(check.annotations[0]).toMatchObject({ path: `${modelDir}/model/cubes/orders.yml`, startLine: line, level: 'failure' });
+    expect(check.annotations[0]!.message).toContain('"summ"');
     expect(r.outputs).toMatchObject({ valid: 'false', 'error-count': '1' });
     const comments = gh.comments(PR);
     expect(comments).toHaveLength(1);

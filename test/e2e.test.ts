@@ -114,7 +114,7 @@ describe('preview.yml: one pull request’s life', () => {
     expect(gh.violations).toEqual([]);
   });
 
-  it('2. a push with a broken model: the step fails, ::error points at the file and line, the comment is updated in place', async () => {
+  it('2. a push with a broken model: the step fails, the check run points at the file and line, the comment is updated in place', async () => {
     gh.setHead(PR, sha(PR, 2));
     const broken = DEMO_MODEL['model/cubes/orders.yml']!.replace('type: sum', 'type: summ');
     setModel({ 'model/cubes/orders.yml': broken });
@@ -122,9 +122,10 @@ describe('preview.yml: one pull request’s life', () => {
     const r = await job('preview.yml', 'preview', { event: pullRequestEvent('synchronize', { number: PR, headSha: sha(PR, 2) }) });
     expect(r.conclusion).toBe('failure');
     const line = broken.split('\n').findIndex((l) => l.includes('summ')) + 1;
-    const ann = r.annotations.find((a) => a.level === 'error' && a.file === 'analytics/model/cubes/orders.yml');
-    expect(ann).toMatchObject({ line, title: 'data model' });
-    expect(ann!.message).toContain('unknown type "summ"');
+    const check = gh.checkRuns().filter((c) => c.name === 'datamodel-ci / validation').at(-1)!;
+    expect(check).toMatchObject({ headSha: sha(PR, 2), conclusion: 'failure' });
+    expect(check.annotations[0]).toMatchObject({ path: 'analytics/model/cubes/orders.yml', startLine: line, title: 'data model' });
+    expect(check.annotations[0]!.message).toContain('unknown type "summ"');
     expect(comments(PR)).toHaveLength(1);
     expect(comments(PR)[0]!.id).toBe(before.id);
     expect(comments(PR)[0]!.body).toContain('### ❌ Data-model preview · 1 error in 1 file');

@@ -201,11 +201,10 @@ describe('validate', () => {
     expect(r.valid).toBe(false);
     const line = broken.split('\n').findIndex((l) => l.includes('summ')) + 1;
     expect(r.errors[0]).toMatchObject({ file: 'analytics/cube/model/cubes/orders.yml', line, precision: 'exact' });
-    const annotation = c.reporter.lines.find((l) => l.level === 'error');
-    expect(annotation?.props).toEqual({ file: 'analytics/cube/model/cubes/orders.yml', line, title: 'data model' });
-    // The platform's message, unchanged.
+    // The platform's message, unchanged (the caller pins it: a check run or the step's annotations).
     const platform = await fx.admin.dataModel.validate({ deploymentId: 1, query: { branchName: 'preview-pr-5' } });
-    expect(annotation?.message).toBe(platform.errors[0]?.message);
+    expect(r.errors[0]?.message).toBe(platform.errors[0]?.message);
+    expect(c.reporter.lines.filter((l) => l.level === 'error')).toEqual([]);
     // A file that is not in the checkout gets the file alone.
     const elsewhere = await validateBranch(ctx(), { branch: 'preview-pr-5', modelDir: 'no/such/checkout' });
     expect(elsewhere.errors[0]).toMatchObject({ file: 'no/such/checkout/model/cubes/orders.yml', line: undefined, precision: 'file' });

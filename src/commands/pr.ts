@@ -7,7 +7,9 @@ import { runClose, runPreview } from '../workflows/pr-preview.js';
 import { hashLocalModel } from '../workflows/upload-model.js';
 import { commitMessage, isStale, resolveBranch, StepFailed, type ActionRun } from './action-run.js';
 import { doctorFor, renderDoctor } from './doctor.js';
-import { publish } from './publish.js';
+import { annotate } from './annotate.js';
+import { deployPreview, retirePreview } from './github-deployment.js';
+import { platformPageUrl, publish } from './publish.js';
 
 /** Events that (re)build the preview. */
 const PREVIEW_ACTIONS = ['opened', 'synchronize', 'reopened', 'ready_for_review'];
@@ -76,6 +78,7 @@ async function preview(x: ActionRun<'pr'>): Promise<number> {
   const errors = o.validation?.errors ?? [];
   if (o.validation) {
     const v = o.validation;
+    await annotate(x, v.errors, v);
     x.out.valid = String(v.valid);
     x.out['error-count'] = String(v.errors.length);
     x.out.status = v.valid ? 'valid' : 'invalid';
@@ -93,6 +96,7 @@ async function preview(x: ActionRun<'pr'>): Promise<number> {
     x.out.status = 'failed';
   }
   await publish(x, view, { branch, state: 'open', ...(o.staging?.stagingUrl ? { stagingUrl: o.staging.stagingUrl } : {}) }, { errors });
+  if (o.staging?.stagingUrl && !o.failure) await deployPreview(x, platformPageUrl(connection.apiUrl, x.settings.deploymentId, branch));
   if (failure) throw new StepFailed(failure);
   return 0;
 }
@@ -118,6 +122,7 @@ async function close(x: ActionRun<'pr'>): Promise<number> {
   x.out.deleted = String(r.cleanup.deleted.length);
   x.out.status = 'cleaned';
   const state = pr.merged ? 'merged' : 'closed';
+  await retirePreview(x);
   await publish(
     x,
     {

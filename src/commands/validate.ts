@@ -2,6 +2,7 @@
 import { ensureBuilt } from '../workflows/branch-build.js';
 import { validateBranch } from '../workflows/validate.js';
 import { resolveBranch, StepFailed, type ActionRun } from './action-run.js';
+import { annotate } from './annotate.js';
 import { publish } from './publish.js';
 
 export async function validateCommand(x: ActionRun<'validate'>): Promise<number> {
@@ -9,6 +10,7 @@ export async function validateCommand(x: ActionRun<'validate'>): Promise<number>
   // The platform validates with the branch's running instance: make sure it runs and is built.
   await ensureBuilt(x.op, branch);
   const r = await validateBranch(x.op, { branch, modelDir: x.settings.modelDir });
+  await annotate(x, r.errors, r);
   x.out.branch = branch;
   x.out.valid = String(r.valid);
   x.out['error-count'] = String(r.errors.length);

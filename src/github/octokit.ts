@@ -3,7 +3,7 @@ import { getOctokit } from '@actions/github';
 import { EnvHttpProxyAgent, fetch as undiciFetch, type Dispatcher } from 'undici';
 import { InputError } from '../client/errors.js';
 import { loadCa, trustStore } from '../client/trust.js';
-import type { GitHubApi, IssueComment, PullRequestInfo } from './types.js';
+import type { CheckRunOutput, GitHubApi, IssueComment, PullRequestInfo } from './types.js';
 
 export const DEFAULT_GITHUB_API_URL = 'https://api.github.com';
 
@@ -84,6 +84,24 @@ export function toIssueComment(c: RawComment): IssueComment {
   return { id: c.id, body: c.body ?? '', htmlUrl: c.html_url, author: c.user?.login ?? '' };
 }
 
+/** A check run's output as GitHub's REST API spells it. */
+function checkOutput(o: CheckRunOutput) {
+  return {
+    title: o.title,
+    summary: o.summary,
+    annotations: o.annotations.map((a) => ({
+      path: a.path,
+      start_line: a.startLine,
+      end_line: a.endLine,
+      // GitHub takes columns only for an annotation on one line.
+      ...(a.startColumn !== undefined && a.startLine === a.endLine ? { start_column: a.startColumn, end_column: a.startColumn } : {}),
+      annotation_level: a.level,
+      message: a.message,
+      ...(a.title ? { title: a.title } : {}),
+    })),
+  };
+}
+
 /** A `GitHubApi` for one repository. */
 export function createGitHubApi(options: GitHubApiOptions): GitHubApi {
   const { owner, repo } = parseRepository(options.repository);
@@ -124,6 +142,53 @@ export function createGitHubApi(options: GitHubApiOptions): GitHubApi {
     async updateComment(commentId, body) {
       const { data } = await octokit.rest.issues.updateComment({ owner, repo, comment_id: commentId, body });
       return toIssueComment(data);
+    },
+    async createCheckRun(input) {
+      const { data } = await octokit.rest.checks.create({
+        owner,
+        repo,
+        name: input.name,
+        head_sha: input.headSha,
+        status: 'completed',
+        conclusion: input.conclusion,
+        ...(input.detailsUrl ? { details_url: input.detailsUrl } : {}),
+        output: checkOutput(input.output),
+      });
+      return { id: data.id, htmlUrl: data.html_url ?? '' };
+    },
+    async addCheckRunAnnotations(id, output) {
+      await octokit.rest.checks.update({ owner, repo, check_run_id: id, output: checkOutput(output) });
+    },
+    async createDeployment(input) {
+      const { data } = await octokit.rest.repos.createDeployment({
+        owner,
+        repo,
+        ref: input.ref,
+        environment: input.environment,
+        description: input.description,
+        auto_merge: false,
+        required_contexts: [],
+        transient_environment: true,
+        production_environment: false,
+      });
+      if (!('id' in data)) throw new Error(`GitHub did not create the deployment: ${JSON.stringify(data).slice(0, 200)}`);
+      return data.id;
+    },
+    async createDeploymentStatus(id, input) {
+      await octokit.rest.repos.createDeploymentStatus({
+        owner,
+        repo,
+        deployment_id: id,
+        state: input.state,
+        ...(input.environmentUrl ? { environment_url: input.environmentUrl } : {}),
+        ...(input.logUrl ? { log_url: input.logUrl } : {}),
+        ...(input.description ? { description: input.description.slice(0, 140) } : {}),
+        ...(input.state === 'success' ? { auto_inactive: true } : {}),
+      });
+    },
+    async listDeployments(environment) {
+      const data = await octokit.paginate(octokit.rest.repos.listDeployments, { owner, repo, environment, per_page: 100 });
+      return data.map((d) => d.id);
     },
   };
 }

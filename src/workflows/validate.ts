@@ -52,10 +52,7 @@ export async function validateBranch(ctx: OpContext, input: { branch: string; mo
     if (at.column !== undefined) error.column = at.column;
     return error;
   });
-  if (r.valid) ctx.reporter.info(`${input.branch}: the data model is valid (${r.cubesCount ?? '?'} cubes and views)`);
-  else {
-    ctx.reporter.info(`${input.branch}: ${errors.length} error(s)`);
-    for (const e of errors) ctx.reporter.error(e.message, { file: e.file, line: e.line, ...(e.column ? { column: e.column } : {}), title: 'data model' });
-  }
+  // The errors are pinned to their lines by the caller (a check run, or the step's annotations).
+  ctx.reporter.info(r.valid ? `${input.branch}: the data model is valid (${r.cubesCount ?? '?'} cubes and views)` : `${input.branch}: ${errors.length} error(s)`);
   return { branch: input.branch, valid: r.valid, errors, ...(typeof r.cubesCount === 'number' ? { cubes: r.cubesCount } : {}) };
 }

@@ -1,0 +1,73 @@
+/**
+ * Where validation errors are pinned to lines: a check run "datamodel-ci / validation" on the PR's head
+ * with every annotation (GitHub takes 50 per request), when the token may write checks; else the step's
+ * workflow commands, of which GitHub shows 10 per step, with a note of how many were not shown.
+ */
+import type { CheckAnnotation } from '../github/types.js';
+import type { ModelError } from '../workflows/validate.js';
+import type { ActionRun } from './action-run.js';
+
+export const CHECK_NAME = 'datamodel-ci / validation';
+/** Annotations GitHub takes in one check-run request. */
+const PER_REQUEST = 50;
+/** Error annotations GitHub shows for one step from workflow commands. */
+const PER_STEP = 10;
+
+function status(e: unknown): number | undefined {
+  const s = (e as { status?: unknown } | null)?.status;
+  return typeof s === 'number' ? s : undefined;
+}
+
+/** Pin the errors: a check run when possible, else workflow commands. */
+export async function annotate(x: ActionRun, errors: ModelError[], result: { branch: string; valid: boolean }): Promise<void> {
+  const placed = errors.filter((e): e is ModelError & { file: string; line: number } => !!e.file && !!e.line);
+  const head = x.run.pr?.headSha;
+  if (x.github && head && !x.settings.dryRun && (await checkRun(x, head, errors, placed, result))) return;
+  const inActions = x.run.runId !== undefined;
+  const shown = inActions ? errors.slice(0, PER_STEP) : errors;
+  for (const e of shown) x.reporter.error(e.message, { file: e.file, line: e.line, ...(e.column ? { column: e.column } : {}), title: 'data model' });
+  if (shown.length < errors.length) {
+    x.reporter.warning(
+      `${errors.length - shown.length} more error(s) are not shown as annotations (GitHub shows ${PER_STEP} per step); every error is in the job summary. Grant the job \`checks: write\` to get them all as annotations of the "${CHECK_NAME}" check.`,
+    );
+  }
+}
+
+/** Publish the check run; false when the token may not (the caller falls back to workflow commands). */
+async function checkRun(x: ActionRun, head: string, errors: ModelError[], placed: (ModelError & { file: string; line: number })[], r: { branch: string; valid: boolean }): Promise<boolean> {
+  const github = x.github!;
+  const annotations: CheckAnnotation[] = placed.map((e) => ({
+    path: e.file,
+    startLine: e.line,
+    endLine: e.line,
+    ...(e.column ? { startColumn: e.column } : {}),
+    level: 'failure',
+    message: e.message.slice(0, 64_000),
+    title: 'data model',
+  }));
+  const title = r.valid ? `${r.branch}: valid` : `${r.branch}: ${errors.length} error(s)`;
+  const summary = r.valid
+    ? 'The data model compiles on the platform.'
+    : `${errors.length} error(s) from the platform's compiler; ${placed.length} placed on a line.${placed.length < errors.length ? ' The others are in the job summary.' : ''}`;
+  try {
+    const run = await github.createCheckRun({
+      name: CHECK_NAME,
+      headSha: head,
+      conclusion: r.valid ? 'success' : 'failure',
+      output: { title, summary, annotations: annotations.slice(0, PER_REQUEST) },
+      ...(x.run.runUrl ? { detailsUrl: x.run.runUrl } : {}),
+    });
+    for (let i = PER_REQUEST; i < annotations.length; i += PER_REQUEST) {
+      await github.addCheckRunAnnotations(run.id, { title, summary, annotations: annotations.slice(i, i + PER_REQUEST) });
+    }
+    x.reporter.info(`published ${annotations.length} annotation(s) on the check "${CHECK_NAME}"${run.htmlUrl ? `: ${run.htmlUrl}` : ''}`);
+    return true;
+  } catch (e) {
+    if (status(e) === 403) {
+      x.reporter.debug(`no check run (the token may not write checks): ${e instanceof Error ? e.message : String(e)}`);
+      return false;
+    }
+    x.reporter.warning(`could not publish the "${CHECK_NAME}" check: ${e instanceof Error ? e.message : String(e)}`);
+    return false;
+  }
+}
