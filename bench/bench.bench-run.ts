@@ -7,6 +7,7 @@
 import { afterAll } from 'vitest';
 import { bundleFigure, hashMemoryFigure } from './figures/bundle.js';
 import { dbtFigure } from './figures/dbt.js';
+import { engineFigures } from './figures/engine.js';
 import { previewFigure } from './figures/preview.js';
 import { uploadFigures } from './figures/upload.js';
 import { removeTempDirs, writeResults } from './lib.js';
@@ -21,3 +22,4 @@ previewFigure();
 dbtFigure();
 bundleFigure();
 hashMemoryFigure();
+engineFigures();
