@@ -84,18 +84,31 @@ describe('load()', () => {
       expect(rs.rawData()).toEqual(
         want.map((w) => {
           const quarter = `${w.q!.replace(' ', 'T')}.000`;
-          return { 'orders.status': 'completed', 'orders.created_at.quarter': quarter, 'orders.count': w.n, 'orders.total_amount': w.total, 'orders.created_at': quarter };
+          return {
+            'orders.status': 'completed',
+            'orders.created_at.quarter': quarter,
+            'orders.count': w.n,
+            'orders.total_amount': w.total,
+            'orders.created_at': quarter,
+          };
         }),
       );
       expect(typeof rs.rawData()[0]!['orders.count']).toBe('string');
       expect(rs.tablePivot()).toHaveLength(4);
-      expect(rs.tablePivot()[0]).toMatchObject({ 'orders.status': 'completed', 'orders.created_at.quarter': '2024-01-01T00:00:00.000', 'orders.count': want[0]!.n });
+      expect(rs.tablePivot()[0]).toMatchObject({
+        'orders.status': 'completed',
+        'orders.created_at.quarter': '2024-01-01T00:00:00.000',
+        'orders.count': want[0]!.n,
+      });
       const chart = rs.chartPivot();
       expect(chart.map((p) => p.x)).toEqual(['2024-01-01T00:00:00.000', '2024-04-01T00:00:00.000', '2024-07-01T00:00:00.000', '2024-10-01T00:00:00.000']);
       expect(chart[0]!['completed,orders.count']).toBe(Number(want[0]!.n));
       expect(rs.seriesNames().map((s) => s.key)).toEqual(['completed,orders.count', 'completed,orders.total_amount']);
       expect(rs.tableColumns().map((col) => col.key)).toEqual(['orders.created_at.quarter', 'orders.status', 'orders.count', 'orders.total_amount']);
-      expect(rs.annotation().timeDimensions['orders.created_at.quarter']).toMatchObject({ type: 'time', granularity: { name: 'quarter', interval: '1 quarter' } });
+      expect(rs.annotation().timeDimensions['orders.created_at.quarter']).toMatchObject({
+        type: 'time',
+        granularity: { name: 'quarter', interval: '1 quarter' },
+      });
       expect(rs.query()).toMatchObject({ rowLimit: 10_000, order: [{ id: 'orders.created_at', desc: false }], timezone: 'UTC' });
       expect(rs.pivotQuery().queryType).toBe('regularQuery');
       const raw = rs.serialize() as { loadResponse: { results: { lastRefreshTime: string }[] } };
@@ -120,7 +133,12 @@ describe('load()', () => {
     const rs = await api().load({ measures: ['orders.count'], dimensions: ['customers.country'], order: [['orders.count', 'desc']], limit: 3 });
     const want = await expected('SELECT c.country, count(*) AS n FROM orders o JOIN customers c ON c.id = o.customer_id GROUP BY 1 ORDER BY 2 DESC LIMIT 3');
     expect(rs.rawData()).toEqual(want.map((w) => ({ 'customers.country': w.country, 'orders.count': w.n })));
-    const view = await api().load({ measures: ['orders_view.count'], dimensions: ['orders_view.customers_country'], order: [['orders_view.count', 'desc']], limit: 3 });
+    const view = await api().load({
+      measures: ['orders_view.count'],
+      dimensions: ['orders_view.customers_country'],
+      order: [['orders_view.count', 'desc']],
+      limit: 3,
+    });
     expect(view.rawData().map((r) => r['orders_view.count'])).toEqual(want.map((w) => w.n));
   });
 
@@ -128,7 +146,12 @@ describe('load()', () => {
     const rs = await api().load({
       measures: ['orders.count'],
       filters: [
-        { or: [{ member: 'orders.status', operator: 'equals', values: ['new'] }, { member: 'orders.status', operator: 'equals', values: ['shipped'] }] },
+        {
+          or: [
+            { member: 'orders.status', operator: 'equals', values: ['new'] },
+            { member: 'orders.status', operator: 'equals', values: ['shipped'] },
+          ],
+        },
         { member: 'customers.country', operator: 'set' },
         { member: 'customers.name', operator: 'contains', values: ['a'] },
       ],
@@ -149,7 +172,7 @@ describe('load()', () => {
 });
 
 describe('sql() and dryRun()', () => {
-  it('sql(): the compiler\'s Postgres SQL and its parameters', async () => {
+  it("sql(): the compiler's Postgres SQL and its parameters", async () => {
     const q = await api().sql(QUARTERS);
     expect(q.sql()).toContain(`date_trunc('quarter', ("orders".created_at::timestamptz AT TIME ZONE 'UTC'))`);
     expect(q.sql()).toMatch(/ORDER BY \d+ ASC LIMIT 10000$/);
@@ -160,10 +183,17 @@ describe('sql() and dryRun()', () => {
   });
 
   it('dryRun(): the normalised query, its order and the pivot query', async () => {
-    const r = (await api().dryRun(QUARTERS)) as unknown as { queryType: string; normalizedQueries: Record<string, unknown>[]; queryOrder: unknown[]; pivotQuery: Record<string, unknown> };
+    const r = (await api().dryRun(QUARTERS)) as unknown as {
+      queryType: string;
+      normalizedQueries: Record<string, unknown>[];
+      queryOrder: unknown[];
+      pivotQuery: Record<string, unknown>;
+    };
     expect(r.queryType).toBe('regularQuery');
     expect(r.normalizedQueries[0]).toMatchObject({ limit: 10_000, rowLimit: 10_000, timezone: 'UTC', cacheMode: 'stale-if-slow', queryType: 'regularQuery' });
-    expect(r.normalizedQueries[0]!.timeDimensions).toEqual([{ dimension: 'orders.created_at', granularity: 'quarter', dateRange: ['2024-01-01T00:00:00.000', '2024-12-31T23:59:59.999'] }]);
+    expect(r.normalizedQueries[0]!.timeDimensions).toEqual([
+      { dimension: 'orders.created_at', granularity: 'quarter', dateRange: ['2024-01-01T00:00:00.000', '2024-12-31T23:59:59.999'] },
+    ]);
     expect(r.queryOrder).toEqual([{ 'orders.created_at': 'asc' }]);
     expect(r.pivotQuery).toEqual(r.normalizedQueries[0]);
   });
@@ -185,12 +215,16 @@ describe('Continue wait', () => {
 
 describe('staging', () => {
   it(
-    'a staging environment serves its branch\'s model; the same branch is refused while its staging is off',
+    "a staging environment serves its branch's model; the same branch is refused while its staging is off",
     async () => {
       const branch = 'data-api-staging';
       await c.branches.create({ deploymentId: 1, body: { name: branch, from: 'main' } });
-      const payments = 'cubes:\n  - name: payments\n    sql_table: public.payments\n    measures:\n      - name: total\n        type: sum\n        sql: amount\n    dimensions:\n      - name: method\n        sql: method\n        type: string\n';
-      await uploadTree(c, 1, branch, { ...Object.fromEntries(Object.entries(fx.em.state.deployments[0]!.branches.main!.head).map(([p, b]) => [p, Buffer.from(b, 'base64').toString()])), 'model/cubes/payments.yml': payments });
+      const payments =
+        'cubes:\n  - name: payments\n    sql_table: public.payments\n    measures:\n      - name: total\n        type: sum\n        sql: amount\n    dimensions:\n      - name: method\n        sql: method\n        type: string\n';
+      await uploadTree(c, 1, branch, {
+        ...Object.fromEntries(Object.entries(fx.em.state.deployments[0]!.branches.main!.head).map(([p, b]) => [p, Buffer.from(b, 'base64').toString()])),
+        'model/cubes/payments.yml': payments,
+      });
       const staging = `${fx.em.deployments[0]!.deploymentUrl}/dev-mode/${encodeURIComponent(branch)}/cubejs-api/v1`;
       const off = await refusal(api(staging).meta());
       expect(off.status).toBe(403);
@@ -208,7 +242,7 @@ describe('staging', () => {
   );
 });
 
-describe('refusals, in Cube\'s words', () => {
+describe("refusals, in Cube's words", () => {
   it('a bad token, a token of another deployment, an expired one: 403 Invalid token', async () => {
     for (const t of ['not-a-jwt', (await c.deployments.token({ deploymentId: 2, body: { expiresIn: 600 } })).cubeApiToken]) {
       expect(await refusal(api(production, t).meta())).toMatchObject({ status: 403, message: 'Invalid token' });
@@ -229,7 +263,11 @@ describe('refusals, in Cube\'s words', () => {
   });
 
   it('unknown and hidden members, bad query formats', async () => {
-    expect(await refusal(api().load({ measures: ['orders.cnt'] }))).toMatchObject({ status: 400, message: "'cnt' not found for path 'orders.cnt'", response: { type: 'UserError' } });
+    expect(await refusal(api().load({ measures: ['orders.cnt'] }))).toMatchObject({
+      status: 400,
+      message: "'cnt' not found for path 'orders.cnt'",
+      response: { type: 'UserError' },
+    });
     expect(await refusal(api().load({ measures: ['ordrs.count'] }))).toMatchObject({ status: 400, message: "Cube 'ordrs' not found for path 'ordrs.count'" });
     const hidden = await refusal(api().load({ dimensions: ['orders.id'] }));
     expect(hidden.status).toBe(500);
@@ -238,11 +276,16 @@ describe('refusals, in Cube\'s words', () => {
       status: 400,
       message: 'Invalid query format: "measures[0]" with value "count" fails to match the required pattern: /^[a-zA-Z0-9_]+\\.[a-zA-Z0-9_]+$/',
     });
-    expect(await refusal(api().load({ measures: ['orders.count'], timezone: 'Mars/Base' }))).toMatchObject({ message: 'Invalid query format: "timezone" must be a valid IANA time zone, got "Mars/Base"' });
+    expect(await refusal(api().load({ measures: ['orders.count'], timezone: 'Mars/Base' }))).toMatchObject({
+      message: 'Invalid query format: "timezone" must be a valid IANA time zone, got "Mars/Base"',
+    });
     expect(await refusal(api().load({ filters: [] }))).toMatchObject({
       status: 400,
       message: 'Query should contain either measures, dimensions or timeDimensions with granularities in order to be valid',
     });
-    expect(await refusal(api().load({ measures: ['orders.count'], limit: 50_001 }))).toMatchObject({ status: 500, message: 'Error: The query limit has been exceeded.' });
+    expect(await refusal(api().load({ measures: ['orders.count'], limit: 50_001 }))).toMatchObject({
+      status: 500,
+      message: 'Error: The query limit has been exceeded.',
+    });
   });
 });

@@ -59,10 +59,14 @@ describe("Cube's compiler", () => {
     const unknownCube = await compile(demo(ORDERS, '        sql: status\n', '        sql: "{users.status}"\n'));
     expect(unknownCube.errors).toEqual([{ fileName: ORDERS, message: 'users is not defined' }]);
     // Files compile in path order: the later definition is the duplicate.
-    const duplicate = await compile(withFile('model/cubes/z_more.yml', 'cubes:\n  - name: orders\n    sql_table: x\n    measures:\n      - name: n\n        type: count\n'));
+    const duplicate = await compile(
+      withFile('model/cubes/z_more.yml', 'cubes:\n  - name: orders\n    sql_table: x\n    measures:\n      - name: n\n        type: count\n'),
+    );
     expect(duplicate.errors).toContainEqual({ fileName: 'model/cubes/z_more.yml', message: "Found duplicate cube name 'orders'." });
     const view = await compile(demo('model/views/orders_view.yml', '          - status\n', '          - statuss\n'));
-    expect(view.errors).toEqual([{ fileName: 'model/views/orders_view.yml', message: "orders_view cube: Member 'statuss' is included in 'orders_view' but not defined in any cube" }]);
+    expect(view.errors).toEqual([
+      { fileName: 'model/views/orders_view.yml', message: "orders_view cube: Member 'statuss' is included in 'orders_view' but not defined in any cube" },
+    ]);
   });
 
   it('reports a YAML syntax error under its file, and still compiles the other files', async () => {
@@ -93,13 +97,16 @@ describe("Cube's compiler", () => {
   it('reads the model folder only (model/, else schema/); other files never reach the compiler', async () => {
     const tree = filesOf({ ...DEMO_MODEL, 'README.md': '# {{ not jinja }}', 'scripts/x.js': 'throw 1' });
     expect(modelTree(tree).files.map((f) => f.fileName)).toEqual(['cubes/customers.yml', 'cubes/orders.yml', 'views/orders_view.yml']);
-    const legacy = await compile({ 'schema/orders.yml': DEMO_MODEL[ORDERS]!.replace(/    joins:[\s\S]*?    measures:/, '    measures:') });
+    const legacy = await compile({ 'schema/orders.yml': DEMO_MODEL[ORDERS]!.replace(/ {4}joins:[\s\S]*? {4}measures:/, '    measures:') });
     expect(legacy).toMatchObject({ valid: true, root: 'schema' });
     expect((await compile({})).valid).toBe(true);
   });
 
   it('keeps compiles by content: an unchanged tree is answered from the cache, a changed one compiled', async () => {
-    const files = withFile('model/cubes/cache_probe.yml', `cubes:\n  - name: cache_probe\n    sql_table: t_${Date.now()}\n    measures:\n      - name: n\n        type: count\n`);
+    const files = withFile(
+      'model/cubes/cache_probe.yml',
+      `cubes:\n  - name: cache_probe\n    sql_table: t_${Date.now()}\n    measures:\n      - name: n\n        type: count\n`,
+    );
     const first = await compile(files);
     const again = await compile(files);
     expect([first.cached, again.cached]).toEqual([false, true]);
@@ -109,7 +116,7 @@ describe("Cube's compiler", () => {
   });
 
   it('finds the compiler internals it wraps (a guard for upgrades of the pinned version)', () => {
-    const compilers = loadCompiler().prepareCompiler({ localPath: () => '/none', dataSchemaFiles: async () => [] }, {});
+    const compilers = loadCompiler().prepareCompiler({ localPath: () => '/none', dataSchemaFiles: () => Promise.resolve([]) }, {});
     const compiler = compilers.compiler as unknown as Record<string, unknown>;
     for (const m of INTERNAL_METHODS) expect(typeof compiler[m], m).toBe('function');
     expect(Array.isArray(compiler.cubeNameCompilers)).toBe(true);
@@ -153,7 +160,10 @@ describe('query checks and normalisation (the gateway)', () => {
   it('refuses what the gateway refuses, with its message', () => {
     expect(refusal({ measures: ['orders.count'], foo: 1 })).toEqual({ status: 400, error: 'Invalid query format: "foo" is not allowed' });
     expect(refusal({ measures: ['orders.count'], limit: '10' })).toEqual({ status: 400, error: 'Invalid query format: "limit" must be a number' });
-    expect(refusal({ measures: ['orders.count'], order: { 'orders.count': 'up' } })).toEqual({ status: 400, error: 'Invalid query format: "order.orders.count" must be one of [asc, desc]' });
+    expect(refusal({ measures: ['orders.count'], order: { 'orders.count': 'up' } })).toEqual({
+      status: 400,
+      error: 'Invalid query format: "order.orders.count" must be one of [asc, desc]',
+    });
     expect(refusal({ measures: ['orders.count'], filters: [{ member: 'orders.status', operator: 'like', values: ['a'] }] })).toEqual({
       status: 400,
       error: 'Invalid query format: "filters[0]" does not match any of the allowed types',

@@ -12,7 +12,11 @@ import { REPO_DIR, median, part, record, round } from '../lib.js';
 type Probe = Record<string, number | string>;
 
 function probe(): Probe {
-  const r = spawnSync(process.execPath, [join(REPO_DIR, 'scripts', 'run-ts.mjs'), '../bench/figures/engine-probe'], { cwd: REPO_DIR, encoding: 'utf8', timeout: 300_000 });
+  const r = spawnSync(process.execPath, [join(REPO_DIR, 'scripts', 'run-ts.mjs'), '../bench/figures/engine-probe'], {
+    cwd: REPO_DIR,
+    encoding: 'utf8',
+    timeout: 300_000,
+  });
   const line = r.stdout.trim().split('\n').at(-1) ?? '';
   if (r.status !== 0 || !line.startsWith('{')) throw new Error(`engine probe exited ${r.status}: ${r.stderr.slice(-2000)}`);
   return JSON.parse(line) as Probe;
@@ -34,7 +38,10 @@ export function engineFigures(): void {
           unit: 'ms',
           target: '<= 1000',
           met: v <= 1000,
-          detail: { runs: runsOf('processReadyMs', 'listeningMs', 'firstAnswerMs'), note: "nothing of Cube's engine loads at start: the compiler on the first compile, Postgres on the first data query" },
+          detail: {
+            runs: runsOf('processReadyMs', 'listeningMs', 'firstAnswerMs'),
+            note: "nothing of Cube's engine loads at start: the compiler on the first compile, Postgres on the first data query",
+          },
         });
       }
       if (part(8)) {
@@ -47,7 +54,14 @@ export function engineFigures(): void {
           target: '<= 8000',
           met: cold <= 8000,
           detail: {
-            runs: runsOf('coldQueryMs', 'coldCompileMs', 'coldDatabaseMs', 'otherDeploymentFirstQueryMs', 'secondEmulatorFirstQueryMs', 'rssMbWithThreeDatabases'),
+            runs: runsOf(
+              'coldQueryMs',
+              'coldCompileMs',
+              'coldDatabaseMs',
+              'otherDeploymentFirstQueryMs',
+              'secondEmulatorFirstQueryMs',
+              'rssMbWithThreeDatabases',
+            ),
             note: 'coldCompileMs includes loading the compiler; another deployment, or another emulator of the process, starts its database from the in-memory copy of the first',
           },
         });

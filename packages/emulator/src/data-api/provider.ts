@@ -88,7 +88,8 @@ function readParams(req: DataRequest): { query: unknown; queryType?: string } {
 /** Blending (a list of queries) and compare-date-range queries are refused, in the gateway's words where it has them. */
 function singleQuery(raw: unknown, queryType: string | undefined): unknown {
   const query = parseQueryParam(raw);
-  const compare = !Array.isArray(query) && (query as { timeDimensions?: { compareDateRange?: unknown }[] } | null)?.timeDimensions?.some?.((td) => td?.compareDateRange);
+  const compare =
+    !Array.isArray(query) && (query as { timeDimensions?: { compareDateRange?: unknown }[] } | null)?.timeDimensions?.some?.((td) => td?.compareDateRange);
   if ((Array.isArray(query) || compare) && queryType === undefined) {
     const type = Array.isArray(query) ? 'blendingQuery' : 'compareDateRangeQuery';
     throw userError(`'${type}' query type is not supported by the client.Please update the client.`);
@@ -108,7 +109,9 @@ export function dataApi(env: DataApiEnv): (req: DataRequest) => Promise<DataResp
     const b = d.branches[branchName ?? d.deployBranch];
     if (!b) throw new ApiError(404, { error: `branch ${JSON.stringify(branchName)} not found` });
     if (b.kind === 'shared' && !isActive(d, b)) {
-      throw new ApiError(403, { error: `the staging environment of branch ${JSON.stringify(b.name)} is disabled and nobody is in dev mode on it: enable it first` });
+      throw new ApiError(403, {
+        error: `the staging environment of branch ${JSON.stringify(b.name)} is disabled and nobody is in dev mode on it: enable it first`,
+      });
     }
     const compiled = await env.engine.compile(b.kind === 'deploy' ? productionFiles(b, env.clock.now()) : b.files);
     // What the gateway answers when the model does not compile: the compiler's error, as text.
@@ -116,7 +119,14 @@ export function dataApi(env: DataApiEnv): (req: DataRequest) => Promise<DataResp
     return { compilers: compiled.compilers, branch: b.name };
   }
 
-  async function load(deploymentId: number, compilers: CubeCompilers, q: NormalizedQuery, built: BuiltSql, context: Record<string, unknown>, queryType?: string) {
+  async function load(
+    deploymentId: number,
+    compilers: CubeCompilers,
+    q: NormalizedQuery,
+    built: BuiltSql,
+    context: Record<string, unknown>,
+    queryType?: string,
+  ) {
     const cubes = visibleCubes(compilers);
     const annotation = annotate(cubes, q);
     const db = await env.engine.database(deploymentId);

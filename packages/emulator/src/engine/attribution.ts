@@ -63,7 +63,11 @@ export function attributeErrors(compiler: CompilerInternals, fileNames: Readonly
   const transpileFile = compiler.transpileFile.bind(compiler);
   compiler.transpileFile = async (file: CompilerFile, reporter: Reporter, options: unknown) => {
     try {
-      return await transpileFile(file, reporterView(reporter, () => file.fileName), options);
+      return await transpileFile(
+        file,
+        reporterView(reporter, () => file.fileName),
+        options,
+      );
     } catch (e) {
       if (rethrow(e)) throw e;
       reporter.error(e, file.fileName);
@@ -71,12 +75,26 @@ export function attributeErrors(compiler: CompilerInternals, fileNames: Readonly
     }
   };
   const transpileJsFile = compiler.transpileJsFile.bind(compiler);
-  compiler.transpileJsFile = (file, reporter, options) => transpileJsFile(file, reporterView(reporter, () => file.fileName), options);
+  compiler.transpileJsFile = (file, reporter, options) =>
+    transpileJsFile(
+      file,
+      reporterView(reporter, () => file.fileName),
+      options,
+    );
   const compileJsFile = compiler.compileJsFile.bind(compiler);
-  compiler.compileJsFile = (file, reporter, options) => compileJsFile(file, reporterView(reporter, () => file.fileName), options);
+  compiler.compileJsFile = (file, reporter, options) =>
+    compileJsFile(
+      file,
+      reporterView(reporter, () => file.fileName),
+      options,
+    );
   const compileObjects = compiler.compileObjects.bind(compiler);
   compiler.compileObjects = (services, objects, reporter) =>
-    compileObjects(services, objects, reporterView(reporter, (e) => fileInStack(e, fileNames)));
+    compileObjects(
+      services,
+      objects,
+      reporterView(reporter, (e) => fileInStack(e, fileNames)),
+    );
 
   return {
     fileOf(error) {

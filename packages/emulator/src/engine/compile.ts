@@ -58,6 +58,12 @@ function nativeStandIn() {
 // eslint-disable-next-line no-control-regex
 const stripAnsi = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, '');
 
+/** What a compile threw, as an Error (model code may throw anything, from a context of its own). */
+function asError(thrown: unknown): Error {
+  if (typeof thrown === 'object' && thrown !== null && typeof (thrown as Error).message === 'string') return thrown as Error;
+  return new Error(typeof thrown === 'string' ? thrown : JSON.stringify(thrown));
+}
+
 let checked = false;
 
 /** Fail clearly, once, if the compiler lacks an internal method the engine wraps (a different version). */
@@ -81,7 +87,7 @@ export async function compileFiles(files: CompilerFile[]): Promise<Compilation> 
   }
   const { prepareCompiler } = loadCompiler();
   const input = files.map((f) => ({ ...f }));
-  const repository = { localPath: () => '/emulated-model', dataSchemaFiles: async () => input.map((f) => ({ ...f })) };
+  const repository = { localPath: () => '/emulated-model', dataSchemaFiles: () => Promise.resolve(input.map((f) => ({ ...f }))) };
   // A compiler compiles once (compile() keeps its first promise): one per compile.
   const compilers = prepareCompiler(repository, { allowNodeRequire: false, nativeInstance: nativeStandIn() as never, compileContext: {} });
   checkInternals(compilers);
@@ -102,9 +108,10 @@ export async function compileFiles(files: CompilerFile[]): Promise<Compilation> 
   const errors = (compiler.errorsReporter?.getErrors() ?? []).map((e) => ({ fileName: attribution.fileOf(e), message: stripAnsi(e.message) }));
   if (thrown !== undefined && errors.length === 0) {
     const fileName = thrown instanceof TemplatesRefused ? thrown.fileName : null;
-    errors.push({ fileName, message: stripAnsi(thrown instanceof Error ? thrown.message : String(thrown)) });
+    errors.push({ fileName, message: stripAnsi(asError(thrown).message) });
   }
   const ms = performance.now() - started;
   if (thrown === undefined && errors.length === 0) return { valid: true, errors, compilers, ms };
-  return { valid: false, errors, failure: stripAnsi(String(thrown ?? `Error: Compile errors:\n${errors.map((e) => e.message).join('\n')}`)), ms };
+  const failure = thrown === undefined ? `Error: Compile errors:\n${errors.map((e) => e.message).join('\n')}` : asError(thrown).toString();
+  return { valid: false, errors, failure: stripAnsi(failure), ms };
 }

@@ -32,7 +32,20 @@ export interface Opened {
 function textParsers(): Record<number, (value: string) => string> {
   const { types } = loadPglite();
   const asText = (value: string) => value;
-  const ids = [types.INT2, types.INT4, types.INT8, types.OID, types.FLOAT4, types.FLOAT8, types.NUMERIC, types.DATE, types.TIMESTAMP, types.TIMESTAMPTZ, types.JSON, types.JSONB];
+  const ids = [
+    types.INT2,
+    types.INT4,
+    types.INT8,
+    types.OID,
+    types.FLOAT4,
+    types.FLOAT8,
+    types.NUMERIC,
+    types.DATE,
+    types.TIMESTAMP,
+    types.TIMESTAMPTZ,
+    types.JSON,
+    types.JSONB,
+  ];
   return Object.fromEntries(ids.map((id) => [id, asText]));
 }
 

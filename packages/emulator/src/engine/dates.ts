@@ -115,7 +115,11 @@ function parseDate(input: string, timeZone: string, nowMs: number): [string, str
     // `last 7 days` is the seven days before today; `next 7 days` the seven after it.
     return m[1] === 'last' ? span(add(now, -n, unit), add(now, -1, unit), unit) : span(add(now, 1, unit), add(now, n, unit), unit);
   }
-  for (const [word, shift] of [['today', 0], ['yesterday', -1], ['tomorrow', 1]] as const) {
+  for (const [word, shift] of [
+    ['today', 0],
+    ['yesterday', -1],
+    ['tomorrow', 1],
+  ] as const) {
     if (text.includes(word)) return span(add(now, shift, 'day'), add(now, shift, 'day'), 'day');
   }
   const exact: Unit = (['second', 'minute', 'hour'] as const).find((u) => text.includes(u)) ?? 'day';
@@ -141,8 +145,8 @@ function parseDate(input: string, timeZone: string, nowMs: number): [string, str
 export function resolveDateRange(input: string | string[], timeZone: string, nowMs: number): [string, string] {
   const pair = typeof input === 'string' ? parseDate(input, timeZone, nowMs) : input.length === 1 ? [input[0] as string, input[0] as string] : input;
   return pair.map((d, i) => {
-    if (DATE_ONLY.test(d as string)) return `${d}T${i === 0 ? '00:00:00.000' : '23:59:59.999'}`;
-    const t = absolute(d as string);
+    if (DATE_ONLY.test(d)) return `${d}T${i === 0 ? '00:00:00.000' : '23:59:59.999'}`;
+    const t = absolute(d);
     if (!t) throw userError(`Can't parse date: '${d}'`);
     return local(t);
   }) as [string, string];

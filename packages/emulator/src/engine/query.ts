@@ -49,17 +49,55 @@ const ID = /^[a-zA-Z0-9_]+\.[a-zA-Z0-9_]+$/;
 const ID_OR_TIME = /^[a-zA-Z0-9_]+\.[a-zA-Z0-9_]+(\.[a-zA-Z0-9_]+)?$/;
 const ORDER_KEY = /^[a-zA-Z0-9_]+\.[a-zA-Z0-9_]+$|^[a-zA-Z0-9_]+$|^[a-zA-Z0-9_]+\.[a-zA-Z0-9_]+\.[a-zA-Z0-9_]+$/;
 export const OPERATORS = [
-  'equals', 'notEquals', 'contains', 'notContains', 'startsWith', 'notStartsWith', 'endsWith', 'notEndsWith', 'in', 'notIn',
-  'gt', 'gte', 'lt', 'lte', 'set', 'notSet', 'inDateRange', 'notInDateRange', 'onTheDate', 'beforeDate', 'beforeOrOnDate',
-  'afterDate', 'afterOrOnDate', 'measureFilter',
+  'equals',
+  'notEquals',
+  'contains',
+  'notContains',
+  'startsWith',
+  'notStartsWith',
+  'endsWith',
+  'notEndsWith',
+  'in',
+  'notIn',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'set',
+  'notSet',
+  'inDateRange',
+  'notInDateRange',
+  'onTheDate',
+  'beforeDate',
+  'beforeOrOnDate',
+  'afterDate',
+  'afterOrOnDate',
+  'measureFilter',
 ];
 const CACHE_MODES = ['stale-if-slow', 'stale-while-revalidate', 'must-revalidate', 'no-cache'];
 const RESPONSE_FORMATS = ['default', 'compact', 'columnar'];
 const KNOWN_KEYS = [
-  'measures', 'dimensions', 'filters', 'timeDimensions', 'order', 'segments', 'timezone', 'limit', 'offset', 'total',
-  'cacheMode', 'cache', 'ungrouped', 'responseFormat', 'subqueryJoins', 'joinHints', 'maskedMembers',
+  'measures',
+  'dimensions',
+  'filters',
+  'timeDimensions',
+  'order',
+  'segments',
+  'timezone',
+  'limit',
+  'offset',
+  'total',
+  'cacheMode',
+  'cache',
+  'ungrouped',
+  'responseFormat',
+  'subqueryJoins',
+  'joinHints',
+  'maskedMembers',
   // Set by the gateway itself on queries it normalised; a client may echo them back.
-  'rowLimit', 'queryType', 'renewQuery',
+  'rowLimit',
+  'queryType',
+  'renewQuery',
 ];
 
 type Json = Record<string, unknown>;
@@ -91,12 +129,12 @@ function isFilter(f: unknown): boolean {
   if (!isObject(f)) return false;
   if ('or' in f || 'and' in f) {
     const list = f.or ?? f.and;
-    return ('or' in f) !== ('and' in f) && Object.keys(f).length === 1 && Array.isArray(list) && list.every(isFilter);
+    return 'or' in f !== 'and' in f && Object.keys(f).length === 1 && Array.isArray(list) && list.every(isFilter);
   }
   const keys = Object.keys(f);
   if (keys.some((k) => !['dimension', 'member', 'operator', 'values'].includes(k))) return false;
   const target = f.member ?? f.dimension;
-  if (('member' in f) === ('dimension' in f) || typeof target !== 'string' || !ID.test(target)) return false;
+  if ('member' in f === 'dimension' in f || typeof target !== 'string' || !ID.test(target)) return false;
   if (typeof f.operator !== 'string' || !OPERATORS.includes(f.operator)) return false;
   const values = f.values;
   return values === undefined || (Array.isArray(values) && values.every((v) => v === null || ['string', 'number', 'boolean'].includes(typeof v)));
@@ -109,7 +147,8 @@ function timeDimensions(q: Json): void {
   list.forEach((td, i) => {
     const at = `"timeDimensions[${i}]`;
     if (!isObject(td)) throw formatError(`${at}" must be of type object`);
-    for (const k of Object.keys(td)) if (!['dimension', 'granularity', 'dateRange', 'compareDateRange'].includes(k)) throw formatError(`${at}.${k}" is not allowed`);
+    for (const k of Object.keys(td))
+      if (!['dimension', 'granularity', 'dateRange', 'compareDateRange'].includes(k)) throw formatError(`${at}.${k}" is not allowed`);
     if (td.dimension === undefined) throw formatError(`${at}.dimension" is required`);
     if (typeof td.dimension !== 'string') throw formatError(`${at}.dimension" must be a string`);
     if (!ID.test(td.dimension)) throw formatError(`${at}.dimension" with value "${td.dimension}" fails to match the required pattern: ${ID}`);
@@ -123,7 +162,8 @@ function timeDimensions(q: Json): void {
         if (typeof d !== 'string') throw formatError(`${at}.dateRange[${j}]" must be a string`);
       });
     }
-    if (range !== undefined && td.compareDateRange !== undefined) throw formatError(`${at}" contains a conflict between optional exclusive peers [dateRange, compareDateRange]`);
+    if (range !== undefined && td.compareDateRange !== undefined)
+      throw formatError(`${at}" contains a conflict between optional exclusive peers [dateRange, compareDateRange]`);
   });
 }
 
@@ -140,7 +180,8 @@ function order(q: Json): void {
   if (!Array.isArray(o)) throw formatError('"order" does not match any of the allowed types');
   o.forEach((item, i) => {
     if (!Array.isArray(item) || item.length < 2) throw formatError(`"order[${i}]" does not match any of the allowed types`);
-    if (typeof item[0] !== 'string' || !ORDER_KEY.test(item[0])) throw formatError(`"order[${i}][0]" with value "${show(item[0])}" fails to match the required pattern: ${ORDER_KEY}`);
+    if (typeof item[0] !== 'string' || !ORDER_KEY.test(item[0]))
+      throw formatError(`"order[${i}][0]" with value "${show(item[0])}" fails to match the required pattern: ${ORDER_KEY}`);
     if (item[1] !== 'asc' && item[1] !== 'desc') throw formatError(`"order[${i}][1]" must be one of [asc, desc]`);
   });
 }
@@ -190,9 +231,16 @@ function normalizeFilters(filters: Json[], timeZone: string, now: number): Filte
     if (Array.isArray(f.and)) return { and: normalizeFilters(f.and as Json[], timeZone, now) };
     const operator = f.operator as string;
     const raw = f.values as unknown[] | undefined;
-    if ((!raw || raw.length === 0) && !['set', 'notSet', 'measureFilter'].includes(operator)) throw userError(`Values required for filter: ${JSON.stringify(f)}`);
+    if ((!raw || raw.length === 0) && !['set', 'notSet', 'measureFilter'].includes(operator))
+      throw userError(`Values required for filter: ${JSON.stringify(f)}`);
     const out: Filter = { member: (f.member ?? f.dimension) as string, operator };
-    if (raw) out.values = resolveFilterDates(operator, raw.map((v) => (v === null || v === undefined ? null : String(v))), timeZone, now);
+    if (raw)
+      out.values = resolveFilterDates(
+        operator,
+        raw.map((v) => (v === null || v === undefined ? null : String(v as string | number | boolean))),
+        timeZone,
+        now,
+      );
     return out;
   });
 }
@@ -214,7 +262,7 @@ export function normalizeQuery(input: unknown, now: number): NormalizedQuery {
   }
   if (typeof q.limit === 'number' && q.limit > MAX_LIMIT) throw internalError('The query limit has been exceeded.');
   const limit = typeof q.limit === 'number' ? q.limit : DEFAULT_LIMIT;
-  const timezone = canonicalTimeZone((q.timezone as string | undefined) ?? 'UTC') as string;
+  const timezone = canonicalTimeZone((q.timezone as string | undefined) ?? 'UTC') ?? 'UTC';
   const orderIn = q.order as Record<string, string> | [string, string][] | undefined;
   const orderPairs = orderIn === undefined ? undefined : Array.isArray(orderIn) ? orderIn : Object.entries(orderIn);
   return {
@@ -232,7 +280,9 @@ export function normalizeQuery(input: unknown, now: number): NormalizedQuery {
         if (td.dateRange !== undefined) out.dateRange = resolveDateRange(td.dateRange as string | string[], timezone, now);
         return out;
       }),
-      ...dimensions.filter((d) => d.split('.').length === 3).map((d) => ({ dimension: d.split('.').slice(0, 2).join('.'), granularity: d.split('.')[2] as string })),
+      ...dimensions
+        .filter((d) => d.split('.').length === 3)
+        .map((d) => ({ dimension: d.split('.').slice(0, 2).join('.'), granularity: d.split('.')[2] as string })),
     ],
-  } as NormalizedQuery;
+  };
 }

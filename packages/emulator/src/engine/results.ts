@@ -40,10 +40,12 @@ function item(m: MetaMember, kind: 'measures' | 'dimensions' | 'segments'): Item
 /** The annotation of a query's members, from the visible cubes (a hidden member has none). */
 export function annotate(cubes: MetaCube[], q: NormalizedQuery): Annotation {
   const pairs = (names: string[] | undefined, kind: 'measures' | 'dimensions' | 'segments') =>
-    Object.fromEntries((names ?? []).flatMap((n) => {
-      const m = findMember(cubes, kind, n);
-      return m ? [[n, item(m, kind)]] : [];
-    }));
+    Object.fromEntries(
+      (names ?? []).flatMap((n) => {
+        const m = findMember(cubes, kind, n);
+        return m ? [[n, item(m, kind)]] : [];
+      }),
+    );
   const timeDimensions: Record<string, Item> = {};
   for (const td of q.timeDimensions.filter((t) => t.granularity)) {
     const m = findMember(cubes, 'dimensions', td.dimension);
