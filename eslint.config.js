@@ -1,10 +1,10 @@
 // Lint with the types: typescript-eslint's type-checked rules over the product, the contract, the
-// emulator, the tests and the tools. Formatting is prettier's job (npm run format).
+// emulator, the tests and the tools (fixtures are data: broken models on purpose). Formatting is prettier's job (npm run format).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', '.tmp/', 'bench/out/', 'packages/platform-api/src/generated/'] },
+  { ignores: ['dist/', 'node_modules/', 'coverage/', '.tmp/', 'bench/out/', 'packages/platform-api/src/generated/', 'test/fixtures/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

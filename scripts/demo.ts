@@ -1,8 +1,8 @@
 /**
  * `npm run demo`: one pull request's life on one machine. The platform emulator and a GitHub REST
  * stand-in run in-process; the runner harness plays examples/workflows/preview.yml with the committed
- * bundle for four events (open, a broken push, a fix, merge), printing each run's outputs and timing,
- * then the final PR comment. `--keep` leaves the emulator running for the CLI.
+ * bundle for four events (open, a broken push, a fix, merge), printing each run's outputs, timing and
+ * the PR comment as that run left it. `--keep` leaves the emulator running for the CLI.
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -72,9 +72,24 @@ export async function main(argv: string[]): Promise<number> {
     for (const a of r.annotations.filter((x) => x.level === 'error')) {
       say(`    ::error ${a.file ? `${a.file}${a.line ? `:${a.line}` : ''} ` : ''}${a.message}`);
     }
+    // With `checks: write`, each error is an annotation of the check run on the head commit.
+    for (const run of gh.checkRuns().filter((c) => c.headSha === headSha && c.annotations.length)) {
+      say(`  check "${run.name}": ${run.conclusion ?? run.status}`);
+      for (const a of run.annotations) say(`    ${a.path}:${a.startLine} ${a.message}`);
+    }
     const outputs = Object.entries(step?.outputs ?? {}).filter(([, v]) => v !== '');
     say(`  outputs: ${outputs.map(([k, v]) => `${k}=${v}`).join(' ') || '(none)'}`);
     if (r.conclusion !== expect) say(r.log.slice(-20).map((l) => `    ${l}`).join('\n'));
+    showComment();
+  };
+  const showComment = () => {
+    const comments = gh.comments(PR);
+    if (comments.length !== 1) ok = false;
+    say(dim(`  The PR comment now (${comments.length} comment${comments.length === 1 ? '' : 's'} on the PR, rewritten in place):`));
+    const body = comments.at(-1)?.body.replace(/<!--[\s\S]*?-->\n?/g, '').trim() ?? '(none)';
+    say(dim(`  ${'─'.repeat(70)}`));
+    say(body.split('\n').map((l) => `  │ ${l}`).join('\n'));
+    say(dim(`  ${'─'.repeat(70)}`));
   };
 
   write({ 'model/cubes/payments.yml': payments });
@@ -91,13 +106,7 @@ export async function main(argv: string[]): Promise<number> {
   gh.closePull(PR, true);
   await play('4. The pull request is merged', 'closed', sha(3), 'success', { merged: true });
 
-  const comments = gh.comments(PR);
   say();
-  say(bold(`The PR comment (${comments.length} comment${comments.length === 1 ? '' : 's'} on the PR, updated in place):`));
-  say('─'.repeat(72));
-  say(comments.at(-1)?.body.replace(/<!--[\s\S]*?-->\n?/g, '') ?? '(none)');
-  say('─'.repeat(72));
-  if (comments.length !== 1) ok = false;
   say(`${ok ? '✓ done' : '✗ something did not go as expected'} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 
   await gh.close();

@@ -89,7 +89,7 @@ describe('the validation check run', () => {
       expect(r.code).toBe(0);
       expect(gh.checkRuns()).toEqual([]);
       expect(r.lines.filter((l) => l.startsWith('error: ')).length).toBe(10);
-      expect(r.lines.join('\n')).toContain('2 more error(s) are not shown as annotations (GitHub shows 10 per step)');
+      expect(r.lines.join('\n')).toContain('2 more errors are not shown as annotations (GitHub shows 10 per step)');
       expect(r.lines.join('\n')).toContain('checks: write');
     } finally {
       await gh.close();

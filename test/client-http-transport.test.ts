@@ -86,7 +86,7 @@ describe('transport', () => {
     const env = { ...process.env, DATAMODEL_CI_API_URL: server.baseUrl, DATAMODEL_CI_API_KEY: KEY };
     const withCa = await run(['dist/index.js', 'check'], { ...env, NODE_EXTRA_CA_CERTS: file });
     expect(withCa.stderr).toBe('');
-    expect(withCa.stdout).toContain('1 deployment(s) visible');
+    expect(withCa.stdout).toContain('1 deployment visible');
     expect(withCa.status).toBe(0);
     const without = await run(['dist/index.js', 'check'], env);
     expect(without.status).toBe(1);

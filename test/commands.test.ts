@@ -104,12 +104,14 @@ describe('the pr lifecycle command', () => {
     expect(check).toMatchObject({ headSha: sha(2), conclusion: 'failure' });
     expect(check.annotations).toHaveLength(1);
     expect(check.annotations[0]).toMatchObject({ path: `${modelDir}/model/cubes/orders.yml`, startLine: line, level: 'failure' });
-    expect(check.annotations[0]!.message).toContain('"summ"');
+    expect(check.annotations[0]!.message).toContain('"measures.total_amount.type" must be one of');
     expect(r.outputs).toMatchObject({ valid: 'false', 'error-count': '1' });
     const comments = gh.comments(PR);
     expect(comments).toHaveLength(1);
     expect(comments[0]!.body).toContain('### ❌ Data-model preview · 1 error in 1 file');
-    expect(comments[0]!.body).toContain('summ');
+    // The value given and the suggestion, in the comment; the link only for a repository path.
+    expect(comments[0]!.body).toContain('must be one of 11 allowed values, not `summ`. Did you mean `sum`?');
+    expect(comments[0]!.body).not.toContain(`/blob/${sha(2)}//`);
   });
 
   it('a push fixing it passes; still one comment', async () => {
@@ -216,7 +218,7 @@ describe('dry run', () => {
     const r = await run('pr', pullRequestEvent('opened', { number: 41, headSha: sha(41) }), { DATAMODEL_CI_DRY_RUN: 'true' });
     expect(r.code).toBe(0);
     expect(r.stderr.join('\n')).toContain('dry run: would create shared branch preview-pr-41');
-    expect(r.stderr.join('\n')).toMatch(/dry run: would upload \d+ file\(s\)/);
+    expect(r.stderr.join('\n')).toMatch(/dry run: would upload \d+ files?/);
     expect(r.outputs.status).toBe('dry-run');
     expect(JSON.stringify(fx.em.state)).toBe(before);
     expect(gh.comments(41)).toEqual([]);

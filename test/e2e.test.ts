@@ -125,7 +125,7 @@ describe('preview.yml: one pull request’s life', () => {
     const check = gh.checkRuns().filter((c) => c.name === 'datamodel-ci / validation').at(-1)!;
     expect(check).toMatchObject({ headSha: sha(PR, 2), conclusion: 'failure' });
     expect(check.annotations[0]).toMatchObject({ path: 'analytics/model/cubes/orders.yml', startLine: line, title: 'data model' });
-    expect(check.annotations[0]!.message).toContain('unknown type "summ"');
+    expect(check.annotations[0]!.message).toContain('"measures.total_amount.type" must be one of');
     expect(comments(PR)).toHaveLength(1);
     expect(comments(PR)[0]!.id).toBe(before.id);
     expect(comments(PR)[0]!.body).toContain('### ❌ Data-model preview · 1 error in 1 file');

@@ -305,7 +305,7 @@ describe('staging environment (4.4)', () => {
 });
 
 describe('validation (4.13)', () => {
-  it('answers 200 valid:false with the errors of a real compile, line inside the message', async () => {
+  it('answers 200 valid:false with the errors of a real compile: Cube\'s own message, the file as a repository path', async () => {
     const shared = await freshShared('val-broken');
     const dev = (await c.branches.startDevMode({ deploymentId: D, body: { branchName: shared } })).branchName!;
     const broken = DEMO_MODEL['model/cubes/orders.yml']!.replace('type: sum', 'type: summ');
@@ -314,11 +314,11 @@ describe('validation (4.13)', () => {
     expect(r.valid).toBe(false);
     expect(r.mode).toBe('dev_mode');
     expect(r.branchName).toBe(dev);
-    const line = broken.split('\n').findIndex((l) => l.includes('summ')) + 1;
+    expect(r.errors).toHaveLength(1);
     expect(r.errors[0]).toMatchObject({ fileName: 'model/cubes/orders.yml' });
-    expect(r.errors[0]!.message.startsWith(`model/cubes/orders.yml:${line}:`)).toBe(true);
+    expect(r.errors[0]!.message).toMatch(/^orders cube: "measures\.total_amount\.type" must be one of \[count, number, string, boolean, time, sum, avg, min, max, countDistinct, countDistinctApprox\]/);
     const main = await c.dataModel.validate({ deploymentId: D });
-    expect(main).toMatchObject({ valid: true, branchName: 'main', mode: 'production', errors: [] });
+    expect(main).toMatchObject({ valid: true, branchName: 'main', mode: 'production', errors: [], cubesCount: 3 });
   });
 });
 
@@ -337,11 +337,13 @@ describe('data REST API of a staging environment', () => {
     await c.branches.setStagingEnvironment({ deploymentId: D, body: { enabled: true, branchName: shared } });
     const meta = JSON.parse(((await get('/meta')) as { text: string }).text) as { cubes: { name: string }[] };
     expect(meta.cubes.map((x) => x.name).sort()).toEqual(['customers', 'orders', 'orders_view']);
-    const q = encodeURIComponent(JSON.stringify({ measures: ['orders.count'], dimensions: ['orders.status'] }));
+    const q = encodeURIComponent(JSON.stringify({ measures: ['orders.count'], dimensions: ['orders.status'], order: { 'orders.status': 'asc' } }));
     const answers: unknown[] = [];
     for (let i = 0; i < 3; i++) answers.push(JSON.parse(((await get(`/load?query=${q}`)) as { text: string }).text));
     expect(answers[0]).toEqual({ error: 'Continue wait' });
     expect(answers[1]).toEqual({ error: 'Continue wait' });
-    expect((answers[2] as { data: unknown[] }).data).toHaveLength(3);
+    const data = (answers[2] as { data: Record<string, string>[] }).data;
+    expect(data.map((r) => r['orders.status'])).toEqual(['cancelled', 'completed', 'new', 'processing', 'shipped']);
+    expect(data.reduce((n, r) => n + Number(r['orders.count']), 0)).toBe(5000);
   });
 });

@@ -142,15 +142,6 @@ describe('positions in the message', () => {
     const sql = 'cube(`orders`, {\n  sql: `SELECT *\n    FROM orders`\n  measures: {},\n});\n';
     expect(at('orders.js', 'Unexpected token, expected "," (4:2)', { 'model/orders.js': sql })).toMatchObject({ line: 4 });
   });
-
-  it("reads the current emulator's `<file>:<line>: ` prefix as a line", () => {
-    expect(at('model/cubes/orders.yml', 'model/cubes/orders.yml:13: measure "orders.total" has unknown type "summ"')).toEqual({
-      file: 'model/cubes/orders.yml',
-      line: 13,
-      precision: 'exact',
-    });
-    expect(at('model/cubes/orders.yml', 'model/cubes/other.yml:13: text')).toMatchObject({ precision: 'file' });
-  });
 });
 
 describe('validator paths', () => {

@@ -168,5 +168,10 @@ describe('hints', () => {
       message: 'x: (joins[0].relationship = manyToFew) must be one of [belongsTo, hasMany, hasOne]',
     });
     expect(hint('users is not defined')).toEqual({ message: 'users is not defined' });
+    // Cube's own wording names the value only in its "Possible reasons"; the hint keeps it.
+    const real =
+      'orders cube: "measures.total.type" must be one of [count, number, string, boolean, time, sum, avg]. "measures.total.sql" is not allowed\n' +
+      'Possible reasons (one of):\n\t* (measures.total.type = summ) must be one of [count, number, string, boolean, time, sum, avg]\n\t* (measures.total.sql = () => `amount`) is not allowed';
+    expect(hint(real)).toEqual({ message: 'orders cube: "measures.total.type" must be one of 7 allowed values', given: 'summ', suggestion: 'sum' });
   });
 });

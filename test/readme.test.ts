@@ -39,7 +39,14 @@ describe('npm run demo', () => {
     expect(stdout).toContain('1. The pull request is opened');
     expect(stdout).toContain('job failure');
     expect(stdout).toContain('4. The pull request is merged');
-    expect(stdout).toMatch(/The PR comment \(1 comment on the PR, updated in place\)/);
+    // The comment after each event, one comment rewritten in place: ready, broken, ready again, merged.
+    expect(stdout.match(/The PR comment now \(1 comment on the PR, rewritten in place\)/g)).toHaveLength(4);
+    const headings = [...stdout.matchAll(/^ {2}│ (#+ .*)$/gm)].map((m) => m[1]);
+    expect(headings).toHaveLength(4);
+    expect(headings[0]).toMatch(/ready/);
+    expect(headings[1]).toMatch(/1 error in 1 file/);
+    expect(headings[2]).toMatch(/ready/);
+    expect(headings[3]).toMatch(/merged into/);
     expect(stdout).toMatch(/✓ done in \d/);
     expect(stdout).not.toContain('✗');
   });

@@ -1,6 +1,6 @@
 /** Figure 7 of the bench: the error locator over the corpus of broken models (test/fixtures/broken-models/). */
 import { describe, it } from 'vitest';
-import { loadBrokenModels, placeCorpus, type Placement } from '../../test/support/broken-models.js';
+import { compileCorpus, loadBrokenModels, placeCorpus, type Placement } from '../../test/support/broken-models.js';
 import { countBy, part, record, round } from '../lib.js';
 
 const miss = (p: Placement) => ({
@@ -14,8 +14,9 @@ export function locateFigure(): void {
   describe('the error locator', () => {
     it.runIf(part(7))('7: annotations on the intended line / errors, over the corpus of broken models', async () => {
       const models = loadBrokenModels();
-      const placed = await placeCorpus(models);
-      const unnamed = await placeCorpus(models, { withoutFileName: true });
+      const compiled = await compileCorpus(models);
+      const placed = placeCorpus(models, compiled);
+      const unnamed = placeCorpus(models, compiled, { withoutFileName: true });
       const hits = placed.filter((p) => p.onIntendedLine).length;
       const ratio = hits / placed.length;
       record({

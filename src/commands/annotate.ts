@@ -6,6 +6,7 @@
 import type { CheckAnnotation } from '../github/types.js';
 import type { ModelError } from '../workflows/validate.js';
 import type { ActionRun } from './action-run.js';
+import { plural } from '../report/plural.js';
 
 export const CHECK_NAME = 'datamodel-ci / validation';
 /** Annotations GitHub takes in one check-run request. */
@@ -28,7 +29,7 @@ export async function annotate(x: ActionRun, errors: ModelError[], result: { bra
   for (const e of shown) x.reporter.error(e.message, { file: e.file, line: e.line, ...(e.column ? { column: e.column } : {}), title: 'data model' });
   if (shown.length < errors.length) {
     x.reporter.warning(
-      `${errors.length - shown.length} more error(s) are not shown as annotations (GitHub shows ${PER_STEP} per step); every error is in the job summary. Grant the job \`checks: write\` to get them all as annotations of the "${CHECK_NAME}" check.`,
+      `${plural(errors.length - shown.length, 'more error')} ${errors.length - shown.length === 1 ? 'is' : 'are'} not shown as annotations (GitHub shows ${PER_STEP} per step); every error is in the job summary. Grant the job \`checks: write\` to get them all as annotations of the "${CHECK_NAME}" check.`,
     );
   }
 }
@@ -45,10 +46,10 @@ async function checkRun(x: ActionRun, head: string, errors: ModelError[], placed
     message: e.message.slice(0, 64_000),
     title: 'data model',
   }));
-  const title = r.valid ? `${r.branch}: valid` : `${r.branch}: ${errors.length} error(s)`;
+  const title = r.valid ? `${r.branch}: valid` : `${r.branch}: ${plural(errors.length, 'error')}`;
   const summary = r.valid
     ? 'The data model compiles on the platform.'
-    : `${errors.length} error(s) from the platform's compiler; ${placed.length} placed on a line.${placed.length < errors.length ? ' The others are in the job summary.' : ''}`;
+    : `${plural(errors.length, 'error')} from the platform's compiler; ${placed.length} placed on a line.${placed.length < errors.length ? ' The others are in the job summary.' : ''}`;
   try {
     const run = await github.createCheckRun({
       name: CHECK_NAME,
@@ -60,7 +61,7 @@ async function checkRun(x: ActionRun, head: string, errors: ModelError[], placed
     for (let i = PER_REQUEST; i < annotations.length; i += PER_REQUEST) {
       await github.addCheckRunAnnotations(run.id, { title, summary, annotations: annotations.slice(i, i + PER_REQUEST) });
     }
-    x.reporter.info(`published ${annotations.length} annotation(s) on the check "${CHECK_NAME}"${run.htmlUrl ? `: ${run.htmlUrl}` : ''}`);
+    x.reporter.info(`published ${plural(annotations.length, 'annotation')} on the check "${CHECK_NAME}"${run.htmlUrl ? `: ${run.htmlUrl}` : ''}`);
     return true;
   } catch (e) {
     if (status(e) === 403) {

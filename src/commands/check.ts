@@ -4,6 +4,7 @@ import { PlatformClient } from '../client/client.js';
 import type { Io } from '../io.js';
 import { parseArgs } from './args.js';
 import { CONNECTION_FLAGS, connectionOptions } from './connection.js';
+import { plural } from '../report/plural.js';
 
 export async function checkCommand(argv: string[], io: Io): Promise<number> {
   const { flags } = parseArgs(argv, { boolean: ['json'], string: CONNECTION_FLAGS });
@@ -15,7 +16,7 @@ export async function checkCommand(argv: string[], io: Io): Promise<number> {
     if (io.env.GITHUB_OUTPUT) appendFileSync(io.env.GITHUB_OUTPUT, `deployments=${ids.length}\n`);
     if (flags.json) io.out(JSON.stringify({ ok: true, deployments: ids }));
     else {
-      io.out(`ok: ${client.http.baseUrl.origin} accepted the key; ${ids.length} deployment(s) visible`);
+      io.out(`ok: ${client.http.baseUrl.origin} accepted the key; ${plural(ids.length, 'deployment')} visible`);
       for (const d of ids) io.out(`  ${d.id}  ${d.name}`);
     }
     return 0;

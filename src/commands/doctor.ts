@@ -16,6 +16,7 @@ import type { Reporter } from '../report/reporter.js';
 import { InputReader, readConnection, sourceOf, type ConnectionSettings } from '../settings.js';
 import { runDoctor, type DoctorReport } from '../workflows/doctor.js';
 import { parseArgs } from './args.js';
+import { plural } from '../report/plural.js';
 
 const INPUTS = COMMON_INPUTS.filter((i) => ['api-url', 'api-key', 'auth-scheme', 'ca-cert', 'request-timeout', 'deployment-id', 'dry-run'].includes(i.name));
 
@@ -23,9 +24,10 @@ const MARK = { ok: '✓', failed: '✗', 'not checked': '-' } as const;
 
 export function renderDoctor(r: DoctorReport): string[] {
   const lines = [`datamodel-ci doctor: deployment ${r.deploymentId}${r.checks.some((c) => c.name === 'upload') ? `, throwaway branch ${r.branch}` : ''}`];
-  for (const c of r.checks) lines.push(`${MARK[c.state]} ${c.name}: ${c.seen}`, `    → the toolkit ${c.action}`);
+  // A check with nothing for the toolkit to do (clean-up, skipped checks) gets no arrow line.
+  for (const c of r.checks) lines.push(`${MARK[c.state]} ${c.name}: ${c.seen}`, ...(c.action ? [`    → the toolkit ${c.action}`] : []));
   const failed = r.checks.filter((c) => c.state === 'failed').length;
-  lines.push(failed ? `${failed} check(s) failed: read the lines marked ✗` : 'every check passed');
+  lines.push(failed ? `${plural(failed, 'check')} failed: read the lines marked ✗` : 'every check passed');
   return lines;
 }
 

@@ -10,6 +10,7 @@ import { doctorFor, renderDoctor } from './doctor.js';
 import { annotate } from './annotate.js';
 import { deployPreview, retirePreview } from './github-deployment.js';
 import { platformPageUrl, publish } from './publish.js';
+import { plural } from '../report/plural.js';
 
 /** Events that (re)build the preview. */
 const PREVIEW_ACTIONS = ['opened', 'synchronize', 'reopened', 'ready_for_review'];
@@ -83,7 +84,7 @@ async function preview(x: ActionRun<'pr'>): Promise<number> {
     x.out['error-count'] = String(v.errors.length);
     x.out.status = v.valid ? 'valid' : 'invalid';
     view.validation = { valid: v.valid, errorCount: v.errors.length, errors: v.errors, ...(v.cubes !== undefined ? { cubes: v.cubes } : {}) };
-    if (!v.valid && inputs.failOnInvalid) failure ??= `the data model on ${branch} is invalid: ${v.errors.length} error(s)`;
+    if (!v.valid && inputs.failOnInvalid) failure ??= `the data model on ${branch} is invalid: ${plural(v.errors.length, 'error')}`;
   }
   if (o.staging) {
     x.out['staging-url'] = o.staging.stagingUrl ?? '';

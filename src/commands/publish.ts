@@ -6,6 +6,7 @@ import type { Ledger } from '../github/comment.js';
 import { nextView, type PreviewState, type PreviewView, type ViewError } from '../github/preview-view.js';
 import { renderPreview } from '../github/render-preview.js';
 import type { ActionRun } from './action-run.js';
+import { plural } from '../report/plural.js';
 
 /** A change to the view; the state is derived from the steps when not given. */
 export type ViewUpdate = Partial<Omit<PreviewView, 'state'>> & { state?: PreviewState };
@@ -53,7 +54,7 @@ export async function publish(x: ActionRun, update: ViewUpdate, ledger: Partial<
       update: (state) => ({ ledger: { ...state?.ledger, ...ledger, view }, ...(options.errors ? { errors: options.errors } : {}) }),
     });
     if (result.reason === 'stale') x.reporter.notice('a newer commit of this pull request owns the comment: not overwriting it');
-    if (result.duplicates.length) x.reporter.warning(`found ${result.duplicates.length} extra datamodel-ci comment(s); updated the oldest`);
+    if (result.duplicates.length) x.reporter.warning(`found ${plural(result.duplicates.length, 'extra datamodel-ci comment')}; updated the oldest`);
   } catch (e) {
     x.reporter.warning(`could not update the pull request comment: ${e instanceof Error ? e.message : String(e)}`);
   }

@@ -4,6 +4,7 @@ import { validateBranch } from '../workflows/validate.js';
 import { resolveBranch, StepFailed, type ActionRun } from './action-run.js';
 import { annotate } from './annotate.js';
 import { publish } from './publish.js';
+import { plural } from '../report/plural.js';
 
 export async function validateCommand(x: ActionRun<'validate'>): Promise<number> {
   const branch = await resolveBranch(x);
@@ -16,6 +17,6 @@ export async function validateCommand(x: ActionRun<'validate'>): Promise<number>
   x.out['error-count'] = String(r.errors.length);
   x.out.status = r.valid ? 'valid' : 'invalid';
   await publish(x, { branch, validation: { valid: r.valid, errorCount: r.errors.length, errors: r.errors, ...(r.cubes !== undefined ? { cubes: r.cubes } : {}) } }, { branch }, { errors: r.errors });
-  if (!r.valid && x.settings.inputs.failOnInvalid) throw new StepFailed(`the data model on ${branch} is invalid: ${r.errors.length} error(s)`);
+  if (!r.valid && x.settings.inputs.failOnInvalid) throw new StepFailed(`the data model on ${branch} is invalid: ${plural(r.errors.length, 'error')}`);
   return 0;
 }

@@ -7,6 +7,8 @@
 export interface Hinted {
   /** The message, with a long list of allowed values replaced by its size. */
   message: string;
+  /** The value given, when the shortened message no longer shows it (Cube names it only in its "Possible reasons"). */
+  given?: string;
   /** The allowed value closest to the one given, when it is close. */
   suggestion?: string;
 }
@@ -55,5 +57,8 @@ export function hint(message: string): Hinted {
   const shortened = allowed.length > 5 ? message.replace(ONE_OF, `must be one of ${allowed.length} allowed values`) : message;
   // Cube follows the first sentence with the same list again ("… must be one of [...]. "a" is not allowed"): drop the repeat.
   const first = shortened.replace(/(allowed values)\..*$/s, '$1');
-  return suggestion ? { message: first, suggestion } : { message: first };
+  const out: Hinted = { message: first };
+  if (value && !first.includes(`= ${value})`)) out.given = value;
+  if (suggestion) out.suggestion = suggestion;
+  return out;
 }

@@ -6,6 +6,7 @@
 import { hint } from './error-hints.js';
 import { code, codeLink, cut, link, pathInUrl, text } from './markdown.js';
 import type { PreviewView, ViewError } from './preview-view.js';
+import { plural } from '../report/plural.js';
 
 export const PREVIEW_TITLE = 'Data-model preview';
 
@@ -22,7 +23,6 @@ export interface RenderOptions {
 const OPEN_PER_FILE = 5;
 const DEFAULT_COMMENT_ERRORS = 15;
 
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 function files(errors: ViewError[]): number {
   return new Set(errors.map((e) => e.file ?? '')).size;
@@ -96,11 +96,15 @@ function links(v: PreviewView): string[] {
   return out;
 }
 
+/** A path GitHub can link at a commit: relative to the repository, not a runner's absolute path. */
+const linkable = (v: PreviewView, file: string | undefined): file is string => !!file && !!v.repoUrl && !/^(?:\/|[A-Za-z]:[\\/])/.test(file);
+
 function errorLine(v: PreviewView, e: ViewError): string {
   const h = hint(e.message);
   const message = cut(h.message, 600);
-  const said = text(message) + (h.suggestion ? `${/[.!?]$/.test(message) ? '' : '.'} Did you mean ${code(h.suggestion)}?` : '');
-  if (e.file && e.line && v.repoUrl) return `- ${link(`line ${e.line}`, `${v.repoUrl}/blob/${v.headSha}/${pathInUrl(e.file)}#L${e.line}`)}: ${said}`;
+  const shown = text(message) + (h.given ? `, not ${code(h.given)}` : '');
+  const said = shown + (h.suggestion ? `${!h.given && /[.!?]$/.test(message) ? '' : '.'} Did you mean ${code(h.suggestion)}?` : '');
+  if (linkable(v, e.file) && e.line) return `- ${link(`line ${e.line}`, `${v.repoUrl}/blob/${v.headSha}/${pathInUrl(e.file)}#L${e.line}`)}: ${said}`;
   if (e.line) return `- line ${e.line}: ${said}`;
   return `- ${said}`;
 }
@@ -117,7 +121,7 @@ function errorBlock(v: PreviewView, errors: ViewError[], options: RenderOptions)
   let shown = 0;
   for (const [file, list] of groups) {
     if (shown >= limit) break;
-    const title = file ? (v.repoUrl ? codeLink(file, `${v.repoUrl}/blob/${v.headSha}/${pathInUrl(file)}`) : code(file)) : 'No file named';
+    const title = file ? (linkable(v, file) ? codeLink(file, `${v.repoUrl}/blob/${v.headSha}/${pathInUrl(file)}`) : code(file)) : 'No file named';
     out.push(`${title} · ${plural(list.length, 'error')}`, '');
     const take = list.slice(0, Math.max(0, limit - shown));
     const open = options.target === 'comment' ? take.slice(0, OPEN_PER_FILE) : take;

@@ -6,6 +6,7 @@ import { gitWrite, ignoreNotFound, type OpContext } from './context.js';
 import type { LocalFile } from './local-model.js';
 import { openDevMode } from './start-dev-branch.js';
 import { holds, manifestOf, uploadTransaction } from './upload-transaction.js';
+import { plural } from '../report/plural.js';
 
 /** The build state of each branch as the platform words it (`status`, with `errorText` when given). */
 export async function readBuildStates(ctx: OpContext, branches: string[]): Promise<string[]> {
@@ -38,7 +39,7 @@ export async function validateBroken(ctx: OpContext, branch: string, files: Loca
   const form = first?.fileName ? (first.fileName.startsWith('model/') ? 'relative to the project root' : 'relative to model/') : 'no file name';
   return {
     ok: named > 0,
-    seen: `${r.errors.length} error(s), ${named} with a file name (${form}); first: ${JSON.stringify(first?.message ?? '').slice(0, 160)}`,
+    seen: `${plural(r.errors.length, 'error')}, ${named} with a file name (${form}); first: ${JSON.stringify(first?.message ?? '').slice(0, 160)}`,
   };
 }
 

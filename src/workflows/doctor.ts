@@ -65,7 +65,7 @@ export async function runDoctor(ctx: OpContext, options: { apiKey: string; authS
     ctx.reporter.info(`${state === 'ok' ? '✓' : state === 'failed' ? '✗' : '-'} ${name}: ${seen}`);
   };
   const report: DoctorReport = { deploymentId: ctx.deploymentId, branch, checks, cleanedUp: true };
-  const skip = (names: string[], why: string) => names.forEach((n) => add(n, 'not checked', why, 'nothing'));
+  const skip = (names: string[], why: string) => names.forEach((n) => add(n, 'not checked', why, ''));
 
   // Reads first: the key, its scheme, the deployment's settings, the deploy branch's build.
   const scheme = options.authScheme ?? authSchemeFor(options.apiKey);
@@ -136,7 +136,7 @@ export async function runDoctor(ctx: OpContext, options: { apiKey: string; authS
     add('doctor', 'failed', message(e), 'see the checks above');
   } finally {
     report.cleanedUp = await doctorCleanup(ctx, branch, made);
-    add('clean-up', report.cleanedUp ? 'ok' : 'failed', report.cleanedUp ? 'everything the doctor made is gone' : `could not remove everything: ${branch} may be left`, report.cleanedUp ? 'nothing' : `delete ${branch} by hand`);
+    add('clean-up', report.cleanedUp ? 'ok' : 'failed', report.cleanedUp ? 'everything the doctor made is gone' : `could not remove everything: ${branch} may be left`, report.cleanedUp ? '' : `delete ${branch} by hand`);
   }
   return report;
 }

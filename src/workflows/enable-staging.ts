@@ -6,6 +6,7 @@ import { sleep } from '../client/retry.js';
 import { DEFAULTS } from '../defaults.js';
 import { enableBranchStaging } from './branch-build.js';
 import type { OpContext } from './context.js';
+import { plural } from '../report/plural.js';
 
 export interface EnableStagingResult {
   branch: string;
@@ -79,7 +80,7 @@ export async function smokeTest(ctx: OpContext, stagingUrl: string, options: Smo
         continue;
       }
       if (body.error) throw new Error(`smoke test: /load answered ${body.error}`);
-      ctx.reporter.info(`smoke test: /meta lists ${cubes.length} cubes and views; /load of ${measure} returned ${body.data?.length ?? 0} row(s) after ${waits} wait(s)`);
+      ctx.reporter.info(`smoke test: /meta lists ${cubes.length} cubes and views; /load of ${measure} returned ${plural(body.data?.length ?? 0, 'row')} after ${plural(waits, 'wait')}`);
       return { cubes: cubes.length, rows: body.data?.length ?? 0, waits };
     }
   } finally {

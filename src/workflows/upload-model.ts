@@ -12,6 +12,7 @@ import { gitWrite, ignoreNotFound, type OpContext } from './context.js';
 import { scanModel, type LocalFile } from './local-model.js';
 import { openDevMode } from './start-dev-branch.js';
 import { holds, manifestOf, plan, remoteTree, uploadTransaction, type TransactionResult } from './upload-transaction.js';
+import { plural } from '../report/plural.js';
 
 /** How the model reaches the shared branch: `auto` tries a direct upload and falls back to dev mode. */
 export type UploadVia = 'auto' | 'direct' | 'dev-mode';
@@ -102,7 +103,7 @@ async function dryRunPlan(ctx: OpContext, input: UploadInput, local: LocalFile[]
   const remote = await remoteTree(ctx, input.branch).catch(() => ({}));
   const p = plan(local, remote);
   ctx.reporter.info(
-    `dry run: would upload ${p.send.length} file(s) (${p.send.map((f) => f.path).join(', ') || 'none'}) to ${input.branch} and delete ${p.remove.length} (${p.remove.join(', ') || 'none'})`,
+    `dry run: would upload ${plural(p.send.length, 'file')} (${p.send.map((f) => f.path).join(', ') || 'none'}) to ${input.branch} and delete ${p.remove.length} (${p.remove.join(', ') || 'none'})`,
   );
   const sent = p.send.map((f) => f.path);
   const t = { sent, removed: p.remove, unchanged: p.unchanged, bytes: p.send.reduce((a, f) => a + f.size, 0), finished: false, stopped: false };

@@ -9,6 +9,7 @@ import { DEFAULTS } from '../defaults.js';
 import { AdaptivePool } from './adaptive-pool.js';
 import { gitWrite, type OpContext } from './context.js';
 import { readLocal, type LocalFile } from './local-model.js';
+import { plural } from '../report/plural.js';
 
 /** POSIX path -> `{ hash }`: the shape of `file-hashes` and of the finish manifest. */
 export type Manifest = Record<string, { hash: string }>;
@@ -98,7 +99,7 @@ export async function uploadTransaction(ctx: OpContext, input: TransactionInput)
   // The stale check needs nothing from the platform: it runs while the files upload, still before finish.
   const stopping = input.stopBeforeFinish?.();
   stopping?.catch(() => undefined);
-  await reporter.group(`Upload ${p.send.length} file(s) to ${branchName}`, async () => {
+  await reporter.group(`Upload ${plural(p.send.length, 'file')} to ${branchName}`, async () => {
     await pool.map(p.send, async (file) => {
       const data = await readLocal(file);
       bytes += data.length;

@@ -1,9 +1,10 @@
 /** validate: compile a branch with the platform's own compiler; place each error in the repository's model files. */
 import { existsSync } from 'node:fs';
-import { posix } from 'node:path';
+import { isAbsolute, posix, relative, sep } from 'node:path';
 import type { OpContext } from './context.js';
 import { createLocator, type Precision } from './locate/index.js';
 import { readModelTexts } from './locate/read-model-texts.js';
+import { plural } from '../report/plural.js';
 
 export interface ModelError {
   /** Repository path (model-dir joined with the file's path under it), when known. */
@@ -38,6 +39,9 @@ function under(modelDir: string, fileName: string): string | undefined {
  * whichever exists in the checkout wins, the project root first.
  */
 export function repoPath(modelDir: string, fileName: string): string {
+  // An absolute model-dir inside the working directory (the checkout in Actions) becomes repository-relative.
+  const rel = isAbsolute(modelDir) ? relative(process.cwd(), modelDir).split(sep).join('/') : undefined;
+  if (rel !== undefined && !rel.startsWith('..') && !isAbsolute(rel)) modelDir = rel || '.';
   const candidates = [under(modelDir, fileName), under(posix.join(modelDir.split('\\').join('/'), 'model'), fileName)].filter((c): c is string => !!c);
   return candidates.find((c) => existsSync(c)) ?? candidates[0] ?? fileName;
 }
@@ -53,6 +57,6 @@ export async function validateBranch(ctx: OpContext, input: { branch: string; mo
     return error;
   });
   // The errors are pinned to their lines by the caller (a check run, or the step's annotations).
-  ctx.reporter.info(r.valid ? `${input.branch}: the data model is valid (${r.cubesCount ?? '?'} cubes and views)` : `${input.branch}: ${errors.length} error(s)`);
+  ctx.reporter.info(r.valid ? `${input.branch}: the data model is valid (${r.cubesCount ?? '?'} cubes and views)` : `${input.branch}: ${plural(errors.length, 'error')}`);
   return { branch: input.branch, valid: r.valid, errors, ...(typeof r.cubesCount === 'number' ? { cubes: r.cubesCount } : {}) };
 }

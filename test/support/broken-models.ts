@@ -1,12 +1,15 @@
 /**
  * The corpus of broken models (test/fixtures/broken-models/NN-name/): our model files under `model/`
- * and `intended.json`, the hand-marked place of each error the compiler reports, in its order. Used by
+ * and `intended.json`, the hand-marked place of each error Cube's compiler reports (compiled through the
+ * emulator's engine, the real `@cubejs-backend/schema-compiler`), in its order. Used by
  * test/locate-corpus.test.ts and the bench's figure 7.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createLocator, type CompilerError, type ErrorLocation } from '../../src/workflows/locate/index.js';
+import { encodeFile } from '../../packages/emulator/src/build/trees.js';
+import { compileTree } from '../../packages/emulator/src/engine/model.js';
 
 export const BROKEN_MODELS_DIR = fileURLToPath(new URL('../fixtures/broken-models/', import.meta.url));
 
@@ -44,19 +47,12 @@ export function loadBrokenModels(): BrokenModel[] {
     });
 }
 
-let recorded: Record<string, CompilerError[]> | undefined;
-
-/**
- * The compiler's errors for one model. Until the emulator runs Cube's compiler they are read from
- * recorded-errors.json; then the body becomes the emulator's compile of `model.files`, e.g.
- * `return (await compileModel(Object.fromEntries(model.files))).errors;`
- * (packages/emulator/src/build/compiler), and recorded-errors.json goes.
- */
-export function compilerErrors(model: BrokenModel): Promise<CompilerError[]> {
-  recorded ??= (JSON.parse(readFileSync(join(BROKEN_MODELS_DIR, 'recorded-errors.json'), 'utf8')) as { errors: Record<string, CompilerError[]> }).errors;
-  const errors = recorded[model.name];
-  if (!errors) throw new Error(`no recorded errors for ${model.name}`);
-  return Promise.resolve(errors);
+/** The compiler's errors for one model: Cube's own compiler, as the emulator's validation runs it. */
+export async function compilerErrors(model: BrokenModel): Promise<CompilerError[]> {
+  const tree: Record<string, string> = {};
+  for (const [path, text] of model.files) tree[path] = encodeFile(text);
+  const compiled = await compileTree(tree);
+  return compiled.errors.map((e) => (e.fileName ? { fileName: e.fileName, message: e.message } : { message: e.message }));
 }
 
 export interface Placement {
@@ -71,11 +67,18 @@ export interface Placement {
 const onLine = (intended: IntendedPlace, at: ErrorLocation) =>
   intended.line === null ? at.line === undefined : at.file === intended.file && at.line === intended.line;
 
+/** Every model's compiler errors, by model name (compiled once: a compile takes about half a second). */
+export async function compileCorpus(models: BrokenModel[]): Promise<Map<string, CompilerError[]>> {
+  const out = new Map<string, CompilerError[]>();
+  for (const model of models) out.set(model.name, await compilerErrors(model));
+  return out;
+}
+
 /** Locate every error of every model; `withoutFileName` drops the platform's file names first. */
-export async function placeCorpus(models: BrokenModel[], options: { withoutFileName?: boolean } = {}): Promise<Placement[]> {
+export function placeCorpus(models: BrokenModel[], compiled: Map<string, CompilerError[]>, options: { withoutFileName?: boolean } = {}): Placement[] {
   const out: Placement[] = [];
   for (const model of models) {
-    const errors = await compilerErrors(model);
+    const errors = compiled.get(model.name) ?? [];
     if (errors.length !== model.intended.length) throw new Error(`${model.name}: ${errors.length} errors, ${model.intended.length} intended places`);
     const locate = createLocator(model.files);
     errors.forEach((error, i) => {

@@ -4,6 +4,7 @@ import type { ApiKeyRec, UserRec } from './account/models.js';
 import type { Clock } from './clock.js';
 import type { DbtPhasePlan } from './dbt/models.js';
 import type { DeploymentRec } from './deployments/models.js';
+import type { Engine } from './engine/index.js';
 import type { State } from './state.js';
 
 /** A rejection: status and the `{ error }` message (spec section 7). */
@@ -56,10 +57,12 @@ export interface Behaviour {
   warmupMs: number;
   /** Emulated ms a dbt sync stays invisible (404) after its start. */
   dbtInvisibleMs: number;
+  /** Polls of a data query answered `{"error":"Continue wait"}` before its rows. */
+  continueWaitPolls: number;
 }
 
 /** Builds and warm-ups short enough for the demo and the tests, long enough that their states are seen. */
-export const DEFAULT_BEHAVIOUR: Behaviour = { directUploads: true, wrapFileHashes: false, buildMs: 300, warmupMs: 500, dbtInvisibleMs: 5_000 };
+export const DEFAULT_BEHAVIOUR: Behaviour = { directUploads: true, wrapFileHashes: false, buildMs: 300, warmupMs: 500, dbtInvisibleMs: 5_000, continueWaitPolls: 2 };
 
 /** The behaviour with `changes` applied; checked whole first (a bad field changes nothing), undefined fields skipped. */
 export function behaviourWith(current: Behaviour, changes: Record<string, unknown>): Behaviour {
@@ -72,6 +75,11 @@ export function behaviourWith(current: Behaviour, changes: Record<string, unknow
     } else if (key === 'buildMs' || key === 'warmupMs' || key === 'dbtInvisibleMs') {
       if (typeof value !== 'number' || !(value >= 0) || !Number.isFinite(value)) {
         throw new HttpError(400, `${key}: got ${JSON.stringify(value)}, expected a non-negative number of ms`);
+      }
+      next[key] = value;
+    } else if (key === 'continueWaitPolls') {
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
+        throw new HttpError(400, `${key}: got ${JSON.stringify(value)}, expected a whole number of polls, 0 or more`);
       }
       next[key] = value;
     } else {
@@ -105,6 +113,8 @@ export interface Ctx {
   state: State;
   clock: Clock;
   controls: Controls;
+  /** Cube's engine: compiles, databases. */
+  engine: Engine;
   principal: Principal;
   /** Parsed path parameters (numbers where the schema says integer). */
   params: Record<string, unknown>;

@@ -15,9 +15,10 @@ const FLAGS = [
   { name: 'faults', value: 'SPEC', text: 'inject faults, e.g. 5xx=0.1,429=0.05,reset=0.02,hang=0.01' },
   { name: 'fault-seed', value: 'N', text: 'seed of the fault draws (default 1)' },
   { name: 'time-scale', value: 'X', text: "speed of the emulator's clock, e.g. 10 runs dbt syncs ten times faster (default 1)" },
-  { name: 'build-ms', value: 'MS', text: 'emulated time a branch build takes (default 3000)' },
-  { name: 'warmup-ms', value: 'MS', text: 'emulated time a staging or dev-mode runtime takes to start (default 5000)' },
-  { name: 'dbt-invisible-ms', value: 'MS', text: 'emulated time a dbt sync answers 404 after its start (default 5000)' },
+  { name: 'build-ms', value: 'MS', text: `emulated time a branch build takes (default ${DEFAULT_BEHAVIOUR.buildMs})` },
+  { name: 'warmup-ms', value: 'MS', text: `emulated time a staging or dev-mode runtime takes to start (default ${DEFAULT_BEHAVIOUR.warmupMs})` },
+  { name: 'dbt-invisible-ms', value: 'MS', text: `emulated time a dbt sync answers 404 after its start (default ${DEFAULT_BEHAVIOUR.dbtInvisibleMs})` },
+  { name: 'continue-wait', value: 'N', text: `polls of each data query answered "Continue wait" before its rows (default ${DEFAULT_BEHAVIOUR.continueWaitPolls}; 0 allowed)` },
   { name: 'older-deployments', value: 'IDS', text: 'comma-separated deployment ids whose dbt sync ignores ref (older deployments)' },
   { name: 'no-direct-uploads', value: '', text: 'refuse uploads to shared and deploy branches (dev-mode branches only), as some tenants do' },
   { name: 'wrap-file-hashes', value: '', text: 'answer file-hashes as { files: {...} } instead of the plain map' },
@@ -33,6 +34,10 @@ Prints one JSON line { baseUrl, caFile, credentials, deployments } once it liste
 Ctrl-C or SIGTERM. Point datamodel-ci at it with --api-url <baseUrl> --ca-cert <caFile> and one of
 the printed credentials as --api-key. Tests steer it through control routes under /_emulator/
 (the admin key): the clock, faults, tenant behaviour, failing builds and dbt syncs (see the README).
+
+Validation and /meta run Cube's own compiler; /load, /sql and /dry-run its SQL, on an in-process
+Postgres per deployment holding demo data, started on the first data query (a few seconds, then fast).
+Jinja and Python models cannot be compiled here: they are reported as such.
 
 ${[...FLAGS.map((f) => helpLine(`--${f.name} ${f.value}`.trimEnd(), f.text)), helpLine('-h, --help', 'this text')].join('\n')}
 `;
@@ -59,6 +64,13 @@ function number(flags: Flags, name: string, min: number, fallback: number): numb
     throw new UsageError(`--${name}: got ${JSON.stringify(raw)}, expected a number of at least ${min}`);
   }
   return n;
+}
+
+function wholeNumber(flags: Flags, name: string, fallback: number): number {
+  const raw = flags[name];
+  if (raw === undefined) return fallback;
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw.trim())) throw new UsageError(`--${name}: got ${JSON.stringify(raw)}, expected a whole number, 0 or more`);
+  return Number(raw);
 }
 
 function ids(flags: Flags, name: string): number[] {
@@ -116,6 +128,7 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
       buildMs: number(flags, 'build-ms', 0, DEFAULT_BEHAVIOUR.buildMs),
       warmupMs: number(flags, 'warmup-ms', 0, DEFAULT_BEHAVIOUR.warmupMs),
       dbtInvisibleMs: number(flags, 'dbt-invisible-ms', 0, DEFAULT_BEHAVIOUR.dbtInvisibleMs),
+      continueWaitPolls: wholeNumber(flags, 'continue-wait', DEFAULT_BEHAVIOUR.continueWaitPolls),
       olderDeployments: ids(flags, 'older-deployments'),
     };
   } catch (e) {

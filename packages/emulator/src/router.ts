@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { authenticate, authorize } from './auth.js';
 import type { Clock } from './clock.js';
 import { HttpError, isReply, type Controls, type Ctx, type HandlerTable, type Principal } from './context.js';
+import type { Engine } from './engine/index.js';
 import { parseBody, readBody, send, sendText } from './http.js';
 import type { State } from './state.js';
 
@@ -75,6 +76,7 @@ export interface PlatformApi {
   state: State;
   clock: Clock;
   controls: Controls;
+  engine: Engine;
   handlers: HandlerTable;
   /** Check every success answer against the endpoint's response schema. */
   checkResponses: boolean;
@@ -90,7 +92,7 @@ export interface PlatformApi {
 /** A request handler of the platform API. */
 export function platformApi(api: PlatformApi): (req: IncomingMessage, res: ServerResponse, method: string, url: URL) => Promise<void> {
   const routes = compileRoutes(allEndpoints());
-  const { state, clock, controls, counts, bytes } = api;
+  const { state, clock, controls, engine, counts, bytes } = api;
 
   return async (req, res, method, url) => {
     const path = url.pathname;
@@ -137,7 +139,7 @@ export function platformApi(api: PlatformApi): (req: IncomingMessage, res: Serve
     const deployment = authorize(state, e, principal, params);
     const handler = api.handlers[e.id];
     if (!handler) throw new HttpError(501, `the emulator does not implement ${e.id} (${e.method} ${e.path})`);
-    const ctx: Ctx = { endpoint: e, state, clock, controls, principal, params, query, body, origin: api.origin(), deployment };
+    const ctx: Ctx = { endpoint: e, state, clock, controls, engine, principal, params, query, body, origin: api.origin(), deployment };
     const result = await handler(ctx);
     if (method !== 'GET') api.changed();
 

@@ -11,7 +11,8 @@ import { join, resolve } from 'node:path';
 import { Clock, type ClockOptions } from './clock.js';
 import { behaviourWith, DEFAULT_BEHAVIOUR, deploymentUrl, HttpError, type Controls } from './context.js';
 import { serveControl } from './control.js';
-import { serveDataApi } from './data-api/provider.js';
+import { dataApi } from './data-api/provider.js';
+import { Engine } from './engine/index.js';
 import { FaultInjector, parseFaults, type FaultSpec } from './faults.js';
 import { handlers } from './handlers.js';
 import { lacksLength, readBody, send } from './http.js';
@@ -37,12 +38,14 @@ export interface EmulatorOptions {
   directUploads?: boolean;
   /** `file-hashes` answers `{ files: {…} }` instead of the plain map (default false). */
   wrapFileHashes?: boolean;
-  /** Emulated ms a build takes (default 3000; 0 allowed). */
+  /** Emulated ms a build takes (default 300; 0 allowed). */
   buildMs?: number;
-  /** Emulated ms a runtime takes to warm up (default 5000; 0 allowed). */
+  /** Emulated ms a runtime takes to warm up (default 500; 0 allowed). */
   warmupMs?: number;
   /** Emulated ms a dbt sync answers 404 after its start (default 5000; 0 allowed). */
   dbtInvisibleMs?: number;
+  /** Polls of each data query answered "Continue wait" before its rows (default 2; 0 allowed). */
+  continueWaitPolls?: number;
   /** Deployments (by id) that behave as older ones: dbt sync ignores `ref`. */
   olderDeployments?: number[];
 }
@@ -62,6 +65,8 @@ export interface Emulator extends EmulatorInfo {
   faults: FaultInjector;
   /** The live state (read it in tests; change it only through the API). */
   readonly state: State;
+  /** Cube's engine of this emulator: compiles, and the deployments' databases (started on their first query). */
+  engine: Engine;
   /** Requests served, by endpoint id (and `data-api`, `control`). */
   readonly counts: Record<string, number>;
   /**
@@ -100,8 +105,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     writeFileSync(join(dir, 'key.pem'), tls.key, { mode: 0o600 });
   }
 
-  const { directUploads, wrapFileHashes, buildMs, warmupMs, dbtInvisibleMs } = options;
-  const behaviour = behaviourWith(DEFAULT_BEHAVIOUR, { directUploads, wrapFileHashes, buildMs, warmupMs, dbtInvisibleMs });
+  const { directUploads, wrapFileHashes, buildMs, warmupMs, dbtInvisibleMs, continueWaitPolls } = options;
+  const behaviour = behaviourWith(DEFAULT_BEHAVIOUR, { directUploads, wrapFileHashes, buildMs, warmupMs, dbtInvisibleMs, continueWaitPolls });
   const clock = new Clock(options.clock);
   const state: State =
     statePath && existsSync(statePath) ? (JSON.parse(readFileSync(statePath, 'utf8')) as State) : seedState(options.seed ?? 'demo', clock);
@@ -111,6 +116,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     d.olderDeployment = true;
   }
   const controls: Controls = { minted: [], behaviour, failNextBuild: {} };
+  const engine = new Engine();
+  const serveData = dataApi({ state, clock, controls, engine });
   const faults = new FaultInjector(typeof options.faults === 'string' ? parseFaults(options.faults) : options.faults ?? {}, options.faultSeed ?? 1);
   const latency = options.latencyMs ?? 0;
   const counts: Record<string, number> = {};
@@ -134,6 +141,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     state,
     clock,
     controls,
+    engine,
     handlers,
     checkResponses: options.checkResponses ?? true,
     counts,
@@ -169,8 +177,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     if (path.startsWith('/d/')) {
       counts['data-api'] = (counts['data-api'] ?? 0) + 1;
       const raw = await readBody(req);
-      const out = serveDataApi({ state, clock, method, url, headers: req.headers, body: raw });
-      return send(res, out.status, out.body, out.headers);
+      const out = await serveData({ method, url, headers: req.headers, body: raw });
+      return send(res, out.status, out.body);
     }
     return api(req, res, method, url);
   }
@@ -204,6 +212,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     clock,
     controls,
     faults,
+    engine,
     get state() {
       return state;
     },
@@ -216,6 +225,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       for (const r of hanging) r.destroy();
       for (const s of sockets) s.destroy();
       await new Promise<void>((r) => server.close(() => r()));
+      await engine.close();
     },
   };
 }

@@ -40,13 +40,13 @@ function locate(error: CompilerError, files: ModelSet): ErrorLocation {
   let file = key ? files.file(key) : undefined;
   const { entity: entityName, rest } = contextPrefix(message);
   // A syntax error without a file name: the one file the parsers reject.
-  if (!error.fileName && positionHint(message, undefined, 'other')) {
+  if (!error.fileName && positionHint(message, 'other')) {
     const unparsable = files.models().filter((f) => f.unparsable);
     if (unparsable.length === 1) file = unparsable[0];
   }
 
   if (file) {
-    const position = syntaxPosition(file, message, error.fileName ?? undefined);
+    const position = syntaxPosition(file, message);
     if (position) return position;
   }
 
@@ -95,9 +95,9 @@ function locate(error: CompilerError, files: ModelSet): ErrorLocation {
   return file ? { file: file.path, precision: 'file' } : { precision: 'none' };
 }
 
-/** `(line:col)`, a code frame or the emulator's prefix, checked against the file and refined where the parser reports too late. */
-function syntaxPosition(file: ModelFile, message: string, fileName: string | undefined): ErrorLocation | undefined {
-  const hint = positionHint(message, fileName, file.language);
+/** `(line:col)` or a code frame, checked against the file and refined where the parser reports too late. */
+function syntaxPosition(file: ModelFile, message: string): ErrorLocation | undefined {
+  const hint = positionHint(message, file.language);
   if (!hint || hint.line < 1 || hint.line > file.lines.length) return undefined;
   const text = file.lines.join('\n');
   if (file.language === 'yaml') {

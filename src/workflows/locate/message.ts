@@ -27,9 +27,9 @@ export interface PositionHint {
 
 /**
  * A position the message states: `text (23:13)` at the end of its first line (js-yaml, Babel), a
- * Babel code frame (`> 5 | …` then a `^` marker), or the emulator's own `<fileName>:<line>: ` prefix.
+ * Babel code frame (`> 5 | …` then a `^` marker).
  */
-export function positionHint(message: string, fileName: string | undefined, language: 'yaml' | 'js' | 'other'): PositionHint | undefined {
+export function positionHint(message: string, language: 'yaml' | 'js' | 'other'): PositionHint | undefined {
   const first = message.split('\n', 1)[0] ?? '';
   const lc = /^(.*?)\s*\((\d+):(\d+)\)\s*$/.exec(first);
   if (lc) return { line: Number(lc[2]), column: Number(lc[3]), columnBase: language === 'js' ? 0 : 1, reason: lc[1] as string };
@@ -38,11 +38,6 @@ export function positionHint(message: string, fileName: string | undefined, lang
   if (frame) return { line: Number(frame[1]), column: (frame[2] as string).length, columnBase: 0, reason: first };
   const frameLine = /^>\s*(\d+)\s*\|/m.exec(message);
   if (frameLine) return { line: Number(frameLine[1]), columnBase: 1, reason: first };
-  // The current emulator's invented prefix; it goes once the emulator runs Cube's compiler.
-  if (fileName && first.startsWith(`${fileName}:`)) {
-    const m = /^:(\d+):\s/.exec(first.slice(fileName.length));
-    if (m) return { line: Number(m[1]), columnBase: 1, reason: first };
-  }
   return undefined;
 }
 

@@ -1,10 +1,10 @@
 /** A deployment's branches: naming rules, lookup, creation, commit, merge and removal. */
 import { HttpError, type Ctx } from '../context.js';
 import type { DeploymentRec } from '../deployments/models.js';
-import { compileModel, type CompileResult } from './compiler/index.js';
+import type { CompiledModel } from '../engine/index.js';
 import type { BranchRec, FileMap } from './models.js';
 import { newRuntime, triggerBuild, type BuildEnv } from './runtime.js';
-import { decodeFile, hashTree, mergeTrees, sameTree, sha1Hex, treeHash } from './trees.js';
+import { hashTree, mergeTrees, sameTree, sha1Hex, treeHash } from './trees.js';
 
 /** Shared branch names: letters, digits, `.`, `_`, `-`, `/`; no `..`, no spaces; `dev-` is reserved. */
 const BRANCH_NAME = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$/;
@@ -165,14 +165,7 @@ export function mergeInto(env: BuildEnv, d: DeploymentRec, b: BranchRec, into: B
   return { merged: true, branchDeleted: deleteAfter };
 }
 
-/** Compile a tree. */
-export function compileFiles(tree: FileMap): CompileResult {
-  const files: Record<string, Buffer> = {};
-  for (const [p, b64] of Object.entries(tree)) files[p] = decodeFile(b64);
-  return compileModel(files);
-}
-
-/** Compile a branch's working tree. */
-export function compileBranch(b: BranchRec): CompileResult {
-  return compileFiles(b.files);
+/** Compile a branch's working tree with Cube's compiler. */
+export function compileBranch(ctx: Pick<Ctx, 'engine'>, b: BranchRec): Promise<CompiledModel> {
+  return ctx.engine.compile(b.files);
 }

@@ -24,6 +24,7 @@ import {
   targetBranch,
   writableBranch,
 } from './branches.js';
+import { allCubes } from '../engine/meta.js';
 import type { BranchRec } from './models.js';
 import { isActive, triggerBuild, withRuntimes } from './runtime.js';
 import { decodeFile, encodeFile, hashTree, mergeTrees, treeHash } from './trees.js';
@@ -144,7 +145,7 @@ const branchHandlers: HandlerTable = {
     return { success: true };
   },
 
-  validateDataModel(ctx) {
+  async validateDataModel(ctx) {
     const d = requireDeployment(ctx);
     const q = ctx.query as { branchName?: string; devMode?: boolean };
     let b: BranchRec;
@@ -155,14 +156,15 @@ const branchHandlers: HandlerTable = {
     } else b = branchByName(d, q.branchName ?? d.deployBranch);
     // Validation asks the branch's own runtime: a shared branch with none running cannot answer.
     if (b.kind === 'shared' && !isActive(d, b)) throw new HttpError(400, 'Branch is not active');
-    const result = compileBranch(b);
+    const result = await compileBranch(ctx, b);
     return {
       deploymentId: d.id,
       branchName: b.name,
       mode: b.kind === 'dev' ? 'dev_mode' : 'production',
       valid: result.valid,
+      // One entry per error of the compiler, in its words; the file as a path in the repository.
       errors: result.errors.map((e) => ({ message: e.message, fileName: e.fileName })),
-      cubesCount: result.cubes.length,
+      cubesCount: result.compilers ? allCubes(result.compilers).length : 0,
     };
   },
 

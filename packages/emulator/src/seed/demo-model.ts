@@ -1,4 +1,7 @@
-/** The demo data model: two cubes joined, a view, and cube.js. */
+/**
+ * The demo data model: two cubes joined and a view, and cube.js. A real Cube model: Cube's compiler
+ * accepts it, and it queries the demo data every deployment's database holds (engine/demo-data.ts).
+ */
 export const DEMO_MODEL: Record<string, string> = {
   'cube.js': `// Cube configuration\nmodule.exports = {\n  contextToAppId: ({ securityContext }) => \`app_\${securityContext.tenant ?? 'default'}\`,\n};\n`,
   'model/cubes/orders.yml': `cubes:

@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { createHash } from 'node:crypto';
 import { compileBranch } from '../../build/branches.js';
+import { allCubes } from '../../engine/meta.js';
 import { HttpError, requireDeployment, type Ctx, type HandlerTable } from '../../context.js';
 import type { DeploymentRec } from '../../deployments/models.js';
 import type { JsonObject } from '../../json.js';
@@ -99,7 +100,7 @@ export const metricViewHandlers: HandlerTable = {
     return rec;
   },
 
-  startPreview(ctx) {
+  async startPreview(ctx) {
     const d = requireDeployment(ctx);
     const body = ctx.body as JsonObject & { dataSourceName: string; selectionMode: string; viewNames?: unknown; viewNameRegex?: unknown };
     const deploy = d.branches[d.deployBranch];
@@ -125,8 +126,8 @@ export const metricViewHandlers: HandlerTable = {
       reused,
     });
     if (running) return started(running, true);
-    const compiled = compileBranch(deploy);
-    const views = compiled.cubes
+    const compiled = await compileBranch(ctx, deploy);
+    const views = (compiled.compilers ? allCubes(compiled.compilers) : [])
       .filter((c) => c.type === 'view')
       .filter((v) => (body.selectionMode === 'selected' ? names?.includes(v.name) : body.selectionMode === 'pattern' ? pattern?.test(v.name) : true))
       .map((v) => ({ cubeViewName: v.name, dimensions: v.dimensions.length, measures: v.measures.length }));
