@@ -15,7 +15,9 @@ export default function setup(): () => void {
     console.log(`\ndatamodel-ci bench: Node ${m.node}, ${m.cpus} CPU(s) (${m.cpuModel}), ${m.date}\n`);
     console.log(table(results));
     const missed = results.figures.filter((f) => !f.met);
-    console.log(`\n${results.figures.length - missed.length} of ${results.figures.length} figures meet their target${missed.length ? `; not met: ${missed.map((f) => f.id).join(', ')}` : ''}`);
+    console.log(
+      `\n${results.figures.length - missed.length} of ${results.figures.length} figures meet their target${missed.length ? `; not met: ${missed.map((f) => f.id).join(', ')}` : ''}`,
+    );
     console.log(`written to ${RESULTS_FILE}\n`);
   };
 }

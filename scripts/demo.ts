@@ -41,7 +41,8 @@ export async function main(argv: string[]): Promise<number> {
     }
   };
   write(DEMO_MODEL);
-  const payments = 'cubes:\n  - name: payments\n    sql_table: public.payments\n    measures:\n      - name: count\n        type: count\n      - name: amount\n        type: sum\n        sql: amount\n    dimensions:\n      - name: id\n        sql: id\n        type: number\n        primary_key: true\n';
+  const payments =
+    'cubes:\n  - name: payments\n    sql_table: public.payments\n    measures:\n      - name: count\n        type: count\n      - name: amount\n        type: sum\n        sql: amount\n    dimensions:\n      - name: id\n        sql: id\n        type: number\n        primary_key: true\n';
 
   const PR = 1;
   const sha = (n: number) => `${n}`.repeat(40).slice(0, 40);
@@ -68,7 +69,9 @@ export async function main(argv: string[]): Promise<number> {
     const step = r.steps.find((s) => s.uses?.startsWith('your-org/datamodel-ci'));
     const mark = r.conclusion === expect ? '✓' : '✗';
     if (r.conclusion !== expect) ok = false;
-    say(`  ${mark} job ${r.conclusion} in ${(ms / 1000).toFixed(2)} s${r.conclusion === 'failure' && expect === 'failure' ? ' (as it should: the model is broken)' : ''}`);
+    say(
+      `  ${mark} job ${r.conclusion} in ${(ms / 1000).toFixed(2)} s${r.conclusion === 'failure' && expect === 'failure' ? ' (as it should: the model is broken)' : ''}`,
+    );
     for (const a of r.annotations.filter((x) => x.level === 'error')) {
       say(`    ::error ${a.file ? `${a.file}${a.line ? `:${a.line}` : ''} ` : ''}${a.message}`);
     }
@@ -79,16 +82,31 @@ export async function main(argv: string[]): Promise<number> {
     }
     const outputs = Object.entries(step?.outputs ?? {}).filter(([, v]) => v !== '');
     say(`  outputs: ${outputs.map(([k, v]) => `${k}=${v}`).join(' ') || '(none)'}`);
-    if (r.conclusion !== expect) say(r.log.slice(-20).map((l) => `    ${l}`).join('\n'));
+    if (r.conclusion !== expect)
+      say(
+        r.log
+          .slice(-20)
+          .map((l) => `    ${l}`)
+          .join('\n'),
+      );
     showComment();
   };
   const showComment = () => {
     const comments = gh.comments(PR);
     if (comments.length !== 1) ok = false;
     say(dim(`  The PR comment now (${comments.length} comment${comments.length === 1 ? '' : 's'} on the PR, rewritten in place):`));
-    const body = comments.at(-1)?.body.replace(/<!--[\s\S]*?-->\n?/g, '').trim() ?? '(none)';
+    const body =
+      comments
+        .at(-1)
+        ?.body.replace(/<!--[\s\S]*?-->\n?/g, '')
+        .trim() ?? '(none)';
     say(dim(`  ${'─'.repeat(70)}`));
-    say(body.split('\n').map((l) => `  │ ${l}`).join('\n'));
+    say(
+      body
+        .split('\n')
+        .map((l) => `  │ ${l}`)
+        .join('\n'),
+    );
     say(dim(`  ${'─'.repeat(70)}`));
   };
 

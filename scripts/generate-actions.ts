@@ -12,7 +12,10 @@ export function main(): number {
     console.log(`wrote ${join(spec.dir, 'action.yml')}`);
   }
   const readme = updateReadme(readFileSync('README.md', 'utf8'), ACTIONS);
-  writeFileSync('README.md', updateReadmeExamples(readme, (f) => readFileSync(join('examples', 'workflows', f), 'utf8')));
+  writeFileSync(
+    'README.md',
+    updateReadmeExamples(readme, (f) => readFileSync(join('examples', 'workflows', f), 'utf8')),
+  );
   console.log('updated the action tables of README.md');
   return 0;
 }

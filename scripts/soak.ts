@@ -39,7 +39,10 @@ export async function main(argv: string[]): Promise<number> {
   line('platform requests', report.requests);
   line('secrets found in logs', report.secretsFound);
   line('time', `${report.seconds} s`);
-  line('SIGINT to CANCELLED', `${cancel.cancelledAfterMs} ms (target ≤ 5000), exit ${cancel.exitCode} after ${cancel.exitedAfterMs} ms, status ${cancel.status}`);
+  line(
+    'SIGINT to CANCELLED',
+    `${cancel.cancelledAfterMs} ms (target ≤ 5000), exit ${cancel.exitCode} after ${cancel.exitedAfterMs} ms, status ${cancel.status}`,
+  );
   for (const f of report.failures.slice(0, 20)) process.stdout.write(`  ! ${f}\n`);
   const ok =
     report.correct === report.lifecycles &&

@@ -106,5 +106,8 @@ const EXAMPLE_BLOCK = /<!-- example:start (\S+) -->\n[\s\S]*?<!-- example:end --
  * examples/workflows, so the README shows exactly the workflows the end-to-end tests run.
  */
 export function updateReadmeExamples(readme: string, read: (file: string) => string): string {
-  return readme.replace(EXAMPLE_BLOCK, (_m, file: string) => `<!-- example:start ${file} -->\n\`\`\`yaml\n${read(file).trimEnd()}\n\`\`\`\n<!-- example:end -->`);
+  return readme.replace(
+    EXAMPLE_BLOCK,
+    (_m, file: string) => `<!-- example:start ${file} -->\n\`\`\`yaml\n${read(file).trimEnd()}\n\`\`\`\n<!-- example:end -->`,
+  );
 }

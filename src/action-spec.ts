@@ -20,14 +20,7 @@ export interface OutputSpec {
 }
 
 export type CommandName =
-  | 'start-dev-branch'
-  | 'upload-model'
-  | 'validate'
-  | 'enable-staging'
-  | 'dbt-sync-and-wait'
-  | 'merge-to-default'
-  | 'cleanup-branch'
-  | 'pr';
+  'start-dev-branch' | 'upload-model' | 'validate' | 'enable-staging' | 'dbt-sync-and-wait' | 'merge-to-default' | 'cleanup-branch' | 'pr';
 
 export interface ActionSpec {
   command: CommandName;
@@ -52,13 +45,21 @@ export const COMMON_INPUTS: InputSpec[] = [
     description: 'Authorization scheme: `bearer` or `api-key`; default: `api-key` for platform API keys (`sk-…`), else `bearer`.',
     default: '',
   },
-  { name: 'ca-cert', description: 'Extra trusted CA (PEM text or a file path) for a private tenant, a TLS-inspecting proxy or GitHub Enterprise Server.', default: '' },
+  {
+    name: 'ca-cert',
+    description: 'Extra trusted CA (PEM text or a file path) for a private tenant, a TLS-inspecting proxy or GitHub Enterprise Server.',
+    default: '',
+  },
   { name: 'deployment-id', description: 'Id of the platform deployment the data model belongs to.', required: true },
   { name: 'github-token', description: 'Token for the PR comment and PR lookups.', default: '${{ github.token }}' },
   { name: 'model-dir', description: 'Folder of the data model in the repository (holds `cube.js` and `model/`).', default: '.' },
   { name: 'branch-prefix', description: 'Prefix of the shared branch of a PR: `<branch-prefix>pr-<number>`.', default: DEFAULTS.branchPrefix },
   { name: 'dry-run', description: 'Print the calls a mutating step would make, and make none.', default: 'false' },
-  { name: 'request-timeout', description: 'Seconds one platform request may take before it is retried or fails.', default: String(DEFAULTS.requestTimeoutSeconds) },
+  {
+    name: 'request-timeout',
+    description: 'Seconds one platform request may take before it is retried or fails.',
+    default: String(DEFAULTS.requestTimeoutSeconds),
+  },
 ];
 
 const BRANCH: InputSpec = {
@@ -75,13 +76,13 @@ const EXCLUDE: InputSpec = {
 const UPLOAD_VIA: InputSpec = {
   name: 'upload-via',
   description:
-    '`auto` (default): upload straight to the shared branch, as the vendor\'s `deploy --branch` does, and fall back to dev mode if the tenant refuses; `direct`; or `dev-mode` (upload to a fork, commit it to the shared branch). `datamodel-ci doctor` tells which your tenant takes.',
+    "`auto` (default): upload straight to the shared branch, as the vendor's `deploy --branch` does, and fall back to dev mode if the tenant refuses; `direct`; or `dev-mode` (upload to a fork, commit it to the shared branch). `datamodel-ci doctor` tells which your tenant takes.",
   default: 'auto',
 };
 const DEPLOY_ON_MERGE: InputSpec = {
   name: 'deploy-on-merge',
   description:
-    'When the deployment deploys with the CLI (`deployMode: cli`), a merge does not rebuild production: upload the merged model from `model-dir` to the deploy branch after the merge, as the vendor\'s `deploy` does.',
+    "When the deployment deploys with the CLI (`deployMode: cli`), a merge does not rebuild production: upload the merged model from `model-dir` to the deploy branch after the merge, as the vendor's `deploy` does.",
   default: 'false',
 };
 const FAIL_WITHOUT_CREDENTIALS: InputSpec = {
@@ -135,11 +136,7 @@ export const ACTIONS: ActionSpec[] = [
     dir: 'actions/validate',
     title: 'datamodel-ci: validate',
     description: "Validate a branch with the platform's own compiler; annotate errors on the repository files.",
-    inputs: [
-      BRANCH,
-      { name: 'fail-on-invalid', description: 'Fail the step when the model is invalid.', default: 'true' },
-      FAIL_WITHOUT_CREDENTIALS,
-    ],
+    inputs: [BRANCH, { name: 'fail-on-invalid', description: 'Fail the step when the model is invalid.', default: 'true' }, FAIL_WITHOUT_CREDENTIALS],
     outputs: [O.branch, O.valid, O.errorCount, O.status, O.skipped],
   },
   {

@@ -107,7 +107,10 @@ export class InputReader {
   globs(name: string): string[] {
     const v = this.raw(name);
     if (v === undefined) return [];
-    const list = v.split(/[\n,]/).map((g) => g.trim()).filter(Boolean);
+    const list = v
+      .split(/[\n,]/)
+      .map((g) => g.trim())
+      .filter(Boolean);
     for (const g of list) {
       if (g.startsWith('/') || g.split('/').includes('..')) throw new InputError(name, g, 'globs of paths relative to model-dir (no leading "/", no "..")');
     }

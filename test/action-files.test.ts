@@ -152,7 +152,11 @@ describe('the action table and the code', () => {
     const onDisk = readdirSync(join(REPO, 'actions'), { withFileTypes: true })
       .filter((d) => d.isDirectory() && existsSync(join(REPO, 'actions', d.name, 'action.yml')))
       .map((d) => `actions/${d.name}`);
-    expect(onDisk.sort()).toEqual(ACTIONS.filter((a) => a.dir !== '.').map((a) => a.dir).sort());
+    expect(onDisk.sort()).toEqual(
+      ACTIONS.filter((a) => a.dir !== '.')
+        .map((a) => a.dir)
+        .sort(),
+    );
     expect(ACTIONS.filter((a) => a.dir === '.').map((a) => a.command)).toEqual(['pr']);
     expect(new Set(ACTIONS.map((a) => a.command)).size).toBe(ACTIONS.length);
   });
@@ -172,7 +176,11 @@ describe('the action table and the code', () => {
       const valid: Record<string, string> = { 'api-url': 'https://tenant.example', 'deployment-id': '1', source: 'git', mode: 'pr', 'auth-scheme': 'bearer' };
       const r = new InputReader((name) => valid[name], inputsOf(spec));
       readSettingsWith(spec.command, r);
-      expect([...r.read].sort(), spec.command).toEqual(inputsOf(spec).map((i) => i.name).sort());
+      expect([...r.read].sort(), spec.command).toEqual(
+        inputsOf(spec)
+          .map((i) => i.name)
+          .sort(),
+      );
     }
   });
 
@@ -224,7 +232,7 @@ describe('the action table and the code', () => {
     }
   }
 
-  it('runs the pr command on a closed PR with only the root action\'s inputs set (merged or not)', async () => {
+  it("runs the pr command on a closed PR with only the root action's inputs set (merged or not)", async () => {
     for (const merged of [false, true]) {
       const r = await closedPr(merged);
       expect(r.err, `merged=${merged}`).toEqual([]);
@@ -240,7 +248,10 @@ describe('the action table and the code', () => {
     const declared = new Set(inputsOf(ACTIONS.find((a) => a.command === 'pr')!).map((i) => i.name));
     for (const merged of [false, true]) {
       const r = await closedPr(merged);
-      expect([...r.read].filter((n) => !declared.has(n)), `read by pr (merged=${merged}) but not declared in action.yml`).toEqual([]);
+      expect(
+        [...r.read].filter((n) => !declared.has(n)),
+        `read by pr (merged=${merged}) but not declared in action.yml`,
+      ).toEqual([]);
     }
   });
 });

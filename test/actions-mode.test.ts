@@ -100,7 +100,9 @@ describe('as a GitHub Actions step', () => {
     expect(r.code).toBe(1);
     expect(r.stdout.split('\n')[0]).toBe(`::add-mask::${fx.em.credentials.admin}`);
     const line = broken['model/cubes/orders.yml'].split('\n').findIndex((l) => l.includes('summ')) + 1;
-    expect(r.stdout).toMatch(new RegExp(`^::error title=data model,file=cube/model/cubes/orders.yml,line=${line}(,col=\\d+)?::.*"measures\\.total_amount\\.type" must be one of`, 'm'));
+    expect(r.stdout).toMatch(
+      new RegExp(`^::error title=data model,file=cube/model/cubes/orders.yml,line=${line}(,col=\\d+)?::.*"measures\\.total_amount\\.type" must be one of`, 'm'),
+    );
     expect(r.outputs).toMatchObject({ valid: 'false', 'error-count': '1', status: 'invalid', branch: 'feature-revenue' });
     expect(r.summary).toContain('### ❌ Data-model preview · 1 error in 1 file');
     const everything = r.stdout.replace(/^::add-mask::.*$/gm, '') + r.stderr + r.summary + JSON.stringify(r.outputs);

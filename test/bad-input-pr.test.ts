@@ -76,7 +76,11 @@ afterAll(async () => {
 describe('bad input to the pr command', () => {
   it('has a case for every input the root action declares', () => {
     const covered = new Set(cases().map((c) => c.input));
-    expect(inputsOf(actionSpec('pr')).map((i) => i.name).filter((n) => !covered.has(n))).toEqual([]);
+    expect(
+      inputsOf(actionSpec('pr'))
+        .map((i) => i.name)
+        .filter((n) => !covered.has(n)),
+    ).toEqual([]);
   });
 
   it.each(cases().map((c) => [`${c.input}=${c.value.replace(root, '<tmp>')}`, c] as const))('%s is refused before any platform request', async (_name, c) => {

@@ -59,7 +59,8 @@ describe('import boundaries', () => {
   });
 
   it('the emulator imports, of the project code, only the contract', () => {
-    const ok = (i: Import) => (i.path ? i.path.startsWith('packages/emulator/') : !i.spec.startsWith('@datamodel-ci/') || i.spec === '@datamodel-ci/platform-api');
+    const ok = (i: Import) =>
+      i.path ? i.path.startsWith('packages/emulator/') : !i.spec.startsWith('@datamodel-ci/') || i.spec === '@datamodel-ci/platform-api';
     expect(violations('packages/emulator', ok)).toEqual([]);
   });
 

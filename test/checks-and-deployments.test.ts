@@ -25,7 +25,8 @@ function model(broken: number): string {
   const dir = mkdtempSync(join(tmpdir(), 'dmci-checks-'));
   const files: Record<string, string> = { ...DEMO_MODEL };
   for (let i = 0; i < broken; i++) {
-    files[`model/cubes/b${i}.yml`] = `cubes:\n  - name: b${i}\n    sql_table: public.b${i}\n    measures:\n      - name: total\n        sql: amount\n        type: summ\n`;
+    files[`model/cubes/b${i}.yml`] =
+      `cubes:\n  - name: b${i}\n    sql_table: public.b${i}\n    measures:\n      - name: total\n        sql: amount\n        type: summ\n`;
   }
   for (const [p, c] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, p)), { recursive: true });
@@ -106,7 +107,10 @@ describe('the GitHub deployment of a PR', () => {
       expect((await pr(gh, 33, 'opened', dir)).code).toBe(0);
       const [deployment] = gh.deployments();
       expect(deployment).toMatchObject({ environment: 'preview-pr-33', ref: `${'d'.repeat(39)}3`, transientEnvironment: true, productionEnvironment: false });
-      expect(deployment!.statuses.at(-1)).toMatchObject({ state: 'success', environmentUrl: `${new URL(fx.em.baseUrl).origin}/d/1/schema?branch=preview-pr-33` });
+      expect(deployment!.statuses.at(-1)).toMatchObject({
+        state: 'success',
+        environmentUrl: `${new URL(fx.em.baseUrl).origin}/d/1/schema?branch=preview-pr-33`,
+      });
       gh.closePull(33, false);
       expect((await pr(gh, 33, 'closed', dir)).code).toBe(0);
       expect(gh.deployments()[0]!.statuses.at(-1)).toMatchObject({ state: 'inactive' });

@@ -33,7 +33,7 @@ describe('cli', () => {
     expect(t.stderr.join('\n')).toContain('unknown command "frobnicate"');
     t = io();
     expect(await runCli(['check'], t)).toBe(2);
-    expect(t.stderr.join('\n')).toContain('api-url: got nothing, expected the platform\'s https:// address (input api-url, --api-url or DATAMODEL_CI_API_URL)');
+    expect(t.stderr.join('\n')).toContain("api-url: got nothing, expected the platform's https:// address (input api-url, --api-url or DATAMODEL_CI_API_URL)");
     t = io({ DATAMODEL_CI_API_URL: 'http://insecure.example', DATAMODEL_CI_API_KEY: KEY });
     expect(await runCli(['check'], t)).toBe(2);
     expect(t.stderr.join('\n')).toContain('api-url: got "http://insecure.example", expected an https:// URL');

@@ -116,9 +116,7 @@ describe('deployments', () => {
         { type: 'rest', url: 'https://staging.example/cubejs-api/v1', version: 1 },
       ],
     };
-    server.handle((_q, r) =>
-      json(r, 200, { items: [vendorEnv], data: [vendorEnv], pageInfo: null, pagination: { offset: 0, limit: 20, total: 1 } }),
-    );
+    server.handle((_q, r) => json(r, 200, { items: [vendorEnv], data: [vendorEnv], pageInfo: null, pagination: { offset: 0, limit: 20, total: 1 } }));
     const vendor = await api.environments({ deploymentId: 1 });
     const vendorEnvs = environmentsOf(vendor);
     expect(vendorEnvs[0]?.branch).toBe('feature/x');
@@ -131,9 +129,7 @@ describe('deployments', () => {
     const legacy = await api.versions({ deploymentId: 3 });
     expect(legacy.items.map((v) => v.version)).toEqual(['1.0.0', '1.1.0']);
 
-    server.handle((_q, r) =>
-      json(r, 200, { items: [version('1.2.0')], pageInfo: { hasNextPage: false, hasPreviousPage: false, endCursor: null } }),
-    );
+    server.handle((_q, r) => json(r, 200, { items: [version('1.2.0')], pageInfo: { hasNextPage: false, hasPreviousPage: false, endCursor: null } }));
     const current = await api.versions({ deploymentId: 3 });
     expect(current.items[0]?.releaseChannelVersion).toBe('cube:v1.2.0');
     expect(current.pageInfo?.hasNextPage).toBe(false);
@@ -256,9 +252,7 @@ describe('notifications', () => {
     const api = notificationsApi(client());
     const none = await api.create({ deploymentId: 1, body: { scheduleType: 'DAILY' } }).catch((e: unknown) => e);
     expect(none).toBeInstanceOf(InputError);
-    const both = await api
-      .create({ deploymentId: 1, body: { scheduleType: 'DAILY', dashboardId: 1, dashboardPublicId: 'p' } })
-      .catch((e: unknown) => e);
+    const both = await api.create({ deploymentId: 1, body: { scheduleType: 'DAILY', dashboardId: 1, dashboardPublicId: 'p' } }).catch((e: unknown) => e);
     expect((both as InputError).message).toContain('dashboardPublicId');
     expect(server.requests).toHaveLength(0);
 
@@ -345,9 +339,7 @@ describe('usage analytics', () => {
 
 describe('scim', () => {
   it('creates a group (201) with the Api-Key scheme', async () => {
-    server.handle((q, r) =>
-      json(r, 201, { ...(q.json as object), id: 'g-1', members: [], meta: { resourceType: 'Group', location: '/Groups/g-1' } }),
-    );
+    server.handle((q, r) => json(r, 201, { ...(q.json as object), id: 'g-1', members: [], meta: { resourceType: 'Group', location: '/Groups/g-1' } }));
     const api = scimApi(client({ authScheme: 'api-key' }));
     const group = await api.createGroup({ body: { schemas: [SCIM_GROUP_SCHEMA], displayName: 'Analysts' } });
     expect(group.id).toBe('g-1');

@@ -164,11 +164,7 @@ describe('tenant', () => {
 
   it('harvests tokens carried by a user OAuth token record', async () => {
     const accessToken = 'at-zyxwvu-987654321';
-    server.handle((_q, r) =>
-      json(r, 200, [
-        { id: 1, integrationId: 5, userId: 7, status: 'active', accessToken, createdAt: 'x', updatedAt: 'y' },
-      ]),
-    );
+    server.handle((_q, r) => json(r, 200, [{ id: 1, integrationId: 5, userId: 7, status: 'active', accessToken, createdAt: 'x', updatedAt: 'y' }]));
     const http = client();
     const tokens = await tenantApi(http).listUserOAuthTokens();
     expect(tokens[0]?.integrationId).toBe(5);
@@ -213,9 +209,9 @@ describe('embed', () => {
     expect(lastRequest()?.json).toEqual({ embedTenantName: 'acme', action: 'read' });
     const before = server.requests.length;
     await expect(embed.updateAccess({ deploymentId: 3, workbookId: 8, body: {} })).rejects.toBeInstanceOf(InputError);
-    await expect(
-      embed.updateAccess({ deploymentId: 3, workbookId: 8, body: { embedTenantName: 'acme', action: 'write' as 'read' } }),
-    ).rejects.toBeInstanceOf(InputError);
+    await expect(embed.updateAccess({ deploymentId: 3, workbookId: 8, body: { embedTenantName: 'acme', action: 'write' as 'read' } })).rejects.toBeInstanceOf(
+      InputError,
+    );
     expect(server.requests.length).toBe(before);
   });
 
@@ -261,12 +257,18 @@ describe('workspace', () => {
       json(r, 200, { deleted: [{ type: 'REPORT', id: 1 }], failed: [{ type: 'FOLDER', id: 2, error: { status: 400, message: 'has sub-folders' } }] }),
     );
     const ws = workspaceApi(client());
-    const r = await ws.bulkDelete({ deploymentId: 3, body: { items: [{ type: 'REPORT', id: 1 }, { type: 'FOLDER', id: 2 }] } });
+    const r = await ws.bulkDelete({
+      deploymentId: 3,
+      body: {
+        items: [
+          { type: 'REPORT', id: 1 },
+          { type: 'FOLDER', id: 2 },
+        ],
+      },
+    });
     expect(r.deleted).toEqual([{ type: 'REPORT', id: 1 }]);
     expect(r.failed[0]?.error.message).toBe('has sub-folders');
-    const err = await ws
-      .bulkDelete({ deploymentId: 3, body: { items: [{ type: 'DASHBOARD' as 'REPORT', id: 1 }] } })
-      .catch((e: unknown) => e);
+    const err = await ws.bulkDelete({ deploymentId: 3, body: { items: [{ type: 'DASHBOARD' as 'REPORT', id: 1 }] } }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InputError);
     expect((err as InputError).input).toBe('body.items[0].type');
     expect(server.requests).toHaveLength(1);
@@ -274,14 +276,10 @@ describe('workspace', () => {
 
   it('refuses to iterate reports sorted by lastViewedAt, sending nothing', async () => {
     const ws = workspaceApi(client());
-    const err = await collect(ws.iterateReports({ deploymentId: 3, query: { sortBy: 'lastViewedAt' } })).catch(
-      (e: unknown) => e,
-    );
+    const err = await collect(ws.iterateReports({ deploymentId: 3, query: { sortBy: 'lastViewedAt' } })).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InputError);
     expect((err as InputError).input).toBe('query.sortBy');
-    await expect(
-      ws.listReports({ deploymentId: 3, query: { sortBy: 'lastViewedAt', after: 'c1' } }),
-    ).rejects.toBeInstanceOf(InputError);
+    await expect(ws.listReports({ deploymentId: 3, query: { sortBy: 'lastViewedAt', after: 'c1' } })).rejects.toBeInstanceOf(InputError);
     expect(server.requests).toHaveLength(0);
   });
 
@@ -315,9 +313,7 @@ describe('workspace', () => {
     const ws = workspaceApi(client());
     await ws.upsertReportByPublicId({ deploymentId: 3, publicId: 'AbC123xyz789', body: { name: 'r' } });
     expect(lastRequest()?.url).toBe('/api/v1/deployments/3/reports/by-public-id/AbC123xyz789');
-    await expect(ws.upsertReportByPublicId({ deploymentId: 3, publicId: 'short', body: {} })).rejects.toBeInstanceOf(
-      InputError,
-    );
+    await expect(ws.upsertReportByPublicId({ deploymentId: 3, publicId: 'short', body: {} })).rejects.toBeInstanceOf(InputError);
     expect(server.requests).toHaveLength(1);
   });
 
@@ -372,7 +368,9 @@ describe('app', () => {
 
   it('rejects a spec document without paths', async () => {
     server.handle((_q, r) => json(r, 200, { openapi: '3.1.0' }));
-    const err = await appApi(client()).spec().catch((e: unknown) => e);
+    const err = await appApi(client())
+      .spec()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ResponseShapeError);
     expect((err as ResponseShapeError).message).toContain('paths');
   });

@@ -48,7 +48,9 @@ describe('retries', () => {
 
   it('repeats a POST after a 429: the server did not act on it', async () => {
     let n = 0;
-    server.handle((_q, r) => (++n === 1 ? json(r, 429, { error: 'slow down' }, { 'retry-after': '0' }) : json(r, 200, { branchName: 'b', syncJobId: 's1', workflowId: 'w' })));
+    server.handle((_q, r) =>
+      ++n === 1 ? json(r, 429, { error: 'slow down' }, { 'retry-after': '0' }) : json(r, 200, { branchName: 'b', syncJobId: 's1', workflowId: 'w' }),
+    );
     const started = await client().dbtSync.start({ deploymentId: 1, body: { ref: 'main' } });
     expect(started.syncJobId).toBe('s1');
     expect(server.requests).toHaveLength(2);
@@ -70,7 +72,10 @@ describe('retries', () => {
     let n = 0;
     server.handle((_q, r) => (++n === 1 ? json(r, 502, { error: 'bad gateway' }) : json(r, 200, { branchName: 'dbt-x', syncJobId: 's2', workflowId: 'w' })));
     let checks = 0;
-    const started = await client().dbtSync.start({ deploymentId: 1, body: { ref: 'main', branchName: 'dbt-x' } }, { settle: () => Promise.resolve(void checks++) });
+    const started = await client().dbtSync.start(
+      { deploymentId: 1, body: { ref: 'main', branchName: 'dbt-x' } },
+      { settle: () => Promise.resolve(void checks++) },
+    );
     expect(started.syncJobId).toBe('s2');
     expect(checks).toBe(1);
     expect(server.requests).toHaveLength(2);

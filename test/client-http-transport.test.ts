@@ -43,9 +43,7 @@ describe('transport', () => {
 
   it('refuses an http:// URL, naming the input and the value', () => {
     expect(() => new HttpClient({ baseUrl: 'http://example.com', apiKey: KEY })).toThrow(InputError);
-    expect(() => new HttpClient({ baseUrl: 'http://example.com', apiKey: KEY })).toThrow(
-      'api-url: got "http://example.com", expected an https:// URL',
-    );
+    expect(() => new HttpClient({ baseUrl: 'http://example.com', apiKey: KEY })).toThrow('api-url: got "http://example.com", expected an https:// URL');
     expect(() => new HttpClient({ baseUrl: 'not a url', apiKey: KEY })).toThrow(/api-url: got "not a url", expected an absolute https:\/\/ URL/);
   });
 
@@ -138,9 +136,7 @@ describe('errors', () => {
   it('checks inputs before sending: bad path value, empty ref, exclusive query parameters', async () => {
     const c = client();
     await expect(c.dataModel.validate({ deploymentId: 'abc' })).rejects.toThrow(/^deploymentId: got "abc", expected/);
-    await expect(c.dbtSync.start({ deploymentId: 1, body: { ref: '' } })).rejects.toThrow(
-      'body.ref: got "", expected a non-empty branch or tag name',
-    );
+    await expect(c.dbtSync.start({ deploymentId: 1, body: { ref: '' } })).rejects.toThrow('body.ref: got "", expected a non-empty branch or tag name');
     await expect(c.dataModel.validate({ deploymentId: 1, query: { branchName: 'x', devMode: true } })).rejects.toThrow(
       /query.devMode: got true, expected branchName and devMode=true are mutually exclusive/,
     );
@@ -165,9 +161,13 @@ describe('schemas', () => {
         pageInfo: { hasNextPage: false, hasPreviousPage: false },
       }),
     );
-    const err = await client().dbtSync.list({ deploymentId: 1 }).catch((e: unknown) => e);
+    const err = await client()
+      .dbtSync.list({ deploymentId: 1 })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ResponseShapeError);
-    expect((err as Error).message).toMatch(/^GET \/api\/v1\/deployments\/1\/dbt-sync -> 200: unexpected response: items\[1\]\.syncJobId: expected string, received undefined/);
+    expect((err as Error).message).toMatch(
+      /^GET \/api\/v1\/deployments\/1\/dbt-sync -> 200: unexpected response: items\[1\]\.syncJobId: expected string, received undefined/,
+    );
   });
 });
 
@@ -193,7 +193,16 @@ describe('pagination', () => {
   });
 
   it('stops when pageInfo is null and tolerates the deprecated data/count fields', async () => {
-    server.handle((_q, r) => json(r, 200, { data: [{ id: 1, name: 'main' }, { id: 2, name: 'pr-1' }], count: 2, pageInfo: null }));
+    server.handle((_q, r) =>
+      json(r, 200, {
+        data: [
+          { id: 1, name: 'main' },
+          { id: 2, name: 'pr-1' },
+        ],
+        count: 2,
+        pageInfo: null,
+      }),
+    );
     const got = await collect(client().branches.iterate({ deploymentId: 1 }));
     expect(got.map((b) => b.name)).toEqual(['main', 'pr-1']);
     expect(server.requests).toHaveLength(1);

@@ -59,7 +59,11 @@ describe('auth scheme', () => {
     await client({ apiKey: 'sk-0123456789abcdef' }).branches.stopDevMode({ deploymentId: 1 });
     await client({ apiKey: 'eyJhbGciOi.eyJzdWIi.sig' }).branches.stopDevMode({ deploymentId: 1 });
     await client({ apiKey: 'sk-0123456789abcdef', authScheme: 'bearer' }).branches.stopDevMode({ deploymentId: 1 });
-    expect(server.requests.map((q) => q.headers.authorization)).toEqual(['Api-Key sk-0123456789abcdef', 'Bearer eyJhbGciOi.eyJzdWIi.sig', 'Bearer sk-0123456789abcdef']);
+    expect(server.requests.map((q) => q.headers.authorization)).toEqual([
+      'Api-Key sk-0123456789abcdef',
+      'Bearer eyJhbGciOi.eyJzdWIi.sig',
+      'Bearer sk-0123456789abcdef',
+    ]);
   });
 });
 

@@ -100,7 +100,10 @@ describe('the pr lifecycle command', () => {
     const line = broken.split('\n').findIndex((l) => l.includes('summ')) + 1;
     // The token may write checks: every error is an annotation of the "datamodel-ci / validation" check,
     // placed from the checkout, with the platform's message unchanged.
-    const check = gh.checkRuns().filter((c) => c.name === 'datamodel-ci / validation').at(-1)!;
+    const check = gh
+      .checkRuns()
+      .filter((c) => c.name === 'datamodel-ci / validation')
+      .at(-1)!;
     expect(check).toMatchObject({ headSha: sha(2), conclusion: 'failure' });
     expect(check.annotations).toHaveLength(1);
     expect(check.annotations[0]).toMatchObject({ path: `${modelDir}/model/cubes/orders.yml`, startLine: line, level: 'failure' });

@@ -31,7 +31,9 @@ function leftovers(em: Emulator): string[] {
   return [
     ...Object.keys(d.branches).filter((n) => n.startsWith('datamodel-ci-doctor-') || d.branches[n]!.parent?.startsWith('datamodel-ci-doctor-')),
     ...Object.entries(d.devSessions).map(([k, v]) => `session ${k} on ${v}`),
-    ...Object.values(d.uploads).filter((u) => u.branch.startsWith('datamodel-ci-doctor-')).map((u) => `upload ${u.id}`),
+    ...Object.values(d.uploads)
+      .filter((u) => u.branch.startsWith('datamodel-ci-doctor-'))
+      .map((u) => `upload ${u.id}`),
   ];
 }
 
@@ -40,7 +42,18 @@ describe('doctor', () => {
     const r = await doctor(fx.em);
     expect(r.code, r.err.join('\n')).toBe(0);
     const text = r.out.join('\n');
-    for (const name of ['api key', 'auth scheme', 'content-length', 'deploy settings', 'upload', 'hash algorithm', 'staging URL', 'build status', 'validation errors', 'clean-up']) {
+    for (const name of [
+      'api key',
+      'auth scheme',
+      'content-length',
+      'deploy settings',
+      'upload',
+      'hash algorithm',
+      'staging URL',
+      'build status',
+      'validation errors',
+      'clean-up',
+    ]) {
       expect(text).toMatch(new RegExp(`^✓ ${name}: `, 'm'));
     }
     expect(text).toContain('direct uploads to a shared branch are accepted, one at a time and two in parallel');

@@ -54,13 +54,7 @@ afterAll(async () => {
 });
 
 function record(r: JobRunResult | ActionRunResult): void {
-  captured.push(
-    r.log.join('\n'),
-    r.summary,
-    JSON.stringify(r.annotations),
-    JSON.stringify('stepOutputs' in r ? r.stepOutputs : r.outputs),
-    r.debug.join('\n'),
-  );
+  captured.push(r.log.join('\n'), r.summary, JSON.stringify(r.annotations), JSON.stringify('stepOutputs' in r ? r.stepOutputs : r.outputs), r.debug.join('\n'));
 }
 
 interface JobOptions {
@@ -122,7 +116,10 @@ describe('preview.yml: one pull request’s life', () => {
     const r = await job('preview.yml', 'preview', { event: pullRequestEvent('synchronize', { number: PR, headSha: sha(PR, 2) }) });
     expect(r.conclusion).toBe('failure');
     const line = broken.split('\n').findIndex((l) => l.includes('summ')) + 1;
-    const check = gh.checkRuns().filter((c) => c.name === 'datamodel-ci / validation').at(-1)!;
+    const check = gh
+      .checkRuns()
+      .filter((c) => c.name === 'datamodel-ci / validation')
+      .at(-1)!;
     expect(check).toMatchObject({ headSha: sha(PR, 2), conclusion: 'failure' });
     expect(check.annotations[0]).toMatchObject({ path: 'analytics/model/cubes/orders.yml', startLine: line, title: 'data model' });
     expect(check.annotations[0]!.message).toContain('"measures.total_amount.type" must be one of');
@@ -134,7 +131,10 @@ describe('preview.yml: one pull request’s life', () => {
 
   it('3. a push fixing it passes; still one comment', async () => {
     gh.setHead(PR, sha(PR, 3));
-    setModel({ 'model/cubes/orders.yml': DEMO_MODEL['model/cubes/orders.yml']!, 'model/cubes/payments.yml': 'cubes:\n  - name: payments\n    sql_table: public.payments\n    measures:\n      - name: count\n        type: count\n' });
+    setModel({
+      'model/cubes/orders.yml': DEMO_MODEL['model/cubes/orders.yml']!,
+      'model/cubes/payments.yml': 'cubes:\n  - name: payments\n    sql_table: public.payments\n    measures:\n      - name: count\n        type: count\n',
+    });
     const r = await job('preview.yml', 'preview', { event: pullRequestEvent('synchronize', { number: PR, headSha: sha(PR, 3) }) });
     expect(r.conclusion, r.log.join('\n')).toBe('success');
     expect(ours(r).outputs).toMatchObject({ valid: 'true', uploaded: '2' });
@@ -303,15 +303,10 @@ describe('forks and secrets', () => {
   });
 
   it('11. no API key, token or minted JWT appears in any captured log, comment, summary or output', () => {
-    const secrets = [
-      ...Object.values(em.credentials),
-      TOKEN,
-      ...em.controls.minted,
-    ].filter((s) => s.length >= 8);
+    const secrets = [...Object.values(em.credentials), TOKEN, ...em.controls.minted].filter((s) => s.length >= 8);
     expect(secrets.length).toBeGreaterThan(5);
     const everything = [...captured, ...[2, 3, 4, 9, 12].flatMap((n) => comments(n).map((c) => c.body))].join('\n');
     expect(everything.length).toBeGreaterThan(10_000);
     for (const s of secrets) expect(everything.includes(s), `a secret (${s.slice(0, 6)}…) leaked`).toBe(false);
   });
 });
-

@@ -155,11 +155,7 @@ describe('notifications', () => {
   it('rejects conflicting filters (client before sending, emulator with 400)', async () => {
     await expect(admin.notifications.list({ deploymentId: 1, query: { dashboardId: 1, dashboardPublicId: 'wb-pub-1' } })).rejects.toBeInstanceOf(InputError);
     const before = snapshot();
-    await rejection(
-      admin.http.send({ method: 'GET', path: '/api/v1/deployments/1/notifications?recipientEmbedTenantName=acme' }),
-      BadRequestError,
-      400,
-    );
+    await rejection(admin.http.send({ method: 'GET', path: '/api/v1/deployments/1/notifications?recipientEmbedTenantName=acme' }), BadRequestError, 400);
     await rejection(
       admin.http.send({ method: 'GET', path: '/api/v1/deployments/1/notifications?recipientUserId=1&recipientEmail=ada%40example.com' }),
       BadRequestError,
@@ -244,8 +240,18 @@ describe('notifications', () => {
   });
 
   it('updates the schedule and keeps omitted fields', async () => {
-    const u = await admin.notifications.update({ deploymentId: 1, id: byId, body: { scheduleType: 'WEEKLY', hour: 9, minute: 0, dayOfWeek: 1, isEnabled: false } });
-    expect(u).toMatchObject({ cronExpression: '0 9 * * 1', humanReadableSchedule: 'At 09:00, only on Monday', isEnabled: false, timezone: 'Europe/Paris', notificationFormat: 'pdf' });
+    const u = await admin.notifications.update({
+      deploymentId: 1,
+      id: byId,
+      body: { scheduleType: 'WEEKLY', hour: 9, minute: 0, dayOfWeek: 1, isEnabled: false },
+    });
+    expect(u).toMatchObject({
+      cronExpression: '0 9 * * 1',
+      humanReadableSchedule: 'At 09:00, only on Monday',
+      isEnabled: false,
+      timezone: 'Europe/Paris',
+      notificationFormat: 'pdf',
+    });
     // A seeded notification (a cron expression, no schedule inputs): other fields change alone;
     // an hour without a schedule type would be ambiguous.
     const seeded = await admin.notifications.update({ deploymentId: 1, id: 1, body: { filters: null } });
@@ -254,7 +260,11 @@ describe('notifications', () => {
     await rejectsUnchanged(() => admin.notifications.update({ deploymentId: 1, id: 1, body: { hour: 9 } }), BadRequestError, 400);
     const daily = await admin.notifications.update({ deploymentId: 1, id: 1, body: { scheduleType: 'DAILY', hour: 9 } });
     expect(daily).toMatchObject({ cronExpression: '0 9 * * *', humanReadableSchedule: 'At 09:00, every day' });
-    await rejectsUnchanged(() => admin.notifications.update({ deploymentId: 1, id: 1, body: { scheduleType: 'CUSTOM', customCron: null } }), BadRequestError, 400);
+    await rejectsUnchanged(
+      () => admin.notifications.update({ deploymentId: 1, id: 1, body: { scheduleType: 'CUSTOM', customCron: null } }),
+      BadRequestError,
+      400,
+    );
     await rejectsUnchanged(() => admin.notifications.update({ deploymentId: 1, id: 999, body: { isEnabled: true } }), NotFoundError, 404);
   });
 
@@ -307,7 +317,12 @@ describe('notifications', () => {
         admin.notifications.addRecipients({
           deploymentId: 1,
           id: byId,
-          body: { recipients: [{ type: 'SLACK', channelId: 'C02' }, { type: 'USER', userId: 99 }] },
+          body: {
+            recipients: [
+              { type: 'SLACK', channelId: 'C02' },
+              { type: 'USER', userId: 99 },
+            ],
+          },
         }),
       NotFoundError,
       404,
@@ -339,7 +354,11 @@ describe('notifications', () => {
       BadRequestError,
       400,
     );
-    await admin.notifications.removeRecipients({ deploymentId: 1, id: byId, body: { recipients: [{ type: 'EMBED_USER', id: 'ext-7', embedTenantName: 'acme' }] } });
+    await admin.notifications.removeRecipients({
+      deploymentId: 1,
+      id: byId,
+      body: { recipients: [{ type: 'EMBED_USER', id: 'ext-7', embedTenantName: 'acme' }] },
+    });
     expect((await admin.notifications.recipients({ deploymentId: 1, id: byId })).items).toHaveLength(1);
   });
 
@@ -563,9 +582,13 @@ describe('users', () => {
   });
 
   it('merges settings: sheets field by field, null clears, lastSeenChangelogId ignored', async () => {
-    let u = await member.users.updateMySettings({ body: { sheets: { autoRunQueryOnChange: true, showAppliedFilters: false }, locale: 'de-DE', theme: 'dark' } });
+    let u = await member.users.updateMySettings({
+      body: { sheets: { autoRunQueryOnChange: true, showAppliedFilters: false }, locale: 'de-DE', theme: 'dark' },
+    });
     expect(u.settings).toEqual({ sheets: { autoRunQueryOnChange: true, showAppliedFilters: false }, locale: 'de-DE', theme: 'dark' });
-    u = await member.users.updateMySettings({ body: { sheets: { revealSheetOnOpen: true, showAppliedFilters: null }, lastSeenChangelogId: 7, defaultDeploymentId: 2 } });
+    u = await member.users.updateMySettings({
+      body: { sheets: { revealSheetOnOpen: true, showAppliedFilters: null }, lastSeenChangelogId: 7, defaultDeploymentId: 2 },
+    });
     expect(u.settings).toEqual({ sheets: { autoRunQueryOnChange: true, revealSheetOnOpen: true }, locale: 'de-DE', theme: 'dark', defaultDeploymentId: 2 });
     u = await member.users.updateMySettings({ body: { sheets: null, defaultDeploymentId: null } });
     expect(u.settings).toEqual({ locale: 'de-DE', theme: 'dark' });
@@ -649,11 +672,7 @@ describe('users', () => {
     await rejectsUnchanged(() => admin.users.updateAttribute({ id: 2, body: { defaultValue: 'many' } }), BadRequestError, 400);
 
     // Type mismatch: 400 and nothing changes.
-    const e = await rejectsUnchanged(
-      () => admin.users.upsertAttributeValue({ body: { userAttributeId: 2, userId: 4, value: 'abc' } }),
-      BadRequestError,
-      400,
-    );
+    const e = await rejectsUnchanged(() => admin.users.upsertAttributeValue({ body: { userAttributeId: 2, userId: 4, value: 'abc' } }), BadRequestError, 400);
     expect(e.platformMessage).toContain('expected a number');
     await rejectsUnchanged(() => admin.users.upsertAttributeValue({ body: { userAttributeId: tags.id, userId: 4, value: [1, 2] } }), BadRequestError, 400);
     await rejectsUnchanged(() => admin.users.upsertAttributeValue({ body: { userAttributeId: 1, userId: 4, value: true } }), BadRequestError, 400);

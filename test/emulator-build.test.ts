@@ -1,14 +1,7 @@
 /** The emulator's build API through the real client over HTTPS: section 3 states, 4.4, 4.13, 4.15. */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  BadRequestError,
-  ConflictError,
-  NotFoundError,
-  PermissionDeniedError,
-  collect,
-  type PlatformClient,
-} from '../src/client/index.js';
+import { BadRequestError, ConflictError, NotFoundError, PermissionDeniedError, collect, type PlatformClient } from '../src/client/index.js';
 import { environmentRestUrl } from '@datamodel-ci/platform-api';
 import { DEMO_MODEL } from '../packages/emulator/src/index.js';
 import { emulatorFixture, snapshot, type EmulatorFixture } from './support/emulator.js';
@@ -53,9 +46,7 @@ describe('dev mode (section 3)', () => {
     const onShared = await c.dataModel.fileHashes({ deploymentId: D, query: { branchName: shared } });
     expect(onShared['model/cubes/extra.yml']).toBeUndefined();
     await c.branches.stopDevMode({ deploymentId: D });
-    const err = await c.dataModel
-      .updateFiles({ deploymentId: D, body: { files: [{ path: 'a.yml', content: 'x' }] } })
-      .catch((e: unknown) => e);
+    const err = await c.dataModel.updateFiles({ deploymentId: D, body: { files: [{ path: 'a.yml', content: 'x' }] } }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BadRequestError);
     expect((err as Error).message).toContain('no dev-mode session open');
   });
@@ -97,14 +88,26 @@ describe('uploads and hashes', () => {
     const before = await c.dataModel.fileHashes({ deploymentId: D, query: { branchName: dev } });
     const tx = await c.dataModel.startUpload({ deploymentId: D, query: { branchName: dev } });
     const bytes = Buffer.from([0xff, 0xfe, 0x00, 0x41]); // not UTF-8: hashed as raw bytes
-    await c.dataModel.uploadFile({ deploymentId: D, query: { branchName: dev }, body: { transaction: JSON.stringify(tx.transaction), fileName: 'model/cubes/new.yml', file: Buffer.from('cubes: []\n') } });
-    await c.dataModel.uploadFile({ deploymentId: D, query: { branchName: dev }, body: { transaction: JSON.stringify(tx.transaction), fileName: 'data/blob.bin', file: bytes } });
+    await c.dataModel.uploadFile({
+      deploymentId: D,
+      query: { branchName: dev },
+      body: { transaction: JSON.stringify(tx.transaction), fileName: 'model/cubes/new.yml', file: Buffer.from('cubes: []\n') },
+    });
+    await c.dataModel.uploadFile({
+      deploymentId: D,
+      query: { branchName: dev },
+      body: { transaction: JSON.stringify(tx.transaction), fileName: 'data/blob.bin', file: bytes },
+    });
     const manifest: Record<string, { hash: string }> = {
       'model/cubes/new.yml': { hash: sha1('cubes: []\n') },
       'data/blob.bin': { hash: sha1(bytes) },
       'model/cubes/orders.yml': before['model/cubes/orders.yml']!,
     };
-    await c.dataModel.finishUpload({ deploymentId: D, query: { branchName: dev }, body: { transaction: tx.transaction, files: manifest, autoRemoveFiles: true } });
+    await c.dataModel.finishUpload({
+      deploymentId: D,
+      query: { branchName: dev },
+      body: { transaction: tx.transaction, files: manifest, autoRemoveFiles: true },
+    });
     const after = await c.dataModel.fileHashes({ deploymentId: D, query: { branchName: dev } });
     expect(after).toEqual(manifest);
     // The transaction is gone.
@@ -118,8 +121,16 @@ describe('uploads and hashes', () => {
     const shared = await freshShared('up-keep');
     const dev = (await c.branches.startDevMode({ deploymentId: D, body: { branchName: shared } })).branchName!;
     const tx = await c.dataModel.startUpload({ deploymentId: D, query: { branchName: dev } });
-    await c.dataModel.uploadFile({ deploymentId: D, query: { branchName: dev }, body: { transaction: JSON.stringify(tx.transaction), fileName: 'model/cubes/k.yml', file: 'cubes: []\n' } });
-    await c.dataModel.finishUpload({ deploymentId: D, query: { branchName: dev }, body: { transaction: tx.transaction, files: { 'model/cubes/k.yml': { hash: sha1('cubes: []\n') } }, autoRemoveFiles: false } });
+    await c.dataModel.uploadFile({
+      deploymentId: D,
+      query: { branchName: dev },
+      body: { transaction: JSON.stringify(tx.transaction), fileName: 'model/cubes/k.yml', file: 'cubes: []\n' },
+    });
+    await c.dataModel.finishUpload({
+      deploymentId: D,
+      query: { branchName: dev },
+      body: { transaction: tx.transaction, files: { 'model/cubes/k.yml': { hash: sha1('cubes: []\n') } }, autoRemoveFiles: false },
+    });
     const after = await c.dataModel.fileHashes({ deploymentId: D, query: { branchName: dev } });
     expect(Object.keys(after).sort()).toEqual([...Object.keys(DEMO_MODEL), 'model/cubes/k.yml'].sort());
   });
@@ -128,7 +139,11 @@ describe('uploads and hashes', () => {
     const shared = await freshShared('up-bad');
     const dev = (await c.branches.startDevMode({ deploymentId: D, body: { branchName: shared } })).branchName!;
     const tx = await c.dataModel.startUpload({ deploymentId: D, query: { branchName: dev } });
-    await c.dataModel.uploadFile({ deploymentId: D, query: { branchName: dev }, body: { transaction: JSON.stringify(tx.transaction), fileName: 'a.yml', file: 'a' } });
+    await c.dataModel.uploadFile({
+      deploymentId: D,
+      query: { branchName: dev },
+      body: { transaction: JSON.stringify(tx.transaction), fileName: 'a.yml', file: 'a' },
+    });
     const before = snapshot(fx.em);
     const wrong = await c.dataModel
       .finishUpload({ deploymentId: D, query: { branchName: dev }, body: { transaction: tx.transaction, files: { 'a.yml': { hash: sha1('b') } } } })
@@ -136,7 +151,11 @@ describe('uploads and hashes', () => {
     expect(wrong).toBeInstanceOf(BadRequestError);
     expect((wrong as Error).message).toContain(`got ${sha1('b')}, expected ${sha1('a')}`);
     const unsent = await c.dataModel
-      .finishUpload({ deploymentId: D, query: { branchName: dev }, body: { transaction: tx.transaction, files: { 'a.yml': { hash: sha1('a') }, 'ghost.yml': { hash: sha1('g') } } } })
+      .finishUpload({
+        deploymentId: D,
+        query: { branchName: dev },
+        body: { transaction: tx.transaction, files: { 'a.yml': { hash: sha1('a') }, 'ghost.yml': { hash: sha1('g') } } },
+      })
       .catch((e: unknown) => e);
     expect(unsent).toBeInstanceOf(BadRequestError);
     expect((unsent as Error).message).toContain('ghost.yml');
@@ -155,9 +174,7 @@ describe('uploads and hashes', () => {
     const files = await collect(c.dataModel.iterateFiles({ deploymentId: D, query: { branchName: dev, withContent: true } }));
     expect(files.map((f) => f.path).sort()).toEqual(['cube.config.js', 'model/cubes/customers.yml', 'model/cubes/orders.yml']);
     expect(files.find((f) => f.path === 'cube.config.js')?.content).toBe(DEMO_MODEL['cube.js']);
-    const missing = await c.dataModel
-      .removeFiles({ deploymentId: D, body: { branchName: dev, files: [{ path: 'nope.yml' }] } })
-      .catch((e: unknown) => e);
+    const missing = await c.dataModel.removeFiles({ deploymentId: D, body: { branchName: dev, files: [{ path: 'nope.yml' }] } }).catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(NotFoundError);
   });
 });
@@ -250,7 +267,10 @@ describe('git workflow', () => {
     expect(before['model/cubes/other.yml']).toBeDefined();
     // Undo for the other tests.
     const undo = (await c.branches.startDevMode({ deploymentId: D, body: { branchName: 'main' } })).branchName!;
-    await c.dataModel.removeFiles({ deploymentId: D, body: { branchName: undo, files: [{ path: 'model/cubes/other.yml' }, { path: 'model/cubes/twice.yml' }] } });
+    await c.dataModel.removeFiles({
+      deploymentId: D,
+      body: { branchName: undo, files: [{ path: 'model/cubes/other.yml' }, { path: 'model/cubes/twice.yml' }] },
+    });
     await c.branches.commit({ deploymentId: D, body: { branchName: undo } });
     await c.branches.merge({ deploymentId: D, body: { branchName: undo } });
   });
@@ -294,9 +314,7 @@ describe('staging environment (4.4)', () => {
     const shared = await freshShared('stg-reject');
     const dev = (await c.branches.startDevMode({ deploymentId: D, body: { branchName: shared } })).branchName!;
     const before = snapshot(fx.em);
-    await expect(c.branches.setStagingEnvironment({ deploymentId: D, body: { enabled: true, branchName: dev } })).rejects.toThrow(
-      /personal dev-mode branch/,
-    );
+    await expect(c.branches.setStagingEnvironment({ deploymentId: D, body: { enabled: true, branchName: dev } })).rejects.toThrow(/personal dev-mode branch/);
     await expect(c.branches.setStagingEnvironment({ deploymentId: D, body: { enabled: true, branchName: 'main' } })).rejects.toThrow(
       /production \(deploy\) branch/,
     );
@@ -305,7 +323,7 @@ describe('staging environment (4.4)', () => {
 });
 
 describe('validation (4.13)', () => {
-  it('answers 200 valid:false with the errors of a real compile: Cube\'s own message, the file as a repository path', async () => {
+  it("answers 200 valid:false with the errors of a real compile: Cube's own message, the file as a repository path", async () => {
     const shared = await freshShared('val-broken');
     const dev = (await c.branches.startDevMode({ deploymentId: D, body: { branchName: shared } })).branchName!;
     const broken = DEMO_MODEL['model/cubes/orders.yml']!.replace('type: sum', 'type: summ');
@@ -316,7 +334,9 @@ describe('validation (4.13)', () => {
     expect(r.branchName).toBe(dev);
     expect(r.errors).toHaveLength(1);
     expect(r.errors[0]).toMatchObject({ fileName: 'model/cubes/orders.yml' });
-    expect(r.errors[0]!.message).toMatch(/^orders cube: "measures\.total_amount\.type" must be one of \[count, number, string, boolean, time, sum, avg, min, max, countDistinct, countDistinctApprox\]/);
+    expect(r.errors[0]!.message).toMatch(
+      /^orders cube: "measures\.total_amount\.type" must be one of \[count, number, string, boolean, time, sum, avg, min, max, countDistinct, countDistinctApprox\]/,
+    );
     const main = await c.dataModel.validate({ deploymentId: D });
     expect(main).toMatchObject({ valid: true, branchName: 'main', mode: 'production', errors: [], cubesCount: 3 });
   });
@@ -328,7 +348,9 @@ describe('data REST API of a staging environment', () => {
     const { cubeApiToken } = await c.deployments.token({ deploymentId: D, body: { expiresIn: 600 } });
     const base = `${fx.em.deployments[0]!.deploymentUrl}/dev-mode/${shared}/cubejs-api/v1`;
     const get = async (path: string) => {
-      const res = await c.http.send({ method: 'GET', path: new URL(`${base}${path}`).pathname + new URL(`${base}${path}`).search, headers: { authorization: cubeApiToken } }).catch((e: unknown) => e);
+      const res = await c.http
+        .send({ method: 'GET', path: new URL(`${base}${path}`).pathname + new URL(`${base}${path}`).search, headers: { authorization: cubeApiToken } })
+        .catch((e: unknown) => e);
       return res;
     };
     const refused = (await get('/meta')) as PermissionDeniedError;

@@ -244,7 +244,9 @@ describe('staging URL and createBranch default', () => {
       expect((await a.deployments.settings({ deploymentId: 1 })).deployBranchName).toBe('release');
       expect(await a.branches.create({ deploymentId: 1, body: { name: 'from-default' } })).toMatchObject({ parentBranch: 'release' });
       const before = snapshot(own.em);
-      await expect(a.deployments.update({ deploymentId: 1, body: { deployBranchName: 'nope', name: 'renamed' } })).rejects.toThrow('deployBranchName: got "nope"');
+      await expect(a.deployments.update({ deploymentId: 1, body: { deployBranchName: 'nope', name: 'renamed' } })).rejects.toThrow(
+        'deployBranchName: got "nope"',
+      );
       expect(snapshot(own.em)).toBe(before);
     } finally {
       await own.close();

@@ -156,10 +156,7 @@ describe('workbooks', () => {
     await expect(
       c.workspace.updateDashboardAiWidgetThread({ deploymentId: D, workbookId: wb.id, body: { widgetId: 'w1', threadId: 't1' } }),
     ).rejects.toBeInstanceOf(NotFoundError);
-    await rejectedUnchanged(
-      () => c.workspace.publishDashboard({ deploymentId: D, workbookId: wb.id, body: { workbookId: wb.id + 1000 } }),
-      BadRequestError,
-    );
+    await rejectedUnchanged(() => c.workspace.publishDashboard({ deploymentId: D, workbookId: wb.id, body: { workbookId: wb.id + 1000 } }), BadRequestError);
     const dash = await c.workspace.publishDashboard({ deploymentId: D, workbookId: wb.id, body: { workbookId: wb.id, title: 'Board', allowEmbed: true } });
     expect(dash).toMatchObject({ workbookId: wb.id, allowEmbed: true, title: 'Board', config: { widgets: [widget] } });
     const withThread = await c.workspace.updateDashboardAiWidgetThread({
@@ -187,7 +184,11 @@ describe('reports', () => {
     expect(await c.workspace.getReport({ deploymentId: D, reportId: r.id })).toMatchObject({ name: 'Orders', sqlQuery: 'SELECT 1' });
     const u = await c.workspace.updateReport({ deploymentId: D, reportId: r.id, body: { name: 'Orders v2' } });
     expect(u.name).toBe('Orders v2');
-    await rejectedUnchanged(() => c.workspace.updateReport({ deploymentId: D, reportId: r.id, body: { publicId: 'Zzzzzzzzzzzz' } }), BadRequestError, /write-once/);
+    await rejectedUnchanged(
+      () => c.workspace.updateReport({ deploymentId: D, reportId: r.id, body: { publicId: 'Zzzzzzzzzzzz' } }),
+      BadRequestError,
+      /write-once/,
+    );
     await rejectedUnchanged(() => c.workspace.createReport({ deploymentId: D, body: { name: 'dup', publicId: 'RevByMonth01' } }), ConflictError);
     await rejectedUnchanged(() => c.workspace.createReport({ deploymentId: D, body: { name: 'x', workbookId: 9999 } }), NotFoundError);
 
@@ -208,7 +209,10 @@ describe('reports', () => {
     expect(created).toMatchObject({ publicId: 'AsCode000001', name: 'As code', created: true, source: 'D3' });
     const updated = await c.workspace.upsertReportByPublicId({ deploymentId: D, publicId: 'AsCode000001', body: { name: 'As code v2', source: 'EXCEL' } });
     expect(updated).toMatchObject({ id: created.id, name: 'As code v2', created: false, source: 'D3' });
-    await rejectedUnchanged(() => c.workspace.upsertReportByPublicId({ deploymentId: 2, publicId: 'AsCode000001', body: { name: 'elsewhere' } }), ConflictError);
+    await rejectedUnchanged(
+      () => c.workspace.upsertReportByPublicId({ deploymentId: 2, publicId: 'AsCode000001', body: { name: 'elsewhere' } }),
+      ConflictError,
+    );
     await rejectedUnchanged(
       () => c.workspace.upsertReportByPublicId({ deploymentId: D, publicId: 'AsCode000001', body: { publicId: 'AsCode000002' } }),
       BadRequestError,
@@ -222,7 +226,9 @@ describe('reports', () => {
       reportId: r.id,
       body: { externalWorkbookId: 'gsheet-1', resultLocation: "'Sheet 1'!B2", host: 'GOOGLE_SHEETS' },
     });
-    expect(one.externalWorkbookPlacements).toEqual([expect.objectContaining({ workbookId: 'gsheet-1', sheetName: 'Sheet 1', anchorCell: 'B2', host: 'GOOGLE_SHEETS' })]);
+    expect(one.externalWorkbookPlacements).toEqual([
+      expect.objectContaining({ workbookId: 'gsheet-1', sheetName: 'Sheet 1', anchorCell: 'B2', host: 'GOOGLE_SHEETS' }),
+    ]);
     // The same spot again updates the placement rather than adding one.
     const same = await c.workspace.connectReportToWorkbook({
       deploymentId: D,
@@ -247,10 +253,18 @@ describe('reports', () => {
 
     // A target matching nothing succeeds and changes nothing.
     const before = snapshot();
-    const noop = await c.workspace.disconnectReportFromWorkbook({ deploymentId: D, reportId: r.id, body: { externalWorkbookId: 'gsheet-1', sheetName: 'Other', anchorCell: 'B2' } });
+    const noop = await c.workspace.disconnectReportFromWorkbook({
+      deploymentId: D,
+      reportId: r.id,
+      body: { externalWorkbookId: 'gsheet-1', sheetName: 'Other', anchorCell: 'B2' },
+    });
     expect(noop.externalWorkbookPlacements).toHaveLength(2);
     expect(snapshot()).toBe(before);
-    const left = await c.workspace.disconnectReportFromWorkbook({ deploymentId: D, reportId: r.id, body: { externalWorkbookId: 'gsheet-1', resultLocation: "'Sheet 1'!B2" } });
+    const left = await c.workspace.disconnectReportFromWorkbook({
+      deploymentId: D,
+      reportId: r.id,
+      body: { externalWorkbookId: 'gsheet-1', resultLocation: "'Sheet 1'!B2" },
+    });
     expect(left.externalWorkbookPlacements?.map((p) => p.workbookId)).toEqual(['xlsx-9']);
   });
 });
@@ -349,7 +363,11 @@ describe('dashboard exports', () => {
     em.clock.advance(2_000);
     expect(await c.workspace.dashboardExportStatus({ deploymentId: D, jobId: job.jobId })).toMatchObject({ status: 'processing' });
     em.clock.advance(3_000);
-    expect(await c.workspace.dashboardExportStatus({ deploymentId: D, jobId: job.jobId })).toMatchObject({ status: 'completed', contentType: 'image/png', progress: 100 });
+    expect(await c.workspace.dashboardExportStatus({ deploymentId: D, jobId: job.jobId })).toMatchObject({
+      status: 'completed',
+      contentType: 'image/png',
+      progress: 100,
+    });
     const file = await c.workspace.downloadDashboardExport({ deploymentId: D, jobId: job.jobId, query: { filename: 'q3.png' } });
     expect(file.headers['content-type']).toBe('image/png');
     expect(file.headers['content-disposition']).toContain('filename="q3.png"');
@@ -380,7 +398,11 @@ describe('Databricks metric views', () => {
     const v1 = await c.workspace.saveMetricViewIntegration({ deploymentId: D, dataSourceName: 'default', body });
     expect(v1).toMatchObject({ configurationVersion: 1, dataSourceName: 'default', configuration: { targetCatalog: 'main', enabled: true } });
     await rejectedUnchanged(() => c.workspace.saveMetricViewIntegration({ deploymentId: D, dataSourceName: 'default', body }), ConflictError);
-    const v2 = await c.workspace.saveMetricViewIntegration({ deploymentId: D, dataSourceName: 'default', body: { ...body, expectedConfigurationVersion: 1, enabled: false } });
+    const v2 = await c.workspace.saveMetricViewIntegration({
+      deploymentId: D,
+      dataSourceName: 'default',
+      body: { ...body, expectedConfigurationVersion: 1, enabled: false },
+    });
     expect(v2.configurationVersion).toBe(2);
     expect(await c.workspace.getMetricViewIntegration({ deploymentId: D, dataSourceName: 'default' })).toEqual(v2);
   });
@@ -392,9 +414,15 @@ describe('Databricks metric views', () => {
     expect(reused).toMatchObject({ previewId: started.previewId, reused: true });
     await expect(c.workspace.metricViewPreviewResult({ deploymentId: D, previewId: started.previewId })).rejects.toBeInstanceOf(ConflictError);
     em.clock.advance(2_000);
-    expect(await c.workspace.metricViewPreviewStatus({ deploymentId: D, previewId: started.previewId })).toMatchObject({ status: 'RUNNING', resultAvailable: false });
+    expect(await c.workspace.metricViewPreviewStatus({ deploymentId: D, previewId: started.previewId })).toMatchObject({
+      status: 'RUNNING',
+      resultAvailable: false,
+    });
     em.clock.advance(5_000);
-    expect(await c.workspace.metricViewPreviewStatus({ deploymentId: D, previewId: started.previewId })).toMatchObject({ status: 'COMPLETED', resultAvailable: true });
+    expect(await c.workspace.metricViewPreviewStatus({ deploymentId: D, previewId: started.previewId })).toMatchObject({
+      status: 'COMPLETED',
+      resultAvailable: true,
+    });
     const result = await c.workspace.metricViewPreviewResult({ deploymentId: D, previewId: started.previewId });
     expect(result.views.map((v) => v.metricViewName)).toEqual(['orders_view']);
     await expect(c.workspace.cancelMetricViewPreview({ deploymentId: D, previewId: started.previewId })).rejects.toBeInstanceOf(ConflictError);
@@ -428,7 +456,12 @@ describe('embed tenants, users and groups', () => {
     const out = await c.embed.provisionUsers({
       embedTenantName: 'globex',
       body: {
-        users: [{ externalId: 'bulk-1' }, { externalId: 'BULK-2', email: 'not-an-email' }, { externalId: 'bulk-3', tenantGroups: ['missing'] }, { externalId: 'bulk-4' }],
+        users: [
+          { externalId: 'bulk-1' },
+          { externalId: 'BULK-2', email: 'not-an-email' },
+          { externalId: 'bulk-3', tenantGroups: ['missing'] },
+          { externalId: 'bulk-4' },
+        ],
       },
     });
     expect(out.succeeded.map((x) => x.externalId)).toEqual(['bulk-1', 'bulk-4']);
@@ -465,7 +498,11 @@ describe('embed tenants, users and groups', () => {
     expect((await c.embed.getGroup({ embedTenantName: 'ACME', id: g.id })).userCount).toBe(2);
 
     await rejectedUnchanged(() => c.embed.deleteGroup({ embedTenantName: 'acme', id: g.id }), BadRequestError, /still has/);
-    await c.embed.removeGroupMembers({ embedTenantName: 'acme', id: g.id, body: { members: [{ externalId: 'brand-new' }, { embedUserId: ext42?.id }, { externalId: 'never-there' }] } });
+    await c.embed.removeGroupMembers({
+      embedTenantName: 'acme',
+      id: g.id,
+      body: { members: [{ externalId: 'brand-new' }, { embedUserId: ext42?.id }, { externalId: 'never-there' }] },
+    });
     expect((await c.embed.listGroupMembers({ embedTenantName: 'acme', id: g.id })).items).toEqual([]);
     await expect(c.embed.deleteGroup({ embedTenantName: 'acme', id: g.id })).resolves.toBeUndefined();
     await expect(c.embed.getGroup({ embedTenantName: 'acme', id: g.id })).rejects.toBeInstanceOf(NotFoundError);
@@ -529,7 +566,8 @@ describe('embed access, embeddable dashboards, comments, sessions', () => {
       () => c.embed.runDashboardPython({ publicId: dash.publicId, body: { reportId: report.id, reportVersionId: 99999, sqlQuery: 'SELECT 1' } }),
       PermissionDeniedError,
     );
-    const versionId = (em.state.collections.workbooks?.[String(wb.id)] as { dashboard: { reportSnapshots: { reportVersionId: number }[] } }).dashboard.reportSnapshots[0]?.reportVersionId as number;
+    const versionId = (em.state.collections.workbooks?.[String(wb.id)] as { dashboard: { reportSnapshots: { reportVersionId: number }[] } }).dashboard
+      .reportSnapshots[0]?.reportVersionId as number;
     const run = await c.embed.runDashboardPython({ publicId: dash.publicId, body: { reportId: report.id, reportVersionId: versionId, sqlQuery: 'SELECT 1' } });
     expect(run).toMatchObject({ inputRowCount: 0, stderr: '', executionError: null });
   });
@@ -565,12 +603,24 @@ describe('embed access, embeddable dashboards, comments, sessions', () => {
 
   it('sessions: generate (admin), exchange once for a 24 h JWT, revoke is idempotent 204', async () => {
     const { sessionId } = await c.embed.generateSession({
-      body: { deploymentId: D, embedTenantName: 'acme', externalId: 'session-user', creatorMode: true, tenantGroups: ['editors'], tenantGroupDefinitions: [{ name: 'editors' }] },
+      body: {
+        deploymentId: D,
+        embedTenantName: 'acme',
+        externalId: 'session-user',
+        creatorMode: true,
+        tenantGroups: ['editors'],
+        tenantGroupDefinitions: [{ name: 'editors' }],
+      },
     });
     expect(sessionId).toMatch(/^[0-9a-f]{32}$/);
     expect((await c.embed.listGroups({ embedTenantName: 'acme' })).items.map((g) => g.name)).toContain('editors');
     const { token } = await c.embed.sessionToken({ body: { sessionId } });
-    const payload = JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString('utf8')) as { exp: number; iat: number; iss: string; sub: string };
+    const payload = JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString('utf8')) as {
+      exp: number;
+      iat: number;
+      iss: string;
+      sub: string;
+    };
     expect(payload).toMatchObject({ iss: 'cubecloud', sub: 'session-user' });
     expect(payload.exp - payload.iat).toBe(24 * 3600);
     await rejectedUnchanged(() => c.embed.sessionToken({ body: { sessionId } }), AuthenticationError);
@@ -597,7 +647,13 @@ describe('tenant settings and integrations', () => {
     const s = await c.tenant.getSettings();
     expect(s).toMatchObject({ auditLogEnabled: true, maintenanceWindowEnabled: false });
     const u = await c.tenant.updateSettings({ body: { maintenanceWindowEnabled: true, maintenanceWindowDay: 'saturday', maintenanceWindowTime: '03:30' } });
-    expect(u).toMatchObject({ auditLogEnabled: true, maintenanceWindowEnabled: true, maintenanceWindowDay: 'SATURDAY', maintenanceWindowTime: '03:30', oidcEnabled: false });
+    expect(u).toMatchObject({
+      auditLogEnabled: true,
+      maintenanceWindowEnabled: true,
+      maintenanceWindowDay: 'SATURDAY',
+      maintenanceWindowTime: '03:30',
+      oidcEnabled: false,
+    });
     const v = await c.tenant.updateSettings({ body: { oidcEnabled: true } });
     expect(v).toMatchObject({ maintenanceWindowDay: 'SATURDAY', oidcEnabled: true });
     await rejectedUnchanged(() => c.tenant.updateSettings({ body: { maintenanceWindowTime: '25:00', oidcEnabled: false } }), BadRequestError);

@@ -100,7 +100,11 @@ describe('an older deployment', () => {
   });
 
   it('can be set with a control route, with its saved ref', async () => {
-    expect(await control(fx.em, 'dbt-sync/older', { deploymentId: 2, older: true, savedRef: 'release' })).toEqual({ deploymentId: 2, older: true, savedRef: 'release' });
+    expect(await control(fx.em, 'dbt-sync/older', { deploymentId: 2, older: true, savedRef: 'release' })).toEqual({
+      deploymentId: 2,
+      older: true,
+      savedRef: 'release',
+    });
     try {
       const run = await c.dbtSync.start({ deploymentId: 2, body: { ref: 'v2.0.0' } });
       expect(run.branchName).toMatch(/^dbt-sync\/release-/);

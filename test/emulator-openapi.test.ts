@@ -35,7 +35,7 @@ function admits(schema: Json | undefined, type: string): boolean {
 beforeAll(async () => {
   em = await startEmulator({ seed: 'demo', clock: { mode: 'manual' } });
   client = new PlatformClient({ baseUrl: em.baseUrl, apiKey: em.credentials.admin, ca: em.ca });
-  doc = (await client.app.spec());
+  doc = await client.app.spec();
 });
 
 afterAll(async () => {
@@ -64,7 +64,11 @@ describe('GET /api/v1/spec', () => {
   it('has one operation per endpoint of the route table, keyed by its id', () => {
     const ids = operations(doc).map((o) => o.operationId as string);
     expect(new Set(ids).size).toBe(ids.length);
-    expect([...ids].sort()).toEqual(allEndpoints().map((e) => e.id).sort());
+    expect([...ids].sort()).toEqual(
+      allEndpoints()
+        .map((e) => e.id)
+        .sort(),
+    );
     for (const e of allEndpoints()) {
       const op = doc.paths[e.path]?.[e.method.toLowerCase()];
       expect(op?.operationId, `${e.method} ${e.path}`).toBe(e.id);

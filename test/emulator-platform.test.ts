@@ -5,15 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  AuthenticationError,
-  BadRequestError,
-  ConflictError,
-  NotFoundError,
-  PermissionDeniedError,
-  PlatformClient,
-  collect,
-} from '../src/client/index.js';
+import { AuthenticationError, BadRequestError, ConflictError, NotFoundError, PermissionDeniedError, PlatformClient, collect } from '../src/client/index.js';
 import { verifyJwt } from '../packages/emulator/src/jwt.js';
 import { startEmulator } from '../packages/emulator/src/index.js';
 import { emulatorFixture, snapshot, type EmulatorFixture } from './support/emulator.js';
@@ -29,7 +21,9 @@ afterAll(() => fx.close());
 describe('start-up', () => {
   it('`datamodel-ci-emulator` prints exactly one JSON line, serves, and exits 0 on SIGTERM', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dmci-emu-cli-'));
-    const child = spawn(process.execPath, ['packages/emulator/bin/datamodel-ci-emulator.mjs', '--seed', 'demo', '--state-dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['packages/emulator/bin/datamodel-ci-emulator.mjs', '--seed', 'demo', '--state-dir', dir], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const lines: string[] = [];
     const rl = createInterface({ input: child.stdout });
     const first = await new Promise<string>((resolve, reject) => {
@@ -129,7 +123,10 @@ describe('auth (section 5)', () => {
     expect(await raw('Token abc')).toMatchObject({ status: 401, error: expect.stringContaining('malformed') });
     expect(await raw('Bearer nope')).toMatchObject({ status: 401, error: expect.stringContaining('unknown API key') });
     fx.em.state.apiKeys.push({ id: 'key-old', key: 'dmci_expired_0123456789', userId: 1, kind: 'api', label: 'expired', expiresAt: fx.em.clock.now() - 1 });
-    const err = await fx.client('dmci_expired_0123456789').deployments.list().catch((e: unknown) => e);
+    const err = await fx
+      .client('dmci_expired_0123456789')
+      .deployments.list()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AuthenticationError);
     expect((err as Error).message).toContain('expired credential');
   });
@@ -272,7 +269,10 @@ describe('dbt sync (section 3, 4.12)', () => {
   });
 
   it('makes a run fail on request (control route) and for an unknown ref', async () => {
-    const set = await fetchStatus(fx.em, '/_emulator/dbt-sync/fail-next', `Bearer ${fx.em.credentials.admin}`, 'POST', { phase: 'generate', message: 'boom in generate' });
+    const set = await fetchStatus(fx.em, '/_emulator/dbt-sync/fail-next', `Bearer ${fx.em.credentials.admin}`, 'POST', {
+      phase: 'generate',
+      message: 'boom in generate',
+    });
     expect(set.status).toBe(200);
     const run = await c.dbtSync.start({ deploymentId: 1, body: { ref: 'main' } });
     fx.em.clock.advance(120_000);
@@ -297,7 +297,11 @@ describe('faults and latency', () => {
       const em = await startEmulator({ seed: 'empty', faults: '5xx=0.3,429=0.2,reset=0.1', faultSeed: 42 });
       const seen: string[] = [];
       for (let i = 0; i < 20; i++) {
-        const r = await fetchStatus(em, '/api/v1/deployments', `Bearer ${em.credentials.admin}`).catch(() => ({ status: 'reset' as const, error: '', retryAfter: null }));
+        const r = await fetchStatus(em, '/api/v1/deployments', `Bearer ${em.credentials.admin}`).catch(() => ({
+          status: 'reset' as const,
+          error: '',
+          retryAfter: null,
+        }));
         seen.push(`${r.status}${r.retryAfter ? `/${r.retryAfter}` : ''}`);
       }
       await em.close();
@@ -392,5 +396,12 @@ async function fetchRaw(
 }
 
 function fetchStatus(target: { baseUrl: string; ca: string }, path: string, authorization?: string, method = 'GET', json?: unknown) {
-  return fetchRaw(target, path, authorization, method, json === undefined ? undefined : JSON.stringify(json), json === undefined ? undefined : 'application/json');
+  return fetchRaw(
+    target,
+    path,
+    authorization,
+    method,
+    json === undefined ? undefined : JSON.stringify(json),
+    json === undefined ? undefined : 'application/json',
+  );
 }

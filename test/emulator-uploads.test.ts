@@ -63,15 +63,25 @@ describe('uploads to any branch (vendor `deploy --branch`)', () => {
     const ok = await c.http.send({ method: 'POST', path: `${B}/data-model/upload/start?branchName=${name}`, json: { branchName: name } });
     const tx = JSON.parse(ok.text!).transaction as { id: string };
     const before = snapshot(fx.em);
-    const differ = (await failure(c.http.send({ method: 'POST', path: `${B}/data-model/upload/start?branchName=${name}`, json: { branchName: 'main' } }))) as BadRequestError;
+    const differ = (await failure(
+      c.http.send({ method: 'POST', path: `${B}/data-model/upload/start?branchName=${name}`, json: { branchName: 'main' } }),
+    )) as BadRequestError;
     expect(differ).toBeInstanceOf(BadRequestError);
-    expect(differ.platformMessage).toBe(`branchName: got "${name}" in the query and "main" in the body, expected one branch (name it once, or the same in both)`);
+    expect(differ.platformMessage).toBe(
+      `branchName: got "${name}" in the query and "main" in the body, expected one branch (name it once, or the same in both)`,
+    );
     const finish = (await failure(
-      c.dataModel.finishUpload({ deploymentId: D, query: { branchName: name }, body: { transaction: tx, files: await hashes(name), branchName: 'feature-revenue' } }),
+      c.dataModel.finishUpload({
+        deploymentId: D,
+        query: { branchName: name },
+        body: { transaction: tx, files: await hashes(name), branchName: 'feature-revenue' },
+      }),
     )) as BadRequestError;
     expect(finish).toBeInstanceOf(BadRequestError);
     expect(finish.platformMessage).toContain('in the query and "feature-revenue" in the body');
-    const other = (await failure(c.dataModel.finishUpload({ deploymentId: D, body: { transaction: tx, files: await hashes(name), branchName: 'main' } }))) as BadRequestError;
+    const other = (await failure(
+      c.dataModel.finishUpload({ deploymentId: D, body: { transaction: tx, files: await hashes(name), branchName: 'main' } }),
+    )) as BadRequestError;
     expect(other.platformMessage).toBe(`branchName: got "main", expected "${name}" (the transaction's branch)`);
     expect(snapshot(fx.em)).toBe(before);
   });
@@ -92,7 +102,9 @@ describe('uploads to any branch (vendor `deploy --branch`)', () => {
     await c.branches.stopDevMode({ deploymentId: D });
     const before = snapshot(fx.em);
     expect(await failure(fx.member.dataModel.startUpload({ deploymentId: D, query: { branchName: dev } }))).toBeInstanceOf(PermissionDeniedError);
-    expect(((await failure(c.dataModel.startUpload({ deploymentId: D, query: { branchName: 'no-such' } }))) as Error).message).toContain('branch "no-such" not found');
+    expect(((await failure(c.dataModel.startUpload({ deploymentId: D, query: { branchName: 'no-such' } }))) as Error).message).toContain(
+      'branch "no-such" not found',
+    );
     expect(snapshot(fx.em)).toBe(before);
   });
 
@@ -125,7 +137,9 @@ describe('uploads to any branch (vendor `deploy --branch`)', () => {
 
   it('file writes (PUT data-model/files) stay dev-branch only while uploads go anywhere', async () => {
     const name = await shared('up-put');
-    const err = (await failure(c.dataModel.updateFiles({ deploymentId: D, body: { branchName: name, files: [{ path: 'model/x.yml', content: 'x' }] } }))) as BadRequestError;
+    const err = (await failure(
+      c.dataModel.updateFiles({ deploymentId: D, body: { branchName: name, files: [{ path: 'model/x.yml', content: 'x' }] } }),
+    )) as BadRequestError;
     expect(err.platformMessage).toContain('is not a dev-mode branch');
   });
 });
@@ -140,16 +154,22 @@ describe('multipart transaction field', () => {
     const tx = await started('tx-bare');
     const before = snapshot(fx.em);
     for (const bad of [tx.id, '{"id":', '{"name":"x"}']) {
-      const err = (await failure(c.dataModel.uploadFile({ deploymentId: D, body: { transaction: bad, fileName: 'model/a.yml', file: 'a' } }))) as BadRequestError;
+      const err = (await failure(
+        c.dataModel.uploadFile({ deploymentId: D, body: { transaction: bad, fileName: 'model/a.yml', file: 'a' } }),
+      )) as BadRequestError;
       expect(err).toBeInstanceOf(BadRequestError);
-      expect(err.platformMessage).toBe(`body.transaction: got ${JSON.stringify(bad)}, expected the JSON text of the transaction object upload/start returned, e.g. {"id":"tx-…"}`);
+      expect(err.platformMessage).toBe(
+        `body.transaction: got ${JSON.stringify(bad)}, expected the JSON text of the transaction object upload/start returned, e.g. {"id":"tx-…"}`,
+      );
     }
     expect(snapshot(fx.em)).toBe(before);
   });
 
   it('the path is `fileName`; the file part’s own filename (the base name, as the vendor sends it) is not used', async () => {
     const tx = await started('tx-filename');
-    const form = encodeMultipart({ transaction: JSON.stringify(tx), fileName: 'model/cubes/deep.yml' }, [{ field: 'file', fileName: 'deep.yml', data: Buffer.from('cubes: []\n') }]);
+    const form = encodeMultipart({ transaction: JSON.stringify(tx), fileName: 'model/cubes/deep.yml' }, [
+      { field: 'file', fileName: 'deep.yml', data: Buffer.from('cubes: []\n') },
+    ]);
     await c.http.send({ method: 'POST', path: `${B}/data-model/upload/file`, body: form });
     expect(Object.keys(fx.em.state.deployments[0]!.uploads[tx.id]!.files)).toEqual(['model/cubes/deep.yml']);
   });
@@ -173,7 +193,9 @@ describe('bodyless writes need a length (411)', () => {
     const wire = await new Promise<string>((resolve, reject) => {
       const { hostname, port } = new URL(fx.em.baseUrl);
       const socket = connect({ host: hostname, port: Number(port), ca: fx.em.ca }, () => {
-        socket.end(`POST ${B}/data-model/upload/start HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${fx.em.credentials.admin}\r\nConnection: close\r\n\r\n`);
+        socket.end(
+          `POST ${B}/data-model/upload/start HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${fx.em.credentials.admin}\r\nConnection: close\r\n\r\n`,
+        );
       });
       let text = '';
       socket.on('data', (d: Buffer) => (text += d.toString()));
@@ -194,7 +216,14 @@ describe('unknown routes under the API prefixes', () => {
       expect(res.headers['content-type']).toMatch(/^text\/html/);
       expect(res.text.trimStart().startsWith('<!DOCTYPE html>')).toBe(true);
     }
-    const missing = endpoint({ id: 'notOnThisTenant', method: 'GET', path: '/api/v1/not-on-this-tenant', section: '4.1', summary: 'absent', response: z.unknown() });
+    const missing = endpoint({
+      id: 'notOnThisTenant',
+      method: 'GET',
+      path: '/api/v1/not-on-this-tenant',
+      section: '4.1',
+      summary: 'absent',
+      response: z.unknown(),
+    });
     expect(await failure(call(c.http, missing, {}))).toBeInstanceOf(NotAvailableError);
   });
 });
@@ -247,7 +276,9 @@ describe('the bin’s flags for these behaviours', () => {
   });
 
   it('--no-direct-uploads starts a tenant that refuses uploads to shared branches', async () => {
-    const child = spawn(process.execPath, ['packages/emulator/bin/datamodel-ci-emulator.mjs', '--seed', 'demo', '--no-direct-uploads'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['packages/emulator/bin/datamodel-ci-emulator.mjs', '--seed', 'demo', '--no-direct-uploads'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const exit = new Promise<number | null>((resolve) => child.on('exit', resolve));
     try {
       const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve));

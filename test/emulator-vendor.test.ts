@@ -54,7 +54,9 @@ describe('emulator answers match the vendor description', () => {
       'POST',
       `${B}/data-model/upload/file?branchName=${devName}`,
       undefined,
-      encodeMultipart({ transaction: JSON.stringify(tx.transaction), fileName: 'model/cubes/u.yml' }, [{ field: 'file', fileName: 'u.yml', data: Buffer.from('cubes: []\n') }]),
+      encodeMultipart({ transaction: JSON.stringify(tx.transaction), fileName: 'model/cubes/u.yml' }, [
+        { field: 'file', fileName: 'u.yml', data: Buffer.from('cubes: []\n') },
+      ]),
     );
     const hashes = (await http.send({ method: 'GET', path: `${B}/data-model/file-hashes?branchName=${devName}` })).text!;
     await check('POST', `${B}/data-model/upload/finish?branchName=${devName}`, {
@@ -71,7 +73,14 @@ describe('emulator answers match the vendor description', () => {
     await check('DELETE', `${B}/dev-mode`);
     await check('POST', `${B}/merge-to-default`, { branchName: 'vendor-pr-1', message: 'Merge', removeBranchAfterMerge: false });
     await check('DELETE', `${B}/branches?branchName=vendor-pr-1`);
-    await check('POST', '/build/api/v1/deployments', { name: 'vendor-new', cloudProvider: 'aws', isManaged: true, region: 'us-east-1', targetPlatform: 'aws', creationStep: 'project' });
+    await check('POST', '/build/api/v1/deployments', {
+      name: 'vendor-new',
+      cloudProvider: 'aws',
+      isManaged: true,
+      region: 'us-east-1',
+      targetPlatform: 'aws',
+      creationStep: 'project',
+    });
     await check('POST', `${B}/github/connect`, { installationId: 1, name: 'acme/model' });
   });
 
@@ -97,10 +106,34 @@ describe('emulator answers match the vendor description', () => {
 
   it('covered every build-API and dbt-sync operation', () => {
     const expected = [
-      'listBranches', 'createBranch', 'removeBranch', 'setBranchStagingEnvironment', 'startDevMode', 'stopDevMode',
-      'listFiles', 'updateFiles', 'removeFiles', 'renameFiles', 'startUpload', 'uploadFile', 'finishUpload', 'fileHashes',
-      'validateDataModel', 'commitChanges', 'pull', 'mergeIntoParentBranch', 'mergeToDefaultBranch', 'createDeployment', 'connect',
-      'startDbtSync', 'listDbtSyncs', 'getDbtSyncStatus', 'getDbtSyncResult', 'getDbtSyncLogs', 'cancelDbtSync', 'getDbtSyncGeneratedFiles',
+      'listBranches',
+      'createBranch',
+      'removeBranch',
+      'setBranchStagingEnvironment',
+      'startDevMode',
+      'stopDevMode',
+      'listFiles',
+      'updateFiles',
+      'removeFiles',
+      'renameFiles',
+      'startUpload',
+      'uploadFile',
+      'finishUpload',
+      'fileHashes',
+      'validateDataModel',
+      'commitChanges',
+      'pull',
+      'mergeIntoParentBranch',
+      'mergeToDefaultBranch',
+      'createDeployment',
+      'connect',
+      'startDbtSync',
+      'listDbtSyncs',
+      'getDbtSyncStatus',
+      'getDbtSyncResult',
+      'getDbtSyncLogs',
+      'cancelDbtSync',
+      'getDbtSyncGeneratedFiles',
     ];
     expect(expected.filter((id) => !checked.includes(id))).toEqual([]);
   });

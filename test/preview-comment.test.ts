@@ -43,7 +43,12 @@ function wellFormed(md: string, html: Rendered): void {
 }
 
 const upload = { sent: 1, deleted: 0, unchanged: 4 };
-const broken: ViewError = { file: 'model/cubes/orders.yml', line: 13, message: 'orders cube: (measures.total.type = summ) must be one of [count, number, string, boolean, time, sum, avg, min, max, countDistinct, countDistinctApprox]' };
+const broken: ViewError = {
+  file: 'model/cubes/orders.yml',
+  line: 13,
+  message:
+    'orders cube: (measures.total.type = summ) must be one of [count, number, string, boolean, time, sum, avg, min, max, countDistinct, countDistinctApprox]',
+};
 
 describe('the PR comment, rendered as GitHub renders it', () => {
   it('updating: the state and the commit first, no table yet', () => {
@@ -94,12 +99,20 @@ describe('the PR comment, rendered as GitHub renders it', () => {
   });
 
   it('fixed after a broken push, and failed after a good run: only this run shows', () => {
-    const brokenRun = nextView(undefined, { headSha: 'a'.repeat(40), runId: 1 }, { ...base, state: 'invalid', validation: { valid: false, errorCount: 1, errors: [broken] } });
+    const brokenRun = nextView(
+      undefined,
+      { headSha: 'a'.repeat(40), runId: 1 },
+      { ...base, state: 'invalid', validation: { valid: false, errorCount: 1, errors: [broken] } },
+    );
     const fixed = nextView(brokenRun, { headSha: SHA, runId: 2 }, { ...base, state: 'ready', upload, validation: { valid: true, errorCount: 0, errors: [] } });
     const f = comment(fixed);
     wellFormed(f.md, f.html);
     expect(f.html.text).not.toContain('summ');
-    const failed = nextView(fixed, { headSha: 'b'.repeat(40), runId: 3 }, { ...base, state: 'failed', upload, failure: { step: 'Preview', message: 'POST /build/api/v1/deployments/1/data-model/upload/finish -> 503: busy' } });
+    const failed = nextView(
+      fixed,
+      { headSha: 'b'.repeat(40), runId: 3 },
+      { ...base, state: 'failed', upload, failure: { step: 'Preview', message: 'POST /build/api/v1/deployments/1/data-model/upload/finish -> 503: busy' } },
+    );
     const g = comment(failed);
     wellFormed(g.md, g.html);
     expect(g.html.headings[0]!.text).toBe('❌ Data-model preview · failed');
@@ -123,13 +136,19 @@ describe('the PR comment, rendered as GitHub renders it', () => {
     wellFormed(closed.md, closed.html);
     expect(closed.html.headings[0]!.text).toBe('Data-model preview · closed');
     expect(closed.html.text).toContain('Closed without merging');
-    const fork = renderGfm(renderPreview({ ...base, state: 'skipped', skipped: 'Nothing was validated: pull request #12 comes from a fork.' }, { target: 'summary' }));
+    const fork = renderGfm(
+      renderPreview({ ...base, state: 'skipped', skipped: 'Nothing was validated: pull request #12 comes from a fork.' }, { target: 'summary' }),
+    );
     expect(fork.headings[0]!.text).toBe('⏭️ Data-model preview · skipped: fork PR');
     expect(fork.text).toContain('Nothing was validated');
   });
 
   it('65 errors: grouped by file, the first ones in the comment, the rest counted and linked to the job summary; all in the summary', () => {
-    const errors: ViewError[] = Array.from({ length: 65 }, (_, i) => ({ file: `model/cubes/c${i % 4}.yml`, line: i + 1, message: `c${i % 4} cube: error number ${i}` }));
+    const errors: ViewError[] = Array.from({ length: 65 }, (_, i) => ({
+      file: `model/cubes/c${i % 4}.yml`,
+      line: i + 1,
+      message: `c${i % 4} cube: error number ${i}`,
+    }));
     const view: PreviewView = { ...base, state: 'invalid', validation: { valid: false, errorCount: 65, errors: errors.slice(0, 20) } };
     const { md, html } = comment(view, errors);
     wellFormed(md, html);
@@ -146,7 +165,11 @@ describe('the PR comment, rendered as GitHub renders it', () => {
   });
 
   it('renders hostile names and messages inert: no HTML, mention, reference or link of theirs', () => {
-    const evil: ViewError = { file: 'model/<img src=x onerror=alert(1)>|x`y.yml', line: 2, message: '@team see #12 [click](https://evil.example) <script>alert(1)</script> **bold** 3333333' };
+    const evil: ViewError = {
+      file: 'model/<img src=x onerror=alert(1)>|x`y.yml',
+      line: 2,
+      message: '@team see #12 [click](https://evil.example) <script>alert(1)</script> **bold** 3333333',
+    };
     const { md, html } = comment({ ...base, state: 'invalid', branch: 'feat/`x`|y', validation: { valid: false, errorCount: 1, errors: [evil] } }, [evil]);
     wellFormed(md, html);
     expect(html.links.every((l) => l.href.startsWith(REPO) || l.href.startsWith('https://acme.cubecloud.dev'))).toBe(true);

@@ -42,9 +42,7 @@ describe('route table', () => {
     const section4 = spec.slice(spec.indexOf('## 4. Endpoints'), spec.indexOf('## 5. Authentication'));
     const listed = new Set(specEndpoints.map((s) => routeKey('X', s.path).slice(2)));
     const written = [...section4.matchAll(/`(?:[A-Z]+(?:`, `[A-Z]+)* )?(\/(?:api|build)[^`\s]*)`/g)].map((m) => m[1] as string);
-    const unknown = written
-      .map((p) => routeKey('X', p).slice(2))
-      .filter((p) => !listed.has(p));
+    const unknown = written.map((p) => routeKey('X', p).slice(2)).filter((p) => !listed.has(p));
     expect(unknown).toEqual([]);
   });
 });

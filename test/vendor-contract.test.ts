@@ -31,14 +31,41 @@ const calls: [string, (c: PlatformClient) => Promise<unknown>][] = [
   ['commit', (c) => c.branches.commit({ deploymentId: 1, body: { message: 'PR #1', exitDevMode: false } })],
   ['pull', (c) => c.branches.pull({ deploymentId: 1, body: { branchName: 'preview/pr-1' } })],
   ['merge', (c) => c.branches.merge({ deploymentId: 1, body: { branchName: 'dev-abc', deleteBranch: true, message: 'm' } })],
-  ['mergeToDefault', (c) => c.branches.mergeToDefault({ deploymentId: 1, body: { branchName: 'preview/pr-1', message: 'Merge PR #1', removeBranchAfterMerge: false } })],
-  ['updateFiles', (c) => c.dataModel.updateFiles({ deploymentId: 1, body: { branchName: 'dev-abc', files: [{ path: 'model/cubes/a.yml', content: 'cubes: []\n' }] } })],
+  [
+    'mergeToDefault',
+    (c) => c.branches.mergeToDefault({ deploymentId: 1, body: { branchName: 'preview/pr-1', message: 'Merge PR #1', removeBranchAfterMerge: false } }),
+  ],
+  [
+    'updateFiles',
+    (c) => c.dataModel.updateFiles({ deploymentId: 1, body: { branchName: 'dev-abc', files: [{ path: 'model/cubes/a.yml', content: 'cubes: []\n' }] } }),
+  ],
   ['removeFiles', (c) => c.dataModel.removeFiles({ deploymentId: 1, body: { branchName: 'dev-abc', files: [{ path: 'model/cubes/a.yml' }] } })],
   ['renameFiles', (c) => c.dataModel.renameFiles({ deploymentId: 1, body: { branchName: 'dev-abc', files: [{ path: 'a.yml', newPath: 'b.yml' }] } })],
   ['listFiles', (c) => c.dataModel.listFiles({ deploymentId: 1, query: { branchName: 'main', withContent: true, first: 10 } })],
   ['startUpload', (c) => c.dataModel.startUpload({ deploymentId: 1, query: { branchName: 'dev-abc' } })],
-  ['uploadFile', (c) => c.dataModel.uploadFile({ deploymentId: 1, query: { branchName: 'dev-abc' }, body: { transaction: 't-1', fileName: 'model/cubes/a.yml', file: Buffer.from('cubes: []\n') } })],
-  ['finishUpload', (c) => c.dataModel.finishUpload({ deploymentId: 1, query: { branchName: 'dev-abc' }, body: { transaction: { id: 't-1' }, files: { 'model/cubes/a.yml': { hash: 'da39a3ee5e6b4b0d3255bfef95601890afd80709' } }, autoRemoveFiles: true, commitMessage: 'PR #1' } })],
+  [
+    'uploadFile',
+    (c) =>
+      c.dataModel.uploadFile({
+        deploymentId: 1,
+        query: { branchName: 'dev-abc' },
+        body: { transaction: 't-1', fileName: 'model/cubes/a.yml', file: Buffer.from('cubes: []\n') },
+      }),
+  ],
+  [
+    'finishUpload',
+    (c) =>
+      c.dataModel.finishUpload({
+        deploymentId: 1,
+        query: { branchName: 'dev-abc' },
+        body: {
+          transaction: { id: 't-1' },
+          files: { 'model/cubes/a.yml': { hash: 'da39a3ee5e6b4b0d3255bfef95601890afd80709' } },
+          autoRemoveFiles: true,
+          commitMessage: 'PR #1',
+        },
+      }),
+  ],
   ['fileHashes', (c) => c.dataModel.fileHashes({ deploymentId: 1, query: { branchName: 'dev-abc' } })],
   ['validate', (c) => c.dataModel.validate({ deploymentId: 1, query: { branchName: 'preview/pr-1' } })],
   ['validate(devMode)', (c) => c.dataModel.validate({ deploymentId: 1, query: { devMode: true } })],

@@ -98,8 +98,12 @@ async function hashesOfOn(f: EmulatorFixture, branch: string): Promise<Record<st
 describe('validation waits for a running, built branch', () => {
   it('fails fast and clearly on "Branch is not active" and on "Bad branch"', async () => {
     await ensureSharedBranch(ctx(), 'preview-pr-51', 'main');
-    await expect(waitForBuild(ctx(), 'preview-pr-51')).rejects.toThrow(/preview-pr-51 is not running: nothing compiles it until its staging environment is enabled/);
-    await expect(waitForBuild(ctx(), 'no-such-branch')).rejects.toThrow(new BuildError('branch no-such-branch does not exist on the platform (build status: Bad branch)'));
+    await expect(waitForBuild(ctx(), 'preview-pr-51')).rejects.toThrow(
+      /preview-pr-51 is not running: nothing compiles it until its staging environment is enabled/,
+    );
+    await expect(waitForBuild(ctx(), 'no-such-branch')).rejects.toThrow(
+      new BuildError('branch no-such-branch does not exist on the platform (build status: Bad branch)'),
+    );
   });
 
   it('turns staging on and waits through warmup and building to built', async () => {
@@ -129,7 +133,13 @@ describe('dbt sync', () => {
     const late = await emulatorFixture({ dbtInvisibleMs: 30_000 });
     try {
       const c: OpContext = { client: late.admin, deploymentId: 1, reporter: new MemoryReporter(), dryRun: false };
-      const r = await dbtSyncAndWait(c, { ref: 'main', timeoutMs: 10 * 60_000, firstPollMs: 1_000, now: () => late.em.clock.now(), sleep: (ms) => Promise.resolve(late.em.clock.advance(ms)) });
+      const r = await dbtSyncAndWait(c, {
+        ref: 'main',
+        timeoutMs: 10 * 60_000,
+        firstPollMs: 1_000,
+        now: () => late.em.clock.now(),
+        sleep: (ms) => Promise.resolve(late.em.clock.advance(ms)),
+      });
       expect(r.status).toBe('COMPLETED');
     } finally {
       await late.close();
@@ -140,9 +150,16 @@ describe('dbt sync', () => {
     const older = await emulatorFixture({ olderDeployments: [1] });
     try {
       const c: OpContext = { client: older.admin, deploymentId: 1, reporter: new MemoryReporter(), dryRun: false };
-      const err = await dbtSyncAndWait(c, { ref: 'release/2026-q4', timeoutMs: 60_000, now: () => older.em.clock.now(), sleep: (ms) => Promise.resolve(older.em.clock.advance(ms)) }).catch((e: unknown) => e);
+      const err = await dbtSyncAndWait(c, {
+        ref: 'release/2026-q4',
+        timeoutMs: 60_000,
+        now: () => older.em.clock.now(),
+        sleep: (ms) => Promise.resolve(older.em.clock.advance(ms)),
+      }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(RefIgnoredError);
-      expect((err as Error).message).toMatch(/did not use ref "release\/2026-q4": the run's branch "dbt-sync\/main-.*" does not name ref .*the run was cancelled/);
+      expect((err as Error).message).toMatch(
+        /did not use ref "release\/2026-q4": the run's branch "dbt-sync\/main-.*" does not name ref .*the run was cancelled/,
+      );
       const run = older.em.state.deployments[0]!.dbtRuns.at(-1)!;
       expect(run.cancelledAt).toBeDefined();
     } finally {
@@ -161,7 +178,9 @@ describe('dbt sync', () => {
 describe('merge in CLI deploy mode', () => {
   it('says production was not rebuilt, and deploy-on-merge uploads the merged model to the deploy branch', async () => {
     const c2 = (): OpContext & { reporter: MemoryReporter } => ctx({ deploymentId: 2 });
-    const dir = modelDir({ 'model/cubes/cli_deployed.yml': 'cubes:\n  - name: cli_deployed\n    sql_table: t\n    measures:\n      - name: count\n        type: count\n' });
+    const dir = modelDir({
+      'model/cubes/cli_deployed.yml': 'cubes:\n  - name: cli_deployed\n    sql_table: t\n    measures:\n      - name: count\n        type: count\n',
+    });
     await ensureSharedBranch(c2(), 'preview-pr-53', 'main');
     await uploadModel(c2(), { branch: 'preview-pr-53', modelDir: dir, concurrency: 4, commitMessage: 'x' });
     const plain = c2();
@@ -186,7 +205,10 @@ describe('file-hashes wrapped in { files }', () => {
       const c: OpContext = { client: wrapped.admin, deploymentId: 1, reporter: new MemoryReporter(), dryRun: false };
       await ensureSharedBranch(c, 'preview-pr-57', 'main');
       const dir = modelDir({ 'model/cubes/w.yml': 'cubes: []\n' });
-      expect(await uploadModel(c, { branch: 'preview-pr-57', modelDir: dir, concurrency: 4, commitMessage: 'x' })).toMatchObject({ uploaded: 1, via: 'direct' });
+      expect(await uploadModel(c, { branch: 'preview-pr-57', modelDir: dir, concurrency: 4, commitMessage: 'x' })).toMatchObject({
+        uploaded: 1,
+        via: 'direct',
+      });
       expect(await uploadModel(c, { branch: 'preview-pr-57', modelDir: dir, concurrency: 4, commitMessage: 'x' })).toMatchObject({ uploaded: 0, deleted: 0 });
     } finally {
       await wrapped.close();

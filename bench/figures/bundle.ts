@@ -61,7 +61,9 @@ export function hashMemoryFigure(): void {
         const body = `cubes:\n  - name: big\n    dimensions:\n${line.repeat(Math.ceil(SIZE / line.length))}`.slice(0, SIZE);
         for (let i = 0; i < FILES; i++) {
           // One byte differs per file, so no two files hash alike.
-          writeTree(dir, { [`model/g${String(i % 50).padStart(2, '0')}/c${String(i).padStart(4, '0')}.yml`]: `#${String(i).padStart(4, '0')}\n${body.slice(6)}` });
+          writeTree(dir, {
+            [`model/g${String(i % 50).padStart(2, '0')}/c${String(i).padStart(4, '0')}.yml`]: `#${String(i).padStart(4, '0')}\n${body.slice(6)}`,
+          });
         }
         const run = spawnSync(process.execPath, [BUNDLE, 'hash-model', dir, '--json'], { encoding: 'utf8' });
         if (run.status !== 0) throw new Error(`hash-model exited ${run.status}: ${run.stderr}${run.stdout} (is dist/ rebuilt? npm run build)`);

@@ -18,7 +18,10 @@ export function previewFigure(): void {
       const gh = await startGitHubStandin();
       // Builds and warm-ups take no time here: the figure counts round trips, not the platform's build time.
       const instant = { buildMs: 0, warmupMs: 0 };
-      const ems = { 0: await startEmulator({ seed: 'demo', ...instant }), [LATENCY_MS]: await startEmulator({ seed: 'demo', latencyMs: LATENCY_MS, ...instant }) };
+      const ems = {
+        0: await startEmulator({ seed: 'demo', ...instant }),
+        [LATENCY_MS]: await startEmulator({ seed: 'demo', latencyMs: LATENCY_MS, ...instant }),
+      };
       const proxies = { 0: await startLatencyProxy(gh.url, gh.ca, 0), [LATENCY_MS]: await startLatencyProxy(gh.url, gh.ca, LATENCY_MS) };
       try {
         const repo = tempDir('dmci-bench-repo-');
@@ -84,7 +87,9 @@ export function previewFigure(): void {
           const t0 = performance.now();
           await preview(LATENCY_MS);
           (em as { baseUrl: string }).baseUrl = real;
-          const rows = [...front.timeline.map((r) => ({ ...r, what: `P ${r.what}` })), ...ghProxy.timeline.map((r) => ({ ...r, what: `G ${r.what}` }))].sort((a, b) => a.start - b.start);
+          const rows = [...front.timeline.map((r) => ({ ...r, what: `P ${r.what}` })), ...ghProxy.timeline.map((r) => ({ ...r, what: `G ${r.what}` }))].sort(
+            (a, b) => a.start - b.start,
+          );
           console.log(`gh requests in trace: ${ghProxy.timeline.length}`);
           for (const r of rows) console.log(`${String(Math.round(r.start - t0)).padStart(5)} ${String(Math.round(r.end - t0)).padStart(5)}  ${r.what}`);
           await front.close();

@@ -94,7 +94,8 @@ export function uploadFigures(): void {
             speedup: { 8: round(sequential.seconds / med(8), 1), 16: round(sequential.seconds / med(16), 1), 32: round(sequential.seconds / med(32), 1) },
             modelValid: valid.valid,
             cubes: valid.cubesCount,
-            sequentialIs: "the same uploadModel and client with concurrency 1, as the vendor's deploy sends: the branch's hashes, start the upload, send each file after the previous one, finish, and the same check of the branch as ours",
+            sequentialIs:
+              "the same uploadModel and client with concurrency 1, as the vendor's deploy sends: the branch's hashes, start the upload, send each file after the previous one, finish, and the same check of the branch as ours",
             oursIs: 'adaptive: 4 files in flight at the start, doubled after each window of healthy answers up to the concurrency given',
           },
         });

@@ -135,7 +135,6 @@ export class ResponseShapeError extends PlatformError {
   }
 }
 
-
 /**
  * A 2xx answer that is the platform's web app (HTML) instead of JSON: the endpoint does not exist on
  * this tenant, which may run an older version of the platform. Never retried.

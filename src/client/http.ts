@@ -3,15 +3,7 @@ import { Agent as HttpsAgent } from 'node:https';
 import { createSecureContext, type SecureContext } from 'node:tls';
 import type { Readable } from 'node:stream';
 import { Agent, type Dispatcher } from 'undici';
-import {
-  AbortedError,
-  ConnectionError,
-  InputError,
-  PlatformError,
-  TimeoutError,
-  errorFromResponse,
-  type RedactedRequest,
-} from './errors.js';
+import { AbortedError, ConnectionError, InputError, PlatformError, TimeoutError, errorFromResponse, type RedactedRequest } from './errors.js';
 import { Redactor, type SecretHook } from './redact.js';
 import { loadCa, trustStore } from './trust.js';
 import { deleteWithEmptyBody } from './empty-delete.js';
@@ -127,14 +119,7 @@ function redactUrlCredentials(url: URL): string {
   return copy.href;
 }
 
-const NOT_SENT_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 function flatHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;

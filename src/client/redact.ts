@@ -4,7 +4,8 @@ export type SecretHook = (secret: string) => void;
 const MASK = '***';
 
 /** Field names whose string values are secrets wherever they appear in a body. */
-const SECRET_KEY = /^(token|accessToken|access_token|refreshToken|refresh_token|idToken|id_token|cubeApiToken|apiKey|api_key|password|secret|clientSecret|client_secret|privateKey|private_key|sessionId|jwt)$/i;
+const SECRET_KEY =
+  /^(token|accessToken|access_token|refreshToken|refresh_token|idToken|id_token|cubeApiToken|apiKey|api_key|password|secret|clientSecret|client_secret|privateKey|private_key|sessionId|jwt)$/i;
 const SECRET_SUFFIX = /(Token|Secret|Password)$/;
 
 /** Does a field with this name hold a secret? */

@@ -83,13 +83,7 @@ export function prepare(e: Endpoint, args: Record<string, unknown> = {}): RawReq
 }
 
 /** Parse a JSON response body with the endpoint's schema. */
-export function parseResponse<E extends Endpoint>(
-  http: HttpClient,
-  e: E,
-  req: RawRequest,
-  status: number,
-  text: string,
-): ResultOf<E> {
+export function parseResponse<E extends Endpoint>(http: HttpClient, e: E, req: RawRequest, status: number, text: string): ResultOf<E> {
   const pathOnly = req.path.split('?')[0] ?? req.path;
   // A CSV answer, buffered (callStream streams it instead).
   if (e.responseType === 'csv') return text as ResultOf<E>;
@@ -141,21 +135,19 @@ export interface CallOptions<T = unknown> extends RequestOptions {
 }
 
 /** Call one endpoint: check inputs, send with the retry policy, parse the answer. */
-export async function call<E extends Endpoint>(
-  http: HttpClient,
-  e: E,
-  args: ArgsOf<E>,
-  options: CallOptions<ResultOf<E>> = {},
-): Promise<ResultOf<E>> {
+export async function call<E extends Endpoint>(http: HttpClient, e: E, args: ArgsOf<E>, options: CallOptions<ResultOf<E>> = {}): Promise<ResultOf<E>> {
   if (e.responseType === 'binary') throw new Error(`${e.method} ${e.path} answers a binary stream: use callStream`);
   const req = prepare(e, args);
   // Secrets the caller sends (passwords, client secrets) are masked too if a server echoes them.
   http.redactor.harvest(req.json);
   const { settle, ...transport } = options;
-  return retrying(async () => {
-    const res = await http.attempt(req, transport);
-    return parseResponse(http, e, req, res.status, res.text ?? '');
-  }, http.retryRun(req, transport, settle));
+  return retrying(
+    async () => {
+      const res = await http.attempt(req, transport);
+      return parseResponse(http, e, req, res.status, res.text ?? '');
+    },
+    http.retryRun(req, transport, settle),
+  );
 }
 
 /** Call an endpoint whose answer is a stream (CSV export). */

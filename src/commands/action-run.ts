@@ -108,7 +108,18 @@ export async function runAction<C extends CommandName>(command: C, handler: Acti
         // A fork PR's job is green, so say plainly (a warning and the summary) that nothing was validated.
         const what = `Nothing was validated: pull request #${run.pr.number} comes from a fork, and GitHub gives a fork's workflow no secrets (so no platform key) and a read-only token. A maintainer can validate it by pushing its commits to a branch of this repository, or by running \`datamodel-ci validate\` locally.`;
         reporter.warning(what);
-        reporter.summary(renderPreview({ state: 'skipped', headSha: run.pr.headSha, skipped: what, ...(run.runUrl ? { runUrl: run.runUrl } : {}), ...(run.repoUrl ? { repoUrl: run.repoUrl } : {}) }, { target: 'summary' }));
+        reporter.summary(
+          renderPreview(
+            {
+              state: 'skipped',
+              headSha: run.pr.headSha,
+              skipped: what,
+              ...(run.runUrl ? { runUrl: run.runUrl } : {}),
+              ...(run.repoUrl ? { repoUrl: run.repoUrl } : {}),
+            },
+            { target: 'summary' },
+          ),
+        );
       } else reporter.notice(why);
       out.skipped = 'true';
       code = 0;
@@ -126,13 +137,25 @@ export async function runAction<C extends CommandName>(command: C, handler: Acti
     });
     const github =
       settings.githubToken && run.repository
-        ? createGitHubApi({ token: settings.githubToken, repository: run.repository, apiUrl: run.apiUrl, ...(connection.caCert ? { ca: connection.caCert } : {}) })
+        ? createGitHubApi({
+            token: settings.githubToken,
+            repository: run.repository,
+            apiUrl: run.apiUrl,
+            ...(connection.caCert ? { ca: connection.caCert } : {}),
+          })
         : undefined;
     let threadOpened: Promise<CommentThread | undefined> | undefined;
     const x: ActionRun<C> = {
       settings,
       run,
-      op: { client, deploymentId: settings.deploymentId, reporter, dryRun: settings.dryRun, signal: controller.signal, requestTimeoutMs: connection.requestTimeoutMs },
+      op: {
+        client,
+        deploymentId: settings.deploymentId,
+        reporter,
+        dryRun: settings.dryRun,
+        signal: controller.signal,
+        requestTimeoutMs: connection.requestTimeoutMs,
+      },
       github,
       reporter,
       out,

@@ -35,7 +35,13 @@ export async function annotate(x: ActionRun, errors: ModelError[], result: { bra
 }
 
 /** Publish the check run; false when the token may not (the caller falls back to workflow commands). */
-async function checkRun(x: ActionRun, head: string, errors: ModelError[], placed: (ModelError & { file: string; line: number })[], r: { branch: string; valid: boolean }): Promise<boolean> {
+async function checkRun(
+  x: ActionRun,
+  head: string,
+  errors: ModelError[],
+  placed: (ModelError & { file: string; line: number })[],
+  r: { branch: string; valid: boolean },
+): Promise<boolean> {
   const github = x.github!;
   const annotations: CheckAnnotation[] = placed.map((e) => ({
     path: e.file,

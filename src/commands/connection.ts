@@ -7,7 +7,10 @@ import { CONNECTION_INPUTS, InputReader, readConnection, sourceOf } from '../set
 export const CONNECTION_FLAGS = CONNECTION_INPUTS.map((i) => i.name);
 
 /** Client options from the connection flags or their DATAMODEL_CI_* variables; the key is required here. */
-export function connectionOptions(flags: Record<string, string | boolean>, io: Io): Pick<ClientOptions, 'baseUrl' | 'apiKey' | 'authScheme' | 'ca' | 'timeoutMs' | 'onSecret'> {
+export function connectionOptions(
+  flags: Record<string, string | boolean>,
+  io: Io,
+): Pick<ClientOptions, 'baseUrl' | 'apiKey' | 'authScheme' | 'ca' | 'timeoutMs' | 'onSecret'> {
   const c = readConnection(new InputReader(sourceOf(flags, io.env), CONNECTION_INPUTS));
   if (!c.apiKey) throw new InputError('api-key', undefined, 'an API key (--api-key or DATAMODEL_CI_API_KEY)');
   return {

@@ -16,7 +16,8 @@ function environmentOf(x: ActionRun<'pr'>): string | undefined {
 }
 
 function trouble(x: ActionRun, what: string, e: unknown): void {
-  if (status(e) === 403) x.reporter.notice(`no GitHub deployment: the token may not write deployments (grant the job \`deployments: write\`, or set environment-prefix to empty)`);
+  if (status(e) === 403)
+    x.reporter.notice(`no GitHub deployment: the token may not write deployments (grant the job \`deployments: write\`, or set environment-prefix to empty)`);
   else x.reporter.warning(`could not ${what}: ${e instanceof Error ? e.message : String(e)}`);
 }
 
@@ -27,7 +28,12 @@ export async function deployPreview(x: ActionRun<'pr'>, url: string): Promise<vo
   if (!environment || !pr || !x.github || x.settings.dryRun) return;
   try {
     const id = await x.github.createDeployment({ ref: pr.headSha, environment, description: `data-model preview of PR #${pr.number}` });
-    await x.github.createDeploymentStatus(id, { state: 'success', environmentUrl: url, ...(x.run.runUrl ? { logUrl: x.run.runUrl } : {}), description: 'preview ready' });
+    await x.github.createDeploymentStatus(id, {
+      state: 'success',
+      environmentUrl: url,
+      ...(x.run.runUrl ? { logUrl: x.run.runUrl } : {}),
+      description: 'preview ready',
+    });
   } catch (e) {
     trouble(x, 'record the GitHub deployment', e);
   }

@@ -44,7 +44,10 @@ export async function publish(x: ActionRun, update: ViewUpdate, ledger: Partial<
   };
   const merged = nextView(current, { headSha: pr?.headSha ?? current?.headSha ?? '', runId }, { ...common, ...update, state: update.state ?? 'updating' });
   const view: PreviewView = update.state ? merged : { ...merged, state: derivedState(merged) };
-  if (options.summary !== false) x.reporter.summary(renderPreview({ ...view, updatedAt: new Date().toISOString() }, { target: 'summary', ...(options.errors ? { errors: options.errors } : {}) }));
+  if (options.summary !== false)
+    x.reporter.summary(
+      renderPreview({ ...view, updatedAt: new Date().toISOString() }, { target: 'summary', ...(options.errors ? { errors: options.errors } : {}) }),
+    );
   if (!thread || !pr) return;
   try {
     const result = await thread.write({

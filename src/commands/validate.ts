@@ -16,7 +16,12 @@ export async function validateCommand(x: ActionRun<'validate'>): Promise<number>
   x.out.valid = String(r.valid);
   x.out['error-count'] = String(r.errors.length);
   x.out.status = r.valid ? 'valid' : 'invalid';
-  await publish(x, { branch, validation: { valid: r.valid, errorCount: r.errors.length, errors: r.errors, ...(r.cubes !== undefined ? { cubes: r.cubes } : {}) } }, { branch }, { errors: r.errors });
+  await publish(
+    x,
+    { branch, validation: { valid: r.valid, errorCount: r.errors.length, errors: r.errors, ...(r.cubes !== undefined ? { cubes: r.cubes } : {}) } },
+    { branch },
+    { errors: r.errors },
+  );
   if (!r.valid && x.settings.inputs.failOnInvalid) throw new StepFailed(`the data model on ${branch} is invalid: ${plural(r.errors.length, 'error')}`);
   return 0;
 }

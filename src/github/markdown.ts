@@ -11,10 +11,7 @@ const CONTROLS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u061C\u20
 
 /** One line of plain text: controls and zero-width characters gone, line breaks and tabs as spaces. */
 export function plain(text: string): string {
-  return String(text)
-    .replace(CONTROLS, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
+  return String(text).replace(CONTROLS, ' ').replace(/\s+/g, ' ').trim();
 }
 
 /** ASCII punctuation that means something to markdown or GitHub's autolinker. */

@@ -51,7 +51,11 @@ export const LEDGER_ERRORS = 20;
  * The view after this run's update: a write from another run (or another head) starts from scratch, so
  * the comment never mixes two runs; steps of the same run add to what the earlier steps wrote.
  */
-export function nextView(current: PreviewView | undefined, run: { headSha: string; runId: number }, update: Partial<PreviewView> & { state: PreviewState }): PreviewView {
+export function nextView(
+  current: PreviewView | undefined,
+  run: { headSha: string; runId: number },
+  update: Partial<PreviewView> & { state: PreviewState },
+): PreviewView {
   const ended = (s: PreviewState | undefined) => s === 'merged' || s === 'closed';
   // A new run, a run that starts over ("updating"), or the first word of a close: nothing earlier stays.
   const fresh =
@@ -59,7 +63,8 @@ export function nextView(current: PreviewView | undefined, run: { headSha: strin
   const base: PreviewView = fresh ? { state: update.state, headSha: run.headSha, runId: run.runId } : current;
   const next: PreviewView = { ...base, ...update, headSha: run.headSha, runId: run.runId };
   // The ledger travels in the comment: its outside texts are kept short (the job summary has them whole).
-  if (next.validation) next.validation = { ...next.validation, errors: next.validation.errors.slice(0, LEDGER_ERRORS).map((e) => ({ ...e, message: short(e.message, 500) })) };
+  if (next.validation)
+    next.validation = { ...next.validation, errors: next.validation.errors.slice(0, LEDGER_ERRORS).map((e) => ({ ...e, message: short(e.message, 500) })) };
   if (next.failure) next.failure = { ...next.failure, message: short(next.failure.message, 2000) };
   if (next.skipped) next.skipped = short(next.skipped, 1000);
   return next;

@@ -23,7 +23,6 @@ export interface RenderOptions {
 const OPEN_PER_FILE = 5;
 const DEFAULT_COMMENT_ERRORS = 15;
 
-
 function files(errors: ViewError[]): number {
   return new Set(errors.map((e) => e.file ?? '')).size;
 }
@@ -57,7 +56,9 @@ function steps(v: PreviewView): string[] {
   const rows: string[] = [];
   if (v.upload) {
     const u = v.upload;
-    rows.push(`| Upload | ✅ ${plural(u.sent, 'file')} sent, ${u.deleted} deleted, ${u.unchanged} unchanged${u.via === 'dev-mode' ? ' (through dev mode)' : ''} |`);
+    rows.push(
+      `| Upload | ✅ ${plural(u.sent, 'file')} sent, ${u.deleted} deleted, ${u.unchanged} unchanged${u.via === 'dev-mode' ? ' (through dev mode)' : ''} |`,
+    );
   }
   if (v.validation) {
     const c = v.validation;
@@ -128,7 +129,14 @@ function errorBlock(v: PreviewView, errors: ViewError[], options: RenderOptions)
     const folded = options.target === 'comment' ? take.slice(OPEN_PER_FILE) : [];
     out.push(...open.map((e) => errorLine(v, e)), '');
     if (folded.length) {
-      out.push(`<details><summary>${plural(folded.length, 'more error')} in this file</summary>`, '', ...folded.map((e) => errorLine(v, e)), '', '</details>', '');
+      out.push(
+        `<details><summary>${plural(folded.length, 'more error')} in this file</summary>`,
+        '',
+        ...folded.map((e) => errorLine(v, e)),
+        '',
+        '</details>',
+        '',
+      );
     }
     shown += take.length;
   }

@@ -11,5 +11,9 @@ export function sweepTable(rows: { branch: string; pr: number; state: string; ac
 }
 
 export function dbtTable(r: { syncJobId: string; branch: string; status: string; polls: number }): string {
-  return ['| Run | Branch | Status | Polls |', '|---|---|---|---|', `| ${code(r.syncJobId, { cell: true })} | ${code(r.branch, { cell: true })} | ${text(r.status)} | ${r.polls} |`].join('\n');
+  return [
+    '| Run | Branch | Status | Polls |',
+    '|---|---|---|---|',
+    `| ${code(r.syncJobId, { cell: true })} | ${code(r.branch, { cell: true })} | ${text(r.status)} | ${r.polls} |`,
+  ].join('\n');
 }

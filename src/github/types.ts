@@ -49,12 +49,21 @@ export interface GitHubApi {
   createComment(number: number, body: string): Promise<IssueComment>;
   updateComment(commentId: number, body: string): Promise<IssueComment>;
   /** A completed check run on `headSha` with its first annotations (at most 50); returns its id and page. */
-  createCheckRun(input: { name: string; headSha: string; conclusion: 'success' | 'failure' | 'neutral'; output: CheckRunOutput; detailsUrl?: string }): Promise<{ id: number; htmlUrl: string }>;
+  createCheckRun(input: {
+    name: string;
+    headSha: string;
+    conclusion: 'success' | 'failure' | 'neutral';
+    output: CheckRunOutput;
+    detailsUrl?: string;
+  }): Promise<{ id: number; htmlUrl: string }>;
   /** Append annotations (at most 50) to a check run. */
   addCheckRunAnnotations(id: number, output: CheckRunOutput): Promise<void>;
   /** A deployment of `ref` to a (transient) environment; returns its id. */
   createDeployment(input: { ref: string; environment: string; description: string }): Promise<number>;
-  createDeploymentStatus(id: number, input: { state: 'success' | 'inactive' | 'failure' | 'in_progress'; environmentUrl?: string; logUrl?: string; description?: string }): Promise<void>;
+  createDeploymentStatus(
+    id: number,
+    input: { state: 'success' | 'inactive' | 'failure' | 'in_progress'; environmentUrl?: string; logUrl?: string; description?: string },
+  ): Promise<void>;
   /** Ids of the deployments to `environment`. */
   listDeployments(environment: string): Promise<number[]>;
 }

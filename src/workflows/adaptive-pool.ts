@@ -64,18 +64,20 @@ export class AdaptivePool {
         while (!failed && running < this.limit && next < items.length) {
           const i = next++;
           running += 1;
-          fn(items[i] as T, i).then(
-            (r) => {
-              out[i] = r;
-              this.succeeded();
-            },
-            (e: unknown) => {
-              failed ??= { error: e };
-            },
-          ).finally(() => {
-            running -= 1;
-            pump();
-          });
+          fn(items[i] as T, i)
+            .then(
+              (r) => {
+                out[i] = r;
+                this.succeeded();
+              },
+              (e: unknown) => {
+                failed ??= { error: e };
+              },
+            )
+            .finally(() => {
+              running -= 1;
+              pump();
+            });
         }
       };
       pump();

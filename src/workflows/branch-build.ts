@@ -52,7 +52,9 @@ export async function waitForBuild(ctx: OpContext, branch: string, options: Wait
     const elapsed = Date.now() - started;
     if (error.includes('Bad branch')) throw new BuildError(`branch ${branch} does not exist on the platform (build status: Bad branch)`);
     if (error.includes('Branch is not active')) {
-      throw new BuildError(`branch ${branch} is not running: nothing compiles it until its staging environment is enabled or someone opens it in dev mode (build status: Branch is not active)`);
+      throw new BuildError(
+        `branch ${branch} is not running: nothing compiles it until its staging environment is enabled or someone opens it in dev mode (build status: Branch is not active)`,
+      );
     }
     if (status === 'failed' || status === 'cancelled') throw new BuildError(`the build of ${branch} ${status}${error ? `: ${error}` : ''}`);
     const ofOurs = !options.lastHash || !s.lastHash || s.lastHash === options.lastHash;

@@ -27,17 +27,11 @@ async function removeIfThere(ctx: OpContext, name: string, removeOnUpstream: boo
   }
 }
 
-export async function cleanupBranch(
-  ctx: OpContext,
-  input: { branch: string; devBranches: string[]; removeOnUpstream: boolean },
-): Promise<CleanupResult> {
+export async function cleanupBranch(ctx: OpContext, input: { branch: string; devBranches: string[]; removeOnUpstream: boolean }): Promise<CleanupResult> {
   const result: CleanupResult = { branch: input.branch, deleted: [], alreadyGone: [] };
   try {
     await mutate(ctx, `disable the staging environment of ${input.branch}`, () =>
-      ctx.client.branches.setStagingEnvironment(
-        { deploymentId: ctx.deploymentId, body: { enabled: false, branchName: input.branch } },
-        { signal: ctx.signal },
-      ),
+      ctx.client.branches.setStagingEnvironment({ deploymentId: ctx.deploymentId, body: { enabled: false, branchName: input.branch } }, { signal: ctx.signal }),
     );
   } catch (e) {
     // Gone already, or not a shared branch any more: nothing to disable.

@@ -60,7 +60,9 @@ export async function dbtSyncAndWait(ctx: OpContext, input: DbtSyncInput): Promi
   const maxPoll = input.maxPollMs ?? 45_000;
   const firstPoll = Math.min(maxPoll, input.firstPollMs ?? 20_000);
   if (ctx.dryRun) {
-    reporter.info(`dry run: would start a dbt sync (ref ${input.ref ?? 'default'}, branch ${input.branchName ?? 'chosen by the platform'}) and wait up to ${input.timeoutMs} ms`);
+    reporter.info(
+      `dry run: would start a dbt sync (ref ${input.ref ?? 'default'}, branch ${input.branchName ?? 'chosen by the platform'}) and wait up to ${input.timeoutMs} ms`,
+    );
     return { syncJobId: '', branch: input.branchName ?? '', status: 'COMPLETED', timedOut: false, cancelled: false, polls: 0 };
   }
   const body: { ref?: string; branchName?: string; source?: 'git' | 'manifest' } = {};

@@ -41,10 +41,22 @@ function file(path: string, text: string): LocalFile {
 }
 
 export const DOCTOR_FILES = {
-  a: file('model/cubes/datamodel_ci_doctor_a.yml', 'cubes:\n  - name: datamodel_ci_doctor_a\n    sql: SELECT 1 AS id\n    measures:\n      - name: count\n        type: count\n'),
-  b: file('model/cubes/datamodel_ci_doctor_b.yml', 'cubes:\n  - name: datamodel_ci_doctor_b\n    sql: SELECT 1 AS id\n    measures:\n      - name: count\n        type: count\n'),
-  c: file('model/cubes/datamodel_ci_doctor_c.yml', 'cubes:\n  - name: datamodel_ci_doctor_c\n    sql: SELECT 1 AS id\n    measures:\n      - name: count\n        type: count\n'),
-  broken: file('model/cubes/datamodel_ci_doctor_broken.yml', 'cubes:\n  - name: datamodel_ci_doctor_broken\n    sql: SELECT 1 AS id\n    measures:\n      - name: count\n        type: cnt\n'),
+  a: file(
+    'model/cubes/datamodel_ci_doctor_a.yml',
+    'cubes:\n  - name: datamodel_ci_doctor_a\n    sql: SELECT 1 AS id\n    measures:\n      - name: count\n        type: count\n',
+  ),
+  b: file(
+    'model/cubes/datamodel_ci_doctor_b.yml',
+    'cubes:\n  - name: datamodel_ci_doctor_b\n    sql: SELECT 1 AS id\n    measures:\n      - name: count\n        type: count\n',
+  ),
+  c: file(
+    'model/cubes/datamodel_ci_doctor_c.yml',
+    'cubes:\n  - name: datamodel_ci_doctor_c\n    sql: SELECT 1 AS id\n    measures:\n      - name: count\n        type: count\n',
+  ),
+  broken: file(
+    'model/cubes/datamodel_ci_doctor_broken.yml',
+    'cubes:\n  - name: datamodel_ci_doctor_broken\n    sql: SELECT 1 AS id\n    measures:\n      - name: count\n        type: cnt\n',
+  ),
 };
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
@@ -57,7 +69,10 @@ export interface DoctorProbes {
   bodylessWithoutLength?: () => Promise<number>;
 }
 
-export async function runDoctor(ctx: OpContext, options: { apiKey: string; authScheme?: string; branch?: string; probes?: DoctorProbes }): Promise<DoctorReport> {
+export async function runDoctor(
+  ctx: OpContext,
+  options: { apiKey: string; authScheme?: string; branch?: string; probes?: DoctorProbes },
+): Promise<DoctorReport> {
   const branch = options.branch ?? `datamodel-ci-doctor-${randomBytes(4).toString('hex')}`;
   const checks: Check[] = [];
   const add = (name: string, state: CheckState, seen: string, action: string) => {
@@ -73,7 +88,12 @@ export async function runDoctor(ctx: OpContext, options: { apiKey: string; authS
   try {
     target = await deployTarget(ctx);
     add('api key', 'ok', `accepted with the ${scheme === 'api-key' ? 'Api-Key' : 'Bearer'} scheme`, 'keeps this scheme');
-    add('deploy settings', 'ok', `deploy branch ${target.deployBranch}, deploy mode ${target.deployMode}`, target.deployMode === 'cli' ? 'says on merge that production is not rebuilt unless deploy-on-merge is set' : 'merges rebuild production');
+    add(
+      'deploy settings',
+      'ok',
+      `deploy branch ${target.deployBranch}, deploy mode ${target.deployMode}`,
+      target.deployMode === 'cli' ? 'says on merge that production is not rebuilt unless deploy-on-merge is set' : 'merges rebuild production',
+    );
   } catch (e) {
     add('api key', 'failed', message(e), 'cannot work with this key: check it and its permissions');
     skip(['upload', 'hash algorithm', 'build status', 'validation errors', 'staging URL'], 'the key was refused');
@@ -82,12 +102,24 @@ export async function runDoctor(ctx: OpContext, options: { apiKey: string; authS
   const other = scheme === 'api-key' ? 'Bearer' : 'Api-Key';
   if (options.probes?.otherScheme) {
     const status = await options.probes.otherScheme().catch(() => 0);
-    add('auth scheme', 'ok', `${other} ${status >= 200 && status < 300 ? 'is accepted too' : `is refused (${status || 'no answer'})`}`, `sends ${scheme === 'api-key' ? 'Api-Key' : 'Bearer'} (auth-scheme overrides it)`);
+    add(
+      'auth scheme',
+      'ok',
+      `${other} ${status >= 200 && status < 300 ? 'is accepted too' : `is refused (${status || 'no answer'})`}`,
+      `sends ${scheme === 'api-key' ? 'Api-Key' : 'Bearer'} (auth-scheme overrides it)`,
+    );
   }
   if (options.probes?.bodylessWithoutLength && !ctx.dryRun) {
     const status = await options.probes.bodylessWithoutLength().catch(() => 0);
     const needs = status === 411;
-    add('content-length', 'ok', needs ? 'a bodyless write without Content-Length is refused with 411' : `a bodyless write without Content-Length is answered ${status || 'with no answer'}`, 'always sends Content-Length: 0 on bodyless writes');
+    add(
+      'content-length',
+      'ok',
+      needs
+        ? 'a bodyless write without Content-Length is refused with 411'
+        : `a bodyless write without Content-Length is answered ${status || 'with no answer'}`,
+      'always sends Content-Length: 0 on bodyless writes',
+    );
   }
   const states = await readBuildStates(ctx, [target.deployBranch]).catch((e: unknown) => [`(${message(e)})`]);
   if (ctx.dryRun) {
@@ -98,7 +130,10 @@ export async function runDoctor(ctx: OpContext, options: { apiKey: string; authS
 
   const made = { branch: false, fork: undefined as string | undefined };
   try {
-    await ctx.client.branches.create({ deploymentId: ctx.deploymentId, body: { name: branch, from: target.deployBranch } }, { signal: ctx.signal, repeatable: true });
+    await ctx.client.branches.create(
+      { deploymentId: ctx.deploymentId, body: { name: branch, from: target.deployBranch } },
+      { signal: ctx.signal, repeatable: true },
+    );
     made.branch = true;
     // Two files one at a time, then two in parallel, straight to the shared branch.
     const one = [DOCTOR_FILES.a];
@@ -107,36 +142,73 @@ export async function runDoctor(ctx: OpContext, options: { apiKey: string; authS
       await uploadTransaction(ctx, { branch, local: one, concurrency: 1, commitMessage: 'datamodel-ci doctor: one file' });
       await uploadTransaction(ctx, { branch, local: both, concurrency: 2, commitMessage: 'datamodel-ci doctor: two in parallel' });
       report.uploadVia = 'direct';
-      add('upload', 'ok', 'direct uploads to a shared branch are accepted, one at a time and two in parallel', 'uploads straight to the shared branch (upload-via: auto or direct)');
+      add(
+        'upload',
+        'ok',
+        'direct uploads to a shared branch are accepted, one at a time and two in parallel',
+        'uploads straight to the shared branch (upload-via: auto or direct)',
+      );
     } catch (e) {
       if (!refusesDirectUpload(e) && !(e instanceof PlatformError)) throw e;
       try {
         made.fork = await doctorUploadViaDevMode(ctx, branch, both);
         report.uploadVia = 'dev-mode';
-        add('upload', 'failed', `a direct upload was refused (${message(e)}); through dev mode and commit it works`, 'uploads through dev mode (set upload-via: dev-mode to skip the first try)');
+        add(
+          'upload',
+          'failed',
+          `a direct upload was refused (${message(e)}); through dev mode and commit it works`,
+          'uploads through dev mode (set upload-via: dev-mode to skip the first try)',
+        );
       } catch (e2) {
-        add('upload', 'failed', `a direct upload was refused (${message(e)}), and through dev mode too (${message(e2)})`, 'cannot upload a model to a shared branch with this key');
+        add(
+          'upload',
+          'failed',
+          `a direct upload was refused (${message(e)}), and through dev mode too (${message(e2)})`,
+          'cannot upload a model to a shared branch with this key',
+        );
         skip(['hash algorithm', 'build status', 'validation errors', 'staging URL'], 'nothing could be uploaded');
         return report;
       }
     }
     const remote = await remoteTree(ctx, branch);
     const ours = both.every((f) => remote[f.path]?.hash === f.sha1);
-    add('hash algorithm', ours ? 'ok' : 'failed', ours ? 'file-hashes are the SHA-1 of the raw bytes; the files are on the shared branch' : `file-hashes differ from the SHA-1 of the bytes sent: ${JSON.stringify(both.map((f) => [f.path, remote[f.path]?.hash ?? null]))}`, ours ? 'sends only changed files' : 'would resend every file on each run: report this to the maintainers');
+    add(
+      'hash algorithm',
+      ours ? 'ok' : 'failed',
+      ours
+        ? 'file-hashes are the SHA-1 of the raw bytes; the files are on the shared branch'
+        : `file-hashes differ from the SHA-1 of the bytes sent: ${JSON.stringify(both.map((f) => [f.path, remote[f.path]?.hash ?? null]))}`,
+      ours ? 'sends only changed files' : 'would resend every file on each run: report this to the maintainers',
+    );
     await enableBranchStaging(ctx, branch);
     add('staging URL', 'ok', await readStagingUrl(ctx, branch), 'uses this address for the smoke test and the comment');
     const seen = await waitForBuild(ctx, branch, { timeoutMs: 10 * 60_000 }).then(
       (s) => `built (${s.status})`,
       (e: unknown) => `not built: ${message(e)}`,
     );
-    add('build status', seen.startsWith('built') ? 'ok' : 'failed', `deploy branch: ${states.join(', ')}; doctor branch: ${seen}`, 'waits for built before validating');
+    add(
+      'build status',
+      seen.startsWith('built') ? 'ok' : 'failed',
+      `deploy branch: ${states.join(', ')}; doctor branch: ${seen}`,
+      'waits for built before validating',
+    );
     const shape = await validateBroken(ctx, branch, [...both, DOCTOR_FILES.broken]);
-    add('validation errors', shape.ok ? 'ok' : 'failed', shape.seen, shape.ok ? 'annotates each error on its file and line' : 'reports the errors without a file');
+    add(
+      'validation errors',
+      shape.ok ? 'ok' : 'failed',
+      shape.seen,
+      shape.ok ? 'annotates each error on its file and line' : 'reports the errors without a file',
+    );
   } catch (e) {
     add('doctor', 'failed', message(e), 'see the checks above');
   } finally {
     report.cleanedUp = await doctorCleanup(ctx, branch, made);
-    add('clean-up', report.cleanedUp ? 'ok' : 'failed', report.cleanedUp ? 'everything the doctor made is gone' : `could not remove everything: ${branch} may be left`, report.cleanedUp ? '' : `delete ${branch} by hand`);
+    add(
+      'clean-up',
+      report.cleanedUp ? 'ok' : 'failed',
+      report.cleanedUp ? 'everything the doctor made is gone' : `could not remove everything: ${branch} may be left`,
+      report.cleanedUp ? '' : `delete ${branch} by hand`,
+    );
   }
   return report;
 }

@@ -21,10 +21,7 @@ export interface SmokeOptions {
   ca?: string;
 }
 
-export async function enableStaging(
-  ctx: OpContext,
-  input: { branch: string; smokeTest: boolean; smoke?: SmokeOptions },
-): Promise<EnableStagingResult> {
+export async function enableStaging(ctx: OpContext, input: { branch: string; smokeTest: boolean; smoke?: SmokeOptions }): Promise<EnableStagingResult> {
   const { client, deploymentId } = ctx;
   const opts = { signal: ctx.signal };
   if (!(await enableBranchStaging(ctx, input.branch))) return { branch: input.branch, stagingUrl: undefined, environmentId: undefined };
@@ -44,7 +41,10 @@ export async function enableStaging(
  */
 export async function smokeTest(ctx: OpContext, stagingUrl: string, options: SmokeOptions) {
   // Minting twice only mints an unused second token.
-  const { cubeApiToken } = await ctx.client.deployments.token({ deploymentId: ctx.deploymentId, body: { expiresIn: 600 } }, { signal: ctx.signal, repeatable: true });
+  const { cubeApiToken } = await ctx.client.deployments.token(
+    { deploymentId: ctx.deploymentId, body: { expiresIn: 600 } },
+    { signal: ctx.signal, repeatable: true },
+  );
   ctx.reporter.secret(cubeApiToken);
   const url = new URL(stagingUrl.endsWith('/') ? stagingUrl : `${stagingUrl}/`);
   // The data API takes its token as is (no scheme) and may hold one answer up to 90 s: give it 95.
@@ -59,7 +59,10 @@ export async function smokeTest(ctx: OpContext, stagingUrl: string, options: Smo
   /** GET a data-API path and read its JSON; the web app's HTML page means this is not the deployment's own host. */
   const get = async <T>(path: string): Promise<T> => {
     const text = (await data.send({ method: 'GET', path: `${url.pathname}${path}` }, { signal: ctx.signal })).text ?? '';
-    if (isHtml(text)) throw new Error(`smoke test: ${url.origin}${url.pathname}${path.split('?')[0]} answered with a web page, not the data API (the staging URL must be on the deployment's own host)`);
+    if (isHtml(text))
+      throw new Error(
+        `smoke test: ${url.origin}${url.pathname}${path.split('?')[0]} answered with a web page, not the data API (the staging URL must be on the deployment's own host)`,
+      );
     return JSON.parse(text || '{}') as T;
   };
   try {
@@ -80,7 +83,9 @@ export async function smokeTest(ctx: OpContext, stagingUrl: string, options: Smo
         continue;
       }
       if (body.error) throw new Error(`smoke test: /load answered ${body.error}`);
-      ctx.reporter.info(`smoke test: /meta lists ${cubes.length} cubes and views; /load of ${measure} returned ${plural(body.data?.length ?? 0, 'row')} after ${plural(waits, 'wait')}`);
+      ctx.reporter.info(
+        `smoke test: /meta lists ${cubes.length} cubes and views; /load of ${measure} returned ${plural(body.data?.length ?? 0, 'row')} after ${plural(waits, 'wait')}`,
+      );
       return { cubes: cubes.length, rows: body.data?.length ?? 0, waits };
     }
   } finally {

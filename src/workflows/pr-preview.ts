@@ -125,7 +125,12 @@ export interface CloseOutcome {
 /** Merge (when asked) and clean up; the branch is kept through the merge so cleanup also removes its dev forks. */
 export async function runClose(ctx: OpContext, input: CloseInput): Promise<CloseOutcome> {
   const merge = input.merge
-    ? await mergeToDefault(ctx, { branch: input.branch, message: input.message, keepBranch: true, ...(input.deployModel ? { deployModel: input.deployModel } : {}) })
+    ? await mergeToDefault(ctx, {
+        branch: input.branch,
+        message: input.message,
+        keepBranch: true,
+        ...(input.deployModel ? { deployModel: input.deployModel } : {}),
+      })
     : undefined;
   const cleanup = await cleanupBranch(ctx, { branch: input.branch, devBranches: input.devBranches, removeOnUpstream: input.removeOnUpstream });
   return { ...(merge ? { merge } : {}), cleanup };

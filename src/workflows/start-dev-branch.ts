@@ -53,7 +53,9 @@ export async function openDevMode(ctx: OpContext, branch: string): Promise<strin
   if (!dev) return undefined;
   // A fork is a `dev-…` branch of its own: an answer naming no fork (or the branch itself) is no write target.
   if (!dev.branchName || !isDevBranch(dev.branchName) || dev.branchName === branch) {
-    throw new Error(`POST /build/api/v1/deployments/${ctx.deploymentId}/dev-mode on ${branch} answered without a dev- fork (${JSON.stringify(dev.branchName ?? null)})`);
+    throw new Error(
+      `POST /build/api/v1/deployments/${ctx.deploymentId}/dev-mode on ${branch} answered without a dev- fork (${JSON.stringify(dev.branchName ?? null)})`,
+    );
   }
   ctx.reporter.info(`dev mode open on ${branch}: dev branch ${dev.branchName}`);
   return dev.branchName;

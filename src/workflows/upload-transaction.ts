@@ -84,10 +84,7 @@ export async function uploadTransaction(ctx: OpContext, input: TransactionInput)
   if (p.send.length === 0 && p.remove.length === 0 && !input.alwaysFinish) return { ...base, finished: false, stopped: false };
 
   // A second transaction after a lost answer stays unused: harmless to repeat.
-  const started = await client.dataModel.startUpload(
-    { deploymentId, query: { branchName }, body: { branchName } },
-    { signal: ctx.signal, repeatable: true },
-  );
+  const started = await client.dataModel.startUpload({ deploymentId, query: { branchName }, body: { branchName } }, { signal: ctx.signal, repeatable: true });
   // Both vendor clients send the transaction as the JSON text of the whole object `start` returned.
   const transaction = JSON.stringify(started.transaction);
   const pool = new AdaptivePool({

@@ -57,6 +57,8 @@ export async function validateBranch(ctx: OpContext, input: { branch: string; mo
     return error;
   });
   // The errors are pinned to their lines by the caller (a check run, or the step's annotations).
-  ctx.reporter.info(r.valid ? `${input.branch}: the data model is valid (${r.cubesCount ?? '?'} cubes and views)` : `${input.branch}: ${plural(errors.length, 'error')}`);
+  ctx.reporter.info(
+    r.valid ? `${input.branch}: the data model is valid (${r.cubesCount ?? '?'} cubes and views)` : `${input.branch}: ${plural(errors.length, 'error')}`,
+  );
   return { branch: input.branch, valid: r.valid, errors, ...(typeof r.cubesCount === 'number' ? { cubes: r.cubesCount } : {}) };
 }

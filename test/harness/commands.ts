@@ -6,8 +6,21 @@
 
 /** Commands the runner knows; any other `::name::` line is plain output. */
 export const REGISTERED_COMMANDS = [
-  'add-mask', 'add-matcher', 'add-path', 'debug', 'echo', 'endgroup', 'error', 'group', 'notice',
-  'remove-matcher', 'save-state', 'set-env', 'set-output', 'stop-commands', 'warning',
+  'add-mask',
+  'add-matcher',
+  'add-path',
+  'debug',
+  'echo',
+  'endgroup',
+  'error',
+  'group',
+  'notice',
+  'remove-matcher',
+  'save-state',
+  'set-env',
+  'set-output',
+  'stop-commands',
+  'warning',
 ] as const;
 
 /** A parsed workflow command. */
@@ -20,9 +33,25 @@ export interface WorkflowCommand {
   data: string;
 }
 
-const DATA_ESCAPES: Array<[string, string]> = [['%0D', '\r'], ['%0A', '\n'], ['%25', '%']];
-const PROPERTY_ESCAPES: Array<[string, string]> = [['%0D', '\r'], ['%0A', '\n'], ['%3A', ':'], ['%2C', ','], ['%25', '%']];
-const LEGACY_ESCAPES: Array<[string, string]> = [['%3B', ';'], ['%0D', '\r'], ['%0A', '\n'], ['%5D', ']'], ['%25', '%']];
+const DATA_ESCAPES: Array<[string, string]> = [
+  ['%0D', '\r'],
+  ['%0A', '\n'],
+  ['%25', '%'],
+];
+const PROPERTY_ESCAPES: Array<[string, string]> = [
+  ['%0D', '\r'],
+  ['%0A', '\n'],
+  ['%3A', ':'],
+  ['%2C', ','],
+  ['%25', '%'],
+];
+const LEGACY_ESCAPES: Array<[string, string]> = [
+  ['%3B', ';'],
+  ['%0D', '\r'],
+  ['%0A', '\n'],
+  ['%5D', ']'],
+  ['%25', '%'],
+];
 
 // In this order, case-sensitive, as the runner's String.Replace chain.
 const unescape = (text: string, table: Array<[string, string]>) => table.reduce((s, [from, to]) => s.split(from).join(to), text);
@@ -53,7 +82,11 @@ export function parseWorkflowCommand(line: string, extra: readonly string[] = []
       if (!known.has(name)) return undefined;
       const properties: Record<string, string> = {};
       if (space > 0) {
-        for (const prop of info.slice(space + 1).trim().split(',').filter(Boolean)) {
+        for (const prop of info
+          .slice(space + 1)
+          .trim()
+          .split(',')
+          .filter(Boolean)) {
           const eq = prop.indexOf('=');
           // The runner splits with RemoveEmptyEntries: `k=` and `=v` are dropped.
           if (eq > 0 && eq < prop.length - 1) properties[prop.slice(0, eq).toLowerCase()] = unescape(prop.slice(eq + 1), PROPERTY_ESCAPES);
@@ -72,7 +105,10 @@ export function parseWorkflowCommand(line: string, extra: readonly string[] = []
   if (!known.has(name)) return undefined;
   const properties: Record<string, string> = {};
   if (space > 0) {
-    for (const prop of info.slice(space + 1).split(';').filter(Boolean)) {
+    for (const prop of info
+      .slice(space + 1)
+      .split(';')
+      .filter(Boolean)) {
       const eq = prop.indexOf('=');
       if (eq > 0 && eq < prop.length - 1) properties[prop.slice(0, eq).toLowerCase()] = unescape(prop.slice(eq + 1), LEGACY_ESCAPES);
     }

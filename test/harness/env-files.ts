@@ -64,6 +64,11 @@ export function processFileCommands(rec: StepRecorder, files: EnvFiles): void {
     });
   } else if (size > 0) {
     const text = readFileSync(files.step_summary, 'utf8');
-    rec.addSummary(text.split('\n').map((l) => job.masker.mask(l)).join('\n'));
+    rec.addSummary(
+      text
+        .split('\n')
+        .map((l) => job.masker.mask(l))
+        .join('\n'),
+    );
   }
 }

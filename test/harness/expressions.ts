@@ -84,7 +84,7 @@ export function evaluateExpression(expression: string, contexts: Contexts, optio
   const dict = new data.Dictionary(...Object.entries(contexts).map(([key, value]) => ({ key, value: toExpressionData(value) })));
   try {
     // A context that exists but holds nothing evaluates to null, as on the runner.
-    return (new Evaluator(tree, dict, functionsFor(options.status ?? 'success')).evaluate()) ?? new data.Null();
+    return new Evaluator(tree, dict, functionsFor(options.status ?? 'success')).evaluate() ?? new data.Null();
   } catch (error) {
     throw new ExpressionTemplateError(`${(error as Error).message} (expression: ${expression.trim()})`, { cause: error });
   }
@@ -139,9 +139,7 @@ export function evaluateTemplateValue(text: string, contexts: Contexts, options:
   const segments = parseTemplate(text);
   const only = segments.length === 1 ? segments[0] : undefined;
   if (only && 'expression' in only) return fromExpressionData(evaluateExpression(only.expression, contexts, options));
-  return segments
-    .map((s) => ('literal' in s ? s.literal : evaluateExpression(s.expression, contexts, options).coerceString()))
-    .join('');
+  return segments.map((s) => ('literal' in s ? s.literal : evaluateExpression(s.expression, contexts, options).coerceString())).join('');
 }
 
 /**
@@ -158,9 +156,7 @@ export function evaluateTemplate(text: string, contexts: Contexts, options: Eval
     if (value.kind === data.Kind.Array) throw new ExpressionTemplateError(`A sequence was not expected (value: ${text})`);
     return value.coerceString();
   }
-  return segments
-    .map((s) => ('literal' in s ? s.literal : evaluateExpression(s.expression, contexts, options).coerceString()))
-    .join('');
+  return segments.map((s) => ('literal' in s ? s.literal : evaluateExpression(s.expression, contexts, options).coerceString())).join('');
 }
 
 /** True when the expression calls a status function anywhere (then no implicit `success() &&`). */
@@ -179,13 +175,13 @@ export function isTruthy(value: data.ExpressionData): boolean {
     case data.Kind.Null:
       return false;
     case data.Kind.Boolean:
-      return (value).value;
+      return value.value;
     case data.Kind.Number: {
-      const n = (value).value;
+      const n = value.value;
       return n !== 0 && !Number.isNaN(n);
     }
     case data.Kind.String:
-      return (value).value.length > 0;
+      return value.value.length > 0;
     default:
       return true;
   }

@@ -149,7 +149,10 @@ function githubContext(options: RunnerOptions, extra: { job: string; workflow: s
   };
 }
 
-export function createJobState(options: RunnerOptions, extra: { job: string; workflow: string; workflowFile?: string; machineEnv?: Record<string, string> }): {
+export function createJobState(
+  options: RunnerOptions,
+  extra: { job: string; workflow: string; workflowFile?: string; machineEnv?: Record<string, string> },
+): {
   state: JobState;
   cleanup: () => void;
 } {

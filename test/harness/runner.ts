@@ -117,7 +117,11 @@ export async function runJob(options: RunJobOptions): Promise<JobRunResult> {
   state.checkoutFrom = options.checkoutFrom;
   const checkoutRoot = options.checkoutFrom ? resolve(options.checkoutFrom) : '';
   state.checkoutFilter =
-    options.checkoutFilter ?? ((p) => !relative(checkoutRoot, p).split(sep).some((part) => part === '.git' || part === 'node_modules'));
+    options.checkoutFilter ??
+    ((p) =>
+      !relative(checkoutRoot, p)
+        .split(sep)
+        .some((part) => part === '.git' || part === 'node_modules'));
   try {
     const inputs = options.inputs ?? workflowInputs(workflow, String(state.github['event_name']), mapping(state.github['event']));
     const finish = (conclusion: JobRunResult['conclusion'], steps: StepResult[], outputs: Record<string, string> = {}, setupError?: string): JobRunResult => ({

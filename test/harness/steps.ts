@@ -33,7 +33,10 @@ async function runScript(
   result.script = script;
   const file = join(state.temp, `${randomUUID()}${shell.ext}`);
   writeFileSync(file, script);
-  const wdRaw = step['working-directory'] !== undefined ? evaluateTemplate(scalar(step['working-directory']), ctx, { status: scope.status }) : scope.defaults.workingDirectory;
+  const wdRaw =
+    step['working-directory'] !== undefined
+      ? evaluateTemplate(scalar(step['working-directory']), ctx, { status: scope.status })
+      : scope.defaults.workingDirectory;
   const cwd = wdRaw ? resolve(state.workspace, wdRaw) : state.workspace;
   if (!existsSync(cwd)) {
     throw new Error(`An error occurred trying to start process '${shell.program}' with working directory '${cwd}'. No such file or directory`);
@@ -57,7 +60,9 @@ export interface ActionCall {
 export async function executeAction(state: JobState, rec: StepRecorder, call: ActionCall): Promise<Execution & { outputs: Record<string, string> }> {
   const file = manifestPath(call.dir);
   if (!file) {
-    throw new Error(`Can't find 'action.yml', 'action.yaml' or 'Dockerfile' under '${call.dir}'. Did you forget to run actions/checkout before running your local action?`);
+    throw new Error(
+      `Can't find 'action.yml', 'action.yaml' or 'Dockerfile' under '${call.dir}'. Did you forget to run actions/checkout before running your local action?`,
+    );
   }
   const manifest = mapping(parseYaml(readFileSync(file, 'utf8')));
   const declared = mapping(manifest['inputs']);
@@ -173,7 +178,8 @@ async function runStep(
   const name = step['name'] !== undefined ? scalar(step['name']) : uses !== undefined ? uses : `Run ${firstLine(run ?? '')}`;
   const rec = new StepRecorder(state, id, parent);
   const target = uses !== undefined ? resolveUses(state, uses) : undefined;
-  const kind: StepResult['kind'] = target?.kind === 'checkout' ? 'checkout' : target?.kind === 'setup-node' ? 'setup-node' : uses !== undefined ? 'action' : 'run';
+  const kind: StepResult['kind'] =
+    target?.kind === 'checkout' ? 'checkout' : target?.kind === 'setup-node' ? 'setup-node' : uses !== undefined ? 'action' : 'run';
   const result: StepResult = {
     id,
     name,

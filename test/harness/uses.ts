@@ -13,10 +13,7 @@ import { processEnv } from './step-process.js';
 import { firstLine, scalar } from './yaml-values.js';
 
 export type UsesTarget =
-  | { kind: 'checkout' }
-  | { kind: 'setup-node' }
-  | { kind: 'local'; dir: string; repository: string; ref: string }
-  | { kind: 'unsupported'; reason: string };
+  { kind: 'checkout' } | { kind: 'setup-node' } | { kind: 'local'; dir: string; repository: string; ref: string } | { kind: 'unsupported'; reason: string };
 
 /** Where a `uses:` points in the harness. */
 export function resolveUses(state: JobState, uses: string): UsesTarget {
@@ -60,7 +57,13 @@ async function nodeVersion(env: Record<string, string>): Promise<string> {
 }
 
 /** actions/setup-node stand-in: nothing is installed; the runner's node must satisfy node-version. */
-export async function setupNodeStandIn(state: JobState, scope: Scope, rec: StepRecorder, inputs: Record<string, string>, stepEnv: Record<string, string>): Promise<Execution> {
+export async function setupNodeStandIn(
+  state: JobState,
+  scope: Scope,
+  rec: StepRecorder,
+  inputs: Record<string, string>,
+  stepEnv: Record<string, string>,
+): Promise<Execution> {
   let requested = inputs['node-version'] ?? '';
   const versionFile = inputs['node-version-file'] ?? '';
   if (requested === '' && versionFile !== '') {

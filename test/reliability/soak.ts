@@ -106,7 +106,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     if (code === 0) report.runsOk += 1;
     else {
       report.runsFailed += 1;
-      report.failures.push(`PR ${pr} ${action}: exit ${code}: ${lines.filter((l) => /error|warning/.test(l)).slice(-3).join(' | ')}`);
+      report.failures.push(
+        `PR ${pr} ${action}: exit ${code}: ${lines
+          .filter((l) => /error|warning/.test(l))
+          .slice(-3)
+          .join(' | ')}`,
+      );
     }
     return code;
   };
@@ -175,13 +180,17 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     if (merge) expectedMain[`model/cubes/${name}.yml`] = sha1(cube(name, 2));
     if (ok) report.correct += 1;
     rmSync(dir, { recursive: true, force: true });
-    log(`lifecycle ${i + 1}/${options.lifecycles}: ${ok ? 'ok' : 'NOT OK'} (${report.runsOk}/${report.runs} runs ok, faults ${JSON.stringify(em.faults.injected)})`);
+    log(
+      `lifecycle ${i + 1}/${options.lifecycles}: ${ok ? 'ok' : 'NOT OK'} (${report.runsOk}/${report.runs} runs ok, faults ${JSON.stringify(em.faults.injected)})`,
+    );
   }
 
   const main = hashes(d().branches.main!.head);
   report.deployBranchCorrect = JSON.stringify(Object.entries(main).sort()) === JSON.stringify(Object.entries(expectedMain).sort());
   report.leftBehind = [
-    ...Object.values(d().branches).filter((b) => b.kind === 'dev' || b.name.startsWith('preview-')).map((b) => b.name),
+    ...Object.values(d().branches)
+      .filter((b) => b.kind === 'dev' || b.name.startsWith('preview-'))
+      .map((b) => b.name),
     ...Object.keys(d().devSessions).map((k) => `session:${k}`),
   ];
   report.faultsInjected = { ...em.faults.injected };

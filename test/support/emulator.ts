@@ -98,4 +98,8 @@ export async function uploadTree(
 }
 
 /** What a call threw (undefined when it succeeded), to check the error's class and message. */
-export const failure = (p: Promise<unknown>): Promise<unknown> => p.then(() => undefined, (e: unknown) => e);
+export const failure = (p: Promise<unknown>): Promise<unknown> =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );

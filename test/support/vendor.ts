@@ -45,7 +45,11 @@ export function vendorValidate(schema: unknown, value: unknown): string[] {
 export function vendorOperation(method: string, path: string): VendorOperation | undefined {
   const norm = (p: string) => p.replace(/\{[^}]+\}/g, '{}').replace(/\/+$/, '');
   for (const [template, item] of Object.entries(vendorDoc.paths)) {
-    const re = new RegExp(`^${norm(template).replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\\{\\\}|\{\}/g, '[^/]+')}$`);
+    const re = new RegExp(
+      `^${norm(template)
+        .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+        .replace(/\\\{\\\}|\{\}/g, '[^/]+')}$`,
+    );
     if (re.test(norm(path)) || norm(template) === norm(path)) {
       const op = item[method.toLowerCase()];
       if (op) return { ...op, method: method.toUpperCase(), path: template };

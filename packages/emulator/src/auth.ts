@@ -32,12 +32,7 @@ export function authenticate(state: State, clock: Clock, e: Endpoint | undefined
 }
 
 /** Scope, role and permission checks; returns the deployment named by the path, if any. */
-export function authorize(
-  state: State,
-  e: Endpoint,
-  principal: Principal,
-  params: Record<string, unknown>,
-): DeploymentRec | undefined {
+export function authorize(state: State, e: Endpoint, principal: Principal, params: Record<string, unknown>): DeploymentRec | undefined {
   const { key, user } = principal;
   const deploymentId = params.deploymentId;
   let deployment: DeploymentRec | undefined;

@@ -62,7 +62,14 @@ export interface Behaviour {
 }
 
 /** Builds and warm-ups short enough for the demo and the tests, long enough that their states are seen. */
-export const DEFAULT_BEHAVIOUR: Behaviour = { directUploads: true, wrapFileHashes: false, buildMs: 300, warmupMs: 500, dbtInvisibleMs: 5_000, continueWaitPolls: 2 };
+export const DEFAULT_BEHAVIOUR: Behaviour = {
+  directUploads: true,
+  wrapFileHashes: false,
+  buildMs: 300,
+  warmupMs: 500,
+  dbtInvisibleMs: 5_000,
+  continueWaitPolls: 2,
+};
 
 /** The behaviour with `changes` applied; checked whole first (a bad field changes nothing), undefined fields skipped. */
 export function behaviourWith(current: Behaviour, changes: Record<string, unknown>): Behaviour {

@@ -81,6 +81,7 @@ function text(value: unknown, name: string, expected: string): string {
 
 function deploymentOf(s: Steering, id: unknown): DeploymentRec {
   const d = s.state.deployments.find((x) => x.id === id);
-  if (!d) throw new HttpError(400, `deploymentId: got ${JSON.stringify(id)}, expected the id of a deployment (${s.state.deployments.map((x) => x.id).join(', ')})`);
+  if (!d)
+    throw new HttpError(400, `deploymentId: got ${JSON.stringify(id)}, expected the id of a deployment (${s.state.deployments.map((x) => x.id).join(', ')})`);
   return d;
 }

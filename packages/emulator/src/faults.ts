@@ -9,7 +9,10 @@ export type FaultSpec = Partial<Record<FaultKind, number>>;
 export function parseFaults(spec: string | undefined): FaultSpec {
   const out: FaultSpec = {};
   if (!spec) return out;
-  for (const part of spec.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of spec
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const [name, value] = part.split('=');
     if (!KINDS.includes(name as FaultKind)) {
       throw new Error(`--faults: got "${part}", expected one of ${KINDS.join(', ')} as name=probability`);

@@ -52,7 +52,13 @@ export function send(res: ServerResponse, status: number, body: unknown, headers
 }
 
 /** A body that is not JSON (HTML, CSV, bytes), as is. */
-export function sendText(res: ServerResponse, status: number, body: string | Buffer, contentType: string | undefined, headers: Record<string, string> = {}): void {
+export function sendText(
+  res: ServerResponse,
+  status: number,
+  body: string | Buffer,
+  contentType: string | undefined,
+  headers: Record<string, string> = {},
+): void {
   if (res.headersSent || res.destroyed) return;
   const typed = contentType ? { 'content-type': contentType } : {};
   res.writeHead(status, { ...typed, 'content-length': String(Buffer.byteLength(body)), ...headers });

@@ -10,9 +10,7 @@ export function signJwt(payload: Record<string, unknown>, secret: string): strin
   return `${header}.${body}.${sig}`;
 }
 
-export type JwtCheck =
-  | { ok: true; payload: Record<string, unknown> }
-  | { ok: false; reason: 'malformed' | 'signature' | 'expired' };
+export type JwtCheck = { ok: true; payload: Record<string, unknown> } | { ok: false; reason: 'malformed' | 'signature' | 'expired' };
 
 /** Verify signature and `exp` (seconds) against `nowMs`. */
 export function verifyJwt(token: string, secret: string, nowMs: number): JwtCheck {

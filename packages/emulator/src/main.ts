@@ -18,7 +18,11 @@ const FLAGS = [
   { name: 'build-ms', value: 'MS', text: `emulated time a branch build takes (default ${DEFAULT_BEHAVIOUR.buildMs})` },
   { name: 'warmup-ms', value: 'MS', text: `emulated time a staging or dev-mode runtime takes to start (default ${DEFAULT_BEHAVIOUR.warmupMs})` },
   { name: 'dbt-invisible-ms', value: 'MS', text: `emulated time a dbt sync answers 404 after its start (default ${DEFAULT_BEHAVIOUR.dbtInvisibleMs})` },
-  { name: 'continue-wait', value: 'N', text: `polls of each data query answered "Continue wait" before its rows (default ${DEFAULT_BEHAVIOUR.continueWaitPolls}; 0 allowed)` },
+  {
+    name: 'continue-wait',
+    value: 'N',
+    text: `polls of each data query answered "Continue wait" before its rows (default ${DEFAULT_BEHAVIOUR.continueWaitPolls}; 0 allowed)`,
+  },
   { name: 'older-deployments', value: 'IDS', text: 'comma-separated deployment ids whose dbt sync ignores ref (older deployments)' },
   { name: 'no-direct-uploads', value: '', text: 'refuse uploads to shared and deploy branches (dev-mode branches only), as some tenants do' },
   { name: 'wrap-file-hashes', value: '', text: 'answer file-hashes as { files: {...} } instead of the plain map' },
@@ -76,7 +80,9 @@ function wholeNumber(flags: Flags, name: string, fallback: number): number {
 function ids(flags: Flags, name: string): number[] {
   const raw = flags[name];
   if (raw === undefined) return [];
-  const list = String(raw).split(',').map((p) => p.trim());
+  const list = String(raw)
+    .split(',')
+    .map((p) => p.trim());
   if (!list.every((p) => /^\d+$/.test(p))) throw new UsageError(`--${name}: got ${JSON.stringify(raw)}, expected deployment ids separated by commas, e.g. 1,2`);
   return list.map(Number);
 }

@@ -73,7 +73,7 @@ function parameters(e: Endpoint, components: Record<string, Json>): Json[] {
     const required = new Set((js.required ?? []) as string[]);
     for (const [name, schema] of Object.entries(props)) {
       const p: Json = { name, in: 'query', required: required.has(name), schema };
-      if ((schema).type === 'array') {
+      if (schema.type === 'array') {
         p.style = 'form';
         p.explode = true;
       }

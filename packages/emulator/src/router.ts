@@ -68,7 +68,19 @@ const API_PREFIX = /^\/(?:build\/)?api\//;
 function anonymous(): Principal {
   return {
     key: { id: 'anonymous', key: '', userId: 0, kind: 'api', label: 'anonymous' },
-    user: { id: 0, email: '', username: 'anonymous', firstName: '', lastName: '', isAdmin: false, permissions: [], active: true, createdAt: '', groupIds: [], settings: {} },
+    user: {
+      id: 0,
+      email: '',
+      username: 'anonymous',
+      firstName: '',
+      lastName: '',
+      isAdmin: false,
+      permissions: [],
+      active: true,
+      createdAt: '',
+      groupIds: [],
+      settings: {},
+    },
   };
 }
 

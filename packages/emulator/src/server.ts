@@ -108,8 +108,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const { directUploads, wrapFileHashes, buildMs, warmupMs, dbtInvisibleMs, continueWaitPolls } = options;
   const behaviour = behaviourWith(DEFAULT_BEHAVIOUR, { directUploads, wrapFileHashes, buildMs, warmupMs, dbtInvisibleMs, continueWaitPolls });
   const clock = new Clock(options.clock);
-  const state: State =
-    statePath && existsSync(statePath) ? (JSON.parse(readFileSync(statePath, 'utf8')) as State) : seedState(options.seed ?? 'demo', clock);
+  const state: State = statePath && existsSync(statePath) ? (JSON.parse(readFileSync(statePath, 'utf8')) as State) : seedState(options.seed ?? 'demo', clock);
   for (const id of options.olderDeployments ?? []) {
     const d = state.deployments.find((x) => x.id === id);
     if (!d) throw new Error(`olderDeployments: got ${id}, expected the id of a deployment (${state.deployments.map((x) => x.id).join(', ')})`);
@@ -118,7 +117,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const controls: Controls = { minted: [], behaviour, failNextBuild: {} };
   const engine = new Engine();
   const serveData = dataApi({ state, clock, controls, engine });
-  const faults = new FaultInjector(typeof options.faults === 'string' ? parseFaults(options.faults) : options.faults ?? {}, options.faultSeed ?? 1);
+  const faults = new FaultInjector(typeof options.faults === 'string' ? parseFaults(options.faults) : (options.faults ?? {}), options.faultSeed ?? 1);
   const latency = options.latencyMs ?? 0;
   const counts: Record<string, number> = {};
   const bytes: Record<string, ByteTally> = {};

@@ -73,7 +73,9 @@ function spki(pub: KeyObject): Buffer {
 function keyId(pub: KeyObject): Buffer {
   const der = spki(pub);
   // The BIT STRING is the last element of the SubjectPublicKeyInfo: for P-256, its last 65 bytes.
-  return createHash('sha1').update(der.subarray(der.length - 65)).digest();
+  return createHash('sha1')
+    .update(der.subarray(der.length - 65))
+    .digest();
 }
 
 interface CertInput {

@@ -3,7 +3,10 @@ import type { Overlay } from './overlay.js';
 
 /** One table cell: a `|` would end the cell, a newline the row. */
 function cell(text: string): string {
-  return text.trim().replace(/\s*\n\s*/g, ' ').replace(/\|/g, '\\|');
+  return text
+    .trim()
+    .replace(/\s*\n\s*/g, ' ')
+    .replace(/\|/g, '\\|');
 }
 
 /** The operations the overlay adds (absent from the vendor file), as `METHOD path`. */

@@ -64,7 +64,9 @@ const jsonBody = (o: Op): Schema | undefined => {
 function success(o: Op): { status: number; type: 'json' | 'csv' | 'binary' | 'empty'; schema?: Schema } {
   const responses = (o.op.responses ?? {}) as Record<string, Schema>;
   if (responses['204']) return { status: 204, type: 'empty' };
-  const code = Object.keys(responses).filter((c) => /^2\d\d$/.test(c)).sort()[0];
+  const code = Object.keys(responses)
+    .filter((c) => /^2\d\d$/.test(c))
+    .sort()[0];
   if (!code) throw new Error(`${o.meta.id}: no 2xx response`);
   const content = (responses[code]?.content ?? {}) as Record<string, Schema>;
   const types = Object.keys(content);
@@ -221,7 +223,8 @@ function endpointCode(o: Op, inline: (mode: Mode, at: string) => Ctx): Code {
     const code = zodOf(body, ctx);
     const resolved = typeof body.$ref === 'string' ? ctx.resolve(body.$ref) : body;
     // The vendor marks most bodies optional, even those with required fields: those are required here.
-    const required = (o.op.requestBody as Schema).required === true || ((resolved.required as string[] | undefined) ?? []).length > 0 || Array.isArray(resolved.allOf);
+    const required =
+      (o.op.requestBody as Schema).required === true || ((resolved.required as string[] | undefined) ?? []).length > 0 || Array.isArray(resolved.allOf);
     e.push(['body', required ? code : seq(code, '.optional()')]);
     const content = (o.op.requestBody as Schema).content as Schema;
     if (content['multipart/form-data']) e.push(['bodyType', str('multipart')]);

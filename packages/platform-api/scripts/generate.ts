@@ -17,7 +17,6 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..')
 export const OVERLAY_DIR = 'packages/platform-api/overlay';
 export const GENERATED_DIR = 'packages/platform-api/src/generated';
 
-
 /** `METHOD path` of every operation of a document, by operationId. */
 function operationIds(doc: Record<string, unknown>): Map<string, { method: string; path: string }> {
   const out = new Map<string, { method: string; path: string }>();

@@ -55,14 +55,13 @@ export function parsePath(path: string): Segment[] {
     else if ((m = /^\[(\d+)\]/.exec(rest))) out.push({ kind: 'index', index: Number(m[1]) });
     else if ((m = /^\[((?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")(?:\s*,\s*(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"))*)\]/.exec(rest))) {
       const names: string[] = [];
-      for (let text = (m[1] as string).trim(); text; ) {
+      for (let text = (m[1] as string).trim(); text;) {
         const [name, used] = parseLiteral(text);
         names.push(name as string);
         text = text.slice(used).replace(/^\s*,\s*/, '');
       }
       out.push({ kind: 'names', names });
-    }
-    else if ((m = /^\[\?((?:[^\]'"]|'[^']*'|"[^"]*")+)\]/.exec(rest))) {
+    } else if ((m = /^\[\?((?:[^\]'"]|'[^']*'|"[^"]*")+)\]/.exec(rest))) {
       const tests = (m[1] as string).split('&&').map(parseTest);
       out.push({ kind: 'filter', test: (v) => tests.every((t) => t(v)) });
     } else throw new Error(`JSONPath: cannot read "${rest}" in "${path}"`);

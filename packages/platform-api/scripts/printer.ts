@@ -26,7 +26,13 @@ export const group = (open: string, items: Code[], close: string, spaced = false
 /** `callee(args)`. */
 export const call = (callee: Code, ...args: Code[]): Seq => seq(callee, group('(', args, ')'));
 /** `{ key: value, ... }` with keys quoted only where needed. */
-export const object = (entries: [string, Code][]): Group => group('{', entries.map(([k, v]) => seq(`${key(k)}: `, v)), '}', true);
+export const object = (entries: [string, Code][]): Group =>
+  group(
+    '{',
+    entries.map(([k, v]) => seq(`${key(k)}: `, v)),
+    '}',
+    true,
+  );
 export const array = (items: Code[]): Group => group('[', items, ']');
 
 /** A JSON value as a TypeScript literal. */
@@ -91,7 +97,10 @@ export function print(c: Code, indent = '', column = 0, tail = 0): string {
   const last = c.items[c.items.length - 1] as Code;
   if (c.open === '(' && huggable(last)) {
     // Like prettier: the last object argument opens on the call's line when the others fit before it.
-    const head = `${c.open}${c.items.slice(0, -1).map((it) => `${flat(it)}, `).join('')}`;
+    const head = `${c.open}${c.items
+      .slice(0, -1)
+      .map((it) => `${flat(it)}, `)
+      .join('')}`;
     if (column + head.length + 2 <= WIDTH && !head.includes('\n')) return head + print(last, indent, column + head.length, c.close.length + tail) + c.close;
   }
   const inner = `${indent}  `;

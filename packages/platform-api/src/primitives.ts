@@ -40,11 +40,7 @@ export function intBetween(min: number | undefined, max: number | undefined) {
 
 /** One rule of `x-refine`. A field `a+b` is a group (given when any member is); `a=v` is given when `a` equals `v`. */
 export type Rule = (
-  | { atMostOne: string[] }
-  | { atLeastOne: string[] }
-  | { exactlyOne: string[] }
-  | { together: string[] }
-  | { ifAny: string[]; require: string }
+  { atMostOne: string[] } | { atLeastOne: string[] } | { exactlyOne: string[] } | { together: string[] } | { ifAny: string[]; require: string }
 ) & {
   /** What was expected; `{given}` is replaced by the given fields, joined with " with ". */
   message: string;

@@ -12,25 +12,12 @@ export function deploymentsApi(http: HttpClient) {
     ...api,
     /** Every deployment, across offset pages (either response form). */
     iterate(args: { query?: ListDeploymentsQuery; limit?: number } = {}, options?: RequestOptions) {
-      return iterateOffset(
-        (offset, limit) =>
-          call(http, deploymentEndpoints.list, { query: { ...args.query, offset, limit } }, options),
-        args.limit,
-      );
+      return iterateOffset((offset, limit) => call(http, deploymentEndpoints.list, { query: { ...args.query, offset, limit } }, options), args.limit);
     },
     /** Every environment of a deployment, across offset pages (either response form). */
-    iterateEnvironments(
-      args: { deploymentId: number; query?: { type?: z.input<typeof EnvironmentType> }; limit?: number },
-      options?: RequestOptions,
-    ) {
+    iterateEnvironments(args: { deploymentId: number; query?: { type?: z.input<typeof EnvironmentType> }; limit?: number }, options?: RequestOptions) {
       return iterateOffset(
-        (offset, limit) =>
-          call(
-            http,
-            deploymentEndpoints.environments,
-            { deploymentId: args.deploymentId, query: { ...args.query, offset, limit } },
-            options,
-          ),
+        (offset, limit) => call(http, deploymentEndpoints.environments, { deploymentId: args.deploymentId, query: { ...args.query, offset, limit } }, options),
         args.limit,
       );
     },

@@ -84,7 +84,7 @@ export function readJsModel(path: string, text: string): ModelFile {
   walk(program as unknown as EsNode, (n) => {
     if (n.type !== 'CallExpression') return;
     const callee = child(n, 'callee');
-    const kind = callee?.type === 'Identifier' && (callee.name === 'cube' || callee.name === 'view') ? (callee.name) : undefined;
+    const kind = callee?.type === 'Identifier' && (callee.name === 'cube' || callee.name === 'view') ? callee.name : undefined;
     const [nameArg, bodyArg] = children(n, 'arguments');
     if (!kind || !nameArg) return;
     const start = posOf(n);

@@ -114,7 +114,7 @@ export const attributeHandlers: HandlerTable = {
 
   getUserAttributeValues(ctx) {
     const u = requireUser(ctx.state, ctx.params.userId as number);
-    const out: ({ userAttributeId: number; userId: number; name: string; type: AttributeType; value: unknown; isDefault: boolean })[] = [];
+    const out: { userAttributeId: number; userId: number; name: string; type: AttributeType; value: unknown; isDefault: boolean }[] = [];
     for (const a of records(ctx.state, 'userAttributes').sort((x, y) => x.id - y.id)) {
       const set = findRecord(ctx.state, 'userAttributeValues', attributeValueKey(u.id, a.id));
       const base = { userAttributeId: a.id, userId: u.id, name: a.name, type: a.type };
@@ -136,10 +136,12 @@ export const attributeHandlers: HandlerTable = {
       return { ...base, value: null };
     }
     if (!valueFits(a.type, body.value)) {
-      throw new HttpError(400, `body.value: got ${JSON.stringify(body.value)}, expected ${TYPE_WORDS[a.type]} (attribute ${JSON.stringify(a.name)} is of type ${a.type})`);
+      throw new HttpError(
+        400,
+        `body.value: got ${JSON.stringify(body.value)}, expected ${TYPE_WORDS[a.type]} (attribute ${JSON.stringify(a.name)} is of type ${a.type})`,
+      );
     }
     putRecord(ctx.state, 'userAttributeValues', key, { userAttributeId: a.id, userId: u.id, value: body.value, updatedAt: ctx.clock.iso() });
     return { ...base, value: body.value };
   },
 };
-

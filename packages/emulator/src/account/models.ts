@@ -2,13 +2,7 @@
 import type { Permission } from '@datamodel-ci/platform-api';
 import type { JsonObject } from '../json.js';
 
-export const ALL_PERMISSIONS: Permission[] = [
-  'SchemaRead',
-  'SchemaUpdate',
-  'SchemaUpdateDevBranches',
-  'DeploymentRead',
-  'AuditLogManage',
-];
+export const ALL_PERMISSIONS: Permission[] = ['SchemaRead', 'SchemaUpdate', 'SchemaUpdateDevBranches', 'DeploymentRead', 'AuditLogManage'];
 
 export interface UserRec {
   id: number;

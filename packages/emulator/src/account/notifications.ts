@@ -222,7 +222,10 @@ export const notificationHandlers: HandlerTable = {
       const schedule = applySchedule({ ...(n.schedule ?? { scheduleType: 'CUSTOM', customCron: n.cronExpression }) }, body);
       const parts = (['minute', 'hour', 'dayOfWeek', 'dayOfMonth'] as const).filter((k) => given(body[k]));
       if (schedule.scheduleType === 'CUSTOM' && !given(body.scheduleType) && !given(body.customCron) && parts.length) {
-        throw new HttpError(400, `body.scheduleType: got nothing, expected a schedule type to go with ${parts.join(', ')} (the notification runs on a custom cron expression)`);
+        throw new HttpError(
+          400,
+          `body.scheduleType: got nothing, expected a schedule type to go with ${parts.join(', ')} (the notification runs on a custom cron expression)`,
+        );
       }
       const cron = cronOf(schedule);
       Object.assign(patch, { schedule, cronExpression: cron, humanReadableSchedule: describeCron(cron) });
@@ -278,8 +281,7 @@ export const notificationHandlers: HandlerTable = {
       }
     });
     n.recipients = next;
-    const list = (which: string) =>
-      [...outcome].filter(([, o]) => o === which).map(([key]) => recipientOut(next[index.get(key) as number] as RecipientRec));
+    const list = (which: string) => [...outcome].filter(([, o]) => o === which).map(([key]) => recipientOut(next[index.get(key) as number] as RecipientRec));
     return { createdRecipients: list('created'), updatedRecipients: list('updated'), unchangedRecipients: list('unchanged') };
   },
 
@@ -292,7 +294,8 @@ export const notificationHandlers: HandlerTable = {
         const id = typeof r.id === 'number' ? r.id : numericId(r.id, `body.recipients[${i}].id`);
         keys.add(`USER:${id}`);
       } else if (r.type === 'EMBED_USER') {
-        if (!given(r.embedTenantName)) throw new HttpError(400, `body.recipients[${i}].embedTenantName: got nothing, expected the embed tenant of an EMBED_USER recipient`);
+        if (!given(r.embedTenantName))
+          throw new HttpError(400, `body.recipients[${i}].embedTenantName: got nothing, expected the embed tenant of an EMBED_USER recipient`);
         keys.add(`EMBED_USER:${r.embedTenantName}:${r.id}`);
       } else {
         keys.add(`SLACK:${r.id}`);

@@ -33,7 +33,10 @@ export function cronOf(s: Schedule): string {
       const fields = cron.split(/\s+/);
       if (!cron) throw new HttpError(400, 'body.customCron: got nothing, expected a cron expression (scheduleType CUSTOM needs one)');
       if (fields.length !== 5 || !fields.every((f) => CRON_FIELD.test(f))) {
-        throw new HttpError(400, `body.customCron: got ${JSON.stringify(s.customCron)}, expected a cron expression of 5 fields (minute hour day-of-month month day-of-week)`);
+        throw new HttpError(
+          400,
+          `body.customCron: got ${JSON.stringify(s.customCron)}, expected a cron expression of 5 fields (minute hour day-of-month month day-of-week)`,
+        );
       }
       return fields.join(' ');
     }

@@ -45,9 +45,7 @@ function scimHandler(h: Handler): Handler {
 }
 
 function scimGroupOut(ctx: Ctx, g: GroupRec) {
-  const members = ctx.state.users
-    .filter((u) => u.groupIds.includes(g.id))
-    .map((u) => ({ value: String(u.id), display: displayName(u) }));
+  const members = ctx.state.users.filter((u) => u.groupIds.includes(g.id)).map((u) => ({ value: String(u.id), display: displayName(u) }));
   return {
     schemas: [SCIM_GROUP_SCHEMA],
     id: String(g.id),
@@ -138,7 +136,10 @@ export const scimHandlers: HandlerTable = {
     let rows = [...ctx.state.groups].sort((a, b) => a.id - b.id);
     if (f?.attr === 'displayName') rows = rows.filter((g) => g.name.toLowerCase() === f.value.toLowerCase());
     if (f?.attr === 'externalId') rows = rows.filter((g) => g.externalId === f.value);
-    return scimList(ctx, rows.map((g) => scimGroupOut(ctx, g)));
+    return scimList(
+      ctx,
+      rows.map((g) => scimGroupOut(ctx, g)),
+    );
   }),
 
   getScimGroup: scimHandler((ctx) => scimGroupOut(ctx, scimGroupById(ctx))),
@@ -155,7 +156,10 @@ export const scimHandlers: HandlerTable = {
     let rows = [...ctx.state.users].sort((a, b) => a.id - b.id);
     if (f && f.attr !== 'externalId') rows = rows.filter((u) => u.email.toLowerCase() === f.value.toLowerCase());
     if (f?.attr === 'externalId') rows = rows.filter((u) => u.externalId === f.value);
-    return scimList(ctx, rows.map((u) => scimUserOut(ctx, u)));
+    return scimList(
+      ctx,
+      rows.map((u) => scimUserOut(ctx, u)),
+    );
   }),
 
   getScimUser: scimHandler((ctx) => {
@@ -165,4 +169,3 @@ export const scimHandlers: HandlerTable = {
     return scimUserOut(ctx, u);
   }),
 };
-

@@ -55,7 +55,8 @@ function deleteUserRecord(state: State, id: number): void {
   state.users = state.users.filter((u) => u.id !== id);
   state.apiKeys = state.apiKeys.filter((k) => k.userId !== id);
   for (const r of records(state, 'roles')) r.userIds = r.userIds.filter((x) => x !== id);
-  for (const v of records(state, 'userAttributeValues')) if (v.userId === id) deleteRecord(state, 'userAttributeValues', attributeValueKey(v.userId, v.userAttributeId));
+  for (const v of records(state, 'userAttributeValues'))
+    if (v.userId === id) deleteRecord(state, 'userAttributeValues', attributeValueKey(v.userId, v.userAttributeId));
   for (const n of records(state, 'notifications')) n.recipients = n.recipients.filter((r) => !(recipientType(r) === 'USER' && r.userId === id));
   deleteRecord(state, 'usageAnalyticsTokens', id);
 }
@@ -231,4 +232,3 @@ export const userHandlers: HandlerTable = {
     return { action: body.action, succeeded, failed };
   },
 };
-

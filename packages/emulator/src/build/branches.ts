@@ -11,10 +11,7 @@ const BRANCH_NAME = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$/;
 
 export function checkBranchName(name: string, input = 'name'): void {
   if (!BRANCH_NAME.test(name) || name.includes('..') || name.endsWith('/') || name.endsWith('.lock') || name.includes('//')) {
-    throw new HttpError(
-      400,
-      `${input}: got ${JSON.stringify(name)}, expected a branch name of letters, digits, ".", "_", "-" and "/" (no spaces, no "..")`,
-    );
+    throw new HttpError(400, `${input}: got ${JSON.stringify(name)}, expected a branch name of letters, digits, ".", "_", "-" and "/" (no spaces, no "..")`);
   }
 }
 
@@ -30,14 +27,7 @@ export function checkFilePath(path: string, input = 'path'): void {
 }
 
 /** A new branch record (committed tree = working tree), added to the deployment. */
-export function makeBranch(
-  d: DeploymentRec,
-  name: string,
-  parent: BranchRec | null,
-  kind: BranchRec['kind'],
-  createdAt: string,
-  owner?: string,
-): BranchRec {
+export function makeBranch(d: DeploymentRec, name: string, parent: BranchRec | null, kind: BranchRec['kind'], createdAt: string, owner?: string): BranchRec {
   const files = parent ? { ...parent.head } : {};
   const b: BranchRec = {
     id: d.nextBranchId++,

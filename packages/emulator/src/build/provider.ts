@@ -45,7 +45,8 @@ const branchHandlers: HandlerTable = {
     const d = requireDeployment(ctx);
     const body = ctx.body as { name: string; from?: string | null; activate?: boolean | null };
     checkBranchName(body.name, 'body.name');
-    if (body.name.startsWith('dev-')) throw new HttpError(400, `body.name: got ${JSON.stringify(body.name)}, expected a name not starting with "dev-" (reserved for dev-mode branches)`);
+    if (body.name.startsWith('dev-'))
+      throw new HttpError(400, `body.name: got ${JSON.stringify(body.name)}, expected a name not starting with "dev-" (reserved for dev-mode branches)`);
     if (d.branches[body.name]) throw new HttpError(409, `branch ${JSON.stringify(body.name)} already exists`);
     const from = branchByName(d, body.from ?? d.deployBranch);
     if (from.kind === 'dev') throw new HttpError(400, `body.from: got ${JSON.stringify(from.name)}, expected a shared branch or the deploy branch`);
@@ -67,8 +68,10 @@ const branchHandlers: HandlerTable = {
     const d = requireDeployment(ctx);
     const body = ctx.body as { enabled: boolean; branchName?: string | null; branchId?: number | null };
     const b = body.branchName ? branchByName(d, body.branchName) : branchById(d, body.branchId as number);
-    if (b.kind === 'dev') throw new HttpError(400, `branch ${JSON.stringify(b.name)} is a personal dev-mode branch: only shared branches have a staging environment`);
-    if (b.kind === 'deploy') throw new HttpError(400, `branch ${JSON.stringify(b.name)} is the production (deploy) branch: only shared branches have a staging environment`);
+    if (b.kind === 'dev')
+      throw new HttpError(400, `branch ${JSON.stringify(b.name)} is a personal dev-mode branch: only shared branches have a staging environment`);
+    if (b.kind === 'deploy')
+      throw new HttpError(400, `branch ${JSON.stringify(b.name)} is the production (deploy) branch: only shared branches have a staging environment`);
     b.staging = body.enabled;
     return { data: branchRecord(b) };
   },
@@ -189,7 +192,8 @@ const branchHandlers: HandlerTable = {
     if (!b.parent) return { buildTriggered: true };
     const parent = branchByName(d, b.parent);
     const merged = mergeTrees(b.base, parent.head, b.head);
-    if (!merged.ok) throw new HttpError(409, `merge conflict pulling ${JSON.stringify(parent.name)} into ${JSON.stringify(b.name)} in: ${merged.conflicts.join(', ')}`);
+    if (!merged.ok)
+      throw new HttpError(409, `merge conflict pulling ${JSON.stringify(parent.name)} into ${JSON.stringify(b.name)} in: ${merged.conflicts.join(', ')}`);
     // Uncommitted work on a dev branch stays on top of the pulled tree.
     const working = mergeTrees(hashTree(b.head), b.files, merged.files);
     if (!working.ok) throw new HttpError(409, `pull would overwrite uncommitted changes in: ${working.conflicts.join(', ')}`);

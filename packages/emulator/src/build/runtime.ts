@@ -116,7 +116,8 @@ export function buildStatusOf(d: DeploymentRec, name: string, now: number) {
   const b = d.branches[name];
   const base = { deploymentId: d.id, branchName: name, deploymentStatus: 'running' };
   // Measured by the vendor on live deployments: an unknown branch "builds" forever with this text.
-  if (!b) return { ...base, mode: 'production', status: 'building', errorText: 'Bad branch', filesHash: null, lastHash: null, buildJobId: null, updatedAt: at(now) };
+  if (!b)
+    return { ...base, mode: 'production', status: 'building', errorText: 'Bad branch', filesHash: null, lastHash: null, buildJobId: null, updatedAt: at(now) };
   const builds = b.runtime.builds;
   const last = builds.at(-1);
   const known = {
@@ -139,7 +140,7 @@ export function buildStatusOf(d: DeploymentRec, name: string, now: number) {
   if (now < last.endsAt) {
     // A failed build's text stays while the next one runs (the vendor's CLI waits through it).
     const previous = builds.at(-2);
-    const leftover = previous && previous.outcome !== 'success' ? previous.errorText ?? null : null;
+    const leftover = previous && previous.outcome !== 'success' ? (previous.errorText ?? null) : null;
     return { ...known, status: last.kind === 'warmup' ? 'warmup' : 'building', errorText: leftover, updatedAt: at(last.startedAt) };
   }
   const status = last.outcome === 'success' ? 'built' : last.outcome;

@@ -17,22 +17,26 @@ function namedBranch(ctx: Ctx): string | undefined {
   const body = ctx.body;
   let fromBody: string | undefined;
   if (body !== undefined && body !== null) {
-    if (typeof body !== 'object' || Array.isArray(body)) throw new HttpError(400, `body: got ${JSON.stringify(body)}, expected a JSON object such as {"branchName":"…"}`);
+    if (typeof body !== 'object' || Array.isArray(body))
+      throw new HttpError(400, `body: got ${JSON.stringify(body)}, expected a JSON object such as {"branchName":"…"}`);
     const value = (body as { branchName?: unknown }).branchName;
     if (value !== undefined && value !== null && (typeof value !== 'string' || value === '')) {
       throw new HttpError(400, `body.branchName: got ${JSON.stringify(value)}, expected a non-empty branch name`);
     }
-    fromBody = (value) ?? undefined;
+    fromBody = value ?? undefined;
   }
   if (fromQuery && fromBody && fromQuery !== fromBody) {
-    throw new HttpError(400, `branchName: got ${JSON.stringify(fromQuery)} in the query and ${JSON.stringify(fromBody)} in the body, expected one branch (name it once, or the same in both)`);
+    throw new HttpError(
+      400,
+      `branchName: got ${JSON.stringify(fromQuery)} in the query and ${JSON.stringify(fromBody)} in the body, expected one branch (name it once, or the same in both)`,
+    );
   }
   return fromQuery ?? fromBody;
 }
 
 /** The branch named, else the caller's dev-mode branch, else the deploy branch; a dev branch must be the caller's. */
 function uploadTarget(ctx: Ctx, d: DeploymentRec, name: string | undefined): BranchRec {
-  const b = name ? branchByName(d, name) : sessionBranch(ctx, d) ?? branchByName(d, d.deployBranch);
+  const b = name ? branchByName(d, name) : (sessionBranch(ctx, d) ?? branchByName(d, d.deployBranch));
   if (b.kind !== 'dev' && !ctx.controls.behaviour.directUploads) {
     throw new HttpError(400, `branch ${JSON.stringify(b.name)} is not a dev-mode branch: this tenant accepts uploads on a personal dev-mode branch only`);
   }

@@ -70,7 +70,7 @@ export const dbtHandlers: HandlerTable = {
     const body = (ctx.body ?? {}) as { branchName?: string | null; ref?: string | null; source?: string | null };
     const saved = d.dbtSavedRef ?? 'main';
     // Measured by the vendor: an older deployment silently drops `ref` and syncs its saved branch.
-    const ref = d.olderDeployment ? saved : body.ref ?? saved;
+    const ref = d.olderDeployment ? saved : (body.ref ?? saved);
     if (/^[0-9a-f]{7,40}$/i.test(ref)) {
       throw new HttpError(400, `body.ref: got ${JSON.stringify(ref)}, expected a branch or tag name, not a commit SHA`);
     }
@@ -130,7 +130,7 @@ export const dbtHandlers: HandlerTable = {
       status,
       progress: { stage: v.stage, percentComplete: v.percentComplete, message: messages[status] ?? null },
       updatedAt: new Date(Math.min(ctx.clock.now(), v.endedAt ?? Number.POSITIVE_INFINITY)).toISOString(),
-      error: v.status === 'CANCELLED' ? 'sync cancelled by request' : v.error ?? null,
+      error: v.status === 'CANCELLED' ? 'sync cancelled by request' : (v.error ?? null),
     };
   },
 

@@ -118,11 +118,32 @@ export function runLogs(run: DbtRunRec, now: number) {
       lines.push({ timestamp: ts(start + 1), level: 'info', stream: 'stdout', message: detail[p.phase] ?? p.phase, phase: p.phase, durationMs: p.durationMs });
     }
     if (p.outcome === 'succeeded') {
-      lines.push({ timestamp: ts(start + p.durationMs), level: 'info', stream: 'stdout', message: `${p.phase}: finished in ${(p.durationMs / 1000).toFixed(1)}s`, phase: p.phase, durationMs: p.durationMs });
+      lines.push({
+        timestamp: ts(start + p.durationMs),
+        level: 'info',
+        stream: 'stdout',
+        message: `${p.phase}: finished in ${(p.durationMs / 1000).toFixed(1)}s`,
+        phase: p.phase,
+        durationMs: p.durationMs,
+      });
     } else if (p.outcome === 'failed') {
-      lines.push({ timestamp: ts(start + p.durationMs), level: 'error', stream: 'stderr', message: `${p.phase}: ${view.error ?? 'failed'}`, phase: p.phase, durationMs: p.durationMs });
+      lines.push({
+        timestamp: ts(start + p.durationMs),
+        level: 'error',
+        stream: 'stderr',
+        message: `${p.phase}: ${view.error ?? 'failed'}`,
+        phase: p.phase,
+        durationMs: p.durationMs,
+      });
     } else if (p.outcome === 'cancelled') {
-      lines.push({ timestamp: ts(start + p.durationMs), level: 'warn', stream: 'stderr', message: `${p.phase}: cancelled`, phase: p.phase, durationMs: p.durationMs });
+      lines.push({
+        timestamp: ts(start + p.durationMs),
+        level: 'warn',
+        stream: 'stderr',
+        message: `${p.phase}: cancelled`,
+        phase: p.phase,
+        durationMs: p.durationMs,
+      });
     }
   }
   return lines;

@@ -218,7 +218,11 @@ export const deploymentHandlers: HandlerTable = {
     const d = requireDeployment(ctx);
     const env = findEnvironment(ctx, d);
     const body = ctx.body as { security_context: JsonObject; expires_in?: number | null };
-    const t = mint(ctx, { kind: 'data', deploymentId: d.id, environmentId: env.id, branch: env.branch, securityContext: body.security_context }, body.expires_in ?? 3600);
+    const t = mint(
+      ctx,
+      { kind: 'data', deploymentId: d.id, environmentId: env.id, branch: env.branch, securityContext: body.security_context },
+      body.expires_in ?? 3600,
+    );
     return {
       data: {
         token: t.token,
@@ -340,4 +344,3 @@ export const deploymentHandlers: HandlerTable = {
     return { ...page, data: regions };
   },
 };
-

@@ -99,18 +99,27 @@ function loadDescription(): Description {
     return v;
   };
 
-  const byMethod = new Map<string, { template: string; method: string; pointer: string; op: JsonObject; pathItem: JsonObject; regex: RegExp; literals: number }[]>();
+  const byMethod = new Map<
+    string,
+    { template: string; method: string; pointer: string; op: JsonObject; pathItem: JsonObject; regex: RegExp; literals: number }[]
+  >();
   for (const [template, pathItem] of Object.entries(doc.paths as JsonObject)) {
     const segments = template.split('/');
-    const regex = new RegExp(
-      `^${segments.map((s) => (/^\{[^}]+\}$/.test(s) ? '([^/]+)' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')}$`,
-    );
+    const regex = new RegExp(`^${segments.map((s) => (/^\{[^}]+\}$/.test(s) ? '([^/]+)' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')}$`);
     const literals = segments.filter((s) => s && !s.startsWith('{')).length;
     for (const method of HTTP_METHODS) {
       const op = (pathItem as JsonObject)[method];
       if (!op || typeof op !== 'object') continue;
       const list = byMethod.get(method.toUpperCase()) ?? [];
-      list.push({ template, method: method.toUpperCase(), pointer: `/paths/${pointerPart(template)}/${method}`, op: op as JsonObject, pathItem: pathItem as JsonObject, regex, literals });
+      list.push({
+        template,
+        method: method.toUpperCase(),
+        pointer: `/paths/${pointerPart(template)}/${method}`,
+        op: op as JsonObject,
+        pathItem: pathItem as JsonObject,
+        regex,
+        literals,
+      });
       byMethod.set(method.toUpperCase(), list);
     }
   }
@@ -177,7 +186,10 @@ function loadDescription(): Description {
   };
 
   const describe = (errors: ErrorObject[] | null | undefined, where: string): string[] =>
-    (errors ?? []).map((e) => `${where}${e.instancePath.replace(/^\/value(?=\/|$)/, '')} ${e.message ?? 'is invalid'}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ''}`);
+    (errors ?? []).map(
+      (e) =>
+        `${where}${e.instancePath.replace(/^\/value(?=\/|$)/, '')} ${e.message ?? 'is invalid'}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ''}`,
+    );
 
   const responses = new Map<string, ValidateFunction | undefined>();
   const responseSchema = (operation: Operation, status: number): ValidateFunction | undefined => {

@@ -28,7 +28,11 @@ function user(state: State, u: Omit<UserRec, 'id' | 'createdAt' | 'active' | 'gr
 }
 
 export function seedPeople(state: State, clock: Clock): SeedPeople {
-  const admin = user(state, { email: 'ada@example.com', username: 'ada', firstName: 'Ada', lastName: 'Admin', isAdmin: true, permissions: [...ALL_PERMISSIONS] }, clock);
+  const admin = user(
+    state,
+    { email: 'ada@example.com', username: 'ada', firstName: 'Ada', lastName: 'Admin', isAdmin: true, permissions: [...ALL_PERMISSIONS] },
+    clock,
+  );
   const member = user(
     state,
     {
@@ -41,7 +45,11 @@ export function seedPeople(state: State, clock: Clock): SeedPeople {
     },
     clock,
   );
-  const scimUser = user(state, { email: 'scim@example.com', username: 'scim', firstName: 'SCIM', lastName: 'Provisioner', isAdmin: false, permissions: [] }, clock);
+  const scimUser = user(
+    state,
+    { email: 'scim@example.com', username: 'scim', firstName: 'SCIM', lastName: 'Provisioner', isAdmin: false, permissions: [] },
+    clock,
+  );
   state.apiKeys.push(
     { id: 'key-admin', key: key('admin'), userId: admin.id, kind: 'api', label: 'admin' },
     { id: 'key-member', key: key('member'), userId: member.id, kind: 'api', label: 'member' },
@@ -53,7 +61,11 @@ export function seedPeople(state: State, clock: Clock): SeedPeople {
 
 /** The demo's analyst `lin`, in groups Analytics and Marketing; the tenant with audit log and usage analytics on. */
 export function seedDemoTeam(state: State, clock: Clock, { admin }: SeedPeople): UserRec {
-  const analyst = user(state, { email: 'lin@example.com', username: 'lin', firstName: 'Lin', lastName: 'Analyst', isAdmin: false, permissions: ['SchemaRead', 'DeploymentRead'] }, clock);
+  const analyst = user(
+    state,
+    { email: 'lin@example.com', username: 'lin', firstName: 'Lin', lastName: 'Analyst', isAdmin: false, permissions: ['SchemaRead', 'DeploymentRead'] },
+    clock,
+  );
   for (const name of ['Analytics', 'Marketing']) {
     state.groups.push({ id: nextId(state, 'group'), name, createdAt: new Date(clock.now() - 30 * 86400_000).toISOString() });
   }
@@ -111,7 +123,10 @@ export function seedNotifications(state: State, clock: Clock, { admin, member }:
  */
 export function seedAttributesAndRoles(state: State, clock: Clock, analyst: UserRec): void {
   const attributeIds: Record<string, number> = {};
-  for (const [name, type, defaultValue] of [['region', 'string', 'EMEA'], ['max_rows', 'number', null]] as const) {
+  for (const [name, type, defaultValue] of [
+    ['region', 'string', 'EMEA'],
+    ['max_rows', 'number', null],
+  ] as const) {
     const id = nextId(state, 'userAttribute');
     attributeIds[name] = id;
     putRecord(state, 'userAttributes', id, {

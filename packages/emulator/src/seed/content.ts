@@ -26,7 +26,10 @@ export function seedContent(state: State, clock: Clock, adminId: number): void {
   const at = (daysAgo: number) => new Date(clock.now() - daysAgo * 86400_000).toISOString();
   const finance = nextId(state, 'folder');
   const quarterly = nextId(state, 'folder');
-  for (const [id, name, parentId] of [[finance, 'Finance', null], [quarterly, 'Quarterly', finance]] as const) {
+  for (const [id, name, parentId] of [
+    [finance, 'Finance', null],
+    [quarterly, 'Quarterly', finance],
+  ] as const) {
     putRecord(state, 'folders', id, { id, deploymentId: 1, name, parentId, position: 0, createdAt: at(20), updatedAt: at(20), createdBy: adminId });
   }
   const reportId = nextId(state, 'report');

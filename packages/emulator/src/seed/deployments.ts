@@ -26,7 +26,15 @@ export function seedDeployment(state: State, name: string, clock: Clock, model: 
   main.commits = 1;
   const builtAt = Date.parse(d.createdAt);
   main.runtime.builds = [
-    { jobId: d.nextBuildJobId++, kind: 'build', hash: main.lastHash, files: { ...main.head }, startedAt: builtAt, endsAt: builtAt + 60_000, outcome: 'success' },
+    {
+      jobId: d.nextBuildJobId++,
+      kind: 'build',
+      hash: main.lastHash,
+      files: { ...main.head },
+      startedAt: builtAt,
+      endsAt: builtAt + 60_000,
+      outcome: 'success',
+    },
   ];
   state.deployments.push(d);
   return d;

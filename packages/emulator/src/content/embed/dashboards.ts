@@ -83,7 +83,10 @@ export const embedDashboardHandlers: HandlerTable = {
     const body = ctx.body as { reportId: number; reportVersionId: number; sqlQuery: string };
     const snap = dash.reportSnapshots.find((s) => s.reportVersionId === body.reportVersionId);
     if (!snap || snap.reportId !== body.reportId) {
-      throw new HttpError(403, `reportVersionId ${body.reportVersionId} is not a published snapshot of report ${body.reportId} on dashboard ${JSON.stringify(dash.publicId)}`);
+      throw new HttpError(
+        403,
+        `reportVersionId ${body.reportVersionId} is not a published snapshot of report ${body.reportId} on dashboard ${JSON.stringify(dash.publicId)}`,
+      );
     }
     const statements = body.sqlQuery.split(';').filter((s) => s.trim()).length;
     return {
@@ -117,7 +120,8 @@ export const embedDashboardHandlers: HandlerTable = {
     tooLong(body.body, 10_000, 'body.body');
     if (body.parentId != null) {
       const parent = findRecord(ctx.state, 'dashboardComments', body.parentId);
-      if (!parent || parent.publicId !== publicId || parent.removedAt) throw new HttpError(404, `body.parentId: comment ${body.parentId} not found on dashboard ${JSON.stringify(publicId)}`);
+      if (!parent || parent.publicId !== publicId || parent.removedAt)
+        throw new HttpError(404, `body.parentId: comment ${body.parentId} not found on dashboard ${JSON.stringify(publicId)}`);
       if (parent.parentId !== null) throw new HttpError(400, `body.parentId: comment ${parent.id} is a reply; reply to its thread root ${parent.parentId}`);
     }
     const c: CommentRec = {

@@ -118,7 +118,10 @@ export function provisionOne(ctx: Ctx, tenantName: string, body: ProvisionInput,
   const tenantGroups = groupsOf(state, tenantName);
   const missing = (body.tenantGroups ?? []).filter((n) => !tenantGroups.some((g) => g.name === n));
   if (missing.length) {
-    throw new HttpError(400, `${input}.tenantGroups: group(s) ${missing.map((g) => JSON.stringify(g)).join(', ')} do not exist in embed tenant ${JSON.stringify(tenantName)}`);
+    throw new HttpError(
+      400,
+      `${input}.tenantGroups: group(s) ${missing.map((g) => JSON.stringify(g)).join(', ')} do not exist in embed tenant ${JSON.stringify(tenantName)}`,
+    );
   }
   ensureTenant(ctx, tenantName);
   let u = usersOf(state, tenantName).find((x) => x.externalId === externalId);

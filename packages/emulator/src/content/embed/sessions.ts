@@ -43,7 +43,8 @@ export const embedSessionHandlers: HandlerTable = {
     }
     const d = state.deployments.find((x) => x.id === body.deploymentId);
     if (!d) throw new HttpError(404, `body.deploymentId: deployment ${body.deploymentId} not found`);
-    if (body.branchName && !d.branches[body.branchName]) throw new HttpError(404, `body.branchName: branch ${JSON.stringify(body.branchName)} not found in deployment ${d.id}`);
+    if (body.branchName && !d.branches[body.branchName])
+      throw new HttpError(404, `body.branchName: branch ${JSON.stringify(body.branchName)} not found in deployment ${d.id}`);
     const tenant = body.embedTenantName ? canonicalTenant(body.embedTenantName, 'body.embedTenantName') : null;
     const tenantGroups = body.tenantGroups ?? [];
     if (tenantGroups.length && (!body.creatorMode || !tenant)) {
@@ -52,7 +53,10 @@ export const embedSessionHandlers: HandlerTable = {
     const defined = new Set([...(tenant ? groupsOf(state, tenant).map((g) => g.name) : []), ...(body.tenantGroupDefinitions ?? []).map((g) => g.name)]);
     const undefinedGroups = tenantGroups.filter((g) => !defined.has(g));
     if (undefinedGroups.length) {
-      throw new HttpError(400, `body.tenantGroups: ${undefinedGroups.map((g) => JSON.stringify(g)).join(', ')} not defined (create them in tenantGroupDefinitions)`);
+      throw new HttpError(
+        400,
+        `body.tenantGroups: ${undefinedGroups.map((g) => JSON.stringify(g)).join(', ')} not defined (create them in tenantGroupDefinitions)`,
+      );
     }
     if ((body.tenantGroupDefinitions ?? []).some((g) => g.name.startsWith('system:'))) {
       throw new HttpError(400, 'body.tenantGroupDefinitions: names starting with "system:" are reserved');

@@ -102,7 +102,10 @@ export const embedTenantHandlers: HandlerTable = {
     const { group } = groupIn(ctx);
     const body = ctx.body as { description?: string | null; name?: unknown };
     if (body.name !== undefined && body.name !== group.name) {
-      throw new HttpError(400, `body.name: a group's name is immutable (got ${JSON.stringify(body.name)}, the group is ${JSON.stringify(group.name)}): create a new group instead`);
+      throw new HttpError(
+        400,
+        `body.name: a group's name is immutable (got ${JSON.stringify(body.name)}, the group is ${JSON.stringify(group.name)}): create a new group instead`,
+      );
     }
     tooLong(body.description, 500, 'body.description');
     if (body.description !== undefined) group.description = body.description || null;
@@ -134,7 +137,8 @@ export const embedTenantHandlers: HandlerTable = {
     const resolved = body.members.map((m, i) => {
       if (m.embedUserId != null) {
         const u = users.find((x) => x.id === m.embedUserId);
-        if (!u) throw new HttpError(404, `body.members[${i}].embedUserId: embed user ${m.embedUserId} not found in embed tenant ${JSON.stringify(tenant.name)}`);
+        if (!u)
+          throw new HttpError(404, `body.members[${i}].embedUserId: embed user ${m.embedUserId} not found in embed tenant ${JSON.stringify(tenant.name)}`);
         return { user: u, externalId: u.externalId };
       }
       const externalId = normalizeExternalId(m.externalId as string, `body.members[${i}].externalId`);
@@ -144,7 +148,8 @@ export const embedTenantHandlers: HandlerTable = {
     const unchanged: EmbedUserRec[] = [];
     for (const r of resolved) {
       // An external id that never signed in is provisioned.
-      const u = r.user ?? usersOf(ctx.state, tenant.name).find((x) => x.externalId === r.externalId) ?? provisionOne(ctx, tenant.name, { externalId: r.externalId });
+      const u =
+        r.user ?? usersOf(ctx.state, tenant.name).find((x) => x.externalId === r.externalId) ?? provisionOne(ctx, tenant.name, { externalId: r.externalId });
       if (group.members.some((m) => m.userId === u.id)) unchanged.push(u);
       else {
         group.members.push({ userId: u.id, seq: nextId(ctx.state, 'embedMembership') });

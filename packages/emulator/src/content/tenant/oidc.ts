@@ -59,7 +59,14 @@ export const oidcHandlers: HandlerTable = {
     const now = ctx.clock.iso();
     const rec: OidcRec = {
       id,
-      name: body.name ?? `${body.audienceType.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'oidc'}-${id}`,
+      name:
+        body.name ??
+        `${
+          body.audienceType
+            .toLowerCase()
+            .replace(/[^a-z0-9]+/g, '-')
+            .replace(/^-|-$/g, '') || 'oidc'
+        }-${id}`,
       audienceType: body.audienceType,
       customAudience: body.customAudience ?? null,
       audience: oidcAudience(ctx.origin, body.audienceType, body.customAudience),

@@ -11,10 +11,7 @@ const EXPORT_RENDER_MS = 4_000;
 const EXPORT_TTL_MS = 5 * 60_000;
 
 /** A 1x1 PNG. */
-const PNG_BYTES = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
-  'base64',
-);
+const PNG_BYTES = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
 const PDF_BYTES = Buffer.from(
   '%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj\n' +
     '3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 200 100]>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n',
@@ -24,7 +21,12 @@ function exportStatus(job: ExportRec, now: number) {
   const elapsed = now - job.startedAt;
   if (elapsed < EXPORT_QUEUED_MS) return { status: 'pending', progress: 0, error: null, contentType: null };
   if (elapsed < EXPORT_RENDER_MS) {
-    return { status: 'processing', progress: Math.floor(((elapsed - EXPORT_QUEUED_MS) / (EXPORT_RENDER_MS - EXPORT_QUEUED_MS)) * 100), error: null, contentType: null };
+    return {
+      status: 'processing',
+      progress: Math.floor(((elapsed - EXPORT_QUEUED_MS) / (EXPORT_RENDER_MS - EXPORT_QUEUED_MS)) * 100),
+      error: null,
+      contentType: null,
+    };
   }
   if (job.failure) return { status: 'failed', progress: null, error: job.failure, contentType: null };
   return { status: 'completed', progress: 100, error: null, contentType: job.format === 'png' ? 'image/png' : 'application/pdf' };

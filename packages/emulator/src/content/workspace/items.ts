@@ -137,12 +137,7 @@ type WorkspaceQuery = CursorQuery & {
 };
 
 /** The unified feed over a set of items: folders first, then workbooks and reports sorted. */
-function workspaceFeed(
-  ctx: Ctx,
-  d: DeploymentRec,
-  q: WorkspaceQuery,
-  sets: { folders: FolderRec[]; workbooks: WorkbookRec[]; reports: ReportRec[] },
-) {
+function workspaceFeed(ctx: Ctx, d: DeploymentRec, q: WorkspaceQuery, sets: { folders: FolderRec[]; workbooks: WorkbookRec[]; reports: ReportRec[] }) {
   const level = q.folderId ? folderIn(ctx.state, d, q.folderId).id : null;
   const search = q.search?.trim().toLowerCase();
   const inScope = (name: string, parent: number | null) => (search ? name.toLowerCase().includes(search) : parent === level);

@@ -24,8 +24,15 @@ function previewState(p: PreviewRec, now: number): 'QUEUED' | 'RUNNING' | 'COMPL
 function previewStatusOut(ctx: Ctx, p: PreviewRec) {
   const now = ctx.clock.now();
   const status = previewState(p, now);
-  const percent = status === 'QUEUED' ? 0 : status === 'RUNNING' ? Math.floor(((now - p.startedAt - PREVIEW_QUEUED_MS) / (PREVIEW_RUN_MS - PREVIEW_QUEUED_MS)) * 100) : 100;
-  const messages = { QUEUED: 'waiting for a runner', RUNNING: 'converting views', COMPLETED: 'conversion finished', FAILED: p.failure ?? 'failed', CANCELLED: 'cancelled' };
+  const percent =
+    status === 'QUEUED' ? 0 : status === 'RUNNING' ? Math.floor(((now - p.startedAt - PREVIEW_QUEUED_MS) / (PREVIEW_RUN_MS - PREVIEW_QUEUED_MS)) * 100) : 100;
+  const messages = {
+    QUEUED: 'waiting for a runner',
+    RUNNING: 'converting views',
+    COMPLETED: 'conversion finished',
+    FAILED: p.failure ?? 'failed',
+    CANCELLED: 'cancelled',
+  };
   return {
     previewId: p.previewId,
     deploymentId: p.deploymentId,
@@ -49,7 +56,10 @@ function previewIn(ctx: Ctx, d: DeploymentRec): PreviewRec {
 /** The bounded regex subset of `viewNameRegex`: literals, `^`, `$`, `.`, and one `.*`. */
 function viewNamePattern(src: string): RegExp {
   if (/[()[\]{}|+?\\]/.test(src) || (src.match(/\.\*/g) ?? []).length > 1 || src.length > 128) {
-    throw new HttpError(400, `body.viewNameRegex: got ${JSON.stringify(src)}, expected literals, "^", "$", "." and at most one ".*" (no groups, classes, alternation or escapes)`);
+    throw new HttpError(
+      400,
+      `body.viewNameRegex: got ${JSON.stringify(src)}, expected literals, "^", "$", "." and at most one ".*" (no groups, classes, alternation or escapes)`,
+    );
   }
   return new RegExp(src);
 }
@@ -78,8 +88,12 @@ export const metricViewHandlers: HandlerTable = {
     const current = findRecord(ctx.state, 'metricViewIntegrations', key);
     const have = current?.configurationVersion ?? 0;
     if (body.expectedConfigurationVersion !== have) {
-      if (!current) throw new HttpError(404, `no metric-view integration for data source ${JSON.stringify(name)}: pass expectedConfigurationVersion 0 to create it`);
-      throw new HttpError(409, `body.expectedConfigurationVersion: got ${body.expectedConfigurationVersion}, but the configuration is at version ${have} (re-read it and retry)`);
+      if (!current)
+        throw new HttpError(404, `no metric-view integration for data source ${JSON.stringify(name)}: pass expectedConfigurationVersion 0 to create it`);
+      throw new HttpError(
+        409,
+        `body.expectedConfigurationVersion: got ${body.expectedConfigurationVersion}, but the configuration is at version ${have} (re-read it and retry)`,
+      );
     }
     tooLong(body.targetCatalog, 255, 'body.targetCatalog');
     tooLong(body.targetSchema, 255, 'body.targetSchema');
@@ -108,12 +122,13 @@ export const metricViewHandlers: HandlerTable = {
     const pattern = typeof body.viewNameRegex === 'string' ? viewNamePattern(body.viewNameRegex) : undefined;
     if (body.selectionMode === 'pattern' && !pattern) throw new HttpError(400, 'body.viewNameRegex: required when selectionMode is "pattern"');
     const names = Array.isArray(body.viewNames) ? body.viewNames.map(String) : undefined;
-    if (body.selectionMode === 'selected' && !names?.length) throw new HttpError(400, 'body.viewNames: a non-empty list is required when selectionMode is "selected"');
-    const contentKey = createHash('sha256').update(JSON.stringify({ d: d.id, body, hash: deploy.lastHash })).digest('hex');
+    if (body.selectionMode === 'selected' && !names?.length)
+      throw new HttpError(400, 'body.viewNames: a non-empty list is required when selectionMode is "selected"');
+    const contentKey = createHash('sha256')
+      .update(JSON.stringify({ d: d.id, body, hash: deploy.lastHash }))
+      .digest('hex');
     const now = ctx.clock.now();
-    const running = records(ctx.state, 'metricViewPreviews').find(
-      (p) => p.contentKey === contentKey && ['QUEUED', 'RUNNING'].includes(previewState(p, now)),
-    );
+    const running = records(ctx.state, 'metricViewPreviews').find((p) => p.contentKey === contentKey && ['QUEUED', 'RUNNING'].includes(previewState(p, now)));
     const started = (p: PreviewRec, reused: boolean) => ({
       previewId: p.previewId,
       deploymentId: d.id,
@@ -141,7 +156,9 @@ export const metricViewHandlers: HandlerTable = {
       startedAt: now,
       cancelledAt: null,
       commit: deploy.lastHash,
-      failure: compiled.valid ? null : `the data model of ${JSON.stringify(d.deployBranch)} does not compile: ${compiled.errors[0]?.message ?? 'unknown error'}`,
+      failure: compiled.valid
+        ? null
+        : `the data model of ${JSON.stringify(d.deployBranch)} does not compile: ${compiled.errors[0]?.message ?? 'unknown error'}`,
       views,
     };
     putRecord(ctx.state, 'metricViewPreviews', p.previewId, p);
@@ -157,7 +174,8 @@ export const metricViewHandlers: HandlerTable = {
     const d = requireDeployment(ctx);
     const p = previewIn(ctx, d);
     const status = previewState(p, ctx.clock.now());
-    if (status !== 'COMPLETED') throw new HttpError(409, `preview ${p.previewId} is ${status}: no conversion result${status === 'QUEUED' || status === 'RUNNING' ? ' yet' : ''}`);
+    if (status !== 'COMPLETED')
+      throw new HttpError(409, `preview ${p.previewId} is ${status}: no conversion result${status === 'QUEUED' || status === 'RUNNING' ? ' yet' : ''}`);
     const views = p.views.map((v) => ({
       cubeViewName: v.cubeViewName,
       metricViewName: v.cubeViewName,

@@ -42,17 +42,21 @@ export function addressGiven(a: PlacementAddress): boolean {
 }
 
 /** A placement of `r` by the caller, now. */
-export function newPlacement(ctx: Ctx, r: ReportRec, a: {
-  externalWorkbookId: string;
-  resultLocation: string;
-  host?: string | null;
-  sheetId?: string | null;
-  sheetName?: string | null;
-  anchorCell?: string | null;
-  endResultCell?: string | null;
-  workbookName?: string | null;
-  resultChecksum?: unknown;
-}): PlacementRec {
+export function newPlacement(
+  ctx: Ctx,
+  r: ReportRec,
+  a: {
+    externalWorkbookId: string;
+    resultLocation: string;
+    host?: string | null;
+    sheetId?: string | null;
+    sheetName?: string | null;
+    anchorCell?: string | null;
+    endResultCell?: string | null;
+    workbookName?: string | null;
+    resultChecksum?: unknown;
+  },
+): PlacementRec {
   const parsed = parseResultLocation(a.resultLocation);
   return {
     id: `pl-${r.id}-${base62(8)}`,

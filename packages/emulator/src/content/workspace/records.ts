@@ -97,11 +97,15 @@ export function foldersOf(state: State, d: DeploymentRec): FolderRec[] {
 }
 
 export function workbooksOf(state: State, d: DeploymentRec): WorkbookRec[] {
-  return records(state, 'workbooks').filter((w) => w.deploymentId === d.id).sort(byId);
+  return records(state, 'workbooks')
+    .filter((w) => w.deploymentId === d.id)
+    .sort(byId);
 }
 
 export function reportsOf(state: State, d: DeploymentRec): ReportRec[] {
-  return records(state, 'reports').filter((r) => r.deploymentId === d.id).sort(byId);
+  return records(state, 'reports')
+    .filter((r) => r.deploymentId === d.id)
+    .sort(byId);
 }
 
 export function folderIn(state: State, d: DeploymentRec, id: number, input = 'folderId'): FolderRec {

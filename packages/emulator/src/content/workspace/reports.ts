@@ -80,7 +80,10 @@ function createReportRec(ctx: Ctx, d: DeploymentRec, body: ReportInput, publicId
 function checkReportUpdate(state: State, d: DeploymentRec, r: ReportRec, body: ReportInput): void {
   checkReportRefs(state, d, body);
   if (body.publicId != null && body.publicId !== r.publicId) {
-    throw new HttpError(400, `body.publicId: got ${JSON.stringify(body.publicId)}, but report ${r.id} already has publicId ${JSON.stringify(r.publicId)} (write-once)`);
+    throw new HttpError(
+      400,
+      `body.publicId: got ${JSON.stringify(body.publicId)}, but report ${r.id} already has publicId ${JSON.stringify(r.publicId)} (write-once)`,
+    );
   }
   if (body.placementId && !r.placements.some((p) => p.id === body.placementId)) {
     throw new HttpError(404, `body.placementId: placement ${JSON.stringify(body.placementId)} not found on report ${r.id}`);
@@ -159,7 +162,8 @@ export const reportHandlers: HandlerTable = {
     const d = requireDeployment(ctx);
     const body = ctx.body as ReportInput;
     checkReportRefs(ctx.state, d, body);
-    if (body.publicId && publicIdOwner(ctx.state, body.publicId)) throw new HttpError(409, `publicId ${JSON.stringify(body.publicId)} is already used by another report`);
+    if (body.publicId && publicIdOwner(ctx.state, body.publicId))
+      throw new HttpError(409, `publicId ${JSON.stringify(body.publicId)} is already used by another report`);
     let publicId = body.publicId ?? base62(12);
     while (!body.publicId && publicIdOwner(ctx.state, publicId)) publicId = base62(12);
     return reportOut(createReportRec(ctx, d, body, publicId));
@@ -170,7 +174,10 @@ export const reportHandlers: HandlerTable = {
     const publicId = String(ctx.params.publicId);
     const body = ctx.body as ReportInput;
     if (body.publicId != null && body.publicId !== publicId) {
-      throw new HttpError(400, `body.publicId: got ${JSON.stringify(body.publicId)}, expected ${JSON.stringify(publicId)} (the publicId of the path) or nothing`);
+      throw new HttpError(
+        400,
+        `body.publicId: got ${JSON.stringify(body.publicId)}, expected ${JSON.stringify(publicId)} (the publicId of the path) or nothing`,
+      );
     }
     const owner = publicIdOwner(ctx.state, publicId);
     if (owner && owner.deploymentId !== d.id) {
@@ -221,12 +228,13 @@ export const reportHandlers: HandlerTable = {
       addressOnly?: boolean | null;
       resultChecksum?: unknown;
     };
-    const existing = body.placementId
-      ? r.placements.find((p) => p.id === body.placementId)
-      : findPlacement(r, { ...body, sheetId: null });
+    const existing = body.placementId ? r.placements.find((p) => p.id === body.placementId) : findPlacement(r, { ...body, sheetId: null });
     if (body.placementId && !existing) throw new HttpError(404, `body.placementId: placement ${JSON.stringify(body.placementId)} not found on report ${r.id}`);
     if (existing && existing.externalWorkbookId !== body.externalWorkbookId) {
-      throw new HttpError(400, `body.externalWorkbookId: placement ${existing.id} is in workbook ${JSON.stringify(existing.externalWorkbookId)}, not ${JSON.stringify(body.externalWorkbookId)}`);
+      throw new HttpError(
+        400,
+        `body.externalWorkbookId: placement ${existing.id} is in workbook ${JSON.stringify(existing.externalWorkbookId)}, not ${JSON.stringify(body.externalWorkbookId)}`,
+      );
     }
     const fresh = newPlacement(ctx, r, body);
     if (existing) {
@@ -250,7 +258,7 @@ export const reportHandlers: HandlerTable = {
   disconnectReportFromWorkbook(ctx) {
     const d = requireDeployment(ctx);
     const r = reportIn(ctx.state, d, ctx.params.reportId as number);
-    const target = findPlacement(r, (ctx.body ?? {}));
+    const target = findPlacement(r, ctx.body ?? {});
     // A target matching nothing succeeds and changes nothing.
     if (target) r.placements = r.placements.filter((p) => p !== target);
     return reportOut(r);

@@ -63,7 +63,13 @@ export const workbookHandlers: HandlerTable = {
     const d = requireDeployment(ctx);
     const body = (ctx.body ?? {}) as WorkbookInput;
     checkWorkbookInput(ctx, d, body);
-    const wb = newWorkbook(ctx, d, { name: body.name ?? 'Untitled workbook', slug: null, folderId: body.folderId ?? null, meta: body.meta ?? null, dashboardDraft: null });
+    const wb = newWorkbook(ctx, d, {
+      name: body.name ?? 'Untitled workbook',
+      slug: null,
+      folderId: body.folderId ?? null,
+      meta: body.meta ?? null,
+      dashboardDraft: null,
+    });
     putRecord(ctx.state, 'workbooks', wb.id, wb);
     return workbookOut(wb);
   },
