@@ -73,11 +73,13 @@ function commentBreaks(node: Root | Element): void {
   node.children = node.children.flatMap((c): ElementContent[] => {
     if (c.type === 'element') commentBreaks(c);
     if (c.type !== 'text' || !(node.type === 'element' && node.tagName === 'p')) return [c as ElementContent];
-    return c.value.split('\n').flatMap((part, i): ElementContent[] => [
-      ...(i ? [{ type: 'element', tagName: 'br', properties: {}, children: [] } as Element] : []),
-      { type: 'text', value: part },
-    ]);
-  }) as typeof node.children;
+    return c.value
+      .split('\n')
+      .flatMap((part, i): ElementContent[] => [
+        ...(i ? [{ type: 'element', tagName: 'br', properties: {}, children: [] } as Element] : []),
+        { type: 'text', value: part },
+      ]);
+  });
 }
 
 /** The comment's markdown as an SVG picture of a GitHub bot comment. */
