@@ -145,6 +145,10 @@ export async function dbtSyncAndWait(ctx: OpContext, input: DbtSyncInput): Promi
       await sleep(Math.max(0, Math.min(deadline - now(), wait)), ctx.signal);
       status = await readStatus();
       polls += 1;
+      reporter.progress(
+        `dbt sync ${id}: ${status.progress.stage}`,
+        `${status.progress.percentComplete}%, ${Math.round((now() - t0) / 1000)} s since the start`,
+      );
       if (status.status !== 'STARTING' && (status.progress.stage !== lastStage || TERMINAL.has(status.status))) {
         lastStage = status.progress.stage;
         await printLogs();
@@ -173,6 +177,7 @@ export async function dbtSyncAndWait(ctx: OpContext, input: DbtSyncInput): Promi
     }
     await printLogs();
   }
+  reporter.progress('');
   const outcome = status.status as DbtOutcome;
   const error = status.error ?? undefined;
   if (outcome === 'COMPLETED') reporter.info(`dbt sync ${id} completed in ${Math.round((now() - t0) / 1000)} s (${polls} polls)`);
