@@ -1,8 +1,13 @@
-/** Write every action.yml and action README, and the README's action tables and examples, from src/action-spec.ts. */
+/**
+ * Write every action.yml and action README, the README's action tables and examples, and the command
+ * reference of docs/cli.md, from src/action-spec.ts and the command table.
+ */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ACTIONS } from '../src/action-spec.js';
 import { renderActionReadme, renderActionYml, updateReadme, updateReadmeExamples } from '../src/action-files.js';
+import { updateCliDocs } from '../src/cli-docs.js';
+import { COMMANDS } from '../src/commands/index.js';
 
 export function main(): number {
   for (const spec of ACTIONS) {
@@ -17,5 +22,7 @@ export function main(): number {
     updateReadmeExamples(readme, (f) => readFileSync(join('examples', 'workflows', f), 'utf8')),
   );
   console.log('updated the action tables of README.md');
+  writeFileSync('docs/cli.md', updateCliDocs(readFileSync('docs/cli.md', 'utf8'), COMMANDS));
+  console.log('updated the command reference of docs/cli.md');
   return 0;
 }
