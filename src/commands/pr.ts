@@ -98,7 +98,7 @@ async function preview(x: ActionRun<'pr'>): Promise<number> {
   }
   await publish(x, view, { branch, state: 'open', ...(o.staging?.stagingUrl ? { stagingUrl: o.staging.stagingUrl } : {}) }, { errors });
   if (o.staging?.stagingUrl && !o.failure) await deployPreview(x, platformPageUrl(connection.apiUrl, x.settings.deploymentId, branch));
-  if (failure) throw new StepFailed(failure);
+  if (failure) throw new StepFailed(failure, o.failure ? { cause: o.failureCause } : undefined);
   return 0;
 }
 

@@ -87,6 +87,7 @@ export async function dbtSyncAndWait(ctx: OpContext, input: DbtSyncInput): Promi
   );
   const id = started.syncJobId;
   reporter.info(`dbt sync ${id} started: generated models go to branch ${started.branchName}`);
+  reporter.progress(`dbt sync ${id}: started`, 'waiting for its first status');
   const t0 = now();
   const deadline = t0 + input.timeoutMs;
   const args = { deploymentId, syncJobId: id };
