@@ -150,7 +150,8 @@ export async function runAction<C extends CommandName>(command: C, handler: Acti
       ...(connection.caCert ? { ca: connection.caCert } : {}),
       onSecret: (s) => reporter.secret(s),
       logger: { debug: (m) => reporter.debug(m) },
-      onRetry: retryNotice(reporter, connection.apiUrl),
+      // In Actions a log line: an annotation would outlive a retry that then succeeded.
+      onRetry: retryNotice(inActions ? { warning: (m) => reporter.info(m) } : reporter, connection.apiUrl),
       userAgentSuffix: inActions ? 'github-action' : 'cli',
     });
     const github =
