@@ -1,8 +1,13 @@
-/** Write every action.yml and action README, the actions page's tables and the docs' workflow blocks, from src/action-spec.ts. */
+/**
+ * Write every action.yml and action README, the actions page's tables, the docs' workflow blocks and the
+ * command reference of docs/cli.md, from src/action-spec.ts and the command table.
+ */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ACTIONS } from '../src/action-spec.js';
 import { ACTIONS_DOC, EXAMPLE_DOCS, renderActionReadme, renderActionYml, updateActionTables, updateExamples } from '../src/action-files.js';
+import { updateCliDocs } from '../src/cli-docs.js';
+import { COMMANDS } from '../src/commands/index.js';
 
 export function main(): number {
   for (const spec of ACTIONS) {
@@ -20,5 +25,7 @@ export function main(): number {
     );
     console.log(`updated the workflow examples of ${doc}`);
   }
+  writeFileSync('docs/cli.md', updateCliDocs(readFileSync('docs/cli.md', 'utf8'), COMMANDS));
+  console.log('updated the command reference of docs/cli.md');
   return 0;
 }

@@ -1,66 +1,70 @@
-/** The terminal entry: `datamodel-ci <command> [--flags]`. Exit 0 success, 1 failure, 2 usage error. */
-import { InputError } from './client/errors.js';
+/**
+ * The terminal entry: `datamodel-ci <command> [--flags]`. Exit codes: 0 done, 1 failed, 2 bad input,
+ * 3 platform unreachable or refused (src/report/hints.ts). stdout carries only the result.
+ */
 import { UsageError } from './commands/args.js';
-import { commands } from './commands/index.js';
+import { commandHelp, mainHelp } from './commands/help.js';
+import { COMMANDS, findCommand } from './commands/index.js';
+import { asksForHelp } from './commands/spec.js';
 import { processIo, type Io } from './io.js';
+import { EXIT, exitCodeFor, hintFor } from './report/hints.js';
 import { VERSION } from './version.js';
 
-const HELP = `datamodel-ci ${VERSION}: data-model previews for pull requests, on the platform's API.
+/** The --api-url a command line or its variable gives, for the hints (never checked here). */
+function apiUrlOf(argv: readonly string[], io: Io): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string;
+    if (a === '--api-url') return argv[i + 1];
+    if (a.startsWith('--api-url=')) return a.slice('--api-url='.length);
+  }
+  return io.env.DATAMODEL_CI_API_URL;
+}
 
-Usage: datamodel-ci <command> [--flags]
-
-Commands (each also runs as a GitHub Action; inputs as --flags or DATAMODEL_CI_* variables):
-  pr                          the PR lifecycle for the pull_request event in GITHUB_EVENT_PATH
-  start-dev-branch            make sure the shared branch exists; open dev mode on it
-  upload-model                upload the model dir (changed files only) to the shared branch
-  validate                    validate a branch; errors as file:line annotations
-  enable-staging              enable the staging environment of the shared branch
-  dbt-sync-and-wait           start a dbt sync and wait for it (--ref, --timeout-minutes)
-  merge-to-default            merge the shared branch into the deploy branch
-  cleanup-branch              delete the PR's branches, or --mode sweep for closed PRs
-  Common: --deployment-id N --branch NAME --model-dir DIR --branch-prefix P --dry-run --json
-  See the README of each action in actions/ for all inputs.
-
-Other commands:
-  doctor                      check a real tenant first: the upload path, hashes, build states, validation
-                              errors, staging URL, auth scheme (--deployment-id N; --dry-run only reads)
-  check                       check the connection and the key: list the deployments the key can see
-  api <METHOD> <PATH>         send one request to the platform API and print the JSON answer
-                              (--data '<json>' for a body)
-  endpoints                   list every API operation the client knows (method, path, spec section)
-  version                     print the version
-
-Connection (every command that talks to the platform), from flags or variables:
-  --api-url URL               DATAMODEL_CI_API_URL          https:// address of the tenant
-  --api-key KEY               DATAMODEL_CI_API_KEY          API key (never printed)
-  --auth-scheme bearer|api-key DATAMODEL_CI_AUTH_SCHEME     Authorization scheme (default bearer)
-  --ca-cert PEM|FILE          DATAMODEL_CI_CA_CERT          extra trusted CA (NODE_EXTRA_CA_CERTS works too)
-  --request-timeout SECONDS   DATAMODEL_CI_REQUEST_TIMEOUT  per-request timeout (default 30)
-  --json                      machine-readable output
-
-The platform emulator (for trying everything offline) is its own command: npx datamodel-ci-emulator --help
-`;
+function unknownCommand(name: string, io: Io): number {
+  const near = COMMANDS.filter((c) => !c.hidden && (c.name.startsWith(name.slice(0, 3)) || name.startsWith(c.name))).map((c) => c.name);
+  io.err(`datamodel-ci: unknown command "${name}"${near.length ? ` (did you mean ${near.join(' or ')}?)` : ''}. Run "datamodel-ci help" for the list.`);
+  return EXIT.badInput;
+}
 
 /** Run a command line; returns the exit code. Never throws. */
 export async function runCli(argv: string[], io: Io = processIo): Promise<number> {
   const [name, ...rest] = argv;
   if (name === '--version' || name === '-v' || name === 'version') {
     io.out(VERSION);
-    return 0;
+    return EXIT.done;
   }
   if (!name || name === '--help' || name === '-h' || name === 'help') {
-    io.out(HELP);
-    return name ? 0 : 2;
+    const about = name === 'help' ? rest[0] : undefined;
+    if (about) {
+      const c = findCommand(about);
+      if (!c) return unknownCommand(about, io);
+      io.out(commandHelp(c));
+      return EXIT.done;
+    }
+    // No command at all is a usage error: the help goes to stderr, where a script's reader looks.
+    if (!name) io.err(mainHelp(COMMANDS));
+    else io.out(mainHelp(COMMANDS));
+    return name ? EXIT.done : EXIT.badInput;
   }
-  const command = commands[name];
-  if (!command) {
-    io.err(`datamodel-ci: unknown command "${name}". Run "datamodel-ci help" for the list.`);
-    return 2;
+  const command = findCommand(name);
+  if (!command) return unknownCommand(name, io);
+  if (asksForHelp(rest)) {
+    io.out(commandHelp(command));
+    return EXIT.done;
   }
   try {
-    return await command(rest, io);
+    return await command.run(rest, io);
   } catch (error) {
-    io.err(`datamodel-ci ${name}: ${error instanceof Error ? error.message : String(error)}`);
-    return error instanceof UsageError || error instanceof InputError ? 2 : 1;
+    const message = `datamodel-ci ${name}: ${error instanceof Error ? error.message : String(error)}`;
+    const hint = hintFor(error, apiUrlOf(rest, io));
+    const code = exitCodeFor(error);
+    io.err(hint ? `${message}\nhint: ${hint}` : message);
+    if (error instanceof UsageError && !message.includes('--help')) io.err(`Run "datamodel-ci ${name} --help" for its flags.`);
+    // --json promises one document on stdout, failures included.
+    const end = rest.indexOf('--');
+    if ((end === -1 ? rest : rest.slice(0, end)).includes('--json')) {
+      io.out(JSON.stringify({ command: name, exitCode: code, errors: [{ message, ...(hint ? { hint } : {}) }] }));
+    }
+    return code;
   }
 }

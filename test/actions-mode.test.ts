@@ -110,6 +110,13 @@ describe('as a GitHub Actions step', () => {
     expect(everything).not.toContain(TOKEN);
   });
 
+  it('without an API key the step is skipped with a notice that says why (a fork PR gets no secrets), exit 0', async () => {
+    const r = await step('validate', { DATAMODEL_CI_API_KEY: '' });
+    expect(r.code).toBe(0);
+    expect(r.outputs).toMatchObject({ skipped: 'true' });
+    expect(r.stdout).toMatch(/::notice::no api-key: datamodel-ci skips this step, as it does for a fork pull request/);
+  });
+
   it('dbt-sync-and-wait: SIGINT during the wait cancels the remote run; the step fails', async () => {
     let sent = false;
     const r = await step('dbt-sync-and-wait', { DATAMODEL_CI_REF: 'main', DATAMODEL_CI_TIMEOUT_MINUTES: '30' }, (text, child) => {

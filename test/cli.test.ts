@@ -73,5 +73,9 @@ describe('cli', () => {
     });
     expect(() => parseArgs(['--timeout'], { string: ['timeout'] })).toThrow('--timeout: expected a value');
     expect(() => parseArgs(['--json=maybe'], { boolean: ['json'] })).toThrow('--json: got "maybe", expected true or false');
+    // A switch: bare, =value, or a following true|false (older docs wrote `--dry-run true`); any other word stays a positional.
+    expect(parseArgs(['--dry-run', '--json=false'], { boolean: ['dry-run', 'json'] }).flags).toEqual({ 'dry-run': true, json: false });
+    expect(parseArgs(['--dry-run', 'false', '--json', 'true'], { boolean: ['dry-run', 'json'] }).flags).toEqual({ 'dry-run': false, json: true });
+    expect(parseArgs(['--dry-run', 'main'], { boolean: ['dry-run'] })).toEqual({ flags: { 'dry-run': true }, positionals: ['main'] });
   });
 });

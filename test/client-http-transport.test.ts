@@ -87,8 +87,9 @@ describe('transport', () => {
     expect(withCa.stdout).toContain('1 deployment visible');
     expect(withCa.status).toBe(0);
     const without = await run(['dist/index.js', 'check'], env);
-    expect(without.status).toBe(1);
+    expect(without.status).toBe(3);
     expect(without.stderr).toContain('connection failed');
+    expect(without.stderr).toContain('--ca-cert FILE (DATAMODEL_CI_CA_CERT) or NODE_EXTRA_CA_CERTS=FILE');
     expect(without.stdout + without.stderr).not.toContain(KEY);
   });
 });

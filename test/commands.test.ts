@@ -180,10 +180,12 @@ describe('skips and failures', () => {
     expect(gh.comments(21)).toEqual([]);
   });
 
-  it('a missing key skips, or fails with fail-without-credentials', async () => {
+  it('a missing key is bad input in a terminal (the skip is for GitHub Actions: actions-mode.test.ts), and with fail-without-credentials', async () => {
     gh.addPull({ number: 22, headSha: sha(22), headRef: 'g' });
-    const skipped = await run('validate', pullRequestEvent('opened', { number: 22, headSha: sha(22) }), { DATAMODEL_CI_API_KEY: '' });
-    expect(skipped).toMatchObject({ code: 0, outputs: { skipped: 'true' } });
+    const terminal = await run('validate', pullRequestEvent('opened', { number: 22, headSha: sha(22) }), { DATAMODEL_CI_API_KEY: '' });
+    expect(terminal).toMatchObject({ code: 2, outputs: {} });
+    expect(terminal.stderr.join('\n')).toContain('api-key: got nothing, expected an API key (--api-key or DATAMODEL_CI_API_KEY;');
+    expect(terminal.stderr.join('\n')).toContain('In GitHub Actions a missing key skips the step instead');
     const failed = await run('validate', pullRequestEvent('opened', { number: 22, headSha: sha(22) }), {
       DATAMODEL_CI_API_KEY: '',
       DATAMODEL_CI_FAIL_WITHOUT_CREDENTIALS: 'true',

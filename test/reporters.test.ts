@@ -38,4 +38,41 @@ describe('annotation places', () => {
     new ActionsReporter().error('bad', { file: 'model/a.yml', line: 4, column: 9, title: 'data model' });
     expect(written.join('')).toMatch(/^::error title=data model,file=model\/a\.yml,line=4,col=9::bad/);
   });
+
+  it('Actions: progress is one log line per phase', () => {
+    const written: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+    const r = new ActionsReporter();
+    r.progress('upload to b', '0/3 files');
+    r.progress('upload to b', '1/3 files');
+    r.progress('dbt sync 7: PARSING', '40%');
+    r.progress('');
+    expect(written.join('')).toBe('upload to b: 0/3 files\ndbt sync 7: PARSING: 40%\n');
+  });
+});
+
+describe('terminal progress', () => {
+  it('redraws one status line only when there is a terminal, and erases it at the end', () => {
+    const status: string[] = [];
+    const r = new TerminalReporter(
+      () => {},
+      () => {},
+      false,
+      (l) => status.push(l),
+    );
+    r.progress('upload to b', '0/3 files');
+    r.progress('upload to b', '1/3 files');
+    r.progress('build of b: building');
+    r.progress('');
+    // The second update came within the redraw interval: skipped; a new phase draws at once.
+    expect(status).toEqual(['upload to b (0 s): 0/3 files', 'build of b: building (0 s)', '']);
+    const quiet = new TerminalReporter(
+      () => {},
+      () => {},
+    );
+    expect(() => quiet.progress('upload to b', '0/3 files')).not.toThrow();
+  });
 });

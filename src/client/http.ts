@@ -7,7 +7,7 @@ import { AbortedError, ConnectionError, InputError, PlatformError, TimeoutError,
 import { Redactor, type SecretHook } from './redact.js';
 import { loadCa, trustStore } from './trust.js';
 import { deleteWithEmptyBody } from './empty-delete.js';
-import { DEFAULT_RETRY, parseRetryAfter, repeatModeOf, retrying, type RetryPolicy } from './retry.js';
+import { DEFAULT_RETRY, parseRetryAfter, repeatModeOf, retrying, type RetryInfo, type RetryPolicy } from './retry.js';
 import { DEFAULTS } from '../defaults.js';
 import { VERSION } from '../version.js';
 
@@ -48,6 +48,8 @@ export interface ClientOptions {
   random?: () => number;
   /** Extra product token appended to the user agent, e.g. `github-action`. */
   userAgentSuffix?: string;
+  /** Told about every retry of every request (the CLI says when the platform cannot be reached). */
+  onRetry?: (error: PlatformError, next: RetryInfo) => void;
 }
 
 export interface RequestOptions {
@@ -62,7 +64,7 @@ export interface RequestOptions {
   /** Absolute time (ms since the epoch) after which no retry starts: the deadline of the whole operation. */
   deadline?: number;
   /** Told about every failure that is about to be retried (429, 5xx, a timeout): a caller can slow down. */
-  onRetry?: (error: PlatformError) => void;
+  onRetry?: (error: PlatformError, next: RetryInfo) => void;
 }
 
 export interface RawRequest {
@@ -156,6 +158,7 @@ export class HttpClient {
   private readonly retry: RetryPolicy;
   private readonly logger: Logger;
   private readonly random: () => number;
+  private readonly onRetry: ClientOptions['onRetry'];
 
   constructor(options: ClientOptions) {
     this.redactor = new Redactor(options.onSecret);
@@ -182,6 +185,7 @@ export class HttpClient {
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
     this.logger = options.logger ?? { debug: () => {} };
     this.random = options.random ?? Math.random;
+    this.onRetry = options.onRetry;
     this.userAgent = `datamodel-ci/${VERSION}${options.userAgentSuffix ? ` ${options.userAgentSuffix}` : ''}`;
     if (options.dispatcher) {
       this.dispatcher = options.dispatcher;
@@ -222,7 +226,10 @@ export class HttpClient {
       ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
       ...(settle ? { settle } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.onRetry ? { onRetry: options.onRetry } : {}),
+      onRetry: (error: PlatformError, next: RetryInfo) => {
+        options.onRetry?.(error, next);
+        this.onRetry?.(error, next);
+      },
       debug: (m: string) => this.logger.debug(m),
       random: this.random,
       aborted: () => new AbortedError({ method: req.method, path: pathOnly, request: this.redactRequest(req, {}) }),

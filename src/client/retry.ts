@@ -68,6 +68,15 @@ const PERMANENT_CODES = new Set([
   'ERR_SSL_WRONG_VERSION_NUMBER',
 ]);
 
+/** The retry about to happen: which attempt comes next, of how many at most, and after what wait. */
+export interface RetryInfo {
+  label: string;
+  /** 2 for the first retry. */
+  attempt: number;
+  maxAttempts: number;
+  delayMs: number;
+}
+
 export interface RetryRun<T> {
   policy: RetryPolicy;
   mode: RepeatMode;
@@ -82,8 +91,8 @@ export interface RetryRun<T> {
    */
   settle?: (error: PlatformError) => Promise<T | undefined>;
   signal?: AbortSignal;
-  /** Told about every failure that is about to be retried (a caller can slow down). */
-  onRetry?: (error: PlatformError) => void;
+  /** Told about every failure that is about to be retried (a caller can slow down, a person be told). */
+  onRetry?: (error: PlatformError, next: RetryInfo) => void;
   debug: (message: string) => void;
   random?: () => number;
   /** Build the error thrown when the caller aborts during a wait. */
@@ -118,7 +127,7 @@ export async function retrying<T>(attempt: () => Promise<T>, run: RetryRun<T>): 
         throw error;
       }
       run.debug(`retrying ${run.label} in ${wait} ms (attempt ${n + 1}/${run.policy.maxAttempts}) after: ${pe.message}`);
-      run.onRetry?.(pe);
+      run.onRetry?.(pe, { label: run.label, attempt: n + 1, maxAttempts: run.policy.maxAttempts, delayMs: wait });
       try {
         await sleep(wait, run.signal);
       } catch {

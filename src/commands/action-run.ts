@@ -1,13 +1,13 @@
 /**
- * What the eight action commands share, in the GitHub Actions step and the terminal alike: read every
+ * What the action commands share, in the GitHub Actions step and the terminal alike: read every
  * input, decide whether to run at all (fork PR, missing key), make the clients, run the command, set
- * the outputs, write the PR comment and the job summary. Exit code 0 success, 1 failure, 2 bad input
- * (terminal).
+ * the outputs, write the PR comment and the job summary. Exit codes (terminal): 0 done, 1 failed,
+ * 2 bad input, 3 platform unreachable or refused; in Actions every failure is 1.
  */
 import { branchForPr } from '@datamodel-ci/platform-api';
 import { InputError, PlatformError } from '../client/errors.js';
 import { PlatformClient } from '../client/client.js';
-import { actionSpec, flagsOf, inputsOf, type CommandName } from '../action-spec.js';
+import { actionSpec, inputsOf, type CommandName } from '../action-spec.js';
 import { CommentThread } from '../github/comment-thread.js';
 import { renderPreview } from '../github/render-preview.js';
 import { readRunContext, type RunContext } from '../github/event.js';
@@ -15,12 +15,20 @@ import { createGitHubApi } from '../github/octokit.js';
 import type { GitHubApi } from '../github/types.js';
 import type { Io } from '../io.js';
 import { ActionsReporter } from '../report/actions.js';
+import { exitCodeFor, hintFor } from '../report/hints.js';
 import { JsonReporter } from '../report/json.js';
+import { retryNotice } from '../report/retry-notice.js';
 import type { Reporter } from '../report/reporter.js';
 import { TerminalReporter } from '../report/terminal.js';
 import { readSettings, sourceOf, type Settings } from '../settings.js';
 import type { OpContext } from '../workflows/context.js';
-import { parseArgs, UsageError } from './args.js';
+import { UsageError } from './args.js';
+import { inputFlags, JSON_FLAG, parseFor, VERBOSE_FLAG, type FlagDoc } from './spec.js';
+
+/** The flags of an action command: the action's inputs, then --json and --verbose. */
+export function ACTION_FLAGS(command: CommandName): FlagDoc[] {
+  return [...inputFlags(inputsOf(actionSpec(command))), JSON_FLAG, VERBOSE_FLAG];
+}
 
 export type Outputs = Record<string, string>;
 
@@ -66,9 +74,10 @@ export function commitMessage(x: ActionRun, given?: string): string {
   return pr ? `datamodel-ci: PR #${pr.number} at ${pr.headSha.slice(0, 7)}` : 'datamodel-ci upload';
 }
 
+/** Logs and progress go to stderr; stdout keeps the result (name=value outputs, or the JSON document). */
 function pickReporter(io: Io, inActions: boolean, json: boolean, verbose: boolean): Reporter {
   if (inActions) return new ActionsReporter();
-  return json ? new JsonReporter(io.err, verbose) : new TerminalReporter(io.out, io.err, verbose);
+  return json ? new JsonReporter(io.err, verbose, io.status) : new TerminalReporter(io.err, io.err, verbose, io.status);
 }
 
 /** Run an action command with its handler; returns the exit code. Never throws. */
@@ -86,23 +95,31 @@ export async function runAction<C extends CommandName>(command: C, handler: Acti
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   let code = 1;
+  let apiUrl: string | undefined;
   try {
-    const inputFlags = flagsOf(inputsOf(actionSpec(command)));
-    const { flags, positionals } = parseArgs(argv, { boolean: ['json', 'verbose', ...inputFlags.boolean], string: inputFlags.string });
-    if (positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])} (inputs are --flags; see --help)`);
+    const { flags } = parseFor({ name: command, flags: ACTION_FLAGS(command) }, argv);
     json = flags.json === true;
     reporter = pickReporter(io, inActions, json, flags.verbose === true);
     // Every input, and the event, before anything is sent.
     const settings = readSettings(command, sourceOf(flags, io.env));
     const { connection } = settings;
+    apiUrl = connection.apiUrl;
     // Mask before anything can print them.
     if (connection.apiKey) reporter.secret(connection.apiKey);
     if (settings.githubToken) reporter.secret(settings.githubToken);
     const run = readRunContext(io.env);
+    if (!connection.apiKey && !inActions && !run.pr?.fork) {
+      // In a terminal nobody reads a skip notice as a failure: a missing key is bad input there.
+      throw new InputError(
+        'api-key',
+        undefined,
+        `an API key (--api-key or DATAMODEL_CI_API_KEY; see docs/cli.md#the-api-key-and-the-deployment-id). In GitHub Actions a missing key skips the step instead, because a fork's pull request gets no secrets`,
+      );
+    }
     if (run.pr?.fork || !connection.apiKey) {
       const why = run.pr?.fork
         ? `pull request #${run.pr.number} comes from a fork: secrets are not available to it, so datamodel-ci skips it`
-        : 'no api-key: datamodel-ci skips this step (set the api-key input from a secret)';
+        : 'no api-key: datamodel-ci skips this step, as it does for a fork pull request, which gets no secrets (set the api-key input from a secret; fail-without-credentials: true fails instead)';
       if (settings.failWithoutCredentials) throw new InputError('api-key', undefined, `an API key (${why}; fail-without-credentials is true)`);
       if (run.pr?.fork) {
         // A fork PR's job is green, so say plainly (a warning and the summary) that nothing was validated.
@@ -133,6 +150,8 @@ export async function runAction<C extends CommandName>(command: C, handler: Acti
       ...(connection.caCert ? { ca: connection.caCert } : {}),
       onSecret: (s) => reporter.secret(s),
       logger: { debug: (m) => reporter.debug(m) },
+      // In Actions a log line: an annotation would outlive a retry that then succeeded.
+      onRetry: retryNotice(inActions ? { warning: (m) => reporter.info(m) } : reporter, connection.apiUrl),
       userAgentSuffix: inActions ? 'github-action' : 'cli',
     });
     const github =
@@ -173,21 +192,26 @@ export async function runAction<C extends CommandName>(command: C, handler: Acti
     return code;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    reporter.error(error instanceof StepFailed ? message : `${command}: ${message}`);
+    const text = error instanceof StepFailed ? message : `${command}: ${message}`;
+    const hint = hintFor(error, apiUrl);
+    if (reporter instanceof JsonReporter) reporter.failure(text, hint);
+    else reporter.error(hint ? `${text}\nhint: ${hint}` : text);
     const badInput = error instanceof UsageError || error instanceof InputError;
-    code = !inActions && badInput ? 2 : 1;
+    code = inActions ? 1 : exitCodeFor(error);
     if (!(error instanceof StepFailed || badInput || error instanceof PlatformError) && error instanceof Error && error.stack) reporter.debug(error.stack);
     return code;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    reporter.progress('');
     await client?.close().catch(() => undefined);
     if (reporter instanceof ActionsReporter) {
       for (const [k, v] of Object.entries(out)) reporter.setOutput(k, v);
       await reporter.flush().catch(() => undefined);
     } else if (json) {
       const errors = reporter instanceof JsonReporter ? reporter.errors : [];
-      io.out(JSON.stringify({ command, exitCode: code, outputs: out, errors }));
+      const warnings = reporter instanceof JsonReporter ? reporter.warnings : [];
+      io.out(JSON.stringify({ command, exitCode: code, outputs: out, errors, warnings }));
     } else for (const [k, v] of Object.entries(out)) io.out(`${k}=${v}`);
   }
 }

@@ -1,4 +1,8 @@
-/** A small, strict flag parser: `--name value`, `--name=value`, `--flag` (boolean), positionals. */
+/**
+ * A small, strict flag parser: `--name value`, `--name=value`, positionals, and switches: `--flag`,
+ * `--flag=false`, or `--flag true|false` (the form older docs showed; a following word that is neither
+ * stays a positional).
+ */
 export class UsageError extends Error {
   override name = 'UsageError';
 }
@@ -37,7 +41,8 @@ export function parseArgs(argv: readonly string[], spec: FlagSpec): ParsedArgs {
         const v = arg.slice(eq + 1);
         if (v !== 'true' && v !== 'false') throw new UsageError(`--${name}: got "${v}", expected true or false`);
         flags[name] = v === 'true';
-      } else flags[name] = true;
+      } else if (argv[i + 1] === 'true' || argv[i + 1] === 'false') flags[name] = argv[++i] === 'true';
+      else flags[name] = true;
     } else if (strings.has(name)) {
       const value = eq === -1 ? argv[++i] : arg.slice(eq + 1);
       if (value === undefined) throw new UsageError(`--${name}: expected a value`);

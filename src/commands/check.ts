@@ -2,12 +2,21 @@
 import { appendFileSync } from 'node:fs';
 import { PlatformClient } from '../client/client.js';
 import type { Io } from '../io.js';
-import { parseArgs } from './args.js';
 import { CONNECTION_FLAGS, connectionOptions } from './connection.js';
 import { plural } from '../report/plural.js';
+import { JSON_FLAG, parseFor, type CommandSpec } from './spec.js';
+
+export const check: CommandSpec = {
+  name: 'check',
+  summary: 'Check the address and the key: list the deployments the key can see, with their ids.',
+  flags: [...CONNECTION_FLAGS, JSON_FLAG],
+  example: 'datamodel-ci check --api-url https://acme.cubecloud.dev',
+  action: false,
+  run: checkCommand,
+};
 
 export async function checkCommand(argv: string[], io: Io): Promise<number> {
-  const { flags } = parseArgs(argv, { boolean: ['json'], string: CONNECTION_FLAGS });
+  const { flags } = parseFor(check, argv);
   const client = new PlatformClient(connectionOptions(flags, io));
   try {
     const ids: { id: string | number; name: string }[] = [];

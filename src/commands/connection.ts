@@ -2,15 +2,18 @@
 import { InputError } from '../client/errors.js';
 import type { ClientOptions } from '../client/http.js';
 import type { Io } from '../io.js';
+import { retryNotice } from '../report/retry-notice.js';
 import { CONNECTION_INPUTS, InputReader, readConnection, sourceOf } from '../settings.js';
+import { inputFlags } from './spec.js';
 
-export const CONNECTION_FLAGS = CONNECTION_INPUTS.map((i) => i.name);
+/** The connection inputs as flags (each also read from its DATAMODEL_CI_* variable). */
+export const CONNECTION_FLAGS = inputFlags(CONNECTION_INPUTS);
 
 /** Client options from the connection flags or their DATAMODEL_CI_* variables; the key is required here. */
 export function connectionOptions(
   flags: Record<string, string | boolean>,
   io: Io,
-): Pick<ClientOptions, 'baseUrl' | 'apiKey' | 'authScheme' | 'ca' | 'timeoutMs' | 'onSecret'> {
+): Pick<ClientOptions, 'baseUrl' | 'apiKey' | 'authScheme' | 'ca' | 'timeoutMs' | 'onSecret' | 'onRetry'> {
   const c = readConnection(new InputReader(sourceOf(flags, io.env), CONNECTION_INPUTS));
   if (!c.apiKey) throw new InputError('api-key', undefined, 'an API key (--api-key or DATAMODEL_CI_API_KEY)');
   return {
@@ -19,6 +22,7 @@ export function connectionOptions(
     authScheme: c.authScheme,
     timeoutMs: c.requestTimeoutMs,
     ...(c.caCert ? { ca: c.caCert } : {}),
+    onRetry: retryNotice({ warning: (m) => io.err(`warning: ${m}`) }, c.apiUrl),
     // In a GitHub Actions step, mask every secret the client learns.
     ...(io.env.GITHUB_ACTIONS === 'true' ? { onSecret: (secret: string) => io.out(`::add-mask::${secret}`) } : {}),
   };

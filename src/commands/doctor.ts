@@ -4,7 +4,7 @@
  * One line per check, or one JSON document with --json; --dry-run only reads.
  */
 import { Agent, request } from 'undici';
-import { COMMON_INPUTS, flagsOf } from '../action-spec.js';
+import { COMMON_INPUTS } from '../action-spec.js';
 import { PlatformClient } from '../client/client.js';
 import { InputError } from '../client/errors.js';
 import { HttpClient, authSchemeFor } from '../client/http.js';
@@ -15,10 +15,21 @@ import { TerminalReporter } from '../report/terminal.js';
 import type { Reporter } from '../report/reporter.js';
 import { InputReader, readConnection, sourceOf, type ConnectionSettings } from '../settings.js';
 import { runDoctor, type DoctorReport } from '../workflows/doctor.js';
-import { parseArgs } from './args.js';
 import { plural } from '../report/plural.js';
+import { retryNotice } from '../report/retry-notice.js';
+import { inputFlags, JSON_FLAG, parseFor, VERBOSE_FLAG, type CommandSpec } from './spec.js';
 
 const INPUTS = COMMON_INPUTS.filter((i) => ['api-url', 'api-key', 'auth-scheme', 'ca-cert', 'request-timeout', 'deployment-id', 'dry-run'].includes(i.name));
+
+export const doctor: CommandSpec = {
+  name: 'doctor',
+  summary: 'Check a real tenant first, on a throwaway branch it removes: upload path, hashes, build states, validation errors, staging URL, auth scheme.',
+  description: '--dry-run only reads. One line per check (✓, ✗ or -), and exit 1 when a check failed.',
+  flags: [...inputFlags(INPUTS), JSON_FLAG, VERBOSE_FLAG],
+  example: 'datamodel-ci doctor --deployment-id 1 --dry-run',
+  action: false,
+  run: doctorCommand,
+};
 
 const MARK = { ok: '✓', failed: '✗', 'not checked': '-' } as const;
 
@@ -42,6 +53,7 @@ export async function doctorFor(connection: ConnectionSettings, deploymentId: nu
     timeoutMs: connection.requestTimeoutMs,
     ...(connection.caCert ? { ca: connection.caCert } : {}),
     onSecret: (s: string) => reporter.secret(s),
+    onRetry: retryNotice(reporter, connection.apiUrl),
   };
   const client = new PlatformClient({ ...options, ...(connection.authScheme ? { authScheme: connection.authScheme } : {}) });
   const scheme = connection.authScheme ?? authSchemeFor(apiKey);
@@ -87,8 +99,7 @@ export async function doctorFor(connection: ConnectionSettings, deploymentId: nu
 }
 
 export async function doctorCommand(argv: string[], io: Io): Promise<number> {
-  const inputFlags = flagsOf(INPUTS);
-  const { flags } = parseArgs(argv, { boolean: ['json', 'verbose', ...inputFlags.boolean], string: inputFlags.string });
+  const { flags } = parseFor(doctor, argv);
   const r = new InputReader(sourceOf(flags, io.env), INPUTS);
   const connection = readConnection(r);
   const deploymentId = r.int('deployment-id', 1);
@@ -96,7 +107,7 @@ export async function doctorCommand(argv: string[], io: Io): Promise<number> {
   const dryRun = r.bool('dry-run');
   if (!connection.apiKey) throw new InputError('api-key', undefined, 'an API key (--api-key or DATAMODEL_CI_API_KEY)');
   const json = flags.json === true;
-  const reporter = json ? new JsonReporter(io.err, flags.verbose === true) : new TerminalReporter(io.err, io.err, flags.verbose === true);
+  const reporter = json ? new JsonReporter(io.err, flags.verbose === true, io.status) : new TerminalReporter(io.err, io.err, flags.verbose === true, io.status);
   const report = await doctorFor(connection, deploymentId, reporter, dryRun);
   if (json) io.out(JSON.stringify(report));
   else for (const line of renderDoctor(report)) io.out(line);

@@ -1,22 +1,28 @@
-/** Every command of the CLI, by name: the eight actions and the platform tools. */
-import type { CommandName } from '../action-spec.js';
+/**
+ * Every command of the CLI in one table: the actions of src/action-spec.ts (each with that action's
+ * inputs as flags) and the platform tools. Help, completion and docs/cli.md are generated from it, so
+ * a command added here (or an action added to ACTIONS) shows up in all three.
+ */
+import { ACTIONS, type CommandName } from '../action-spec.js';
 import type { Io } from '../io.js';
-import { runAction, type ActionHandler } from './action-run.js';
-import { apiCommand } from './api.js';
-import { checkCommand } from './check.js';
+import { runAction, ACTION_FLAGS, type ActionHandler } from './action-run.js';
+import { api } from './api.js';
+import { check } from './check.js';
 import { cleanupBranchCommand } from './cleanup-branch.js';
+import { completion } from './completion.js';
 import { dbtSyncCommand } from './dbt-sync-and-wait.js';
+import { doctor } from './doctor.js';
 import { enableStagingCommand } from './enable-staging.js';
-import { doctorCommand } from './doctor.js';
-import { endpointsCommand } from './endpoints.js';
-import { hashModelCommand } from './hash-model.js';
+import { endpoints } from './endpoints.js';
+import { hashModel } from './hash-model.js';
 import { mergeToDefaultCommand } from './merge-to-default.js';
 import { prCommand } from './pr.js';
+import type { CommandSpec } from './spec.js';
 import { startDevBranchCommand } from './start-dev-branch.js';
 import { uploadModelCommand } from './upload-model.js';
 import { validateCommand } from './validate.js';
 
-export type Command = (argv: string[], io: Io) => Promise<number>;
+export type { Command, CommandSpec } from './spec.js';
 
 const actionHandlers: { [C in CommandName]: ActionHandler<C> } = {
   'start-dev-branch': startDevBranchCommand,
@@ -29,16 +35,36 @@ const actionHandlers: { [C in CommandName]: ActionHandler<C> } = {
   pr: prCommand,
 };
 
+/** One example per action; an action without one gets the generic line. */
+const EXAMPLES: Partial<Record<CommandName, string>> = {
+  pr: 'GITHUB_EVENT_PATH=event.json datamodel-ci pr --deployment-id 1 --dry-run',
+  'start-dev-branch': 'datamodel-ci start-dev-branch --deployment-id 1 --branch preview-pr-12',
+  'upload-model': 'datamodel-ci upload-model --deployment-id 1 --branch preview-pr-12 --model-dir analytics --dry-run',
+  validate: 'datamodel-ci validate --deployment-id 1 --branch preview-pr-12',
+  'enable-staging': 'datamodel-ci enable-staging --deployment-id 1 --branch preview-pr-12 --smoke-test',
+  'dbt-sync-and-wait': 'datamodel-ci dbt-sync-and-wait --deployment-id 1 --ref main --timeout-minutes 20',
+  'merge-to-default': 'datamodel-ci merge-to-default --deployment-id 1 --branch preview-pr-12 --dry-run',
+  'cleanup-branch': 'datamodel-ci cleanup-branch --deployment-id 1 --mode sweep --min-age 7d --dry-run',
+};
+
 /** Run an action command (as its composite step does); returns the exit code. Never throws. */
 export function runActionCommand<C extends CommandName>(command: C, argv: string[], io: Io): Promise<number> {
   return runAction(command, actionHandlers[command], argv, io);
 }
 
-export const commands: Record<string, Command> = {
-  ...Object.fromEntries((Object.keys(actionHandlers) as CommandName[]).map((name) => [name, (argv: string[], io: Io) => runActionCommand(name, argv, io)])),
-  check: checkCommand,
-  doctor: doctorCommand,
-  api: apiCommand,
-  endpoints: endpointsCommand,
-  'hash-model': hashModelCommand,
-};
+const actionCommands: CommandSpec[] = ACTIONS.map((a) => ({
+  name: a.command,
+  summary: a.description,
+  description: `Runs as the GitHub Action "${a.title}" too (${a.dir === '.' ? 'action.yml' : `${a.dir}/action.yml`}); in a terminal, the outputs are printed as name=value lines.`,
+  flags: ACTION_FLAGS(a.command),
+  example: EXAMPLES[a.command] ?? `datamodel-ci ${a.command} --deployment-id 1`,
+  action: true,
+  run: (argv: string[], io: Io) => runActionCommand(a.command, argv, io),
+}));
+
+/** Every command, in the order of the help. */
+export const COMMANDS: readonly CommandSpec[] = [...actionCommands, check, doctor, api, endpoints, completion(() => COMMANDS), hashModel];
+
+export function findCommand(name: string): CommandSpec | undefined {
+  return COMMANDS.find((c) => c.name === name);
+}

@@ -104,7 +104,7 @@ async function preview(x: ActionRun<'pr'>): Promise<number> {
   const settled = await Promise.allSettled(github);
   const rejected = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (rejected) throw rejected.reason;
-  if (failure) throw new StepFailed(failure);
+  if (failure) throw new StepFailed(failure, o.failure ? { cause: o.failureCause } : undefined);
   return 0;
 }
 

@@ -7,6 +7,7 @@ const props = (p?: AnnotationProps): core.AnnotationProperties | undefined =>
 
 export class ActionsReporter implements Reporter {
   private readonly parts: string[] = [];
+  private phase = '';
 
   info(message: string) {
     core.info(message);
@@ -31,6 +32,12 @@ export class ActionsReporter implements Reporter {
   }
   secret(value: string) {
     core.setSecret(value);
+  }
+  /** One log line per phase: a CI log is read afterwards, so redrawing a line would only repeat it. */
+  progress(phase: string, detail?: string) {
+    if (!phase || phase === this.phase) return;
+    this.phase = phase;
+    core.info(detail ? `${phase}: ${detail}` : phase);
   }
   setOutput(name: string, value: string | number | boolean) {
     core.setOutput(name, String(value));

@@ -24,6 +24,12 @@ export interface Reporter {
   summary(markdown: string): void;
   /** Mask a secret in every later log line. */
   secret(value: string): void;
+  /**
+   * Progress of long work (`phase` such as "upload to preview-pr-12", `detail` such as "120/300 files"):
+   * a redrawn line in a terminal, one log line per phase in GitHub Actions, nothing in a pipe or file.
+   * An empty phase ends it.
+   */
+  progress(phase: string, detail?: string): void;
 }
 
 /** A reporter that records everything (tests, `--json` runs). */
@@ -31,6 +37,8 @@ export class MemoryReporter implements Reporter {
   readonly lines: { level: string; message: string; props?: AnnotationProps }[] = [];
   readonly summaries: string[] = [];
   readonly secrets: string[] = [];
+  /** Every progress update, as `phase: detail`. */
+  readonly progressLines: string[] = [];
   info(message: string) {
     this.lines.push({ level: 'info', message });
   }
@@ -59,6 +67,9 @@ export class MemoryReporter implements Reporter {
   }
   secret(value: string) {
     this.secrets.push(value);
+  }
+  progress(phase: string, detail?: string) {
+    if (phase) this.progressLines.push(detail ? `${phase}: ${detail}` : phase);
   }
   /** Everything printed, as one text (to scan for secrets). */
   text(): string {

@@ -58,7 +58,10 @@ export async function waitForBuild(ctx: OpContext, branch: string, options: Wait
     }
     if (status === 'failed' || status === 'cancelled') throw new BuildError(`the build of ${branch} ${status}${error ? `: ${error}` : ''}`);
     const ofOurs = !options.lastHash || !s.lastHash || s.lastHash === options.lastHash;
-    if (status === 'built' && ofOurs) return s;
+    if (status === 'built' && ofOurs) {
+      ctx.reporter.progress('');
+      return s;
+    }
     if ((status === 'none' || status === 'stopped') && elapsed > idleGrace) {
       throw new BuildError(`branch ${branch} is ${status} after ${Math.round(elapsed / 1000)} s: enable its staging environment or open it in dev mode`);
     }
@@ -66,6 +69,7 @@ export async function waitForBuild(ctx: OpContext, branch: string, options: Wait
       throw new BuildError(`branch ${branch} was not built within ${Math.round(timeoutMs / 1000)} s (last status: ${status}${error ? `, ${error}` : ''})`);
     }
     ctx.reporter.debug(`build of ${branch}: ${status}${error ? ` (${error})` : ''}${ofOurs ? '' : ` (still ${s.lastHash}, waiting for ${options.lastHash})`}`);
+    ctx.reporter.progress(`build of ${branch}: ${status}`, `${Math.round(elapsed / 1000)} s since the start`);
     await sleep(poll, ctx.signal);
     poll = Math.min(maxPoll, poll * 2);
   }

@@ -87,6 +87,7 @@ export async function dbtSyncAndWait(ctx: OpContext, input: DbtSyncInput): Promi
   );
   const id = started.syncJobId;
   reporter.info(`dbt sync ${id} started: generated models go to branch ${started.branchName}`);
+  reporter.progress(`dbt sync ${id}: started`, 'waiting for its first status');
   const t0 = now();
   const deadline = t0 + input.timeoutMs;
   const args = { deploymentId, syncJobId: id };
@@ -145,6 +146,10 @@ export async function dbtSyncAndWait(ctx: OpContext, input: DbtSyncInput): Promi
       await sleep(Math.max(0, Math.min(deadline - now(), wait)), ctx.signal);
       status = await readStatus();
       polls += 1;
+      reporter.progress(
+        `dbt sync ${id}: ${status.progress.stage}`,
+        `${status.progress.percentComplete}%, ${Math.round((now() - t0) / 1000)} s since the start`,
+      );
       if (status.status !== 'STARTING' && (status.progress.stage !== lastStage || TERMINAL.has(status.status))) {
         lastStage = status.progress.stage;
         await printLogs();
@@ -173,6 +178,7 @@ export async function dbtSyncAndWait(ctx: OpContext, input: DbtSyncInput): Promi
     }
     await printLogs();
   }
+  reporter.progress('');
   const outcome = status.status as DbtOutcome;
   const error = status.error ?? undefined;
   if (outcome === 'COMPLETED') reporter.info(`dbt sync ${id} completed in ${Math.round((now() - t0) / 1000)} s (${polls} polls)`);

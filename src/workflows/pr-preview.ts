@@ -46,6 +46,8 @@ export interface PreviewOutcome {
   stale: boolean;
   /** What failed on the platform, when something did (the outcome holds what was done before). */
   failure?: string;
+  /** The error behind `failure` (its exit code and hint). */
+  failureCause?: unknown;
 }
 
 /** Run the preview; a platform failure is reported in the outcome, bad input is thrown. */
@@ -101,6 +103,7 @@ export async function runPreview(ctx: OpContext, input: PreviewInput, pull: Pull
     await settle();
     if (e instanceof InputError) throw e;
     outcome.failure = e instanceof Error ? e.message : String(e);
+    outcome.failureCause = e;
   }
   return outcome;
 }

@@ -9,7 +9,7 @@ import { DEFAULTS } from '../defaults.js';
 import { AdaptivePool } from './adaptive-pool.js';
 import { gitWrite, type OpContext } from './context.js';
 import { readLocal, type LocalFile } from './local-model.js';
-import { plural } from '../report/plural.js';
+import { formatBytes, plural } from '../report/plural.js';
 
 /** POSIX path -> `{ hash }`: the shape of `file-hashes` and of the finish manifest. */
 export type Manifest = Record<string, { hash: string }>;
@@ -93,10 +93,16 @@ export async function uploadTransaction(ctx: OpContext, input: TransactionInput)
     onChange: (n, why) => reporter.debug(`upload concurrency ${n} (${why})`),
   });
   let bytes = 0;
+  let sentFiles = 0;
+  let sentBytes = 0;
+  const totalBytes = p.send.reduce((a, f) => a + f.size, 0);
+  const phase = `upload to ${branchName}`;
+  const showProgress = () => reporter.progress(phase, `${sentFiles}/${plural(p.send.length, 'file')}, ${formatBytes(sentBytes)} of ${formatBytes(totalBytes)}`);
   // The stale check needs nothing from the platform: it runs while the files upload, still before finish.
   const stopping = input.stopBeforeFinish?.();
   stopping?.catch(() => undefined);
   await reporter.group(`Upload ${plural(p.send.length, 'file')} to ${branchName}`, async () => {
+    showProgress();
     await pool.map(p.send, async (file) => {
       const data = await readLocal(file);
       bytes += data.length;
@@ -106,7 +112,11 @@ export async function uploadTransaction(ctx: OpContext, input: TransactionInput)
         { signal: ctx.signal, repeatable: true, onRetry: (e) => pool.slowDown(e.status ? `answer ${e.status}` : e.name) },
       );
       reporter.debug(`sent ${file.path} (${data.length} bytes)`);
+      sentFiles += 1;
+      sentBytes += data.length;
+      showProgress();
     });
+    reporter.progress('');
     for (const path of p.remove) reporter.info(`delete ${path}`);
   });
   if (stopping && (await stopping)) return { ...base, bytes, finished: false, stopped: true };

@@ -49,7 +49,7 @@ export interface Case {
   env?: Record<string, string>;
   argv?: string[];
   /** Expected exit code: 2 bad input, 1 refused by the platform. */
-  code: 1 | 2;
+  code: 1 | 2 | 3;
   /** What stderr must contain (the input, the value, the expectation). */
   says: (string | RegExp)[];
 }
@@ -101,37 +101,47 @@ export const cases = (): Case[] => [
     name: 'unknown key',
     command: 'validate',
     env: { DATAMODEL_CI_API_KEY: 'dmci_nope_0123456789' },
-    code: 1,
-    says: ['GET /api/v1/deployments/1/settings -> 401: invalid credential: unknown API key'],
+    code: 3,
+    says: [
+      'GET /api/v1/deployments/1/settings -> 401: invalid credential: unknown API key',
+      'hint: the platform refused the API key (401)',
+      'Admin → API Keys',
+    ],
   },
   {
     name: 'expired key',
     command: 'validate',
     env: { DATAMODEL_CI_API_KEY: 'dmci_expired_bad_input_0123' },
-    code: 1,
-    says: [/-> 401: expired credential: the key expired at /],
+    code: 3,
+    says: [/-> 401: expired credential: the key expired at /, 'that it was not revoked'],
   },
   {
     name: 'key scoped to another deployment',
     command: 'validate',
     env: { DATAMODEL_CI_API_KEY: 'SCOPED', DATAMODEL_CI_DEPLOYMENT_ID: '2' },
-    code: 1,
-    says: ['GET /api/v1/deployments/2/settings -> 403: this API key is scoped to deployment(s) 1, not 2'],
+    code: 3,
+    says: [
+      'GET /api/v1/deployments/2/settings -> 403: this API key is scoped to deployment(s) 1, not 2',
+      'hint: the key may not act on deployment 2: its deployment scope (Admin → API Keys) must include 2 or all deployments',
+    ],
   },
   {
     name: 'key without a permission',
     command: 'start-dev-branch',
     env: { DATAMODEL_CI_API_KEY: 'dmci_lin_bad_input_0123456' },
-    code: 1,
-    says: [/-> 403: missing permission Schema/],
+    code: 3,
+    says: [/-> 403: missing permission Schema/, "its owner's role needs Access deployment, View data model and Edit data model there"],
   },
   {
     name: 'non-admin on an admin call',
     command: 'cli',
     argv: ['api', 'POST', '/api/v1/usage-analytics/token'],
     env: { DATAMODEL_CI_API_KEY: 'MEMBER' },
-    code: 1,
-    says: ['POST /api/v1/usage-analytics/token -> 403: POST /api/v1/usage-analytics/token needs the admin role'],
+    code: 3,
+    says: [
+      'POST /api/v1/usage-analytics/token -> 403: POST /api/v1/usage-analytics/token needs the admin role',
+      "hint: the key is valid but its owner may not do this (403): some endpoints need an admin's key",
+    ],
   },
   {
     name: 'unknown deployment',
