@@ -76,7 +76,7 @@ export function queryUses(query: unknown, prefix = ''): MemberUse[] {
   // order: `{ "orders.count": "desc" }`, `[["orders.count", "desc"]]` or `[{ id, desc }]`.
   const order = q.order;
   const keys = Array.isArray(order)
-    ? order.map((o) => (Array.isArray(o) ? o[0] : (o as { id?: unknown } | null)?.id))
+    ? order.map((o: unknown) => (Array.isArray(o) ? (o[0] as unknown) : (o as { id?: unknown } | null)?.id))
     : order && typeof order === 'object'
       ? Object.keys(order)
       : [];
