@@ -18,10 +18,14 @@ Commands (each also runs as a GitHub Action; inputs as --flags or DATAMODEL_CI_*
   dbt-sync-and-wait           start a dbt sync and wait for it (--ref, --timeout-minutes)
   merge-to-default            merge the shared branch into the deploy branch
   cleanup-branch              delete the PR's branches, or --mode sweep for closed PRs
+  impact                      compare the branch's semantic layer (staging /meta) with production's;
+                              list the reports, dashboards and notifications its breaking changes hit
   Common: --deployment-id N --branch NAME --model-dir DIR --branch-prefix P --dry-run --json
   See the README of each action in actions/ for all inputs.
 
 Other commands:
+  diff                        the same as impact: --deployment-id N --branch B [--json] (--json: the
+                              whole change set as "result")
   doctor                      check a real tenant first: the upload path, hashes, build states, validation
                               errors, staging URL, auth scheme (--deployment-id N; --dry-run only reads)
   check                       check the connection and the key: list the deployments the key can see

@@ -61,25 +61,23 @@ describe('impact', () => {
     expect(r.unavailable).toBeUndefined();
     expect(r.changes!.members.map((m) => [m.member, m.change, m.details[0]])).toEqual([
       ['customers.country', 'removed', 'removed'],
-      ['orders_view.customers_country', 'view-lost', 'customers member customers.country removed'],
+      ['orders_view.customers_country', 'view-lost', 'customers.country removed'],
     ]);
     expect(r.counts).toEqual({ breaking: 2, added: 0, changed: 0 });
     expect(r.scanned).toEqual({ report: 4, dashboard: 3, notification: 5 });
     expect(r.affected.map((a) => [a.kind, a.name])).toEqual([
       ['report', 'Revenue by country'],
-      ['dashboard', 'Revenue board 1: Revenue overview'],
+      ['dashboard', 'Revenue board 1 · Revenue overview'],
       ['notification', 'Notification 3 (At 09:00, Monday through Friday)'],
     ]);
-    expect(r.affected[0]!.uses).toEqual([
-      { member: 'orders_view.customers_country', place: 'dimensions', change: 'customers member customers.country removed' },
-    ]);
+    expect(r.affected[0]!.uses).toEqual([{ member: 'orders_view.customers_country', place: 'dimensions', change: 'customers.country removed' }]);
+    // A filter of the published and the draft dashboard, and a chart that shows the report.
     expect(r.affected[1]!.uses.map((u) => u.place)).toEqual([
-      'published filter "Country"',
-      'draft filter "Country"',
-      'published widget "Revenue by country" (report "Revenue by country")',
-      'draft widget "Revenue by country" (report "Revenue by country")',
+      'filter “Country” (published and draft)',
+      'widget “Revenue by country” (report “Revenue by country”) (published and draft)',
     ]);
-    expect(r.affected[2]!.uses.map((u) => u.place)).toContain('filters');
+    // The notification filters on it, and sends the dashboard.
+    expect(r.affected[2]!.uses.map((u) => u.place)).toEqual(['filters', 'the dashboard it sends (Revenue board 1 · Revenue overview)']);
     expect(impactSummaryLine(r)).toBe('2 breaking, 0 added, 0 changed; 1 report, 1 dashboard and 1 notification affected');
     expect(r.notices).toEqual([]);
     // Reads and token mints only.

@@ -34,6 +34,8 @@ export interface ActionRun<C extends CommandName = CommandName> {
   out: Outputs;
   /** The PR's conversation with our comment (listed once per run), when there is a PR and a token. */
   thread(): Promise<CommentThread | undefined>;
+  /** A JSON value the command's `--json` output carries as `result` (the impact's change set). */
+  setResult(value: unknown): void;
 }
 
 export type ActionHandler<C extends CommandName> = (x: ActionRun<C>) => Promise<number>;
@@ -86,6 +88,7 @@ export async function runAction<C extends CommandName>(command: C, handler: Acti
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   let code = 1;
+  let result: unknown;
   try {
     const inputFlags = flagsOf(inputsOf(actionSpec(command)));
     const { flags, positionals } = parseArgs(argv, { boolean: ['json', 'verbose', ...inputFlags.boolean], string: inputFlags.string });
@@ -167,6 +170,9 @@ export async function runAction<C extends CommandName>(command: C, handler: Acti
         });
         return threadOpened;
       },
+      setResult: (value) => {
+        result = value;
+      },
     };
     out.skipped = 'false';
     code = await handler(x);
@@ -187,7 +193,7 @@ export async function runAction<C extends CommandName>(command: C, handler: Acti
       await reporter.flush().catch(() => undefined);
     } else if (json) {
       const errors = reporter instanceof JsonReporter ? reporter.errors : [];
-      io.out(JSON.stringify({ command, exitCode: code, outputs: out, errors }));
+      io.out(JSON.stringify({ command, exitCode: code, outputs: out, errors, ...(result !== undefined ? { result } : {}) }));
     } else for (const [k, v] of Object.entries(out)) io.out(`${k}=${v}`);
   }
 }

@@ -1,4 +1,4 @@
-/** Every command of the CLI, by name: the eight actions and the platform tools. */
+/** Every command of the CLI, by name: the nine actions and the platform tools. */
 import type { CommandName } from '../action-spec.js';
 import type { Io } from '../io.js';
 import { runAction, type ActionHandler } from './action-run.js';
@@ -10,6 +10,7 @@ import { enableStagingCommand } from './enable-staging.js';
 import { doctorCommand } from './doctor.js';
 import { endpointsCommand } from './endpoints.js';
 import { hashModelCommand } from './hash-model.js';
+import { impactCommand } from './impact.js';
 import { mergeToDefaultCommand } from './merge-to-default.js';
 import { prCommand } from './pr.js';
 import { startDevBranchCommand } from './start-dev-branch.js';
@@ -26,6 +27,7 @@ const actionHandlers: { [C in CommandName]: ActionHandler<C> } = {
   'dbt-sync-and-wait': dbtSyncCommand,
   'merge-to-default': mergeToDefaultCommand,
   'cleanup-branch': cleanupBranchCommand,
+  impact: impactCommand,
   pr: prCommand,
 };
 
@@ -36,6 +38,8 @@ export function runActionCommand<C extends CommandName>(command: C, argv: string
 
 export const commands: Record<string, Command> = {
   ...Object.fromEntries((Object.keys(actionHandlers) as CommandName[]).map((name) => [name, (argv: string[], io: Io) => runActionCommand(name, argv, io)])),
+  // `diff` is the impact action under the name a terminal user looks for.
+  diff: (argv: string[], io: Io) => runActionCommand('impact', argv, io),
   check: checkCommand,
   doctor: doctorCommand,
   api: apiCommand,

@@ -82,7 +82,7 @@ export function dashboardContent(w: {
   return {
     kind: 'dashboard',
     id: w.publishedDashboard?.id ?? w.id,
-    name: title && title !== w.name ? `${w.name}: ${title}` : w.name,
+    name: title && title !== w.name ? `${w.name} · ${title}` : w.name,
     ...(url ? { url } : {}),
     uses: dedupe(uses),
     shows,
@@ -100,6 +100,18 @@ export function notificationContent(n: {
 }): ContentItem {
   const when = n.humanReadableSchedule ? ` (${n.humanReadableSchedule})` : '';
   return { kind: 'notification', id: n.id, name: `Notification ${n.id}${when}`, uses: dedupe(controlUses(n)), dashboardId: n.dashboardId };
+}
+
+/** `published filter “Country”` and `draft filter “Country”` as one `filter “Country” (published and draft)`. */
+function mergeVersions(uses: AffectedItem['uses']): AffectedItem['uses'] {
+  const out: AffectedItem['uses'] = [];
+  for (const u of uses) {
+    const m = /^(published|draft) (.*)$/.exec(u.place);
+    const twin = m && out.find((o) => o.member === u.member && o.place === `${m[1] === 'draft' ? 'published' : 'draft'} ${m[2]}`);
+    if (m && twin) twin.place = `${m[2]} (published and draft)`;
+    else out.push({ ...u });
+  }
+  return out;
 }
 
 /** Does a use hit a breaking change? A granularity removal hits only the uses with that granularity. */
@@ -137,18 +149,21 @@ export function affectedContent(changes: ChangeSet, content: ContentItem[]): Aff
       if (r && hit)
         add(
           d,
-          hit.uses.map((u) => ({ ...u, place: `${s.place} (report "${r.name}")` })),
+          hit.uses.map((u) => ({ ...u, place: `${s.place} (report “${r.name}”)` })),
         );
     }
   }
   for (const n of content.filter((c) => c.kind === 'notification')) {
     const dash = n.dashboardId !== undefined ? result.get(`dashboard:${n.dashboardId}`) : undefined;
+    // Once per member: the dashboard's own row says where.
+    const members = dash ? [...new Map(dash.uses.map((u) => [u.member, u])).values()] : [];
     if (dash)
       add(
         n,
-        dash.uses.map((u) => ({ ...u, place: `its dashboard "${dash.name}": ${u.place}` })),
+        members.map((u) => ({ ...u, place: `the dashboard it sends (${dash.name})` })),
       );
   }
+  for (const [key, item] of result) if (item.kind === 'dashboard') result.set(key, { ...item, uses: mergeVersions(item.uses) });
   const rank: Record<ContentKind, number> = { report: 0, dashboard: 1, notification: 2 };
   return [...result.values()].sort((a, b) => rank[a.kind] - rank[b.kind] || a.name.localeCompare(b.name) || a.id - b.id);
 }

@@ -5,7 +5,7 @@
  * removed). Non-breaking: what adds or only relabels (a member or granularity added, a title,
  * description or format changed).
  */
-import { cubeOf, shortName, type MemberKind, type MetaCube, type MetaDocument, type MetaMember } from './meta.js';
+import { shortName, type MemberKind, type MetaCube, type MetaDocument, type MetaMember } from './meta.js';
 
 export type ChangeKind = 'added' | 'removed' | 'private' | 'renamed' | 'view-lost' | 'changed';
 
@@ -165,7 +165,7 @@ function attributeViewLosses(base: MetaDocument, members: MemberChange[]): void 
     }
     m.change = 'view-lost';
     m.because = alias;
-    m.details = [`${cubeOf(alias)} member ${alias} ${cause.change === 'renamed' ? `renamed to ${cause.to}` : cause.details[0]}`];
+    m.details = [`${alias} ${cause.change === 'renamed' ? `renamed to ${cause.to}` : cause.details[0]}`];
   }
 }
 

@@ -116,7 +116,7 @@ export function widgetUses(widget: unknown, version: 'published' | 'draft'): { u
   const w = (widget ?? {}) as { id?: unknown; type?: unknown; config?: unknown };
   const c = asQuery(w.config) ?? {};
   const name = [c.title, c.name, w.id].find((x) => typeof x === 'string' && x) as string | undefined;
-  const label = `${version} ${WIDGET_LABEL[String(w.type)] ?? 'widget'}${name ? ` "${name}"` : ''}`;
+  const label = `${version} ${WIDGET_LABEL[String(w.type)] ?? 'widget'}${name ? ` “${name}”` : ''}`;
   const uses = [...queryUses(c.query, label), ...queryUses(c, label), ...controlUses(c, label)];
   const single = use(c.member ?? c.dimension, label, c.granularity ?? c.grain);
   if (single) uses.push(single);

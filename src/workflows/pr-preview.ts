@@ -9,6 +9,7 @@ import { cleanupBranch, type CleanupResult } from './cleanup-branch.js';
 import type { OpContext } from './context.js';
 import { enableStaging, smokeTest, type EnableStagingResult, type SmokeOptions } from './enable-staging.js';
 import { mergeToDefault, type MergeResult } from './merge-to-default.js';
+import { environmentMeta, findEnvironments, finishImpact, startImpact, type ImpactResult, type StartedImpact } from './impact.js';
 import { ensureSharedBranch } from './start-dev-branch.js';
 import { waitForBuild } from './branch-build.js';
 import type { LocalFile } from './local-model.js';
@@ -33,6 +34,8 @@ export interface PreviewInput {
   via: UploadVia;
   smokeTest: boolean;
   smoke: SmokeOptions;
+  /** Compare the semantic layer with production's once the model is valid (off when absent). */
+  impact?: { ca?: string };
 }
 
 export interface PreviewOutcome {
@@ -42,6 +45,7 @@ export interface PreviewOutcome {
   upload?: UploadResult;
   validation?: ValidateResult;
   staging?: EnableStagingResult;
+  impact?: ImpactResult;
   /** A newer push owns the PR: nothing more was done. */
   stale: boolean;
   /** What failed on the platform, when something did (the outcome holds what was done before). */
@@ -64,9 +68,12 @@ export async function runPreview(ctx: OpContext, input: PreviewInput, pull: Pull
       .then(() => validateBranch(ctx, { branch, modelDir: input.modelDir }));
     validation.catch(() => undefined);
   };
+  // What the impact reads from production and the content does not depend on this push: started at once.
+  let impact: StartedImpact | undefined;
   /** Let work started early finish (its outcome unused) before the run ends. */
-  const settle = () => Promise.allSettled([staging, validation]);
+  const settle = () => Promise.allSettled([staging, validation, impact?.base, impact?.content]);
   try {
+    if (input.impact && !ctx.dryRun) impact = startImpact(ctx, {}, input.impact);
     outcome.created = await ctx.reporter.group('Shared branch', () => ensureSharedBranch(ctx, branch, input.deployBranch));
     if (!ctx.dryRun) enable().catch(() => undefined);
     const up = await ctx.reporter.group('Upload the model', () =>
@@ -96,13 +103,29 @@ export async function runPreview(ctx: OpContext, input: PreviewInput, pull: Pull
     const [v, s] = await Promise.all([validation as unknown as Promise<ValidateResult>, enable()]);
     outcome.validation = v;
     outcome.staging = s;
-    if (input.smokeTest && v.valid && s.stagingUrl) outcome.staging = { ...s, smoke: await smokeTest(ctx, s.stagingUrl, input.smoke) };
+    const smoke = input.smokeTest && v.valid && s.stagingUrl ? smokeTest(ctx, s.stagingUrl, input.smoke) : undefined;
+    smoke?.catch(() => undefined);
+    if (impact && v.valid) outcome.impact = await ctx.reporter.group('Impact on the semantic layer', () => compare(ctx, impact!, s, input));
+    if (smoke) outcome.staging = { ...s, smoke: await smoke };
   } catch (e) {
     await settle();
     if (e instanceof InputError) throw e;
     outcome.failure = e instanceof Error ? e.message : String(e);
   }
   return outcome;
+}
+
+/** The staging environment's `/meta` against production's, once the branch's model is valid. */
+function compare(ctx: OpContext, started: StartedImpact, s: EnableStagingResult, input: PreviewInput): Promise<ImpactResult> {
+  const label = `the staging environment of ${input.branch}`;
+  const env =
+    s.stagingUrl && s.environmentId
+      ? Promise.resolve({ id: s.environmentId, restUrl: s.stagingUrl, label })
+      : findEnvironments(ctx, input.branch).then((e) => e.staging);
+  const head = s.stagingUrl
+    ? environmentMeta(ctx, env, input.impact).then((r) => (r.problem === 'no environment to read' ? { problem: `${label} is not listed` } : r))
+    : Promise.resolve({ problem: `${label} is not enabled` });
+  return finishImpact(ctx, started, head, { branch: input.branch, deployBranch: input.deployBranch, modelDir: input.modelDir });
 }
 
 export interface CloseInput {
