@@ -15,6 +15,8 @@ import { enableStaging } from '../src/workflows/enable-staging.js';
 import { analyseImpact, impactSummaryLine } from '../src/workflows/impact.js';
 import { ensureSharedBranch } from '../src/workflows/start-dev-branch.js';
 import { uploadModel } from '../src/workflows/upload-model.js';
+import { runCli } from '../src/main.js';
+import type { Io } from '../src/io.js';
 import { emulatorFixture, snapshot, type EmulatorFixture } from './support/emulator.js';
 
 let fx: EmulatorFixture;
@@ -127,5 +129,52 @@ describe('impact', () => {
     expect(r.unavailable).toMatch(
       /^the staging environment of preview-pr-44: GET \/d\/1\/dev-mode\/preview-pr-44\/cubejs-api\/v1\/meta -> 500: Error: Compile errors/,
     );
+  });
+});
+
+describe('datamodel-ci diff', () => {
+  const io = (extra: NodeJS.ProcessEnv = {}): Io & { stdout: string[]; stderr: string[] } => {
+    const stdout: string[] = [];
+    const stderr: string[] = [];
+    const env = {
+      DATAMODEL_CI_API_URL: fx.em.baseUrl,
+      DATAMODEL_CI_API_KEY: fx.em.credentials.admin,
+      DATAMODEL_CI_CA_CERT: fx.em.ca,
+      RUNNER_TEMP: tmpdir(),
+      ...extra,
+    };
+    return { stdout, stderr, out: (l) => stdout.push(l), err: (l) => stderr.push(l), env };
+  };
+
+  it('--json prints the outputs and the whole change set; exit 0 without fail-on-breaking, 1 with it', async () => {
+    await branchWith('preview-pr-45', WITHOUT_COUNTRY);
+    const t = io();
+    expect(await runCli(['diff', '--deployment-id', '1', '--branch', 'preview-pr-45', '--json'], t)).toBe(0);
+    const out = JSON.parse(t.stdout.at(-1)!) as {
+      command: string;
+      outputs: Record<string, string>;
+      result: { members: { member: string }[]; affected: { name: string }[] };
+    };
+    expect(out.command).toBe('impact');
+    expect(out.outputs).toMatchObject({ 'breaking-count': '2', 'added-count': '0', 'changed-count': '0', 'affected-content-count': '3', status: 'breaking' });
+    expect(out.result.members.map((m) => m.member)).toEqual(['customers.country', 'orders_view.customers_country']);
+    expect(out.result.affected.map((a) => a.name)).toContain('Revenue by country');
+    expect(out.outputs['change-set-file']).toBe(join(tmpdir(), 'datamodel-ci', 'impact-1-preview-pr-45.json'));
+    const failing = io();
+    expect(await runCli(['diff', '--deployment-id', '1', '--branch', 'preview-pr-45', '--fail-on-breaking'], failing)).toBe(1);
+    expect(failing.stderr.join('\n')).toContain(
+      'preview-pr-45 makes 2 breaking changes to the semantic layer, used by 3 reports, dashboards and notifications (fail-on-breaking is true)',
+    );
+  });
+
+  it('bad input is refused before any call (exit 2, naming the input)', async () => {
+    const before = { ...fx.em.counts };
+    const t = io({ DATAMODEL_CI_FAIL_ON_BREAKING: 'sometimes' });
+    expect(await runCli(['diff', '--deployment-id', '1', '--branch', 'preview-pr-45'], t)).toBe(2);
+    expect(t.stderr.join('\n')).toContain('fail-on-breaking: got "sometimes", expected true or false');
+    const bad = io();
+    expect(await runCli(['diff', '--deployment-id', '1', '--branch', 'Bad Branch'], bad)).toBe(2);
+    expect(bad.stderr.join('\n')).toContain('branch: got "Bad Branch"');
+    expect(fx.em.counts).toEqual(before);
   });
 });

@@ -134,7 +134,8 @@ export async function environmentMeta(
       ...(options.ca ? { ca: options.ca } : {}),
       onSecret: (s) => ctx.reporter.secret(s),
     });
-    const text = (await data.send({ method: 'GET', path: url.pathname }, { signal: ctx.signal })).text ?? '';
+    // A few tries only: a model that does not compile answers 500 every time, and the comparison is an extra.
+    const text = (await data.send({ method: 'GET', path: url.pathname }, { signal: ctx.signal, retry: { maxAttempts: 3 } })).text ?? '';
     if (isHtml(text)) return { problem: `${label}: ${url.origin}${url.pathname} answered with a web page, not the data API` };
     let body: unknown;
     try {
