@@ -95,8 +95,13 @@ export async function findEnvironments(ctx: OpContext, branch?: string): Promise
   };
 }
 
+export interface MetaToken {
+  token: string;
+  notice?: string;
+}
+
 /** A token that may read `/meta` of an environment: a data-API token, else a metadata token. */
-async function metaToken(ctx: OpContext, env: EnvironmentRef): Promise<{ token: string; notice?: string }> {
+export async function metaToken(ctx: OpContext, env: EnvironmentRef): Promise<MetaToken> {
   const args = { deploymentId: ctx.deploymentId, environmentId: env.id, body: { security_context: {}, expires_in: 600 } };
   // Minting twice only mints an unused second token: retried like a read.
   const opts = { signal: ctx.signal, repeatable: true };
@@ -117,6 +122,8 @@ export async function environmentMeta(
   ctx: OpContext,
   env: EnvironmentRef | Promise<EnvironmentRef | undefined>,
   options: ImpactOptions = {},
+  /** A token already being minted for this environment (the PR lifecycle mints it while validation runs). */
+  minted?: Promise<MetaToken>,
 ): Promise<MetaRead> {
   let data: HttpClient | undefined;
   let label = 'an environment';
@@ -124,7 +131,7 @@ export async function environmentMeta(
     const e = await env;
     if (!e) return { problem: 'no environment to read' };
     label = e.label;
-    const { token, notice } = await metaToken(ctx, e);
+    const { token, notice } = await (minted ?? metaToken(ctx, e));
     const url = new URL(`${e.restUrl}/meta`);
     data = new HttpClient({
       baseUrl: url.origin,

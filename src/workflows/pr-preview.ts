@@ -9,7 +9,7 @@ import { cleanupBranch, type CleanupResult } from './cleanup-branch.js';
 import type { OpContext } from './context.js';
 import { enableStaging, smokeTest, type EnableStagingResult, type SmokeOptions } from './enable-staging.js';
 import { mergeToDefault, type MergeResult } from './merge-to-default.js';
-import { environmentMeta, findEnvironments, finishImpact, startImpact, type ImpactResult, type StartedImpact } from './impact.js';
+import { environmentMeta, findEnvironments, finishImpact, metaToken, startImpact, type ImpactResult, type MetaToken, type StartedImpact } from './impact.js';
 import { ensureSharedBranch } from './start-dev-branch.js';
 import { waitForBuild } from './branch-build.js';
 import type { LocalFile } from './local-model.js';
@@ -60,7 +60,18 @@ export async function runPreview(ctx: OpContext, input: PreviewInput, pull: Pull
   // Started once, early, and awaited later (no log group: they run while the upload's group is open).
   let staging: Promise<EnableStagingResult> | undefined;
   let validation: Promise<ValidateResult> | undefined;
-  const enable = () => (staging ??= enableStaging(ctx, { branch, smokeTest: false }));
+  // What the impact reads from production and the content does not depend on this push: started at once.
+  let impact: StartedImpact | undefined;
+  let stagingToken: Promise<MetaToken> | undefined;
+  const enable = () =>
+    (staging ??= enableStaging(ctx, { branch, smokeTest: false }).then((s) => {
+      // The impact's token for the staging environment is minted while the model builds and validates.
+      if (impact && s.stagingUrl && s.environmentId) {
+        stagingToken = metaToken(ctx, { id: s.environmentId, restUrl: s.stagingUrl, label: `the staging environment of ${branch}` });
+        stagingToken.catch(() => undefined);
+      }
+      return s;
+    }));
   // Validation asks the branch's running instance: staging on, and the build of this upload done.
   const startValidation = (lastHash: string | undefined) => {
     validation = enable()
@@ -68,8 +79,6 @@ export async function runPreview(ctx: OpContext, input: PreviewInput, pull: Pull
       .then(() => validateBranch(ctx, { branch, modelDir: input.modelDir }));
     validation.catch(() => undefined);
   };
-  // What the impact reads from production and the content does not depend on this push: started at once.
-  let impact: StartedImpact | undefined;
   /** Let work started early finish (its outcome unused) before the run ends. */
   const settle = () => Promise.allSettled([staging, validation, impact?.base, impact?.content]);
   try {
@@ -105,7 +114,7 @@ export async function runPreview(ctx: OpContext, input: PreviewInput, pull: Pull
     outcome.staging = s;
     const smoke = input.smokeTest && v.valid && s.stagingUrl ? smokeTest(ctx, s.stagingUrl, input.smoke) : undefined;
     smoke?.catch(() => undefined);
-    if (impact && v.valid) outcome.impact = await ctx.reporter.group('Impact on the semantic layer', () => compare(ctx, impact!, s, input));
+    if (impact && v.valid) outcome.impact = await ctx.reporter.group('Impact on the semantic layer', () => compare(ctx, impact!, s, input, stagingToken));
     if (smoke) outcome.staging = { ...s, smoke: await smoke };
   } catch (e) {
     await settle();
@@ -116,14 +125,16 @@ export async function runPreview(ctx: OpContext, input: PreviewInput, pull: Pull
 }
 
 /** The staging environment's `/meta` against production's, once the branch's model is valid. */
-function compare(ctx: OpContext, started: StartedImpact, s: EnableStagingResult, input: PreviewInput): Promise<ImpactResult> {
+function compare(ctx: OpContext, started: StartedImpact, s: EnableStagingResult, input: PreviewInput, minted?: Promise<MetaToken>): Promise<ImpactResult> {
   const label = `the staging environment of ${input.branch}`;
   const env =
     s.stagingUrl && s.environmentId
       ? Promise.resolve({ id: s.environmentId, restUrl: s.stagingUrl, label })
       : findEnvironments(ctx, input.branch).then((e) => e.staging);
   const head = s.stagingUrl
-    ? environmentMeta(ctx, env, input.impact).then((r) => (r.problem === 'no environment to read' ? { problem: `${label} is not listed` } : r))
+    ? environmentMeta(ctx, env, input.impact, s.environmentId ? minted : undefined).then((r) =>
+        r.problem === 'no environment to read' ? { problem: `${label} is not listed` } : r,
+      )
     : Promise.resolve({ problem: `${label} is not enabled` });
   return finishImpact(ctx, started, head, { branch: input.branch, deployBranch: input.deployBranch, modelDir: input.modelDir });
 }
