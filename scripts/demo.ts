@@ -13,7 +13,16 @@ import { pullRequestEvent } from '../test/support/payloads.js';
 
 const bold = (s: string) => (process.stdout.isTTY ? `\u001b[1m${s}\u001b[0m` : s);
 const dim = (s: string) => (process.stdout.isTTY ? `\u001b[2m${s}\u001b[0m` : s);
-const say = (s = '') => process.stdout.write(`${s}\n`);
+let print = (line: string): void => void process.stdout.write(`${line}\n`);
+const say = (s = '') => print(s);
+
+/** What each event left on the PR: the comment as GitHub stores it, and the servers' addresses in it. */
+export interface DemoEvent {
+  title: string;
+  comment: string;
+  platformUrl: string;
+  githubUrl: string;
+}
 
 export async function main(argv: string[]): Promise<number> {
   const keep = argv.includes('--keep');
@@ -22,6 +31,13 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`demo: unknown argument ${JSON.stringify(unknown[0])} (known: --keep)\n`);
     return 2;
   }
+  return (await playDemo({ keep })) ? 0 : 1;
+}
+
+/** Play the demo; `print` replaces stdout (the comment picture plays it quietly), `onEvent` sees each event's comment. */
+export async function playDemo(options: { keep?: boolean; print?: (line: string) => void; onEvent?: (e: DemoEvent) => void }): Promise<boolean> {
+  const keep = options.keep ?? false;
+  if (options.print) print = options.print;
   const repo = resolve('.');
   const t0 = Date.now();
   say(bold('datamodel-ci demo: one pull request, from open to merge'));
@@ -90,6 +106,7 @@ export async function main(argv: string[]): Promise<number> {
           .join('\n'),
       );
     showComment();
+    options.onEvent?.({ title, comment: gh.comments(PR).at(-1)?.body ?? '', platformUrl: em.baseUrl, githubUrl: gh.url });
   };
   const showComment = () => {
     const comments = gh.comments(PR);
@@ -139,7 +156,7 @@ export async function main(argv: string[]): Promise<number> {
   await gh.close();
   if (!keep) {
     await em.close();
-    return ok ? 0 : 1;
+    return ok;
   }
   say();
   say(bold('The emulator keeps running. In another terminal:'));
@@ -155,5 +172,5 @@ export async function main(argv: string[]): Promise<number> {
     process.once('SIGTERM', () => resolveStop());
   });
   await em.close();
-  return 0;
+  return ok;
 }

@@ -1,8 +1,8 @@
-/** Write every action.yml and action README, and the README's action tables and examples, from src/action-spec.ts. */
+/** Write every action.yml and action README, the actions page's tables and the docs' workflow blocks, from src/action-spec.ts. */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ACTIONS } from '../src/action-spec.js';
-import { renderActionReadme, renderActionYml, updateReadme, updateReadmeExamples } from '../src/action-files.js';
+import { ACTIONS_DOC, EXAMPLE_DOCS, renderActionReadme, renderActionYml, updateActionTables, updateExamples } from '../src/action-files.js';
 
 export function main(): number {
   for (const spec of ACTIONS) {
@@ -11,11 +11,14 @@ export function main(): number {
     if (spec.dir !== '.') writeFileSync(join(spec.dir, 'README.md'), renderActionReadme(spec));
     console.log(`wrote ${join(spec.dir, 'action.yml')}`);
   }
-  const readme = updateReadme(readFileSync('README.md', 'utf8'), ACTIONS);
-  writeFileSync(
-    'README.md',
-    updateReadmeExamples(readme, (f) => readFileSync(join('examples', 'workflows', f), 'utf8')),
-  );
-  console.log('updated the action tables of README.md');
+  writeFileSync(ACTIONS_DOC, updateActionTables(readFileSync(ACTIONS_DOC, 'utf8'), ACTIONS));
+  console.log(`updated the action tables of ${ACTIONS_DOC}`);
+  for (const doc of EXAMPLE_DOCS) {
+    writeFileSync(
+      doc,
+      updateExamples(readFileSync(doc, 'utf8'), (f) => readFileSync(join('examples', 'workflows', f), 'utf8')),
+    );
+    console.log(`updated the workflow examples of ${doc}`);
+  }
   return 0;
 }

@@ -84,3 +84,14 @@ describe('import boundaries', () => {
     expect(statSync(join(REPO, 'dist', 'index.js')).size).toBeLessThan(2_000_000);
   });
 });
+
+describe('file size', () => {
+  // Hand-written files stay readable in one sitting; generated tables are exempt.
+  it('keeps every hand-written source file under about 400 lines', () => {
+    const roots = ['src', 'packages/platform-api/src', 'packages/platform-api/scripts', 'packages/emulator/src', 'scripts', 'test', 'bench'];
+    const files = roots.flatMap((r) => sources(r)).filter((f) => !f.includes('/generated/') && !f.startsWith('test/fixtures/'));
+    expect(files.length).toBeGreaterThan(100);
+    const long = files.map((f) => ({ f, n: readFileSync(join(REPO, f), 'utf8').split('\n').length })).filter((x) => x.n > 420);
+    expect(long.map((x) => `${x.f}: ${x.n} lines`)).toEqual([]);
+  });
+});

@@ -1,25 +1,56 @@
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ACTIONS } from '../src/action-spec.js';
-import { README_END, README_START, updateReadme, updateReadmeExamples } from '../src/action-files.js';
+import { ACTIONS_DOC, EXAMPLE_DOCS, TABLES_END, TABLES_START, updateActionTables, updateExamples } from '../src/action-files.js';
+import { brokenLinks } from './support/doc-links.js';
 
 const readme = readFileSync('README.md', 'utf8');
+const DOCS = [
+  'README.md',
+  ...readdirSync('docs')
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
-describe('README', () => {
-  it('carries the current inputs and outputs of every action (run `npm run generate-actions` when this fails)', () => {
-    expect(readme).toContain(README_START);
-    expect(readme).toContain(README_END);
-    expect(updateReadme(readme, ACTIONS)).toBe(readme);
-    for (const spec of ACTIONS) expect(readme).toContain(`### ${spec.title}`);
+describe('README and docs', () => {
+  it('keeps the front page to one screenful or so (under 150 lines)', () => {
+    expect(readme.split('\n').length).toBeLessThan(150);
+  });
+
+  it('lists the current inputs and outputs of every action in docs/actions.md (run `npm run generate-actions` when this fails)', () => {
+    const doc = readFileSync(ACTIONS_DOC, 'utf8');
+    expect(doc).toContain(TABLES_START);
+    expect(doc).toContain(TABLES_END);
+    expect(updateActionTables(doc, ACTIONS)).toBe(doc);
+    for (const spec of ACTIONS) expect(doc).toContain(`## ${spec.title}`);
+    // The shared inputs are listed once, not per action.
+    expect(doc.match(/\| `api-key` \|/g)).toHaveLength(1);
   });
 
   it('shows exactly the example workflows the end-to-end tests run', () => {
-    const files = ['preview.yml', 'validation-gate.yml', 'dbt-sync.yml', 'cleanup.yml'];
-    for (const f of files) expect(readme).toContain(`<!-- example:start ${f} -->`);
-    expect(updateReadmeExamples(readme, (f) => readFileSync(join('examples', 'workflows', f), 'utf8'))).toBe(readme);
+    expect(readme).toContain('<!-- example:start preview.yml -->');
+    const all = EXAMPLE_DOCS.map((f) => readFileSync(f, 'utf8')).join('\n');
+    for (const f of ['preview.yml', 'validation-gate.yml', 'dbt-sync.yml', 'cleanup.yml']) expect(all).toContain(`<!-- example:start ${f} -->`);
+    for (const f of EXAMPLE_DOCS) {
+      const doc = readFileSync(f, 'utf8');
+      expect(
+        updateExamples(doc, (w) => readFileSync(join('examples', 'workflows', w), 'utf8')),
+        f,
+      ).toBe(doc);
+    }
+  });
+
+  it('links only to files and headings that exist', () => {
+    expect(DOCS.length).toBeGreaterThan(8);
+    expect(DOCS.flatMap((f) => brokenLinks(f))).toEqual([]);
+    // The checker finds what it should: a missing file and a missing heading.
+    expect(brokenLinks('README.md', '[a](docs/nope.md) [b](docs/cli.md#no-such-heading) [c](https://example.com)')).toEqual([
+      'README.md: docs/nope.md (no such file)',
+      'README.md: docs/cli.md#no-such-heading (no such heading)',
+    ]);
   });
 
   it('starts with the demo command, then the test command', () => {
@@ -28,8 +59,8 @@ describe('README', () => {
     expect(blocks[1]).toBe('npm ci && npm test');
   });
 
-  it('refuses to update a README without the markers', () => {
-    expect(() => updateReadme('# x', ACTIONS)).toThrow('markers are missing');
+  it('refuses to update an actions page without the markers', () => {
+    expect(() => updateActionTables('# x', ACTIONS)).toThrow('markers are missing');
   });
 });
 

@@ -80,9 +80,11 @@ async function preview(x: ActionRun<'pr'>): Promise<number> {
   if (o.upload) view.upload = { sent: o.upload.uploaded, deleted: o.upload.deleted, unchanged: o.upload.unchanged, via: o.upload.via };
   let failure = o.failure;
   const errors = o.validation?.errors ?? [];
+  // The check run, the comment and the GitHub deployment depend on nothing of each other: written together.
+  const github: Promise<unknown>[] = [];
   if (o.validation) {
     const v = o.validation;
-    await annotate(x, v.errors, v);
+    github.push(annotate(x, v.errors, v));
     x.out.valid = String(v.valid);
     x.out['error-count'] = String(v.errors.length);
     x.out.status = v.valid ? 'valid' : 'invalid';
@@ -105,13 +107,19 @@ async function preview(x: ActionRun<'pr'>): Promise<number> {
     view.failure = { step: 'Preview', message: o.failure };
     x.out.status = 'failed';
   }
-  await publish(
-    x,
-    view,
-    { branch, state: 'open', ...(o.staging?.stagingUrl ? { stagingUrl: o.staging.stagingUrl } : {}) },
-    { errors, ...(impact ? { impact } : {}) },
+  github.push(
+    publish(
+      x,
+      view,
+      { branch, state: 'open', ...(o.staging?.stagingUrl ? { stagingUrl: o.staging.stagingUrl } : {}) },
+      { errors, ...(impact ? { impact } : {}) },
+    ),
   );
-  if (o.staging?.stagingUrl && !o.failure) await deployPreview(x, platformPageUrl(connection.apiUrl, x.settings.deploymentId, branch));
+  if (o.staging?.stagingUrl && !o.failure) github.push(deployPreview(x, platformPageUrl(connection.apiUrl, x.settings.deploymentId, branch)));
+  // Every write finishes before the step ends; the first failure is the one reported.
+  const settled = await Promise.allSettled(github);
+  const rejected = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (rejected) throw rejected.reason;
   if (failure) throw new StepFailed(failure);
   return 0;
 }

@@ -1,0 +1,120 @@
+/**
+ * `npm run comment-picture`: the README's picture of the PR comment, drawn from the real demo. The demo
+ * plays quietly; the comment one event left is rendered as GitHub renders it (GFM, sanitised) and framed
+ * as a bot comment in an SVG (HTML inside `foreignObject`, so the browser lays out the text). Only what
+ * changes per run is fixed: the emulator's address and the update time. A test checks the file is fresh.
+ */
+import { writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Element, ElementContent, Root } from 'hast';
+import { toHtml } from 'hast-util-to-html';
+import { toText } from 'hast-util-to-text';
+import { renderGfm } from '../test/support/gfm.js';
+import { playDemo, type DemoEvent } from './demo.js';
+
+export const PICTURE_FILE = join('docs', 'images', 'pr-comment.svg');
+/** The demo event whose comment the picture shows. */
+export const PICTURE_EVENT = '2. A push breaks the model';
+const PLATFORM = 'https://acme.cubecloud.dev';
+const WIDTH = 820;
+/** Text per line at 14px in the comment body (about 766px wide), kept low so the estimate errs tall. */
+const CHARS_PER_LINE = 96;
+const LINE = 21;
+
+/** The comment as a reader sees it, with the run-dependent parts made fixed. */
+export function normalise(e: DemoEvent): string {
+  return e.comment
+    .replace(/<!--[\s\S]*?-->\n?/g, '')
+    .split(e.platformUrl)
+    .join(PLATFORM)
+    .replace(/\*\*Updated:\*\* [^\n·]*UTC/g, '**Updated:** 2026-11-23 09:41 UTC')
+    .trim();
+}
+
+const isElement = (n: ElementContent | Root['children'][number]): n is Element => n.type === 'element';
+const lines = (text: string) => Math.max(1, Math.ceil(text.length / CHARS_PER_LINE));
+
+/** Height in pixels of rendered blocks, by GitHub's comment CSS (16px block margins, 21px lines). */
+function blockHeight(nodes: (ElementContent | Root['children'][number])[]): number {
+  let h = 0;
+  for (const n of nodes) {
+    if (!isElement(n)) continue;
+    const text = toText(n).trim();
+    if (/^h[1-6]$/.test(n.tagName)) h += 30 + 16;
+    else if (n.tagName === 'p') h += text.split('\n').reduce((sum, l) => sum + lines(l) * LINE, 0) + 16;
+    else if (n.tagName === 'table') {
+      const rows = n.children.filter(isElement).flatMap((part) => part.children.filter(isElement));
+      h += rows.reduce((sum, row) => sum + 12 + lines(toText(row)) * LINE + 1, 0) + 16;
+    } else if (n.tagName === 'ul' || n.tagName === 'ol') {
+      h += n.children.filter(isElement).reduce((sum, li) => sum + lines(toText(li)) * LINE + 4, 0) + 16;
+    } else if (n.tagName === 'details') {
+      const summary = n.children.filter(isElement).find((c) => c.tagName === 'summary');
+      h += lines(summary ? toText(summary) : '') * LINE + 16;
+    } else if (n.tagName === 'hr') h += 24 + 16;
+    else h += lines(text) * LINE + 16;
+  }
+  return h;
+}
+
+const CSS = `
+.frame{font:14px/1.5 -apple-system,BlinkMacSystemFont,"Segoe UI","Noto Sans",Helvetica,Arial,sans-serif,"Apple Color Emoji","Segoe UI Emoji";color:#1f2328;border:1px solid #d1d9e0;border-radius:6px;background:#fff;overflow:hidden}
+.head{background:#f6f8fa;border-bottom:1px solid #d1d9e0;padding:8px 16px;color:#59636e}
+.head b{color:#1f2328}.bot{border:1px solid #d1d9e0;border-radius:2em;padding:0 7px;font-size:12px;margin:0 4px}
+.body{padding:16px}.body>:first-child{margin-top:0}.body>:last-child{margin-bottom:0}
+h1,h2,h3,h4{margin:24px 0 16px;font-weight:600;line-height:1.25}h3{font-size:1.25em}
+p,ul,ol,table,details{margin:0 0 16px}ul,ol{padding-left:2em}li+li{margin-top:4px}
+a{color:#0969da;text-decoration:none}
+code{font:85% ui-monospace,SFMono-Regular,"SF Mono",Menlo,Consolas,monospace;background:rgba(129,139,152,.12);border-radius:6px;padding:.2em .4em}
+table{border-collapse:collapse}th,td{border:1px solid #d1d9e0;padding:6px 13px}th{font-weight:600}tr:nth-child(2n){background:#f6f8fa}
+summary{cursor:pointer}`;
+
+/** GitHub renders a newline inside a comment's paragraph as a line break (unlike in a .md file). */
+function commentBreaks(node: Root | Element): void {
+  node.children = node.children.flatMap((c): ElementContent[] => {
+    if (c.type === 'element') commentBreaks(c);
+    if (c.type !== 'text' || !(node.type === 'element' && node.tagName === 'p')) return [c as ElementContent];
+    return c.value
+      .split('\n')
+      .flatMap((part, i): ElementContent[] => [
+        ...(i ? [{ type: 'element', tagName: 'br', properties: {}, children: [] } as Element] : []),
+        { type: 'text', value: part },
+      ]);
+  });
+}
+
+/** The comment's markdown as an SVG picture of a GitHub bot comment. */
+export function commentSvg(markdown: string): string {
+  const { tree } = renderGfm(markdown);
+  commentBreaks(tree);
+  const body = toHtml(tree, { closeSelfClosing: true, closeEmptyElements: true });
+  const height = Math.ceil(blockHeight(tree.children) - 16 + 16 * 2 + 39 + 2);
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" role="img" aria-label="The datamodel-ci pull request comment">`,
+    `<foreignObject x="0" y="0" width="${WIDTH}" height="${height}">`,
+    `<div xmlns="http://www.w3.org/1999/xhtml" class="frame"><style>${CSS.trim()}</style>`,
+    `<div class="head"><b>github-actions</b><span class="bot">bot</span> commented</div>`,
+    `<div class="body">${body}</div></div>`,
+    '</foreignObject></svg>',
+    '',
+  ].join('\n');
+}
+
+/** Play the demo quietly and return the picture of the chosen event's comment. */
+export async function renderPicture(): Promise<string> {
+  const events: DemoEvent[] = [];
+  const ok = await playDemo({ print: () => undefined, onEvent: (e) => events.push(e) });
+  const event = events.find((e) => e.title === PICTURE_EVENT);
+  if (!ok || !event) throw new Error(`the demo did not play through to "${PICTURE_EVENT}"`);
+  return commentSvg(normalise(event));
+}
+
+export async function main(argv: string[]): Promise<number> {
+  if (argv.length) {
+    process.stderr.write(`comment-picture: no arguments expected, got ${JSON.stringify(argv[0])}\n`);
+    return 2;
+  }
+  const file = resolve(PICTURE_FILE);
+  writeFileSync(file, await renderPicture());
+  process.stdout.write(`wrote ${PICTURE_FILE}\n`);
+  return 0;
+}
