@@ -1,8 +1,8 @@
 /**
  * `npm run demo`: one pull request's life on one machine. The platform emulator and a GitHub REST
  * stand-in run in-process; the runner harness plays examples/workflows/preview.yml with the committed
- * bundle for four events (open, a broken push, a fix, merge), printing each run's outputs, timing and
- * the PR comment as that run left it. `--keep` leaves the emulator running for the CLI.
+ * bundle for five events (open, a broken push, a fix, a push that removes a member a report uses,
+ * merge), printing each run's outputs, timing and the PR comment as that run left it. `--keep` leaves the emulator running for the CLI.
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -138,8 +138,17 @@ export async function playDemo(options: { keep?: boolean; print?: (line: string)
   write({ 'model/cubes/payments.yml': payments });
   await play('3. A push fixes it', 'synchronize', sha(3), 'success');
 
+  // The model is valid, but customers.country goes: the report "Revenue by country", the dashboard
+  // and a notification use it (through orders_view), and the comment says so.
+  gh.setHead(PR, sha(4));
+  write({
+    'model/cubes/customers.yml': DEMO_MODEL['model/cubes/customers.yml']!.replace('      - name: country\n        sql: country\n        type: string\n', ''),
+    'model/views/orders_view.yml': DEMO_MODEL['model/views/orders_view.yml']!.replace('          - country\n', ''),
+  });
+  await play('4. A push removes a member a report uses', 'synchronize', sha(4), 'success');
+
   gh.closePull(PR, true);
-  await play('4. The pull request is merged', 'closed', sha(3), 'success', { merged: true });
+  await play('5. The pull request is merged', 'closed', sha(4), 'success', { merged: true });
 
   say();
   say(`${ok ? '✓ done' : '✗ something did not go as expected'} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);

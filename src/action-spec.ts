@@ -20,7 +20,7 @@ export interface OutputSpec {
 }
 
 export type CommandName =
-  'start-dev-branch' | 'upload-model' | 'validate' | 'enable-staging' | 'dbt-sync-and-wait' | 'merge-to-default' | 'cleanup-branch' | 'pr';
+  'start-dev-branch' | 'upload-model' | 'validate' | 'enable-staging' | 'dbt-sync-and-wait' | 'merge-to-default' | 'cleanup-branch' | 'impact' | 'pr';
 
 export interface ActionSpec {
   command: CommandName;
@@ -91,6 +91,13 @@ const FAIL_WITHOUT_CREDENTIALS: InputSpec = {
   default: 'false',
 };
 
+const FAIL_ON_BREAKING: InputSpec = {
+  name: 'fail-on-breaking',
+  description:
+    'Fail the step when the pull request makes a breaking change to the semantic layer (a member removed or made private, a type changed, a view member gone, a granularity removed), whether or not content uses it.',
+  default: 'false',
+};
+
 const O = {
   branch: { name: 'branch', description: 'Shared branch of the PR.' },
   devBranch: { name: 'dev-branch', description: 'Dev-mode fork the upload went through (empty for a direct upload).' },
@@ -105,7 +112,20 @@ const O = {
   timedOut: { name: 'timed-out', description: '`true` when the wait ended at its deadline.' },
   merged: { name: 'merged', description: '`true` when the branch was merged into the deploy branch.' },
   skipped: { name: 'skipped', description: '`true` when nothing ran (fork PR, missing credentials, stale run).' },
+  breakingCount: { name: 'breaking-count', description: 'Number of breaking changes to the semantic layer (empty when it was not compared).' },
+  addedCount: { name: 'added-count', description: 'Number of members added to the semantic layer.' },
+  changedCount: { name: 'changed-count', description: 'Number of non-breaking changes to existing members (title, description, format, granularity added).' },
+  affectedContentCount: {
+    name: 'affected-content-count',
+    description: 'Number of reports, dashboards and notifications that use a member the pull request breaks.',
+  },
+  changeSetFile: {
+    name: 'change-set-file',
+    description: 'Path of a JSON file with the whole change set and the affected content, for later steps (in `RUNNER_TEMP`).',
+  },
 } satisfies Record<string, OutputSpec>;
+
+const IMPACT_OUTPUTS = [O.breakingCount, O.addedCount, O.changedCount, O.affectedContentCount, O.changeSetFile];
 
 export const ACTIONS: ActionSpec[] = [
   {
@@ -196,6 +216,15 @@ export const ACTIONS: ActionSpec[] = [
     outputs: [O.branch, O.deleted, O.status, O.skipped],
   },
   {
+    command: 'impact',
+    dir: 'actions/impact',
+    title: 'datamodel-ci: impact',
+    description:
+      "Compare the semantic layer of the PR's staging environment with production's (`/meta` of each) and list the reports, dashboards and notifications the breaking changes hit.",
+    inputs: [BRANCH, FAIL_ON_BREAKING, FAIL_WITHOUT_CREDENTIALS],
+    outputs: [O.branch, ...IMPACT_OUTPUTS, O.status, O.skipped],
+  },
+  {
     command: 'pr',
     dir: '.',
     title: 'datamodel-ci',
@@ -223,6 +252,13 @@ export const ACTIONS: ActionSpec[] = [
           'Run `datamodel-ci doctor` first (a throwaway branch, removed after): checks the upload path, hashes, build states, validation errors and staging URL on your tenant, and uploads the way it found to work.',
         default: 'false',
       },
+      {
+        name: 'impact',
+        description:
+          "After a valid validation, compare the PR's semantic layer with production's and list the content its breaking changes hit (a section of the comment).",
+        default: 'true',
+      },
+      FAIL_ON_BREAKING,
       FAIL_WITHOUT_CREDENTIALS,
     ],
     outputs: Object.values(O),

@@ -23,6 +23,8 @@ export const DEFAULTS = {
   buildIdleGraceMs: 60_000,
   /** A dbt sync may be invisible (404) this long after it started, ms (measured by the vendor). */
   dbtStartGraceMs: 60_000,
+  /** Items asked for per page when the impact reads reports, workbooks and notifications. */
+  impactPageSize: 100,
   /** Prefix of a PR's shared branch (input `branch-prefix`). */
   branchPrefix: 'preview-',
   /** Sweep: only branches whose PR closed at least this long ago (input `min-age`). */

@@ -164,6 +164,7 @@ export interface CommandInputs {
   'dbt-sync-and-wait': { ref?: string; branchName?: string; source: 'git' | 'manifest'; timeoutMs: number };
   'merge-to-default': { branch?: string; keepBranch: boolean; message?: string; deployOnMerge: boolean; exclude: string[] };
   'cleanup-branch': { branch?: string; mode: 'pr' | 'sweep'; minAgeMs: number; removeOnUpstream: boolean };
+  impact: { branch?: string; failOnBreaking: boolean };
   pr: {
     branch?: string;
     mergeOnClose: boolean;
@@ -177,6 +178,8 @@ export interface CommandInputs {
     preflight: boolean;
     /** Empty: no GitHub deployment. */
     environmentPrefix: string | undefined;
+    impact: boolean;
+    failOnBreaking: boolean;
   };
 }
 
@@ -256,6 +259,7 @@ const readers: Readers = {
     minAgeMs: r.duration('min-age'),
     removeOnUpstream: r.bool('remove-on-upstream'),
   }),
+  impact: (r) => ({ branch: r.branch('branch'), failOnBreaking: r.bool('fail-on-breaking') }),
   pr: (r) => ({
     branch: r.branch('branch'),
     mergeOnClose: r.bool('merge-on-close'),
@@ -268,6 +272,8 @@ const readers: Readers = {
     deployOnMerge: r.bool('deploy-on-merge'),
     preflight: r.bool('preflight'),
     environmentPrefix: r.environmentName('environment-prefix'),
+    impact: r.bool('impact'),
+    failOnBreaking: r.bool('fail-on-breaking'),
   }),
 };
 

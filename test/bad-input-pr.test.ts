@@ -54,6 +54,8 @@ const cases = (): { input: string; value: string; says: string }[] => [
   { input: 'deploy-on-merge', value: 'yes', says: 'deploy-on-merge: got "yes", expected true or false' },
   { input: 'preflight', value: 'please', says: 'preflight: got "please", expected true or false' },
   { input: 'environment-prefix', value: 'pr<1>', says: 'environment-prefix: got "pr<1>", expected letters, digits' },
+  { input: 'impact', value: 'sometimes', says: 'impact: got "sometimes", expected true or false' },
+  { input: 'fail-on-breaking', value: 'if-used', says: 'fail-on-breaking: got "if-used", expected true or false' },
   { input: 'fail-without-credentials', value: 'perhaps', says: 'fail-without-credentials: got "perhaps", expected true or false' },
 ];
 

@@ -3,7 +3,7 @@
  * the harness step by step with bash, the committed dist/, real event payloads, the emulator as the
  * platform and the GitHub REST stand-in.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -283,10 +283,63 @@ describe('forks and secrets', () => {
   it('validation-gate.yml: the split actions chained through outputs', async () => {
     gh.addPull({ number: 12, headSha: sha(12, 1), headRef: 'gate' });
     setModel({ 'model/cubes/payments.yml': null, 'model/cubes/newer.yml': null });
-    const r = await job('validation-gate.yml', 'gate', { event: pullRequestEvent('opened', { number: 12, headSha: sha(12, 1) }) });
+    // The change-set file lives in the job's RUNNER_TEMP, which ends with the job: read it when the gate step starts.
+    let changeSetText: string | undefined;
+    const r = await job('validation-gate.yml', 'gate', {
+      event: pullRequestEvent('opened', { number: 12, headSha: sha(12, 1) }),
+      onStepStart: (step) => {
+        if (step.uses || changeSetText !== undefined) return;
+        for (const d of readdirSync(tmpdir()).filter((n) => n.startsWith('harness-runner-temp-'))) {
+          const f = join(tmpdir(), d, 'datamodel-ci', 'impact-1-preview-pr-12.json');
+          if (existsSync(f)) changeSetText = readFileSync(f, 'utf8');
+        }
+      },
+    });
     expect(r.conclusion, r.log.join('\n')).toBe('success');
     expect(r.stepOutputs.start).toMatchObject({ branch: 'preview-pr-12' });
     expect(r.stepOutputs.validate).toMatchObject({ valid: 'true', 'error-count': '0' });
+    // The valid model's staging environment is compared with production: counts, and the whole change set on file.
+    const impact = r.stepOutputs.impact!;
+    for (const k of ['breaking-count', 'added-count', 'changed-count', 'affected-content-count']) expect(impact[k]).toMatch(/^\d+$/);
+    expect(impact['change-set-file']).toMatch(/datamodel-ci\/impact-1-preview-pr-12\.json$/);
+    const changeSet = JSON.parse(changeSetText!) as { compared: boolean; head: string; scanned: { report: number } };
+    expect(changeSet).toMatchObject({ compared: true, head: 'preview-pr-12', scanned: { report: 4 } });
+    expect(comments(12)[0]!.body).toContain('**Semantic layer** (`main` → `preview-pr-12`)');
+  });
+
+  it('the impact action with fail-on-breaking: a push that removes a member the report uses fails the step and names what it breaks', async () => {
+    setModel({
+      'model/cubes/customers.yml': DEMO_MODEL['model/cubes/customers.yml']!.replace('      - name: country\n        sql: country\n        type: string\n', ''),
+      'model/views/orders_view.yml': DEMO_MODEL['model/views/orders_view.yml']!.replace('          - country\n', ''),
+    });
+    const common = { 'api-url': em.baseUrl, 'api-key': em.credentials.admin, 'deployment-id': 1, branch: 'preview-pr-12', 'ca-cert': caFile };
+    const github = { api_url: gh.url, repository: gh.repository, token: TOKEN };
+    const up = await runAction({
+      actionDir: join(REPO, 'actions', 'upload-model'),
+      repoDir: REPO,
+      inputs: { ...common, 'model-dir': join(userRepo, 'analytics') },
+      github,
+    });
+    record(up);
+    expect(up.exitCode, up.log.join('\n')).toBe(0);
+    const r = await runAction({
+      actionDir: join(REPO, 'actions', 'impact'),
+      repoDir: REPO,
+      inputs: { ...common, 'model-dir': join(userRepo, 'analytics'), 'fail-on-breaking': true },
+      github,
+    });
+    record(r);
+    expect(r.exitCode).toBe(1);
+    expect(Number(r.outputs['breaking-count'])).toBeGreaterThanOrEqual(2);
+    expect(r.outputs).toMatchObject({ 'affected-content-count': '3', status: 'breaking', branch: 'preview-pr-12' });
+    expect(r.log.join('\n')).toMatch(
+      /preview-pr-12 makes \d+ breaking changes to the semantic layer, used by 3 reports, dashboards and notifications \(fail-on-breaking is true\)/,
+    );
+    expect(r.summary).toContain('| Report | Revenue by country | `orders_view.customers_country` in dimensions |');
+    setModel({
+      'model/cubes/customers.yml': DEMO_MODEL['model/cubes/customers.yml']!,
+      'model/views/orders_view.yml': DEMO_MODEL['model/views/orders_view.yml']!,
+    });
   });
 
   it('enable-staging with a smoke test mints a data-API token and masks it', async () => {

@@ -42,6 +42,7 @@ export function previewFigure(): void {
             DATAMODEL_CI_API_KEY: em.credentials.admin,
             DATAMODEL_CI_CA_CERT: `${em.ca}\n${gh.ca}`,
             DATAMODEL_CI_DEPLOYMENT_ID: '1',
+            DATAMODEL_CI_IMPACT: process.env.BENCH_IMPACT ?? 'true',
             DATAMODEL_CI_GITHUB_TOKEN: TOKEN,
             DATAMODEL_CI_MODEL_DIR: modelDir,
             GITHUB_REPOSITORY: gh.repository,

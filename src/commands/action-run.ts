@@ -42,6 +42,8 @@ export interface ActionRun<C extends CommandName = CommandName> {
   out: Outputs;
   /** The PR's conversation with our comment (listed once per run), when there is a PR and a token. */
   thread(): Promise<CommentThread | undefined>;
+  /** A JSON value the command's `--json` output carries as `result` (the impact's change set). */
+  setResult(value: unknown): void;
 }
 
 export type ActionHandler<C extends CommandName> = (x: ActionRun<C>) => Promise<number>;
@@ -81,7 +83,8 @@ function pickReporter(io: Io, inActions: boolean, json: boolean, verbose: boolea
 }
 
 /** Run an action command with its handler; returns the exit code. Never throws. */
-export async function runAction<C extends CommandName>(command: C, handler: ActionHandler<C>, argv: string[], io: Io): Promise<number> {
+/** `as`: the name the user typed when it differs from the action's (`diff` runs `impact`). */
+export async function runAction<C extends CommandName>(command: C, handler: ActionHandler<C>, argv: string[], io: Io, as: string = command): Promise<number> {
   const inActions = io.env.GITHUB_ACTIONS === 'true';
   const out: Outputs = {};
   let reporter: Reporter = pickReporter(io, inActions, false, false);
@@ -96,8 +99,9 @@ export async function runAction<C extends CommandName>(command: C, handler: Acti
   process.once('SIGTERM', onSignal);
   let code = 1;
   let apiUrl: string | undefined;
+  let result: unknown;
   try {
-    const { flags } = parseFor({ name: command, flags: ACTION_FLAGS(command) }, argv);
+    const { flags } = parseFor({ name: as, flags: ACTION_FLAGS(command) }, argv);
     json = flags.json === true;
     reporter = pickReporter(io, inActions, json, flags.verbose === true);
     // Every input, and the event, before anything is sent.
@@ -186,13 +190,16 @@ export async function runAction<C extends CommandName>(command: C, handler: Acti
         });
         return threadOpened;
       },
+      setResult: (value) => {
+        result = value;
+      },
     };
     out.skipped = 'false';
     code = await handler(x);
     return code;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    const text = error instanceof StepFailed ? message : `${command}: ${message}`;
+    const text = error instanceof StepFailed ? message : `${as}: ${message}`;
     const hint = hintFor(error, apiUrl);
     if (reporter instanceof JsonReporter) reporter.failure(text, hint);
     else reporter.error(hint ? `${text}\nhint: ${hint}` : text);
@@ -211,7 +218,7 @@ export async function runAction<C extends CommandName>(command: C, handler: Acti
     } else if (json) {
       const errors = reporter instanceof JsonReporter ? reporter.errors : [];
       const warnings = reporter instanceof JsonReporter ? reporter.warnings : [];
-      io.out(JSON.stringify({ command, exitCode: code, outputs: out, errors, warnings }));
+      io.out(JSON.stringify({ command, exitCode: code, outputs: out, errors, warnings, ...(result !== undefined ? { result } : {}) }));
     } else for (const [k, v] of Object.entries(out)) io.out(`${k}=${v}`);
   }
 }

@@ -15,6 +15,7 @@ import { doctor } from './doctor.js';
 import { enableStagingCommand } from './enable-staging.js';
 import { endpoints } from './endpoints.js';
 import { hashModel } from './hash-model.js';
+import { impactCommand } from './impact.js';
 import { mergeToDefaultCommand } from './merge-to-default.js';
 import { prCommand } from './pr.js';
 import type { CommandSpec } from './spec.js';
@@ -32,6 +33,7 @@ const actionHandlers: { [C in CommandName]: ActionHandler<C> } = {
   'dbt-sync-and-wait': dbtSyncCommand,
   'merge-to-default': mergeToDefaultCommand,
   'cleanup-branch': cleanupBranchCommand,
+  impact: impactCommand,
   pr: prCommand,
 };
 
@@ -45,11 +47,12 @@ const EXAMPLES: Partial<Record<CommandName, string>> = {
   'dbt-sync-and-wait': 'datamodel-ci dbt-sync-and-wait --deployment-id 1 --ref main --timeout-minutes 20',
   'merge-to-default': 'datamodel-ci merge-to-default --deployment-id 1 --branch preview-pr-12 --dry-run',
   'cleanup-branch': 'datamodel-ci cleanup-branch --deployment-id 1 --mode sweep --min-age 7d --dry-run',
+  impact: 'datamodel-ci impact --deployment-id 1 --branch preview-pr-12 --json',
 };
 
 /** Run an action command (as its composite step does); returns the exit code. Never throws. */
-export function runActionCommand<C extends CommandName>(command: C, argv: string[], io: Io): Promise<number> {
-  return runAction(command, actionHandlers[command], argv, io);
+export function runActionCommand<C extends CommandName>(command: C, argv: string[], io: Io, as?: string): Promise<number> {
+  return runAction(command, actionHandlers[command], argv, io, as);
 }
 
 const actionCommands: CommandSpec[] = ACTIONS.map((a) => ({
@@ -62,8 +65,20 @@ const actionCommands: CommandSpec[] = ACTIONS.map((a) => ({
   run: (argv: string[], io: Io) => runActionCommand(a.command, argv, io),
 }));
 
+/** `diff`: the impact action under the name a terminal user looks for; `--json` carries the change set as `result`. */
+const diff: CommandSpec = {
+  name: 'diff',
+  summary: "What a branch changes in the semantic layer against production's, and the content its breaking changes hit (the impact action).",
+  description:
+    'The impact action under another name: compares the branch\'s staging /meta with production\'s; --json carries the whole change set as "result".',
+  flags: ACTION_FLAGS('impact'),
+  example: 'datamodel-ci diff --deployment-id 1 --branch preview-pr-12 --json',
+  action: false,
+  run: (argv: string[], io: Io) => runActionCommand('impact', argv, io, 'diff'),
+};
+
 /** Every command, in the order of the help. */
-export const COMMANDS: readonly CommandSpec[] = [...actionCommands, check, doctor, api, endpoints, completion(() => COMMANDS), hashModel];
+export const COMMANDS: readonly CommandSpec[] = [...actionCommands, diff, check, doctor, api, endpoints, completion(() => COMMANDS), hashModel];
 
 export function findCommand(name: string): CommandSpec | undefined {
   return COMMANDS.find((c) => c.name === name);

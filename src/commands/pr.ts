@@ -8,6 +8,8 @@ import { hashLocalModel } from '../workflows/upload-model.js';
 import { commitMessage, isStale, resolveBranch, StepFailed, type ActionRun } from './action-run.js';
 import { doctorFor, renderDoctor } from './doctor.js';
 import { annotate } from './annotate.js';
+import { breakingFailure, recordImpact } from './impact.js';
+import type { ImpactView } from '../github/render-impact.js';
 import { deployPreview, retirePreview } from './github-deployment.js';
 import { platformPageUrl, publish } from './publish.js';
 import { plural } from '../report/plural.js';
@@ -55,6 +57,7 @@ async function preview(x: ActionRun<'pr'>): Promise<number> {
       commitMessage: commitMessage(x),
       smokeTest: inputs.smokeTest,
       smoke: { timeoutMs: DEFAULTS.smokeTimeoutSeconds * 1000, ...(connection.caCert ? { ca: connection.caCert } : {}) },
+      ...(inputs.impact ? { impact: connection.caCert ? { ca: connection.caCert } : {} } : {}),
     },
     { isStale: () => isStale(x) },
   );
@@ -94,11 +97,24 @@ async function preview(x: ActionRun<'pr'>): Promise<number> {
     view.staging = { enabled: !!o.staging.stagingUrl, ...(o.staging.smoke ? { smoke: o.staging.smoke } : {}) };
     if (o.staging.stagingUrl) view.restUrl = o.staging.stagingUrl;
   }
+  let impact: ImpactView | undefined;
+  if (o.impact) {
+    impact = recordImpact(x, o.impact);
+    view.impact = impact;
+    failure ??= breakingFailure(o.impact, inputs.failOnBreaking);
+  }
   if (o.failure) {
     view.failure = { step: 'Preview', message: o.failure };
     x.out.status = 'failed';
   }
-  github.push(publish(x, view, { branch, state: 'open', ...(o.staging?.stagingUrl ? { stagingUrl: o.staging.stagingUrl } : {}) }, { errors }));
+  github.push(
+    publish(
+      x,
+      view,
+      { branch, state: 'open', ...(o.staging?.stagingUrl ? { stagingUrl: o.staging.stagingUrl } : {}) },
+      { errors, ...(impact ? { impact } : {}) },
+    ),
+  );
   if (o.staging?.stagingUrl && !o.failure) github.push(deployPreview(x, platformPageUrl(connection.apiUrl, x.settings.deploymentId, branch)));
   // Every write finishes before the step ends; the first failure is the one reported.
   const settled = await Promise.allSettled(github);

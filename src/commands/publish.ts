@@ -4,6 +4,7 @@
  */
 import type { Ledger } from '../github/comment.js';
 import { nextView, type PreviewState, type PreviewView, type ViewError } from '../github/preview-view.js';
+import type { ImpactView } from '../github/render-impact.js';
 import { renderPreview } from '../github/render-preview.js';
 import type { ActionRun } from './action-run.js';
 import { plural } from '../report/plural.js';
@@ -15,6 +16,7 @@ export type ViewUpdate = Partial<Omit<PreviewView, 'state'>> & { state?: Preview
 export function derivedState(v: Omit<PreviewView, 'state'>): PreviewState {
   if (v.failure) return 'failed';
   if (v.validation) return v.validation.valid ? 'ready' : 'invalid';
+  if (v.impact) return 'ready';
   return 'updating';
 }
 
@@ -28,6 +30,8 @@ export interface PublishOptions {
   errors?: ViewError[];
   /** Write the job summary too (once per step, at its end). */
   summary?: boolean;
+  /** The whole impact of the run, for the job summary (the ledger keeps the first rows). */
+  impact?: ImpactView;
 }
 
 /** Merge `update` into this run's view, write the comment, and (by default) the job summary. */
@@ -46,7 +50,10 @@ export async function publish(x: ActionRun, update: ViewUpdate, ledger: Partial<
   const view: PreviewView = update.state ? merged : { ...merged, state: derivedState(merged) };
   if (options.summary !== false)
     x.reporter.summary(
-      renderPreview({ ...view, updatedAt: new Date().toISOString() }, { target: 'summary', ...(options.errors ? { errors: options.errors } : {}) }),
+      renderPreview(
+        { ...view, updatedAt: new Date().toISOString() },
+        { target: 'summary', ...(options.errors ? { errors: options.errors } : {}), ...(options.impact ? { impact: options.impact } : {}) },
+      ),
     );
   if (!thread || !pr) return;
   try {

@@ -138,7 +138,8 @@ export function composeComment(input: ComposeInput): string {
   if (!view) return `${header}\n`;
   let shown = input.render?.commentErrors ?? 15;
   for (;;) {
-    const body = `${header}\n\n${neutraliseComments(renderPreview(view, { ...input.render, target: 'comment', commentErrors: shown }))}`;
+    const rows = Math.min(shown, input.render?.commentImpactRows ?? shown);
+    const body = `${header}\n\n${neutraliseComments(renderPreview(view, { ...input.render, target: 'comment', commentErrors: shown, commentImpactRows: rows }))}`;
     // The ledger's texts are capped (preview-view.ts), so no error at all always fits.
     if (body.length <= limit || shown === 0) return body;
     shown = Math.floor(shown / 2);

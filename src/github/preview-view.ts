@@ -3,6 +3,7 @@
  * ledger, rendered whole each time (src/github/render-preview.ts). A run never shows another run's
  * results: the first write of a run starts from an empty view.
  */
+import type { ImpactView } from './render-impact.js';
 
 /** The state the heading leads with. */
 export type PreviewState = 'updating' | 'ready' | 'invalid' | 'failed' | 'merged' | 'closed' | 'skipped';
@@ -36,6 +37,8 @@ export interface PreviewView {
   merge?: { deployMode: string; productionUpdated: boolean };
   cleanup?: { deleted: string[] };
   dbt?: { syncJobId: string; branch: string; status: string };
+  /** What the pull request changes in the semantic layer, and the content it breaks. */
+  impact?: ImpactView;
   /** What failed, when the run failed on the platform. */
   failure?: { step: string; message: string };
   /** Why nothing ran (fork PR). */
@@ -46,6 +49,8 @@ const short = (s: string, max: number) => (s.length > max ? `${s.slice(0, max - 
 
 /** How many errors the ledger keeps (the comment shows fewer; the job summary has them all). */
 export const LEDGER_ERRORS = 20;
+/** Rows of each impact table the ledger keeps (the job summary has them all). */
+export const LEDGER_IMPACT_ROWS = 20;
 
 /**
  * The view after this run's update: a write from another run (or another head) starts from scratch, so
@@ -65,6 +70,18 @@ export function nextView(
   // The ledger travels in the comment: its outside texts are kept short (the job summary has them whole).
   if (next.validation)
     next.validation = { ...next.validation, errors: next.validation.errors.slice(0, LEDGER_ERRORS).map((e) => ({ ...e, message: short(e.message, 500) })) };
+  if (next.impact) {
+    const i = next.impact;
+    const rows = <T>(xs: T[]) => xs.slice(0, LEDGER_IMPACT_ROWS);
+    next.impact = {
+      ...i,
+      breaking: rows(i.breaking).map((r) => ({ ...r, what: short(r.what, 300) })),
+      other: rows(i.other).map((r) => ({ ...r, what: short(r.what, 300) })),
+      affected: rows(i.affected).map((a) => ({ ...a, name: short(a.name, 200), uses: a.uses.slice(0, 7).map((u) => ({ ...u, place: short(u.place, 120) })) })),
+      notices: i.notices.slice(0, 5).map((n) => short(n, 500)),
+      ...(i.unavailable ? { unavailable: short(i.unavailable, 600) } : {}),
+    };
+  }
   if (next.failure) next.failure = { ...next.failure, message: short(next.failure.message, 2000) };
   if (next.skipped) next.skipped = short(next.skipped, 1000);
   return next;

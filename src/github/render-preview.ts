@@ -4,6 +4,7 @@
  * to their lines at the head commit. The comment shows the first errors; the job summary shows them all.
  */
 import { hint } from './error-hints.js';
+import { renderImpact, type ImpactView } from './render-impact.js';
 import { code, codeLink, cut, link, pathInUrl, text } from './markdown.js';
 import type { PreviewView, ViewError } from './preview-view.js';
 import { plural } from '../report/plural.js';
@@ -17,6 +18,10 @@ export interface RenderOptions {
   errors?: ViewError[];
   /** Errors shown in a comment before the rest is left to the job summary. */
   commentErrors?: number;
+  /** The whole impact of the run (the view keeps only the first rows). */
+  impact?: ImpactView;
+  /** Rows of each impact table shown in a comment. */
+  commentImpactRows?: number;
 }
 
 /** Errors of one file shown before the rest of the file's list is collapsed. */
@@ -174,6 +179,19 @@ export function renderPreview(v: PreviewView, options: RenderOptions): string {
   const closed = v.state === 'merged' || v.state === 'closed' || v.state === 'skipped';
   const parts: string[][] = [[heading(v, v.validation?.errorCount ?? errors.length, files(errors))], lead(v)];
   if (!closed && v.state !== 'updating') parts.push(steps(v));
+  if (!closed && v.state !== 'updating' && v.impact) {
+    parts.push(
+      renderImpact(
+        v.impact,
+        {
+          target: options.target,
+          ...(options.commentImpactRows !== undefined ? { rows: options.commentImpactRows } : {}),
+          ...(v.runUrl ? { runUrl: v.runUrl } : {}),
+        },
+        options.impact,
+      ),
+    );
+  }
   parts.push(closed ? links({ ...v, previewUrl: undefined, restUrl: undefined }) : links(v));
   if (v.state === 'invalid' && errors.length) parts.push(errorBlock(v, errors, options));
   return (

@@ -9,6 +9,7 @@ import { cleanupBranch, type CleanupResult } from './cleanup-branch.js';
 import type { OpContext } from './context.js';
 import { enableStaging, smokeTest, type EnableStagingResult, type SmokeOptions } from './enable-staging.js';
 import { mergeToDefault, type MergeResult } from './merge-to-default.js';
+import { environmentMeta, findEnvironments, finishImpact, metaToken, startImpact, type ImpactResult, type MetaToken, type StartedImpact } from './impact.js';
 import { ensureSharedBranch } from './start-dev-branch.js';
 import { waitForBuild } from './branch-build.js';
 import type { LocalFile } from './local-model.js';
@@ -33,6 +34,8 @@ export interface PreviewInput {
   via: UploadVia;
   smokeTest: boolean;
   smoke: SmokeOptions;
+  /** Compare the semantic layer with production's once the model is valid (off when absent). */
+  impact?: { ca?: string };
 }
 
 export interface PreviewOutcome {
@@ -42,6 +45,7 @@ export interface PreviewOutcome {
   upload?: UploadResult;
   validation?: ValidateResult;
   staging?: EnableStagingResult;
+  impact?: ImpactResult;
   /** A newer push owns the PR: nothing more was done. */
   stale: boolean;
   /** What failed on the platform, when something did (the outcome holds what was done before). */
@@ -58,7 +62,18 @@ export async function runPreview(ctx: OpContext, input: PreviewInput, pull: Pull
   // Started once, early, and awaited later (no log group: they run while the upload's group is open).
   let staging: Promise<EnableStagingResult> | undefined;
   let validation: Promise<ValidateResult> | undefined;
-  const enable = () => (staging ??= enableStaging(ctx, { branch, smokeTest: false }));
+  // What the impact reads from production and the content does not depend on this push: started at once.
+  let impact: StartedImpact | undefined;
+  let stagingToken: Promise<MetaToken> | undefined;
+  const enable = () =>
+    (staging ??= enableStaging(ctx, { branch, smokeTest: false }).then((s) => {
+      // The impact's token for the staging environment is minted while the model builds and validates.
+      if (impact && s.stagingUrl && s.environmentId) {
+        stagingToken = metaToken(ctx, { id: s.environmentId, restUrl: s.stagingUrl, label: `the staging environment of ${branch}` });
+        stagingToken.catch(() => undefined);
+      }
+      return s;
+    }));
   // Validation asks the branch's running instance: staging on, and the build of this upload done.
   const startValidation = (lastHash: string | undefined) => {
     validation = enable()
@@ -67,8 +82,9 @@ export async function runPreview(ctx: OpContext, input: PreviewInput, pull: Pull
     validation.catch(() => undefined);
   };
   /** Let work started early finish (its outcome unused) before the run ends. */
-  const settle = () => Promise.allSettled([staging, validation]);
+  const settle = () => Promise.allSettled([staging, validation, impact?.base, impact?.content]);
   try {
+    if (input.impact && !ctx.dryRun) impact = startImpact(ctx, {}, input.impact);
     outcome.created = await ctx.reporter.group('Shared branch', () => ensureSharedBranch(ctx, branch, input.deployBranch));
     if (!ctx.dryRun) enable().catch(() => undefined);
     const up = await ctx.reporter.group('Upload the model', () =>
@@ -98,7 +114,10 @@ export async function runPreview(ctx: OpContext, input: PreviewInput, pull: Pull
     const [v, s] = await Promise.all([validation as unknown as Promise<ValidateResult>, enable()]);
     outcome.validation = v;
     outcome.staging = s;
-    if (input.smokeTest && v.valid && s.stagingUrl) outcome.staging = { ...s, smoke: await smokeTest(ctx, s.stagingUrl, input.smoke) };
+    const smoke = input.smokeTest && v.valid && s.stagingUrl ? smokeTest(ctx, s.stagingUrl, input.smoke) : undefined;
+    smoke?.catch(() => undefined);
+    if (impact && v.valid) outcome.impact = await ctx.reporter.group('Impact on the semantic layer', () => compare(ctx, impact!, s, input, stagingToken));
+    if (smoke) outcome.staging = { ...s, smoke: await smoke };
   } catch (e) {
     await settle();
     if (e instanceof InputError) throw e;
@@ -106,6 +125,21 @@ export async function runPreview(ctx: OpContext, input: PreviewInput, pull: Pull
     outcome.failureCause = e;
   }
   return outcome;
+}
+
+/** The staging environment's `/meta` against production's, once the branch's model is valid. */
+function compare(ctx: OpContext, started: StartedImpact, s: EnableStagingResult, input: PreviewInput, minted?: Promise<MetaToken>): Promise<ImpactResult> {
+  const label = `the staging environment of ${input.branch}`;
+  const env =
+    s.stagingUrl && s.environmentId
+      ? Promise.resolve({ id: s.environmentId, restUrl: s.stagingUrl, label })
+      : findEnvironments(ctx, input.branch).then((e) => e.staging);
+  const head = s.stagingUrl
+    ? environmentMeta(ctx, env, input.impact, s.environmentId ? minted : undefined).then((r) =>
+        r.problem === 'no environment to read' ? { problem: `${label} is not listed` } : r,
+      )
+    : Promise.resolve({ problem: `${label} is not enabled` });
+  return finishImpact(ctx, started, head, { branch: input.branch, deployBranch: input.deployBranch, modelDir: input.modelDir });
 }
 
 export interface CloseInput {

@@ -105,8 +105,14 @@ export function seedNotifications(state: State, clock: Clock, { admin, member }:
       notificationEnabled: true,
       notificationFormat: i % 2 ? 'png' : 'pdf',
       notificationAiSummary: i === 2,
-      filters: i === 1 ? [{ member: 'orders.status', operator: 'equals', value: ['completed'] }] : null,
-      timeGrains: null,
+      filters:
+        i === 1
+          ? [{ member: 'orders.status', operator: 'equals', value: ['completed'] }]
+          : i === 3
+            ? [{ member: 'orders_view.customers_country', operator: 'equals', value: ['DE'] }]
+            : null,
+      // The notification of dashboard 1 sends it weekly.
+      timeGrains: i === 3 ? [{ member: 'orders_view.created_at', grain: 'week' }] : null,
       createdAt: new Date(clock.now() - i * 3600_000).toISOString(),
       recipients: [
         { userId: admin.id, email: admin.email, username: admin.username },

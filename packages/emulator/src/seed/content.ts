@@ -41,7 +41,7 @@ export function seedContent(state: State, clock: Clock, adminId: number): void {
     workbookId: 1,
     folderId: null,
     sqlQuery: 'SELECT status, SUM(amount) FROM orders GROUP BY 1',
-    jsonQuery: null,
+    jsonQuery: JSON.stringify({ measures: ['orders_view.total_amount'], timeDimensions: [{ dimension: 'orders_view.created_at', granularity: 'month' }] }),
     meta: null,
     source: 'PLAYGROUND',
     placements: [],

@@ -7,6 +7,7 @@ import { emptyState, type State } from '../state.js';
 import { seedAttributesAndRoles, seedAuditEvents, seedDemoTeam, seedNotifications, seedPeople } from './account.js';
 import { seedContent, seedDashboards } from './content.js';
 import { DEMO_MODEL } from './demo-model.js';
+import { seedSemanticContent } from './semantic-content.js';
 import { seedDbtHistory, seedDeployment } from './deployments.js';
 
 export type SeedName = 'demo' | 'empty';
@@ -37,5 +38,6 @@ export function seedState(seed: SeedName, clock: Clock): State {
   seedNotifications(state, clock, people);
   seedAttributesAndRoles(state, clock, analyst);
   seedContent(state, clock, people.admin.id);
+  seedSemanticContent(state, clock, people.admin.id);
   return state;
 }

@@ -107,6 +107,7 @@ export const endpoints = {
     params: z.object({ deploymentId: PosInt, environmentId: z.union([z.number().int().min(1), z.string().min(1)]) }),
     body: S.CreateDeploymentEnvironmentTokenInput,
     response: S.DeploymentEnvironmentTokenResponse,
+    access: { admin: true },
   }),
   listDeploymentVersions: endpoint({
     id: 'listDeploymentVersions',

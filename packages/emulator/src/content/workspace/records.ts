@@ -67,6 +67,9 @@ export function workbookOut(wb: WorkbookRec) {
     deploymentId: wb.deploymentId,
     meta: wb.meta ?? null,
     publishedDashboard: dash ? dashboardOut(wb, dash) : null,
+    // The vendor's workbook record carries both dashboard configs.
+    dashboardDraft: wb.dashboardDraft ?? null,
+    dashboardPublished: dash?.config ?? null,
     createdAt: wb.createdAt,
     updatedAt: wb.updatedAt ?? wb.createdAt,
   };

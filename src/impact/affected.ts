@@ -1,0 +1,175 @@
+/**
+ * Which content a change set breaks: every report, dashboard and notification that uses a breaking
+ * member, with the members and the places it uses them. A dashboard widget that shows an affected
+ * report is affected through it; a notification renders a dashboard, so one on an affected dashboard is
+ * affected too.
+ */
+import type { ChangeSet, MemberChange } from './diff.js';
+import { controlUses, dedupe, queryUses, widgetUses, type MemberUse } from './references.js';
+
+export type ContentKind = 'report' | 'dashboard' | 'notification';
+
+/** Content as the impact reads it: what the platform's lists give, trimmed to the fields used here. */
+export interface ContentItem {
+  kind: ContentKind;
+  id: number;
+  name: string;
+  /** A link the platform gave with the record. */
+  url?: string;
+  uses: MemberUse[];
+  /** Dashboards: reports its widgets show, with the widget's label. */
+  shows?: { reportId: number; place: string }[];
+  /** Notifications: the dashboard it renders. */
+  dashboardId?: number;
+}
+
+export interface AffectedItem {
+  kind: ContentKind;
+  id: number;
+  name: string;
+  url?: string;
+  /** The breaking members it uses, each once, with where and why. */
+  uses: { member: string; place: string; change: string }[];
+}
+
+export interface ContentCounts {
+  report: number;
+  dashboard: number;
+  notification: number;
+}
+
+const https = (v: unknown): string | undefined => (typeof v === 'string' && /^https:\/\/\S+$/.test(v) ? v : undefined);
+const label = (m: MemberChange) => (m.change === 'renamed' ? `renamed to ${m.to}` : m.details.join('; '));
+
+/** A report record of the platform's list. */
+export function reportContent(r: { id: number; name: string; jsonQuery?: string | null; url?: unknown }): ContentItem {
+  const url = https(r.url);
+  return { kind: 'report', id: r.id, name: r.name, ...(url ? { url } : {}), uses: dedupe(queryUses(r.jsonQuery)) };
+}
+
+interface DashboardConfigLike {
+  title?: string | null;
+  widgets?: unknown[] | null;
+  settings?: Record<string, unknown> | null;
+}
+
+/** A workbook's dashboards (published and draft) as one item: its name, the members its widgets and controls use. */
+export function dashboardContent(w: {
+  id: number;
+  name: string;
+  url?: unknown;
+  dashboardPublished?: DashboardConfigLike | null;
+  dashboardDraft?: DashboardConfigLike | null;
+  publishedDashboard?: { id?: number; title?: string | null; config?: DashboardConfigLike | null; url?: unknown } | null;
+}): ContentItem {
+  const published = w.dashboardPublished ?? w.publishedDashboard?.config ?? null;
+  const uses: MemberUse[] = [];
+  const shows: { reportId: number; place: string }[] = [];
+  for (const [version, config] of [
+    ['published', published],
+    ['draft', w.dashboardDraft],
+  ] as const) {
+    if (!config) continue;
+    for (const widget of config.widgets ?? []) {
+      const wu = widgetUses(widget, version);
+      uses.push(...wu.uses);
+      if (wu.reportId !== undefined) shows.push({ reportId: wu.reportId, place: wu.label });
+    }
+    if (config.settings) uses.push(...controlUses(config.settings, `${version} dashboard`));
+  }
+  const title = w.publishedDashboard?.title ?? published?.title;
+  const url = https(w.url) ?? https(w.publishedDashboard?.url);
+  return {
+    kind: 'dashboard',
+    id: w.publishedDashboard?.id ?? w.id,
+    name: title && title !== w.name ? `${w.name} · ${title}` : w.name,
+    ...(url ? { url } : {}),
+    uses: dedupe(uses),
+    shows,
+  };
+}
+
+/** A scheduled notification: its filters, time grains and member switchers, and the dashboard it renders. */
+export function notificationContent(n: {
+  id: number;
+  dashboardId: number;
+  humanReadableSchedule?: string;
+  filters?: unknown;
+  timeGrains?: unknown;
+  memberSwitchers?: unknown;
+}): ContentItem {
+  const when = n.humanReadableSchedule ? ` (${n.humanReadableSchedule})` : '';
+  return { kind: 'notification', id: n.id, name: `Notification ${n.id}${when}`, uses: dedupe(controlUses(n)), dashboardId: n.dashboardId };
+}
+
+/** `published filter “Country”` and `draft filter “Country”` as one `filter “Country” (published and draft)`. */
+function mergeVersions(uses: AffectedItem['uses']): AffectedItem['uses'] {
+  const out: AffectedItem['uses'] = [];
+  for (const u of uses) {
+    const m = /^(published|draft) (.*)$/.exec(u.place);
+    const twin = m && out.find((o) => o.member === u.member && o.place === `${m[1] === 'draft' ? 'published' : 'draft'} ${m[2]}`);
+    if (m && twin) twin.place = `${m[2]} (published and draft)`;
+    else out.push({ ...u });
+  }
+  return out;
+}
+
+/** Does a use hit a breaking change? A granularity removal hits only the uses with that granularity. */
+function hits(change: MemberChange, use: MemberUse): boolean {
+  if (change.member !== use.member || !change.breaking) return false;
+  return !change.onlyGranularities || (!!use.granularity && change.onlyGranularities.includes(use.granularity));
+}
+
+/** The content a change set breaks, reports first, then dashboards, then notifications. */
+export function affectedContent(changes: ChangeSet, content: ContentItem[]): AffectedItem[] {
+  const breaking = new Map<string, MemberChange[]>();
+  for (const m of changes.members.filter((x) => x.breaking)) breaking.set(m.member, [...(breaking.get(m.member) ?? []), m]);
+  const direct = (item: ContentItem) => {
+    const out: AffectedItem['uses'] = [];
+    for (const u of item.uses) {
+      const change = (breaking.get(u.member) ?? []).find((c) => hits(c, u));
+      if (change) out.push({ member: u.member, place: u.place, change: label(change) });
+    }
+    return out;
+  };
+  const result = new Map<string, AffectedItem>();
+  const add = (item: ContentItem, uses: AffectedItem['uses']) => {
+    if (!uses.length) return;
+    const key = `${item.kind}:${item.id}`;
+    const prior = result.get(key);
+    const all = [...(prior?.uses ?? []), ...uses].filter((u, i, xs) => xs.findIndex((x) => x.member === u.member && x.place === u.place) === i);
+    result.set(key, { kind: item.kind, id: item.id, name: item.name, ...(item.url ? { url: item.url } : {}), uses: all });
+  };
+  for (const item of content) add(item, direct(item));
+  const reports = new Map(content.filter((c) => c.kind === 'report').map((r) => [r.id, r]));
+  for (const d of content.filter((c) => c.kind === 'dashboard')) {
+    for (const s of d.shows ?? []) {
+      const r = reports.get(s.reportId);
+      const hit = r && result.get(`report:${r.id}`);
+      if (r && hit)
+        add(
+          d,
+          hit.uses.map((u) => ({ ...u, place: `${s.place} (report “${r.name}”)` })),
+        );
+    }
+  }
+  for (const n of content.filter((c) => c.kind === 'notification')) {
+    const dash = n.dashboardId !== undefined ? result.get(`dashboard:${n.dashboardId}`) : undefined;
+    // Once per member: the dashboard's own row says where.
+    const members = dash ? [...new Map(dash.uses.map((u) => [u.member, u])).values()] : [];
+    if (dash)
+      add(
+        n,
+        members.map((u) => ({ ...u, place: `the dashboard it sends (${dash.name})` })),
+      );
+  }
+  for (const [key, item] of result) if (item.kind === 'dashboard') result.set(key, { ...item, uses: mergeVersions(item.uses) });
+  const rank: Record<ContentKind, number> = { report: 0, dashboard: 1, notification: 2 };
+  return [...result.values()].sort((a, b) => rank[a.kind] - rank[b.kind] || a.name.localeCompare(b.name) || a.id - b.id);
+}
+
+export function countContent(items: AffectedItem[]): ContentCounts {
+  const out: ContentCounts = { report: 0, dashboard: 0, notification: 0 };
+  for (const i of items) out[i.kind] += 1;
+  return out;
+}

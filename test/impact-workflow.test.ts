@@ -1,0 +1,180 @@
+/**
+ * The impact step against the emulator over HTTPS: production's and a staging environment's `/meta`
+ * from Cube's compiler, the seeded reports, dashboard and notifications, and what a key that may not
+ * read everything gets (notices, never a failure, nothing changed on the platform).
+ */
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_MODEL } from '../packages/emulator/src/index.js';
+import type { PlatformClient } from '../src/client/index.js';
+import { MemoryReporter } from '../src/report/reporter.js';
+import type { OpContext } from '../src/workflows/context.js';
+import { enableStaging } from '../src/workflows/enable-staging.js';
+import { analyseImpact, impactSummaryLine } from '../src/workflows/impact.js';
+import { ensureSharedBranch } from '../src/workflows/start-dev-branch.js';
+import { uploadModel } from '../src/workflows/upload-model.js';
+import { runCli } from '../src/main.js';
+import type { Io } from '../src/io.js';
+import { emulatorFixture, snapshot, type EmulatorFixture } from './support/emulator.js';
+
+let fx: EmulatorFixture;
+beforeAll(async () => {
+  fx = await emulatorFixture();
+});
+afterAll(() => fx.close());
+
+function ctx(client: PlatformClient = fx.admin): OpContext & { reporter: MemoryReporter } {
+  return { client, deploymentId: 1, reporter: new MemoryReporter(), dryRun: false };
+}
+
+function modelDir(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'dmci-impact-'));
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), content);
+  }
+  return dir;
+}
+
+/** The demo model without `customers.country` (and the view's include of it). */
+const WITHOUT_COUNTRY = {
+  ...DEMO_MODEL,
+  'model/cubes/customers.yml': DEMO_MODEL['model/cubes/customers.yml']!.replace('      - name: country\n        sql: country\n        type: string\n', ''),
+  'model/views/orders_view.yml': DEMO_MODEL['model/views/orders_view.yml']!.replace('          - country\n', ''),
+};
+
+/** A shared branch holding `files`, its staging environment on. */
+async function branchWith(name: string, files: Record<string, string>, staging = true): Promise<string> {
+  const dir = modelDir(files);
+  await ensureSharedBranch(ctx(), name, 'main');
+  await uploadModel(ctx(), { branch: name, modelDir: dir, concurrency: 4, commitMessage: name });
+  if (staging) await enableStaging(ctx(), { branch: name, smokeTest: false });
+  return dir;
+}
+
+describe('impact', () => {
+  it('a member removed: breaking, under the cube and the view, with every report, dashboard and notification that uses it', async () => {
+    const dir = await branchWith('preview-pr-40', WITHOUT_COUNTRY);
+    const before = snapshot(fx.em);
+    const c = ctx();
+    const r = await analyseImpact(c, { branch: 'preview-pr-40', deployBranch: 'main', modelDir: dir }, { ca: fx.em.ca });
+    expect(r.unavailable).toBeUndefined();
+    expect(r.changes!.members.map((m) => [m.member, m.change, m.details[0]])).toEqual([
+      ['customers.country', 'removed', 'removed'],
+      ['orders_view.customers_country', 'view-lost', 'customers.country removed'],
+    ]);
+    expect(r.counts).toEqual({ breaking: 2, added: 0, changed: 0 });
+    expect(r.scanned).toEqual({ report: 4, dashboard: 3, notification: 5 });
+    expect(r.affected.map((a) => [a.kind, a.name])).toEqual([
+      ['report', 'Revenue by country'],
+      ['dashboard', 'Revenue board 1 · Revenue overview'],
+      ['notification', 'Notification 3 (At 09:00, Monday through Friday)'],
+    ]);
+    expect(r.affected[0]!.uses).toEqual([{ member: 'orders_view.customers_country', place: 'dimensions', change: 'customers.country removed' }]);
+    // A filter of the published and the draft dashboard, and a chart that shows the report.
+    expect(r.affected[1]!.uses.map((u) => u.place)).toEqual([
+      'filter “Country” (published and draft)',
+      'widget “Revenue by country” (report “Revenue by country”) (published and draft)',
+    ]);
+    // The notification filters on it, and sends the dashboard.
+    expect(r.affected[2]!.uses.map((u) => u.place)).toEqual(['filters', 'the dashboard it sends (Revenue board 1 · Revenue overview)']);
+    expect(impactSummaryLine(r)).toBe('2 breaking, 0 added, 0 changed; 1 report, 1 dashboard and 1 notification affected');
+    expect(r.notices).toEqual([]);
+    // Reads and token mints only.
+    expect(snapshot(fx.em)).toBe(before);
+    // The minted tokens are masked.
+    expect(c.reporter.secrets.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('no change: says so, and nothing is affected', async () => {
+    await branchWith('preview-pr-41', DEMO_MODEL);
+    const r = await analyseImpact(ctx(), { branch: 'preview-pr-41', deployBranch: 'main' }, { ca: fx.em.ca });
+    expect(impactSummaryLine(r)).toBe('no member changes; no content affected');
+  });
+
+  it('a key that may mint only metadata tokens and may not list notifications: the diff still runs; two notices say what was not done', async () => {
+    await branchWith('preview-pr-42', WITHOUT_COUNTRY);
+    const c = ctx(fx.member);
+    const r = await analyseImpact(c, { branch: 'preview-pr-42', deployBranch: 'main' }, { ca: fx.em.ca });
+    expect(r.counts.breaking).toBe(2);
+    expect(r.scanned.notification).toBe(0);
+    expect(r.affected.map((a) => a.kind)).toEqual(['report', 'dashboard']);
+    expect(r.notices).toEqual([
+      expect.stringMatching(
+        /^this API key may not mint data-API tokens for production \(POST \/api\/v1\/deployments\/1\/environments\/1-production\/tokens -> 403: .*admin.*\): read its \/meta with a metadata token$/,
+      ),
+      expect.stringMatching(/^this API key may not mint data-API tokens for the staging environment of preview-pr-42 /),
+      expect.stringMatching(/^notifications were not checked: this API key may not read them \(GET \/api\/v1\/deployments\/1\/notifications -> 403: /),
+    ]);
+    expect(c.reporter.lines.filter((l) => l.level === 'notice')).toHaveLength(3);
+  });
+
+  it('no staging environment: not compared, and it says how to get one; the content is still read', async () => {
+    await branchWith('preview-pr-43', DEMO_MODEL, false);
+    const c = ctx();
+    const r = await analyseImpact(c, { branch: 'preview-pr-43', deployBranch: 'main' }, { ca: fx.em.ca });
+    expect(r.changes).toBeUndefined();
+    expect(r.unavailable).toBe('preview-pr-43 has no staging environment (enable it first: datamodel-ci enable-staging, or the enable-staging action)');
+    expect(r.scanned.report).toBe(4);
+    expect(c.reporter.lines.find((l) => l.level === 'warning')?.message).toContain('the semantic layers were not compared');
+  });
+
+  it("a staging model that does not compile: /meta unavailable, in the gateway's words", async () => {
+    const broken = { ...DEMO_MODEL, 'model/cubes/orders.yml': DEMO_MODEL['model/cubes/orders.yml']!.replace('type: sum', 'type: summ') };
+    await branchWith('preview-pr-44', broken);
+    const r = await analyseImpact(ctx(), { branch: 'preview-pr-44', deployBranch: 'main' }, { ca: fx.em.ca });
+    expect(r.changes).toBeUndefined();
+    expect(r.unavailable).toMatch(
+      /^the staging environment of preview-pr-44: GET \/d\/1\/dev-mode\/preview-pr-44\/cubejs-api\/v1\/meta -> 500: Error: Compile errors/,
+    );
+  });
+});
+
+describe('datamodel-ci diff', () => {
+  const io = (extra: NodeJS.ProcessEnv = {}): Io & { stdout: string[]; stderr: string[] } => {
+    const stdout: string[] = [];
+    const stderr: string[] = [];
+    const env = {
+      DATAMODEL_CI_API_URL: fx.em.baseUrl,
+      DATAMODEL_CI_API_KEY: fx.em.credentials.admin,
+      DATAMODEL_CI_CA_CERT: fx.em.ca,
+      RUNNER_TEMP: tmpdir(),
+      ...extra,
+    };
+    return { stdout, stderr, out: (l) => stdout.push(l), err: (l) => stderr.push(l), env };
+  };
+
+  it('--json prints the outputs and the whole change set; exit 0 without fail-on-breaking, 1 with it', async () => {
+    await branchWith('preview-pr-45', WITHOUT_COUNTRY);
+    const t = io();
+    expect(await runCli(['diff', '--deployment-id', '1', '--branch', 'preview-pr-45', '--json'], t)).toBe(0);
+    const out = JSON.parse(t.stdout.at(-1)!) as {
+      command: string;
+      outputs: Record<string, string>;
+      result: { members: { member: string }[]; affected: { name: string }[] };
+    };
+    expect(out.command).toBe('impact');
+    expect(out.outputs).toMatchObject({ 'breaking-count': '2', 'added-count': '0', 'changed-count': '0', 'affected-content-count': '3', status: 'breaking' });
+    expect(out.result.members.map((m) => m.member)).toEqual(['customers.country', 'orders_view.customers_country']);
+    expect(out.result.affected.map((a) => a.name)).toContain('Revenue by country');
+    expect(out.outputs['change-set-file']).toBe(join(tmpdir(), 'datamodel-ci', 'impact-1-preview-pr-45.json'));
+    const failing = io();
+    expect(await runCli(['diff', '--deployment-id', '1', '--branch', 'preview-pr-45', '--fail-on-breaking'], failing)).toBe(1);
+    expect(failing.stderr.join('\n')).toContain(
+      'preview-pr-45 makes 2 breaking changes to the semantic layer, used by 3 reports, dashboards and notifications (fail-on-breaking is true)',
+    );
+  });
+
+  it('bad input is refused before any call (exit 2, naming the input)', async () => {
+    const before = { ...fx.em.counts };
+    const t = io({ DATAMODEL_CI_FAIL_ON_BREAKING: 'sometimes' });
+    expect(await runCli(['diff', '--deployment-id', '1', '--branch', 'preview-pr-45'], t)).toBe(2);
+    expect(t.stderr.join('\n')).toContain('fail-on-breaking: got "sometimes", expected true or false');
+    const bad = io();
+    expect(await runCli(['diff', '--deployment-id', '1', '--branch', 'Bad Branch'], bad)).toBe(2);
+    expect(bad.stderr.join('\n')).toContain('branch: got "Bad Branch"');
+    expect(fx.em.counts).toEqual(before);
+  });
+});
