@@ -1,20 +1,22 @@
 /**
  * `npm run comment-picture`: the README's picture of the PR comment, drawn from the real demo. The demo
- * plays quietly; the comment one event left is rendered as GitHub renders it (GFM, sanitised) and framed
+ * plays quietly; the comment each chosen event left is rendered as GitHub renders it (GFM, sanitised) and framed
  * as a bot comment in an SVG (HTML inside `foreignObject`, so the browser lays out the text). Only what
  * changes per run is fixed: the emulator's address and the update time. A test checks the file is fresh.
  */
-import { writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import type { Element, ElementContent, Root } from 'hast';
 import { toHtml } from 'hast-util-to-html';
 import { toText } from 'hast-util-to-text';
 import { renderGfm } from '../test/support/gfm.js';
 import { playDemo, type DemoEvent } from './demo.js';
 
-export const PICTURE_FILE = join('docs', 'images', 'pr-comment.svg');
-/** The demo event whose comment the picture shows. */
-export const PICTURE_EVENT = '2. A push breaks the model';
+/** Each picture and the demo event whose comment it shows. */
+export const PICTURES = [
+  { file: join('docs', 'images', 'pr-comment-impact.svg'), event: '4. A push removes a member a report uses' },
+  { file: join('docs', 'images', 'pr-comment-error.svg'), event: '2. A push breaks the model' },
+];
 const PLATFORM = 'https://acme.cubecloud.dev';
 const WIDTH = 820;
 /** Text per line at 14px in the comment body (about 766px wide), kept low so the estimate errs tall. */
@@ -44,12 +46,17 @@ function blockHeight(nodes: (ElementContent | Root['children'][number])[]): numb
     else if (n.tagName === 'p') h += text.split('\n').reduce((sum, l) => sum + lines(l) * LINE, 0) + 16;
     else if (n.tagName === 'table') {
       const rows = n.children.filter(isElement).flatMap((part) => part.children.filter(isElement));
-      h += rows.reduce((sum, row) => sum + 12 + lines(toText(row)) * LINE + 1, 0) + 16;
+      // A cell's line breaks (<br>) add lines; the widest cell of a row decides its height.
+      const rowLines = (row: Element) =>
+        Math.max(1, ...row.children.filter(isElement).map((cell) => toText(cell).split('\n').length + lines(toText(cell)) - 1));
+      h += rows.reduce((sum, row) => sum + 12 + rowLines(row) * LINE + 1, 0) + 16;
     } else if (n.tagName === 'ul' || n.tagName === 'ol') {
       h += n.children.filter(isElement).reduce((sum, li) => sum + lines(toText(li)) * LINE + 4, 0) + 16;
     } else if (n.tagName === 'details') {
       const summary = n.children.filter(isElement).find((c) => c.tagName === 'summary');
       h += lines(summary ? toText(summary) : '') * LINE + 16;
+      // An open section shows its content too.
+      if (n.properties.open) h += blockHeight(n.children.filter((c) => c !== summary));
     } else if (n.tagName === 'hr') h += 24 + 16;
     else h += lines(text) * LINE + 16;
   }
@@ -68,7 +75,7 @@ code{font:85% ui-monospace,SFMono-Regular,"SF Mono",Menlo,Consolas,monospace;bac
 table{border-collapse:collapse}th,td{border:1px solid #d1d9e0;padding:6px 13px}th{font-weight:600}tr:nth-child(2n){background:#f6f8fa}
 summary{cursor:pointer}`;
 
-/** GitHub renders a newline inside a comment's paragraph as a line break (unlike in a .md file). */
+/** GitHub renders a newline inside a comment's paragraph as a line break (unlike in a .md file) */
 function commentBreaks(node: Root | Element): void {
   node.children = node.children.flatMap((c): ElementContent[] => {
     if (c.type === 'element') commentBreaks(c);
@@ -86,7 +93,8 @@ function commentBreaks(node: Root | Element): void {
 export function commentSvg(markdown: string): string {
   const { tree } = renderGfm(markdown);
   commentBreaks(tree);
-  const body = toHtml(tree, { closeSelfClosing: true, closeEmptyElements: true });
+  // XML has no bare boolean attributes; `open` on <details> is the one a comment uses.
+  const body = toHtml(tree, { closeSelfClosing: true, closeEmptyElements: true }).replace(/<details open>/g, '<details open="open">');
   const height = Math.ceil(blockHeight(tree.children) - 16 + 16 * 2 + 39 + 2);
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" role="img" aria-label="The datamodel-ci pull request comment">`,
@@ -99,13 +107,17 @@ export function commentSvg(markdown: string): string {
   ].join('\n');
 }
 
-/** Play the demo quietly and return the picture of the chosen event's comment. */
-export async function renderPicture(): Promise<string> {
+/** Play the demo quietly and return each picture, by file, of its event's comment. */
+export async function renderPictures(): Promise<Map<string, string>> {
   const events: DemoEvent[] = [];
   const ok = await playDemo({ print: () => undefined, onEvent: (e) => events.push(e) });
-  const event = events.find((e) => e.title === PICTURE_EVENT);
-  if (!ok || !event) throw new Error(`the demo did not play through to "${PICTURE_EVENT}"`);
-  return commentSvg(normalise(event));
+  const out = new Map<string, string>();
+  for (const p of PICTURES) {
+    const event = events.find((e) => e.title === p.event);
+    if (!ok || !event) throw new Error(`the demo did not play through to "${p.event}"`);
+    out.set(p.file, commentSvg(normalise(event)));
+  }
+  return out;
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -113,8 +125,10 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`comment-picture: no arguments expected, got ${JSON.stringify(argv[0])}\n`);
     return 2;
   }
-  const file = resolve(PICTURE_FILE);
-  writeFileSync(file, await renderPicture());
-  process.stdout.write(`wrote ${PICTURE_FILE}\n`);
+  for (const [file, svg] of await renderPictures()) {
+    mkdirSync(dirname(resolve(file)), { recursive: true });
+    writeFileSync(resolve(file), svg);
+    process.stdout.write(`wrote ${file}\n`);
+  }
   return 0;
 }

@@ -1,10 +1,10 @@
 /**
- * The README's picture of the PR comment is drawn from the real demo and must stay fresh: a change to the
+ * The README's pictures of the PR comment are drawn from the real demo and must stay fresh: a change to the
  * comment's rendering shows up here until `npm run comment-picture` is run and the file committed.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { PICTURE_FILE, commentSvg, normalise, renderPicture } from '../scripts/comment-picture.js';
+import { PICTURES, commentSvg, normalise, renderPictures } from '../scripts/comment-picture.js';
 
 describe('the PR comment picture', () => {
   it('fixes only what changes per run: the emulator address and the update time', () => {
@@ -20,10 +20,15 @@ describe('the PR comment picture', () => {
     expect(svg).not.toContain('onerror');
     expect(svg).toContain('<br />');
     expect(svg).toContain('<code>b</code>');
+    // No bare boolean attribute (XML has none): a collapsible section keeps `open="open"`.
+    expect(commentSvg('<details open><summary>s</summary>\n\nx\n\n</details>')).toContain('<details open="open">');
   });
 
-  it(`is what the demo renders today (${PICTURE_FILE})`, async () => {
-    const fresh = await renderPicture();
-    expect(fresh, 'run `npm run comment-picture` and commit the picture').toBe(readFileSync(PICTURE_FILE, 'utf8'));
+  it('is what the demo renders today (docs/images/pr-comment-*.svg)', async () => {
+    const fresh = await renderPictures();
+    expect([...fresh.keys()]).toEqual(PICTURES.map((p) => p.file));
+    for (const [file, svg] of fresh) expect(svg, `run \`npm run comment-picture\` and commit ${file}`).toBe(readFileSync(file, 'utf8'));
+    // The impact picture shows the semantic-layer section with the report the push breaks.
+    expect(fresh.get(PICTURES[0]!.file)).toContain('Revenue by country');
   }, 120_000);
 });
