@@ -16,7 +16,9 @@ export async function mergeToDefaultCommand(x: ActionRun<'merge-to-default'>): P
     branch,
     message,
     keepBranch: inputs.keepBranch,
-    ...(local ? { deployModel: { local, concurrency: DEFAULTS.uploadConcurrency } } : {}),
+    ...(local
+      ? { deployModel: { local, concurrency: DEFAULTS.uploadConcurrency, modelDir: x.settings.modelDir, allowModelDeletion: inputs.allowModelDeletion } }
+      : {}),
   });
   x.out.branch = branch;
   x.out.merged = String(r.merged);

@@ -117,6 +117,20 @@ export function createGitHubApi(options: GitHubApiOptions): GitHubApi {
   });
 
   return {
+    async login() {
+      // GraphQL's viewer answers for every kind of token (an installation token cannot read GET /user).
+      try {
+        const r = await octokit.graphql<{ viewer: { login: string } }>('query { viewer { login } }');
+        if (r.viewer.login) return r.viewer.login;
+      } catch {
+        // GHES without GraphQL, or a proxy in the way: ask REST.
+      }
+      try {
+        return (await octokit.rest.users.getAuthenticated()).data.login;
+      } catch {
+        return undefined;
+      }
+    },
     async getPull(number) {
       try {
         const { data } = await octokit.rest.pulls.get({ owner, repo, pull_number: number });

@@ -38,6 +38,8 @@ export interface PreviewView {
   dbt?: { syncJobId: string; branch: string; status: string };
   /** What failed, when the run failed on the platform. */
   failure?: { step: string; message: string };
+  /** Branches a failed close left on the platform (a rerun or the sweep removes them). */
+  pending?: string[];
   /** Why nothing ran (fork PR). */
   skipped?: string;
 }
@@ -67,6 +69,7 @@ export function nextView(
     next.validation = { ...next.validation, errors: next.validation.errors.slice(0, LEDGER_ERRORS).map((e) => ({ ...e, message: short(e.message, 500) })) };
   if (next.failure) next.failure = { ...next.failure, message: short(next.failure.message, 2000) };
   if (next.skipped) next.skipped = short(next.skipped, 1000);
+  if (next.pending) next.pending = next.pending.slice(0, 10).map((b) => short(b, 200));
   return next;
 }
 
@@ -76,5 +79,7 @@ export function viewOf(raw: unknown): PreviewView | undefined {
   const v = raw as Partial<PreviewView>;
   const states: PreviewState[] = ['updating', 'ready', 'invalid', 'failed', 'merged', 'closed', 'skipped'];
   if (!states.includes(v.state as PreviewState) || typeof v.headSha !== 'string') return undefined;
+  if (v.pending !== undefined && !(Array.isArray(v.pending) && v.pending.every((b) => typeof b === 'string')))
+    return { ...v, pending: undefined } as PreviewView;
   return v as PreviewView;
 }
