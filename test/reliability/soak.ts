@@ -267,7 +267,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const secrets = [...Object.values(em.credentials), 'ghs_soak_token_0123456789', ...em.controls.minted];
   const text = [...captured, ...Array.from({ length: options.lifecycles }, (_, i) => gh.comments(1000 + i).map((c) => c.body)).flat()].join('\n');
   report.secretsFound = secrets.filter((s) => text.includes(s)).length;
-  report.requests = Object.values(em.counts).reduce((a, b) => a + b, 0);
+  // The emulator counts what reached a handler; a request answered by an injected fault (all kinds but `lost`) did not.
+  const f = em.faults.injected;
+  report.requests = Object.values(em.counts).reduce((a, b) => a + b, 0) + f['5xx'] + f['429'] + f.reset + f.hang;
   report.seconds = Math.round((Date.now() - started) / 100) / 10;
   await gh.close();
   await em.close();
