@@ -4,6 +4,8 @@
  * results: the first write of a run starts from an empty view.
  */
 
+import { maskSecretLooking } from '../client/redact.js';
+
 /** The state the heading leads with. */
 export type PreviewState = 'updating' | 'ready' | 'invalid' | 'failed' | 'merged' | 'closed' | 'skipped';
 
@@ -44,7 +46,8 @@ export interface PreviewView {
   skipped?: string;
 }
 
-const short = (s: string, max: number) => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
+// Outside text kept in the ledger is also masked where it looks like a credential.
+const short = (s: string, max: number) => maskSecretLooking(s.length > max ? `${s.slice(0, max - 1)}…` : s);
 
 /** How many errors the ledger keeps (the comment shows fewer; the job summary has them all). */
 export const LEDGER_ERRORS = 20;
