@@ -14,7 +14,7 @@ export function isModelFile(path: string): boolean {
   return /^(model|schema)\//.test(path) && /\.(ya?ml|js|jinja|py)$/i.test(path);
 }
 
-/** Folders (relative to `root`, two levels deep) that hold `cube.js` or a `model/` folder: where a model lives. */
+/** Folders under `root` (two levels deep) that hold `cube.js` or a `model/` folder, relative to the working directory. */
 export async function modelFolders(root: string, depth = 2): Promise<string[]> {
   const found: string[] = [];
   const walk = async (dir: string, level: number): Promise<void> => {
@@ -25,7 +25,7 @@ export async function modelFolders(root: string, depth = 2): Promise<string[]> {
       return;
     }
     if (entries.some((e) => (e.isFile() && e.name === 'cube.js') || (e.isDirectory() && (e.name === 'model' || e.name === 'schema')))) {
-      found.push(relative(root, dir).split(sep).join('/') || '.');
+      found.push(relative(process.cwd(), dir).split(sep).join('/') || '.');
     }
     if (level >= depth) return;
     for (const e of entries) if (e.isDirectory() && !skippedName(e.name)) await walk(join(dir, e.name), level + 1);
@@ -54,7 +54,7 @@ export async function guardModelDeletion(input: GuardInput): Promise<void> {
   const removed = input.remove.filter(isModelFile).length;
   const leftNone = !input.local.some(isModelFile);
   if (!leftNone && removed * 2 <= remoteModel) return;
-  const where = (await modelFolders(process.cwd())).filter((f) => resolve(f) !== resolve(input.modelDir));
+  const where = (await modelFolders(input.modelDir)).filter((f) => resolve(f) !== resolve(input.modelDir));
   const hint = where.length ? `; ${where.map((f) => JSON.stringify(f)).join(', ')} ${where.length === 1 ? 'holds' : 'hold'} cube.js or model/` : '';
   const what = leftNone
     ? `would leave ${input.branch} with no cube or view (${removed} of its ${remoteModel} model files deleted)`
