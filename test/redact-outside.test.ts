@@ -4,7 +4,7 @@
  * job summary.
  */
 import { describe, expect, it } from 'vitest';
-import { maskSecretLooking, Redactor, secretsIn } from '../src/client/redact.js';
+import { maskSecretLooking, secretsIn } from '../src/client/redact.js';
 import { renderPreview } from '../src/github/render-preview.js';
 import { nextView } from '../src/github/preview-view.js';
 import { composeComment } from '../src/github/comment.js';
