@@ -95,7 +95,7 @@ export function authSchemeFor(key: string): AuthScheme {
   return key.startsWith('sk-') ? 'api-key' : 'bearer';
 }
 
-/** Parse and check the base URL: https only, no path beyond `/`. */
+/** Parse and check the base URL: https only, no credentials, query or fragment; a path is the prefix of every request. */
 export function parseBaseUrl(input: string, inputName = 'api-url'): URL {
   let url: URL;
   try {
@@ -109,6 +109,8 @@ export function parseBaseUrl(input: string, inputName = 'api-url'): URL {
   if (url.username || url.password) {
     throw new InputError(inputName, redactUrlCredentials(url), 'a URL without user:password (pass the key as api-key)');
   }
+  if (url.search || url.hash)
+    throw new InputError(inputName, input, 'a URL without ?query or #fragment (the host, and a path when the API is served under one)');
   return url;
 }
 
@@ -264,6 +266,7 @@ export class HttpClient {
         request: redacted(),
         bodyText: text,
         retryAfterSeconds: parseRetryAfter(flat['retry-after']),
+        ...(flat.location ? { location: flat.location } : {}),
       },
       this.redactor,
     );
@@ -295,7 +298,8 @@ export class HttpClient {
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(new Error('timeout')), timeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout.signal]) : timeout.signal;
-    const url = new URL(req.path, this.baseUrl);
+    // A path in api-url (a gateway serving the platform under /tenant-a) prefixes every request.
+    const url = new URL(this.baseUrl.pathname.replace(/\/+$/, '') + req.path, this.baseUrl.origin);
     let sentStarted = false;
     let streaming = false;
     try {

@@ -1,5 +1,5 @@
 /** `GitHubApi` over Octokit (`@actions/github`), for github.com and GHES, with an optional extra trusted CA. */
-import { getOctokit } from '@actions/github';
+import type { getOctokit } from '@actions/github';
 import { EnvHttpProxyAgent, fetch as undiciFetch, type Dispatcher } from 'undici';
 import { InputError } from '../client/errors.js';
 import { loadCa, trustStore } from '../client/trust.js';
@@ -108,16 +108,23 @@ export function createGitHubApi(options: GitHubApiOptions): GitHubApi {
   const baseUrl = (options.apiUrl || process.env.GITHUB_API_URL || DEFAULT_GITHUB_API_URL).replace(/\/+$/, '');
   if (!/^https?:\/\//i.test(baseUrl)) throw new InputError('github-api-url', baseUrl, 'an http(s) URL');
   const dispatcher = options.dispatcher ?? makeDispatcher(options.ca);
-  const octokit: Octokit = getOctokit(options.token, {
-    baseUrl,
-    ...(options.userAgent ? { userAgent: options.userAgent } : {}),
-    request: {
-      fetch: (url: string | URL, init?: Parameters<typeof undiciFetch>[1]) => undiciFetch(url, { ...init, dispatcher }),
-    },
-  });
+  // Loaded on first use: importing @actions/github parses GITHUB_EVENT_PATH at once and throws a raw
+  // SyntaxError on a malformed file, before the toolkit's own reader can name the problem.
+  let loaded: Promise<Octokit> | undefined;
+  const client = () =>
+    (loaded ??= import('@actions/github').then(({ getOctokit: make }) =>
+      make(options.token, {
+        baseUrl,
+        ...(options.userAgent ? { userAgent: options.userAgent } : {}),
+        request: {
+          fetch: (url: string | URL, init?: Parameters<typeof undiciFetch>[1]) => undiciFetch(url, { ...init, dispatcher }),
+        },
+      }),
+    ));
 
   return {
     async login() {
+      const octokit = await client();
       // GraphQL's viewer answers for every kind of token (an installation token cannot read GET /user).
       try {
         const r = await octokit.graphql<{ viewer: { login: string } }>('query { viewer { login } }');
@@ -132,6 +139,7 @@ export function createGitHubApi(options: GitHubApiOptions): GitHubApi {
       }
     },
     async getPull(number) {
+      const octokit = await client();
       try {
         const { data } = await octokit.rest.pulls.get({ owner, repo, pull_number: number });
         return toPullRequestInfo(data);
@@ -141,6 +149,7 @@ export function createGitHubApi(options: GitHubApiOptions): GitHubApi {
       }
     },
     async listComments(number) {
+      const octokit = await client();
       const data = await octokit.paginate(octokit.rest.issues.listComments, {
         owner,
         repo,
@@ -150,14 +159,17 @@ export function createGitHubApi(options: GitHubApiOptions): GitHubApi {
       return data.map((c) => toIssueComment(c as RawComment));
     },
     async createComment(number, body) {
+      const octokit = await client();
       const { data } = await octokit.rest.issues.createComment({ owner, repo, issue_number: number, body });
       return toIssueComment(data);
     },
     async updateComment(commentId, body) {
+      const octokit = await client();
       const { data } = await octokit.rest.issues.updateComment({ owner, repo, comment_id: commentId, body });
       return toIssueComment(data);
     },
     async createCheckRun(input) {
+      const octokit = await client();
       const { data } = await octokit.rest.checks.create({
         owner,
         repo,
@@ -171,9 +183,11 @@ export function createGitHubApi(options: GitHubApiOptions): GitHubApi {
       return { id: data.id, htmlUrl: data.html_url ?? '' };
     },
     async addCheckRunAnnotations(id, output) {
+      const octokit = await client();
       await octokit.rest.checks.update({ owner, repo, check_run_id: id, output: checkOutput(output) });
     },
     async createDeployment(input) {
+      const octokit = await client();
       const { data } = await octokit.rest.repos.createDeployment({
         owner,
         repo,
@@ -189,6 +203,7 @@ export function createGitHubApi(options: GitHubApiOptions): GitHubApi {
       return data.id;
     },
     async createDeploymentStatus(id, input) {
+      const octokit = await client();
       await octokit.rest.repos.createDeploymentStatus({
         owner,
         repo,
@@ -201,6 +216,7 @@ export function createGitHubApi(options: GitHubApiOptions): GitHubApi {
       });
     },
     async listDeployments(environment) {
+      const octokit = await client();
       const data = await octokit.paginate(octokit.rest.repos.listDeployments, { owner, repo, environment, per_page: 100 });
       return data.map((d) => d.id);
     },
