@@ -1,5 +1,11 @@
-/** `GitHubApi` over Octokit (`@actions/github`), for github.com and GHES, with an optional extra trusted CA. */
-import type { getOctokit } from '@actions/github';
+/**
+ * `GitHubApi` over Octokit (the core and the two plugins `@actions/github` assembles), for github.com and
+ * GHES, with an optional extra trusted CA. Not `@actions/github` itself: importing it parses
+ * GITHUB_EVENT_PATH at once and a malformed file crashed the bundle before the toolkit could name it.
+ */
+import { Octokit as OctokitCore } from '@octokit/core';
+import { paginateRest } from '@octokit/plugin-paginate-rest';
+import { restEndpointMethods } from '@octokit/plugin-rest-endpoint-methods';
 import { EnvHttpProxyAgent, fetch as undiciFetch, type Dispatcher } from 'undici';
 import { InputError } from '../client/errors.js';
 import { loadCa, trustStore } from '../client/trust.js';
@@ -21,7 +27,8 @@ export interface GitHubApiOptions {
   dispatcher?: Dispatcher;
 }
 
-type Octokit = ReturnType<typeof getOctokit>;
+const GitHubOctokit = OctokitCore.plugin(restEndpointMethods, paginateRest);
+type Octokit = InstanceType<typeof GitHubOctokit>;
 
 /** Split `owner/repo`, quoting the bad value. */
 export function parseRepository(repository: string): { owner: string; repo: string } {
@@ -108,23 +115,17 @@ export function createGitHubApi(options: GitHubApiOptions): GitHubApi {
   const baseUrl = (options.apiUrl || process.env.GITHUB_API_URL || DEFAULT_GITHUB_API_URL).replace(/\/+$/, '');
   if (!/^https?:\/\//i.test(baseUrl)) throw new InputError('github-api-url', baseUrl, 'an http(s) URL');
   const dispatcher = options.dispatcher ?? makeDispatcher(options.ca);
-  // Loaded on first use: importing @actions/github parses GITHUB_EVENT_PATH at once and throws a raw
-  // SyntaxError on a malformed file, before the toolkit's own reader can name the problem.
-  let loaded: Promise<Octokit> | undefined;
-  const client = () =>
-    (loaded ??= import('@actions/github').then(({ getOctokit: make }) =>
-      make(options.token, {
-        baseUrl,
-        ...(options.userAgent ? { userAgent: options.userAgent } : {}),
-        request: {
-          fetch: (url: string | URL, init?: Parameters<typeof undiciFetch>[1]) => undiciFetch(url, { ...init, dispatcher }),
-        },
-      }),
-    ));
+  const octokit: Octokit = new GitHubOctokit({
+    auth: options.token,
+    baseUrl,
+    ...(options.userAgent ? { userAgent: options.userAgent } : {}),
+    request: {
+      fetch: (url: string | URL, init?: Parameters<typeof undiciFetch>[1]) => undiciFetch(url, { ...init, dispatcher }),
+    },
+  });
 
   return {
     async login() {
-      const octokit = await client();
       // GraphQL's viewer answers for every kind of token (an installation token cannot read GET /user).
       try {
         const r = await octokit.graphql<{ viewer: { login: string } }>('query { viewer { login } }');
@@ -139,7 +140,6 @@ export function createGitHubApi(options: GitHubApiOptions): GitHubApi {
       }
     },
     async getPull(number) {
-      const octokit = await client();
       try {
         const { data } = await octokit.rest.pulls.get({ owner, repo, pull_number: number });
         return toPullRequestInfo(data);
@@ -149,7 +149,6 @@ export function createGitHubApi(options: GitHubApiOptions): GitHubApi {
       }
     },
     async listComments(number) {
-      const octokit = await client();
       const data = await octokit.paginate(octokit.rest.issues.listComments, {
         owner,
         repo,
@@ -159,17 +158,14 @@ export function createGitHubApi(options: GitHubApiOptions): GitHubApi {
       return data.map((c) => toIssueComment(c as RawComment));
     },
     async createComment(number, body) {
-      const octokit = await client();
       const { data } = await octokit.rest.issues.createComment({ owner, repo, issue_number: number, body });
       return toIssueComment(data);
     },
     async updateComment(commentId, body) {
-      const octokit = await client();
       const { data } = await octokit.rest.issues.updateComment({ owner, repo, comment_id: commentId, body });
       return toIssueComment(data);
     },
     async createCheckRun(input) {
-      const octokit = await client();
       const { data } = await octokit.rest.checks.create({
         owner,
         repo,
@@ -183,11 +179,9 @@ export function createGitHubApi(options: GitHubApiOptions): GitHubApi {
       return { id: data.id, htmlUrl: data.html_url ?? '' };
     },
     async addCheckRunAnnotations(id, output) {
-      const octokit = await client();
       await octokit.rest.checks.update({ owner, repo, check_run_id: id, output: checkOutput(output) });
     },
     async createDeployment(input) {
-      const octokit = await client();
       const { data } = await octokit.rest.repos.createDeployment({
         owner,
         repo,
@@ -203,7 +197,6 @@ export function createGitHubApi(options: GitHubApiOptions): GitHubApi {
       return data.id;
     },
     async createDeploymentStatus(id, input) {
-      const octokit = await client();
       await octokit.rest.repos.createDeploymentStatus({
         owner,
         repo,
@@ -216,7 +209,6 @@ export function createGitHubApi(options: GitHubApiOptions): GitHubApi {
       });
     },
     async listDeployments(environment) {
-      const octokit = await client();
       const data = await octokit.paginate(octokit.rest.repos.listDeployments, { owner, repo, environment, per_page: 100 });
       return data.map((d) => d.id);
     },
