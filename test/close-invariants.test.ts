@@ -84,4 +84,30 @@ describe('merging on close', () => {
     expect(ledgerOf(3)?.view).toMatchObject({ state: 'merged' });
     expect(ledgerOf(3)?.view?.pending).toBeUndefined();
   }, 90_000);
+
+  it('a failed preview is repaired by rerunning the same event: branch, comment and outputs as a clean run leaves them', async () => {
+    lc.gh.addPull({ number: 4, headSha: head(4, 'a'), headRef: 'four' });
+    lc.checkout({ 'model/cubes/four.yml': cube('four', 1) });
+    const env = { DATAMODEL_CI_UPLOAD_VIA: 'direct' };
+    lc.em.controls.behaviour = { ...lc.em.controls.behaviour, directUploads: false };
+    const failed = await lc.run(4, 'opened', { headSha: head(4, 'a'), env });
+    lc.em.controls.behaviour = { ...lc.em.controls.behaviour, directUploads: true };
+    expect(failed.code).toBe(1);
+    expect(ledgerOf(4)?.view?.state).toBe('failed');
+
+    const rerun = await lc.run(4, 'opened', { headSha: head(4, 'a'), env });
+    expect(rerun.code, rerun.lines.join('\n')).toBe(0);
+    // What a clean run of another PR leaves, for comparison.
+    lc.gh.addPull({ number: 5, headSha: head(5, 'a'), headRef: 'five' });
+    const clean = await lc.run(5, 'opened', { headSha: head(5, 'a'), env });
+    const outputs = (r: { lines: string[] }) =>
+      Object.fromEntries(r.lines.filter((l) => /^[a-z-]+=/.test(l)).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+    const norm = (o: Record<string, string>) => ({ ...o, branch: undefined, 'staging-url': o['staging-url'] ? 'set' : '', 'environment-id': undefined });
+    expect(norm(outputs(rerun))).toEqual(norm(outputs(clean)));
+    expect(outputs(rerun)).toMatchObject({ status: 'valid', valid: 'true', branch: 'preview-pr-4' });
+    expect(Object.keys(branches()['preview-pr-4']!.head)).toContain('model/cubes/four.yml');
+    expect(lc.gh.comments(4)).toHaveLength(1);
+    expect(ledgerOf(4)?.view).toMatchObject({ state: 'ready', headSha: head(4, 'a') });
+    expect(ledgerOf(4)?.view?.failure).toBeUndefined();
+  }, 90_000);
 });
