@@ -38,7 +38,9 @@ export function renderActionYml(spec: ActionSpec): string {
   for (const input of inputsOf(spec)) lines.push(`        ${envName(input.name)}: \${{ inputs.${input.name} }}`);
   lines.push('      run: |');
   for (const l of NODE_CHECK) lines.push(`        ${l}`);
-  lines.push(`        node "${bundle}" ${spec.command}`);
+  // exec: the runner signals only the step's shell on cancel; bash does not pass the signal on, so node
+  // must be that process to stop a dbt run or an upload cleanly.
+  lines.push(`        exec node "${bundle}" ${spec.command}`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -85,6 +85,12 @@ const DEPLOY_ON_MERGE: InputSpec = {
     "When the deployment deploys with the CLI (`deployMode: cli`), a merge does not rebuild production: upload the merged model from `model-dir` to the deploy branch after the merge, as the vendor's `deploy` does.",
   default: 'false',
 };
+const ALLOW_MODEL_DELETION: InputSpec = {
+  name: 'allow-model-deletion',
+  description:
+    'Allow an upload that deletes most of the model files on the branch, or leaves it with no cube or view (refused by default: almost always a wrong `model-dir`).',
+  default: 'false',
+};
 const FAIL_WITHOUT_CREDENTIALS: InputSpec = {
   name: 'fail-without-credentials',
   description: 'Fail instead of skipping with a notice when the API key is missing (fork PRs get no secrets).',
@@ -147,6 +153,7 @@ export const ACTIONS: ActionSpec[] = [
       { name: 'commit-message', description: 'Commit message; default names the PR and the head commit.', default: '' },
       EXCLUDE,
       UPLOAD_VIA,
+      ALLOW_MODEL_DELETION,
       FAIL_WITHOUT_CREDENTIALS,
     ],
     outputs: [O.branch, O.devBranch, O.uploaded, O.deleted, O.status, O.skipped],
@@ -197,6 +204,7 @@ export const ACTIONS: ActionSpec[] = [
       { name: 'message', description: 'Merge message; default names the PR.', default: '' },
       DEPLOY_ON_MERGE,
       EXCLUDE,
+      ALLOW_MODEL_DELETION,
       FAIL_WITHOUT_CREDENTIALS,
     ],
     outputs: [O.branch, O.merged, O.status, O.skipped],
@@ -240,6 +248,7 @@ export const ACTIONS: ActionSpec[] = [
       EXCLUDE,
       UPLOAD_VIA,
       DEPLOY_ON_MERGE,
+      ALLOW_MODEL_DELETION,
       {
         name: 'environment-prefix',
         description:

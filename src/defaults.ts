@@ -7,6 +7,13 @@ export const DEFAULTS = {
    * get at least this long for an answer, ms (the vendor's CLI waits 120 s on an idle read).
    */
   gitWriteTimeoutMs: 120_000,
+  /**
+   * How long one platform operation (a call with all its retries and checks) may take, ms: retries end
+   * at this deadline, not after a count of failures.
+   */
+  operationDeadlineMs: 120_000,
+  /** Retries of a host that has not answered once in this run (refused, unknown name): likely a wrong address. */
+  unreachedHostBudgetMs: 15_000,
   /** Data-API calls get at least this long, ms: Cube caps one long poll at 90 s. */
   dataApiTimeoutMs: 95_000,
   /** Files uploaded in parallel at most (input `concurrency`); uploads start lower and grow. */

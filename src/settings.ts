@@ -158,11 +158,11 @@ export interface CommonSettings {
 /** Each command's own inputs, typed. */
 export interface CommandInputs {
   'start-dev-branch': { branch?: string };
-  'upload-model': { branch?: string; concurrency: number; commitMessage?: string; exclude: string[]; via: UploadVia };
+  'upload-model': { branch?: string; concurrency: number; commitMessage?: string; exclude: string[]; via: UploadVia; allowModelDeletion: boolean };
   validate: { branch?: string; failOnInvalid: boolean };
   'enable-staging': { branch?: string; smokeTest: boolean; smokeTimeoutMs: number };
   'dbt-sync-and-wait': { ref?: string; branchName?: string; source: 'git' | 'manifest'; timeoutMs: number };
-  'merge-to-default': { branch?: string; keepBranch: boolean; message?: string; deployOnMerge: boolean; exclude: string[] };
+  'merge-to-default': { branch?: string; keepBranch: boolean; message?: string; deployOnMerge: boolean; exclude: string[]; allowModelDeletion: boolean };
   'cleanup-branch': { branch?: string; mode: 'pr' | 'sweep'; minAgeMs: number; removeOnUpstream: boolean };
   impact: { branch?: string; failOnBreaking: boolean };
   pr: {
@@ -175,6 +175,7 @@ export interface CommandInputs {
     exclude: string[];
     via: UploadVia;
     deployOnMerge: boolean;
+    allowModelDeletion: boolean;
     preflight: boolean;
     /** Empty: no GitHub deployment. */
     environmentPrefix: string | undefined;
@@ -233,6 +234,7 @@ const readers: Readers = {
     commitMessage: r.string('commit-message'),
     exclude: r.globs('exclude'),
     via: r.oneOf('upload-via', UPLOAD_VIAS),
+    allowModelDeletion: r.bool('allow-model-deletion'),
   }),
   validate: (r) => ({ branch: r.branch('branch'), failOnInvalid: r.bool('fail-on-invalid') }),
   'enable-staging': (r) => ({
@@ -252,6 +254,7 @@ const readers: Readers = {
     message: r.string('message'),
     deployOnMerge: r.bool('deploy-on-merge'),
     exclude: r.globs('exclude'),
+    allowModelDeletion: r.bool('allow-model-deletion'),
   }),
   'cleanup-branch': (r) => ({
     branch: r.branch('branch'),
@@ -270,6 +273,7 @@ const readers: Readers = {
     exclude: r.globs('exclude'),
     via: r.oneOf('upload-via', UPLOAD_VIAS),
     deployOnMerge: r.bool('deploy-on-merge'),
+    allowModelDeletion: r.bool('allow-model-deletion'),
     preflight: r.bool('preflight'),
     environmentPrefix: r.environmentName('environment-prefix'),
     impact: r.bool('impact'),

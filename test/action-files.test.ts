@@ -118,11 +118,11 @@ describe.each(ACTIONS.map((spec) => [spec.dir === '.' ? 'action.yml' : `${spec.d
     for (const l of lines.slice(start)) expect(l).not.toContain('${{');
   });
 
-  it(`runs the node check, then node "\${GITHUB_ACTION_PATH}/…/dist/index.js" ${spec.command}`, () => {
+  it(`runs the node check, then exec node "\${GITHUB_ACTION_PATH}/…/dist/index.js" ${spec.command}`, () => {
     const lines = script(get()).trimEnd().split('\n');
     expect(lines.slice(0, NODE_CHECK.length)).toEqual(NODE_CHECK);
     expect(lines).toHaveLength(NODE_CHECK.length + 1);
-    const m = /^node "\$\{GITHUB_ACTION_PATH\}\/([^"]+)" (\S+)$/.exec(lines.at(-1)!);
+    const m = /^exec node "\$\{GITHUB_ACTION_PATH\}\/([^"]+)" (\S+)$/.exec(lines.at(-1)!);
     expect(m, lines.at(-1)).not.toBeNull();
     expect(m![2]).toBe(spec.command);
     expect(resolve(REPO, spec.dir, m![1]!)).toBe(BUNDLE);

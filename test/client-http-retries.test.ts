@@ -25,7 +25,7 @@ describe('retries', () => {
     const gap = Date.now() - started;
     expect(server.requests).toHaveLength(2);
     expect(gap).toBeGreaterThanOrEqual(950);
-    expect(debug.join('\n')).toMatch(/retrying GET \/build\/api\/v1\/deployments\/1\/data-model\/validate in 1000 ms \(attempt 2\/8\)/);
+    expect(debug.join('\n')).toMatch(/retrying GET \/build\/api\/v1\/deployments\/1\/data-model\/validate in 1000 ms \(attempt 2\)/);
   });
 
   it('parses Retry-After as seconds or an HTTP date', () => {
@@ -130,6 +130,51 @@ describe('retries', () => {
     expect((err as RateLimitError).retryAfterSeconds).toBe(30);
     expect(server.requests).toHaveLength(1);
     expect(debug.join('\n')).toMatch(/waiting 30000 ms would pass the deadline/);
+    // The refusal to wait says so in the error itself, not only in a debug line.
+    expect((err as Error).message).toMatch(/asked to wait 30 s before retrying, past this operation's deadline: 2 s left/);
+  });
+
+  it('obeys no Retry-After past the operation deadline the caller gives (3600 s asked)', async () => {
+    server.handle((_q, r) => json(r, 429, { error: 'later' }, { 'retry-after': '3600' }));
+    const started = Date.now();
+    const err = await client()
+      .dataModel.validate({ deploymentId: 1 }, { deadline: Date.now() + 500 })
+      .catch((e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(400);
+    expect((err as Error).message).toMatch(/asked to wait 3600 s before retrying, past this operation's deadline: 1 s left/);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('asks a failed check again (a read) instead of repeating the write', async () => {
+    let writes = 0;
+    server.handle((q, r) => {
+      if (q.method === 'POST') return void (writes++, json(r, 503, { error: 'busy' }));
+      json(r, 200, validation);
+    });
+    let checks = 0;
+    const result = await client().dbtSync.start(
+      { deploymentId: 1, body: { ref: 'main', branchName: 'dbt-x' } },
+      {
+        settle: () => {
+          checks += 1;
+          // The first two checks meet a passing fault themselves.
+          if (checks < 3)
+            return Promise.reject(new ServerError({ status: 503, method: 'GET', path: '/x', request: { method: 'GET', path: '/x', headers: {} } }));
+          return Promise.resolve({ branchName: 'dbt-x', syncJobId: 'landed', workflowId: '' });
+        },
+      },
+    );
+    expect(result.syncJobId).toBe('landed');
+    expect(checks).toBe(3);
+    expect(writes).toBe(1);
+  });
+
+  it('survives more failures in a row than a count per call would allow, within the deadline', async () => {
+    let n = 0;
+    server.handle((_q, r) => (++n <= 12 ? json(r, 503, { error: 'busy' }) : json(r, 200, validation)));
+    const r = await client().dataModel.validate({ deploymentId: 1 });
+    expect(r.valid).toBe(true);
+    expect(server.requests).toHaveLength(13);
   });
 });
 

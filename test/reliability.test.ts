@@ -17,6 +17,9 @@ describe('PR lifecycles under faults (5xx 10%, 429 5%, reset 2%, hang 1%)', () =
       secretsFound: 0,
     });
     expect(report.faultsInjected['5xx']! + report.faultsInjected['429']!).toBeGreaterThan(0);
+    // A run that failed was rerun once, and the rerun repaired it.
+    expect(report.repaired).toBe(report.reruns);
+    expect(report.deployBranchWrong).toBe(0);
   }, 300_000);
 });
 

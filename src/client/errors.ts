@@ -174,11 +174,11 @@ export function errorClassForStatus(status: number): typeof PlatformError {
 
 /** Build the error for a non-2xx response, reading the platform's `{ error }` message from the body text. */
 export function errorFromResponse(
-  init: Omit<PlatformErrorInit, 'platformMessage' | 'responseBody'> & { status: number; bodyText: string },
+  init: Omit<PlatformErrorInit, 'platformMessage' | 'responseBody'> & { status: number; bodyText: string; location?: string },
   redactor: Redactor,
 ): PlatformError {
   const bodyText = redactor.redactText(init.bodyText);
-  const platformMessage = extractPlatformMessage(bodyText);
+  const platformMessage = extractPlatformMessage(bodyText) ?? notTheApi(init.status, bodyText, init.location && redactor.redactText(init.location));
   const Cls = errorClassForStatus(init.status);
   return new Cls({
     ...init,
@@ -230,6 +230,17 @@ export function extractPlatformMessage(bodyText: string): string | undefined {
     return Object.keys(o).length ? oneLine(trimmed) : undefined;
   }
   return says(parsed) ? oneLine(trimmed) : undefined;
+}
+
+/** What a redirect or an HTML error page says, when the answer carries no message of the platform's. */
+function notTheApi(status: number, bodyText: string, location: string | undefined): string | undefined {
+  if (status >= 300 && status < 400) {
+    return `redirected to ${location ?? 'another address'} (redirects are not followed: set api-url to the address the platform's API answers on)`;
+  }
+  if (!isHtml(bodyText)) return undefined;
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(bodyText)?.[1] ?? /<h1[^>]*>([^<]*)<\/h1>/i.exec(bodyText)?.[1];
+  const named = title?.trim() ? ` "${oneLine(title).slice(0, 120)}"` : '';
+  return `an HTML page${named} instead of the platform's JSON: a proxy or gateway in front of the platform answered`;
 }
 
 /** A body that is a web page (the platform's web app answers unknown routes with one). */

@@ -97,7 +97,7 @@ export function authSchemeFor(key: string): AuthScheme {
   return key.startsWith('sk-') ? 'api-key' : 'bearer';
 }
 
-/** Parse and check the base URL: https only, no path beyond `/`. */
+/** Parse and check the base URL: https only, no credentials, query or fragment; a path is the prefix of every request. */
 export function parseBaseUrl(input: string, inputName = 'api-url'): URL {
   let url: URL;
   try {
@@ -111,6 +111,8 @@ export function parseBaseUrl(input: string, inputName = 'api-url'): URL {
   if (url.username || url.password) {
     throw new InputError(inputName, redactUrlCredentials(url), 'a URL without user:password (pass the key as api-key)');
   }
+  if (url.search || url.hash)
+    throw new InputError(inputName, input, 'a URL without ?query or #fragment (the host, and a path when the API is served under one)');
   return url;
 }
 
@@ -205,6 +207,9 @@ export class HttpClient {
     }
   }
 
+  /** Whether the platform answered once (any status): retries of a never-answering host are kept short. */
+  private answered = false;
+
   /** Close the connection pool (only the one this client made). */
   async close(): Promise<void> {
     this.httpsAgent?.destroy();
@@ -231,6 +236,7 @@ export class HttpClient {
         this.onRetry?.(error, next);
       },
       debug: (m: string) => this.logger.debug(m),
+      hostAnswered: () => this.answered,
       random: this.random,
       aborted: () => new AbortedError({ method: req.method, path: pathOnly, request: this.redactRequest(req, {}) }),
     };
@@ -261,6 +267,7 @@ export class HttpClient {
     text: string,
     redacted: () => RedactedRequest,
   ): RawResponse {
+    this.answered = true;
     const flat = flatHeaders(headers);
     if (status >= 200 && status < 300) return { status, headers: flat, text };
     throw errorFromResponse(
@@ -271,6 +278,7 @@ export class HttpClient {
         request: redacted(),
         bodyText: text,
         retryAfterSeconds: parseRetryAfter(flat['retry-after']),
+        ...(flat.location ? { location: flat.location } : {}),
       },
       this.redactor,
     );
@@ -302,7 +310,8 @@ export class HttpClient {
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(new Error('timeout')), timeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout.signal]) : timeout.signal;
-    const url = new URL(req.path, this.baseUrl);
+    // A path in api-url (a gateway serving the platform under /tenant-a) prefixes every request.
+    const url = new URL(this.baseUrl.pathname.replace(/\/+$/, '') + req.path, this.baseUrl.origin);
     let sentStarted = false;
     let streaming = false;
     try {

@@ -8,6 +8,28 @@ const SECRET_KEY =
   /^(token|accessToken|access_token|refreshToken|refresh_token|idToken|id_token|cubeApiToken|apiKey|api_key|password|secret|clientSecret|client_secret|privateKey|private_key|sessionId|jwt)$/i;
 const SECRET_SUFFIX = /(Token|Secret|Password)$/;
 
+/**
+ * Strings that look like credentials wherever they appear in outside text (a platform's error message,
+ * a validation message): JWTs, platform API keys, GitHub tokens, and whatever follows an auth scheme.
+ * A token the client never saw is masked too.
+ */
+const SECRET_LOOKING: readonly RegExp[] = [
+  /\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{8,}/g,
+  /\bsk-[A-Za-z0-9_-]{16,}/g,
+  /\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/g,
+  /(?<=\b(?:Bearer|Api-Key) )[A-Za-z0-9._~+/=-]{16,}/g,
+];
+
+/** The secret-looking strings of a text. */
+export function secretsIn(text: string): string[] {
+  return SECRET_LOOKING.flatMap((re) => text.match(re) ?? []);
+}
+
+/** Mask every secret-looking string of an outside text (what goes to a comment, a summary or a log). */
+export function maskSecretLooking(text: string): string {
+  return SECRET_LOOKING.reduce((out, re) => out.replace(re, MASK), text);
+}
+
 /** Does a field with this name hold a secret? */
 export function isSecretKey(key: string): boolean {
   return SECRET_KEY.test(key) || SECRET_SUFFIX.test(key);
@@ -53,8 +75,9 @@ export class Redactor {
     }
   }
 
-  /** Replace every known secret inside a text. */
+  /** Replace every known secret inside a text, and anything in it that looks like one (it is learned too). */
   redactText(text: string): string {
+    for (const found of secretsIn(text)) this.add(found);
     let out = text;
     for (const s of this.secrets) if (out.includes(s)) out = out.split(s).join(MASK);
     return out;

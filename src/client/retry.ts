@@ -3,10 +3,11 @@
  * Every request goes through `retrying` exactly once (raw sends and endpoint calls alike), so attempts
  * never multiply across layers.
  */
+import { DEFAULTS } from '../defaults.js';
 import { AbortedError, ConnectionError, PlatformError, TimeoutError } from './errors.js';
 
 export interface RetryPolicy {
-  /** Total attempts including the first (1 = never retry): a safety bound under the deadline. */
+  /** Total attempts including the first (1 = never retry): only a safety bound; the deadline is what ends retries. */
   maxAttempts: number;
   /** Base of the exponential backoff, in ms. */
   baseDelayMs: number;
@@ -16,11 +17,13 @@ export interface RetryPolicy {
   deadlineMs: number;
 }
 
+// WHY a deadline and not a count: under a storm of 5xx and 429 (half the answers failing), eight tries
+// in a row fail often enough to end a run; a time budget per operation survives it and still ends.
 export const DEFAULT_RETRY: RetryPolicy = {
-  maxAttempts: 8,
+  maxAttempts: 40,
   baseDelayMs: 250,
   maxDelayMs: 8_000,
-  deadlineMs: 120_000,
+  deadlineMs: DEFAULTS.operationDeadlineMs,
 };
 
 /**
@@ -73,8 +76,9 @@ export interface RetryInfo {
   label: string;
   /** 2 for the first retry. */
   attempt: number;
-  maxAttempts: number;
   delayMs: number;
+  /** Until the operation's deadline: retries stop there, not after a count. */
+  secondsLeft: number;
 }
 
 export interface RetryRun<T> {
@@ -97,11 +101,23 @@ export interface RetryRun<T> {
   random?: () => number;
   /** Build the error thrown when the caller aborts during a wait. */
   aborted: () => PlatformError;
+  /** Whether the host has answered once: a host that never did gets a short budget (a wrong address, not a blip). */
+  hostAnswered?: () => boolean;
+}
+
+/** Failures before any connection: nothing was ever reached at that address. */
+const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/** The time retries may go on until: the operation's deadline, shorter for a host that never answered. */
+function retryLimit(run: RetryRun<unknown>, error: PlatformError, started: number, deadline: number): number {
+  const unreached = error instanceof ConnectionError && NEVER_CONNECTED.has(error.code ?? '') && run.hostAnswered?.() === false;
+  return unreached ? Math.min(deadline, started + DEFAULTS.unreachedHostBudgetMs) : deadline;
 }
 
 /** Run `attempt` until it succeeds or the policy says stop; every wait is logged. */
 export async function retrying<T>(attempt: () => Promise<T>, run: RetryRun<T>): Promise<T> {
   const deadline = run.deadline ?? Date.now() + run.policy.deadlineMs;
+  const started = Date.now();
   let maybeLanded = false;
   for (let n = 1; ; n++) {
     try {
@@ -110,11 +126,11 @@ export async function retrying<T>(attempt: () => Promise<T>, run: RetryRun<T>): 
       let decision = classify(error, run.mode);
       const pe = error as PlatformError;
       if (decision === 'stop' && maybeLanded && run.settle && error instanceof PlatformError && !(error instanceof AbortedError)) {
-        const settled = await run.settle(pe);
+        const settled = await settleChecked(run, pe, deadline);
         if (settled !== undefined) return settled;
       }
       if (decision === 'check') {
-        const settled = await run.settle!(pe);
+        const settled = await settleChecked(run, pe, deadline);
         if (settled !== undefined) return settled;
         decision = 'retry';
       }
@@ -122,17 +138,46 @@ export async function retrying<T>(attempt: () => Promise<T>, run: RetryRun<T>): 
       if (uncertain(pe)) maybeLanded = true;
       let wait = backoffDelay(n, run.policy, run.random);
       if (pe.retryAfterSeconds !== undefined) wait = Math.max(wait, Math.ceil(pe.retryAfterSeconds * 1000));
-      if (Date.now() + wait > deadline) {
-        run.debug(`not retrying ${run.label}: waiting ${wait} ms would pass the deadline (${deadline - Date.now()} ms left)`);
+      const limit = retryLimit(run, pe, started, deadline);
+      if (Date.now() + wait > limit) {
+        const left = Math.max(0, limit - Date.now());
+        run.debug(`not retrying ${run.label}: waiting ${wait} ms would pass the deadline (${left} ms left)`);
+        // Say why the run gave up: a Retry-After longer than the time left is not obeyed.
+        if (pe.retryAfterSeconds !== undefined && pe.retryAfterSeconds * 1000 > left) {
+          pe.message += ` (the platform asked to wait ${pe.retryAfterSeconds} s before retrying, past this operation's deadline: ${Math.ceil(left / 1000)} s left)`;
+        }
         throw error;
       }
-      run.debug(`retrying ${run.label} in ${wait} ms (attempt ${n + 1}/${run.policy.maxAttempts}) after: ${pe.message}`);
-      run.onRetry?.(pe, { label: run.label, attempt: n + 1, maxAttempts: run.policy.maxAttempts, delayMs: wait });
-      try {
-        await sleep(wait, run.signal);
-      } catch {
-        throw run.aborted();
-      }
+      run.debug(`retrying ${run.label} in ${wait} ms (attempt ${n + 1}) after: ${pe.message}`);
+      run.onRetry?.(pe, { label: run.label, attempt: n + 1, delayMs: wait, secondsLeft: Math.max(0, Math.round((limit - Date.now()) / 1000)) });
+      await pause(run, wait);
+    }
+  }
+}
+
+async function pause(run: RetryRun<unknown>, ms: number): Promise<void> {
+  try {
+    await sleep(ms, run.signal);
+  } catch {
+    throw run.aborted();
+  }
+}
+
+/**
+ * Ask `settle` whether a write landed. The check is a read: when it fails on a passing fault (5xx,
+ * 429, a lost connection) it is asked again, never the write, until the operation's deadline.
+ */
+async function settleChecked<T>(run: RetryRun<T>, cause: PlatformError, deadline: number): Promise<T | undefined> {
+  run.debug(`checking whether ${run.label} took effect after: ${cause.message}`);
+  for (let n = 1; ; n++) {
+    try {
+      return await run.settle!(cause);
+    } catch (error) {
+      if (classify(error, 'idempotent') !== 'retry') throw error;
+      const wait = backoffDelay(n, run.policy, run.random);
+      if (Date.now() + wait > deadline) throw error;
+      run.debug(`checking whether ${run.label} took effect again in ${wait} ms after: ${(error as Error).message}`);
+      await pause(run, wait);
     }
   }
 }

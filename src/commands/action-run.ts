@@ -51,13 +51,22 @@ export type ActionHandler<C extends CommandName> = (x: ActionRun<C>) => Promise<
 /** A failure already reported (annotations, comment); the command exits 1. */
 export class StepFailed extends Error {}
 
-/** The shared branch: the input, else the ledger's, else `<prefix>pr-<n>` of the event. */
+/**
+ * The shared branch: the input, else `<prefix>pr-<n>` of the event. The ledger only confirms it: a
+ * ledger naming any other branch is ignored, so no comment can steer a write or a delete elsewhere.
+ */
 export async function resolveBranch(x: ActionRun<Exclude<CommandName, 'dbt-sync-and-wait'>>): Promise<string> {
   const given = x.settings.inputs.branch;
   if (given) return given;
   const ledger = (await x.thread())?.ledger;
+  if (x.run.pr) {
+    const ours = branchForPr(x.settings.branchPrefix, x.run.pr.number);
+    if (ledger?.branch && ledger.branch !== ours) {
+      x.reporter.warning(`the PR comment's ledger names branch ${JSON.stringify(ledger.branch)}, not this PR's ${ours}: ignoring it`);
+    }
+    return ours;
+  }
   if (ledger?.branch) return ledger.branch;
-  if (x.run.pr) return branchForPr(x.settings.branchPrefix, x.run.pr.number);
   throw new InputError('branch', undefined, 'a branch name (this run has no pull_request event to derive it from)');
 }
 
@@ -75,6 +84,17 @@ export function commitMessage(x: ActionRun, given?: string): string {
   const pr = x.run.pr;
   return pr ? `datamodel-ci: PR #${pr.number} at ${pr.headSha.slice(0, 7)}` : 'datamodel-ci upload';
 }
+
+/** Who the token is: only its own comments are ours (another bot's forged ledger steers nothing). */
+async function tokenIdentity(github: GitHubApi, reporter: Reporter): Promise<readonly string[]> {
+  const login = await github.login?.();
+  if (login) return [login];
+  reporter.warning(`could not learn which account the github-token acts as: trusting only comments by ${ACTIONS_BOT}`);
+  return [ACTIONS_BOT];
+}
+
+/** The account GITHUB_TOKEN writes as. */
+const ACTIONS_BOT = 'github-actions[bot]';
 
 /** Logs and progress go to stderr; stdout keeps the result (name=value outputs, or the JSON document). */
 function pickReporter(io: Io, inActions: boolean, json: boolean, verbose: boolean): Reporter {
@@ -184,7 +204,11 @@ export async function runAction<C extends CommandName>(command: C, handler: Acti
       out,
       thread: () => {
         if (!run.pr || !github) return Promise.resolve(undefined);
-        threadOpened ??= CommentThread.open(github, { pr: run.pr.number, deploymentId: String(settings.deploymentId) }).catch((e: unknown) => {
+        threadOpened ??= CommentThread.open(github, {
+          pr: run.pr.number,
+          deploymentId: String(settings.deploymentId),
+          authors: tokenIdentity(github, reporter),
+        }).catch((e: unknown) => {
           reporter.warning(`could not read the pull request comments: ${e instanceof Error ? e.message : String(e)}`);
           return undefined;
         });

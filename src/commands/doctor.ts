@@ -79,11 +79,14 @@ export async function doctorFor(connection: ConnectionSettings, deploymentId: nu
           bodylessWithoutLength: async () => {
             const dispatcher = new Agent(ca ? { connect: { ca } } : {});
             try {
-              const res = await request(new URL(`/build/api/v1/deployments/${deploymentId}/dev-mode`, connection.apiUrl), {
-                method: 'DELETE',
-                headers: { authorization: scheme === 'api-key' ? `Api-Key ${apiKey}` : `Bearer ${apiKey}` },
-                dispatcher,
-              });
+              const res = await request(
+                new URL(`${new URL(connection.apiUrl).pathname.replace(/\/+$/, '')}/build/api/v1/deployments/${deploymentId}/dev-mode`, connection.apiUrl),
+                {
+                  method: 'DELETE',
+                  headers: { authorization: scheme === 'api-key' ? `Api-Key ${apiKey}` : `Bearer ${apiKey}` },
+                  dispatcher,
+                },
+              );
               await res.body.text();
               return res.statusCode;
             } finally {

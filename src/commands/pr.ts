@@ -3,7 +3,7 @@ import { InputError } from '../client/errors.js';
 import { DEFAULTS } from '../defaults.js';
 import type { PreviewView } from '../github/preview-view.js';
 import { deployTarget } from '../workflows/branch-build.js';
-import { runClose, runPreview } from '../workflows/pr-preview.js';
+import { CloseFailed, runClose, runPreview } from '../workflows/pr-preview.js';
 import { hashLocalModel } from '../workflows/upload-model.js';
 import { commitMessage, isStale, resolveBranch, StepFailed, type ActionRun } from './action-run.js';
 import { doctorFor, renderDoctor } from './doctor.js';
@@ -56,6 +56,7 @@ async function preview(x: ActionRun<'pr'>): Promise<number> {
       via,
       commitMessage: commitMessage(x),
       smokeTest: inputs.smokeTest,
+      allowModelDeletion: inputs.allowModelDeletion,
       smoke: { timeoutMs: DEFAULTS.smokeTimeoutSeconds * 1000, ...(connection.caCert ? { ca: connection.caCert } : {}) },
       ...(inputs.impact ? { impact: connection.caCert ? { ca: connection.caCert } : {} } : {}),
     },
@@ -130,21 +131,38 @@ async function close(x: ActionRun<'pr'>): Promise<number> {
   const branch = await resolveBranch(x);
   const merge = pr.merged && inputs.mergeOnClose;
   const devBranch = (await x.thread())?.ledger?.devBranch;
-  // The merged model to deploy (CLI deploy mode) is read and checked before the first write.
-  const local = merge && inputs.deployOnMerge ? await hashLocalModel(x.op, x.settings.modelDir, inputs.exclude) : undefined;
-  const r = await runClose(x.op, {
-    branch,
-    merge,
-    message: `Merge PR #${pr.number}: ${pr.title}`,
-    devBranches: devBranch ? [devBranch] : [],
-    removeOnUpstream: inputs.removeOnUpstream,
-    ...(local ? { deployModel: { local, concurrency: inputs.concurrency } } : {}),
-  });
+  // The merge commit's model (the checkout) is read and checked before the first write: it is what the
+  // shared branch must hold when it is merged, and what the deploy branch must hold after.
+  const local = merge ? await hashLocalModel(x.op, x.settings.modelDir, inputs.exclude) : undefined;
+  const state = pr.merged ? 'merged' : 'closed';
   x.out.branch = branch;
-  x.out.merged = String(merge);
+  let r: Awaited<ReturnType<typeof runClose>>;
+  try {
+    r = await runClose(x.op, {
+      branch,
+      merge,
+      message: `Merge PR #${pr.number}: ${pr.title}`,
+      devBranches: devBranch ? [devBranch] : [],
+      removeOnUpstream: inputs.removeOnUpstream,
+      ...(local
+        ? {
+            model: { local, concurrency: inputs.concurrency, modelDir: x.settings.modelDir, allowModelDeletion: inputs.allowModelDeletion },
+            deployOnMerge: inputs.deployOnMerge,
+          }
+        : {}),
+    });
+  } catch (e) {
+    if (!(e instanceof CloseFailed)) throw e;
+    x.out.merged = String(e.merge?.merged ?? false);
+    x.out.status = 'failed';
+    // The comment's ledger says what is still on the platform; a rerun (or the sweep) removes it.
+    await publish(x, { state: 'failed', branch, failure: { step: e.step, message: e.message }, pending: e.pending }, { state: `${state}-pending` });
+    throw new StepFailed(`${e.step.toLowerCase()} failed: ${e.message}`);
+  }
+  // A dry run says what would happen.
+  x.out.merged = String(x.settings.dryRun ? merge : (r.merge?.merged ?? false));
   x.out.deleted = String(r.cleanup.deleted.length);
   x.out.status = 'cleaned';
-  const state = pr.merged ? 'merged' : 'closed';
   await retirePreview(x);
   await publish(
     x,

@@ -22,7 +22,8 @@ export function derivedState(v: Omit<PreviewView, 'state'>): PreviewState {
 
 /** The platform's page for a deployment's branch (the form the vendor's docs give: `/d/<id>/schema?branch=`). */
 export function platformPageUrl(apiUrl: string, deploymentId: number, branch: string): string {
-  return `${new URL(apiUrl).origin}/d/${deploymentId}/schema?branch=${encodeURIComponent(branch)}`;
+  const base = new URL(apiUrl);
+  return `${base.origin}${base.pathname.replace(/\/+$/, '')}/d/${deploymentId}/schema?branch=${encodeURIComponent(branch)}`;
 }
 
 export interface PublishOptions {

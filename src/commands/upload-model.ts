@@ -14,6 +14,7 @@ export async function uploadModelCommand(x: ActionRun<'upload-model'>): Promise<
     via: inputs.via,
     commitMessage: commitMessage(x, inputs.commitMessage),
     isStale: () => isStale(x),
+    allowModelDeletion: inputs.allowModelDeletion,
   });
   x.out.branch = branch;
   x.out['dev-branch'] = r.devBranch ?? '';

@@ -34,8 +34,11 @@ export interface WriteOptions {
 export interface ThreadOptions {
   pr: number;
   deploymentId: string;
-  /** Logins our comments are written by (default: any `[bot]` account). */
-  authors?: readonly string[];
+  /**
+   * Logins our comments are written by: the token's own (default: any `[bot]` account). A promise is
+   * awaited alongside the listing (the identity lookup costs no extra round trip on the chain).
+   */
+  authors?: readonly string[] | Promise<readonly string[]>;
 }
 
 export type UpsertOptions = ThreadOptions & WriteOptions;
@@ -63,7 +66,8 @@ export class CommentThread {
 
   /** List the PR's comments (once) and find ours. */
   static async open(api: GitHubApi, options: ThreadOptions): Promise<CommentThread> {
-    const [ours, ...others] = findStickyComments(await api.listComments(options.pr), options.deploymentId, options.authors);
+    const [comments, authors] = await Promise.all([api.listComments(options.pr), options.authors]);
+    const [ours, ...others] = findStickyComments(comments, options.deploymentId, authors);
     const parsed = ours ? parseComment(ours.body) : undefined;
     const state = parsed ? { ledger: parsed.ledger } : undefined;
     return new CommentThread(
@@ -113,7 +117,7 @@ export class CommentThread {
 }
 
 /** The ledger of the deployment's comment on the PR, or undefined (one listing). */
-export async function readLedger(api: GitHubApi, pr: number, deploymentId: string, authors?: readonly string[]): Promise<Ledger | undefined> {
+export async function readLedger(api: GitHubApi, pr: number, deploymentId: string, authors?: ThreadOptions['authors']): Promise<Ledger | undefined> {
   return (await CommentThread.open(api, { pr, deploymentId, ...(authors ? { authors } : {}) })).ledger;
 }
 

@@ -5,13 +5,16 @@
  * GitHub renders back to the plain text (numeric entities showed raw in some places).
  */
 
+import { maskSecretLooking } from '../client/redact.js';
+
 /** C0/C1 controls (tab and newlines excepted), DEL, and the bidi/format characters behind "Trojan source" tricks. */
 // eslint-disable-next-line no-control-regex
 const CONTROLS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u061C\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]+/g;
 
 /** One line of plain text: controls and zero-width characters gone, line breaks and tabs as spaces. */
 export function plain(text: string): string {
-  return String(text).replace(CONTROLS, ' ').replace(/\s+/g, ' ').trim();
+  // Outside text shown in a comment or summary never carries a credential, known to us or not.
+  return maskSecretLooking(String(text).replace(CONTROLS, ' ').replace(/\s+/g, ' ').trim());
 }
 
 /** ASCII punctuation that means something to markdown or GitHub's autolinker. */

@@ -1,5 +1,11 @@
-/** `GitHubApi` over Octokit (`@actions/github`), for github.com and GHES, with an optional extra trusted CA. */
-import { getOctokit } from '@actions/github';
+/**
+ * `GitHubApi` over Octokit (the core and the two plugins `@actions/github` assembles), for github.com and
+ * GHES, with an optional extra trusted CA. Not `@actions/github` itself: importing it parses
+ * GITHUB_EVENT_PATH at once and a malformed file crashed the bundle before the toolkit could name it.
+ */
+import { Octokit as OctokitCore } from '@octokit/core';
+import { paginateRest } from '@octokit/plugin-paginate-rest';
+import { restEndpointMethods } from '@octokit/plugin-rest-endpoint-methods';
 import { EnvHttpProxyAgent, fetch as undiciFetch, type Dispatcher } from 'undici';
 import { InputError } from '../client/errors.js';
 import { loadCa, trustStore } from '../client/trust.js';
@@ -21,7 +27,8 @@ export interface GitHubApiOptions {
   dispatcher?: Dispatcher;
 }
 
-type Octokit = ReturnType<typeof getOctokit>;
+const GitHubOctokit = OctokitCore.plugin(restEndpointMethods, paginateRest);
+type Octokit = InstanceType<typeof GitHubOctokit>;
 
 /** Split `owner/repo`, quoting the bad value. */
 export function parseRepository(repository: string): { owner: string; repo: string } {
@@ -108,7 +115,8 @@ export function createGitHubApi(options: GitHubApiOptions): GitHubApi {
   const baseUrl = (options.apiUrl || process.env.GITHUB_API_URL || DEFAULT_GITHUB_API_URL).replace(/\/+$/, '');
   if (!/^https?:\/\//i.test(baseUrl)) throw new InputError('github-api-url', baseUrl, 'an http(s) URL');
   const dispatcher = options.dispatcher ?? makeDispatcher(options.ca);
-  const octokit: Octokit = getOctokit(options.token, {
+  const octokit: Octokit = new GitHubOctokit({
+    auth: options.token,
     baseUrl,
     ...(options.userAgent ? { userAgent: options.userAgent } : {}),
     request: {
@@ -117,6 +125,20 @@ export function createGitHubApi(options: GitHubApiOptions): GitHubApi {
   });
 
   return {
+    async login() {
+      // GraphQL's viewer answers for every kind of token (an installation token cannot read GET /user).
+      try {
+        const r = await octokit.graphql<{ viewer: { login: string } }>('query { viewer { login } }');
+        if (r.viewer.login) return r.viewer.login;
+      } catch {
+        // GHES without GraphQL, or a proxy in the way: ask REST.
+      }
+      try {
+        return (await octokit.rest.users.getAuthenticated()).data.login;
+      } catch {
+        return undefined;
+      }
+    },
     async getPull(number) {
       try {
         const { data } = await octokit.rest.pulls.get({ owner, repo, pull_number: number });

@@ -5,6 +5,8 @@
  */
 import type { ImpactView } from './render-impact.js';
 
+import { maskSecretLooking } from '../client/redact.js';
+
 /** The state the heading leads with. */
 export type PreviewState = 'updating' | 'ready' | 'invalid' | 'failed' | 'merged' | 'closed' | 'skipped';
 
@@ -41,11 +43,14 @@ export interface PreviewView {
   impact?: ImpactView;
   /** What failed, when the run failed on the platform. */
   failure?: { step: string; message: string };
+  /** Branches a failed close left on the platform (a rerun or the sweep removes them). */
+  pending?: string[];
   /** Why nothing ran (fork PR). */
   skipped?: string;
 }
 
-const short = (s: string, max: number) => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
+// Outside text kept in the ledger is also masked where it looks like a credential.
+const short = (s: string, max: number) => maskSecretLooking(s.length > max ? `${s.slice(0, max - 1)}…` : s);
 
 /** How many errors the ledger keeps (the comment shows fewer; the job summary has them all). */
 export const LEDGER_ERRORS = 20;
@@ -84,6 +89,7 @@ export function nextView(
   }
   if (next.failure) next.failure = { ...next.failure, message: short(next.failure.message, 2000) };
   if (next.skipped) next.skipped = short(next.skipped, 1000);
+  if (next.pending) next.pending = next.pending.slice(0, 10).map((b) => short(b, 200));
   return next;
 }
 
@@ -93,5 +99,7 @@ export function viewOf(raw: unknown): PreviewView | undefined {
   const v = raw as Partial<PreviewView>;
   const states: PreviewState[] = ['updating', 'ready', 'invalid', 'failed', 'merged', 'closed', 'skipped'];
   if (!states.includes(v.state as PreviewState) || typeof v.headSha !== 'string') return undefined;
+  if (v.pending !== undefined && !(Array.isArray(v.pending) && v.pending.every((b) => typeof b === 'string')))
+    return { ...v, pending: undefined } as PreviewView;
   return v as PreviewView;
 }

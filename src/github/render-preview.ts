@@ -169,8 +169,14 @@ function lead(v: PreviewView): string[] {
   if (v.state === 'closed') return [`Closed without merging: the preview's branches were deleted (${branch}).`];
   if (v.state === 'skipped') return [text(v.skipped ?? 'Nothing was validated.')];
   if (v.state === 'updating') return [`A run started for this commit; this comment is rewritten when it ends.`];
-  if (v.failure) return [`**${text(v.failure.step)} failed:** ${text(cut(v.failure.message, 1000))}`];
+  if (v.failure) return [`**${text(v.failure.step)} failed:** ${text(cut(v.failure.message, 1000))}`, ...pendingLine(v)];
   return [];
+}
+
+/** What a failed close left on the platform, and what removes it. */
+function pendingLine(v: PreviewView): string[] {
+  if (!v.pending?.length) return [];
+  return ['', `Still on the platform: ${v.pending.map((b) => code(b)).join(', ')}. Rerunning this job removes them (so does the sweep of \`cleanup-branch\`).`];
 }
 
 /** The comment (or job summary) of a view: no run of blank lines, one heading. */

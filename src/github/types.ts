@@ -42,6 +42,11 @@ export interface CheckRunOutput {
 }
 
 export interface GitHubApi {
+  /**
+   * The login the token acts as (`github-actions[bot]`, an app's `<slug>[bot]`, a PAT's user), or
+   * undefined when GitHub does not say: our comments are the ones it wrote.
+   */
+  login?(): Promise<string | undefined>;
   /** The PR, or undefined when GitHub answers 404. */
   getPull(number: number): Promise<PullRequestInfo | undefined>;
   /** Every comment of the PR's conversation, across all pages. */

@@ -5,12 +5,24 @@ import type { AnnotationProps, Reporter } from './reporter.js';
 const props = (p?: AnnotationProps): core.AnnotationProperties | undefined =>
   p ? { title: p.title, file: p.file, startLine: p.line, ...(p.line && p.column ? { startColumn: p.column } : {}) } : undefined;
 
+/**
+ * A log line that cannot be a workflow command: outside text (file names, platform messages, dbt logs)
+ * may hold a line break followed by `::error::`, or a legacy `##[error]` anywhere in a line. A zero-width
+ * space after the leading blanks and inside `##[` keeps the text readable and the runner deaf to it.
+ */
+export function inertLog(message: string): string {
+  return message
+    .split(/\r?\n|\r/)
+    .map((line) => line.replace(/^(\s*)::/, '$1\u200B::').replace(/##\[/g, '##\u200B['))
+    .join('\n');
+}
+
 export class ActionsReporter implements Reporter {
   private readonly parts: string[] = [];
   private phase = '';
 
   info(message: string) {
-    core.info(message);
+    core.info(inertLog(message));
   }
   debug(message: string) {
     core.debug(message);

@@ -1,11 +1,10 @@
 /**
  * What a person hears while the client retries: after the first failed attempt to reach the platform,
- * one line saying so and how many retries are left (a refused port otherwise waits ~10 s in silence).
+ * one line saying so and how long the retries may go on (a refused port otherwise waits in silence).
  * Every retry is in the debug log already (`--verbose`).
  */
 import { ConnectionError, TimeoutError, type PlatformError } from '../client/errors.js';
 import type { RetryInfo } from '../client/retry.js';
-import { plural } from './plural.js';
 
 export interface RetrySink {
   warning(message: string): void;
@@ -16,12 +15,11 @@ export function retryNotice(sink: RetrySink, apiUrl: string): (error: PlatformEr
   let told = false;
   const host = new URL(apiUrl).host;
   return (error, next) => {
-    const left = next.maxAttempts - next.attempt + 1;
     const unreachable = error instanceof ConnectionError || error instanceof TimeoutError;
     if (unreachable && !told) {
       told = true;
       const why = error instanceof TimeoutError ? `no answer within ${Math.round(error.timeoutMs / 1000)} s` : (error.code ?? 'connection failed');
-      sink.warning(`cannot reach ${host} (${why}) for ${next.label}: retrying, ${plural(left, 'retry', 'retries')} left`);
+      sink.warning(`cannot reach ${host} (${why}) for ${next.label}: retrying for up to ${next.secondsLeft} s (Ctrl-C stops)`);
     }
   };
 }

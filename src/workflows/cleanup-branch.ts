@@ -3,7 +3,7 @@
  * counts as done); `sweep` deletes the branches under the prefix whose PR is closed or missing.
  */
 import { BadRequestError, NotFoundError, PermissionDeniedError } from '../client/errors.js';
-import { prOfBranch } from '@datamodel-ci/platform-api';
+import { isDevBranch, prOfBranch } from '@datamodel-ci/platform-api';
 import { mutate, type OpContext } from './context.js';
 
 export interface CleanupResult {
@@ -37,12 +37,20 @@ export async function cleanupBranch(ctx: OpContext, input: { branch: string; dev
     // Gone already, or not a shared branch any more: nothing to disable.
     if (!(e instanceof NotFoundError || e instanceof BadRequestError)) throw e;
   }
-  // Dev branches forked from the shared branch (a run that stopped early can leave one) go too.
+  // Dev branches forked from the shared branch (a run that stopped early can leave one) go too; a dev
+  // branch the ledger names is deleted only when it is such a fork (a ledger is outside text).
   const children: string[] = [];
+  const listed = new Set<string>();
   for await (const b of ctx.client.branches.iterate({ deploymentId: ctx.deploymentId, query: { first: 100 } }, { signal: ctx.signal })) {
-    if (b.parentBranch === input.branch && b.name.startsWith('dev-')) children.push(b.name);
+    listed.add(b.name);
+    if (b.parentBranch === input.branch && isDevBranch(b.name)) children.push(b.name);
   }
-  for (const dev of [...new Set([...input.devBranches, ...children])].filter((d) => d && d !== input.branch)) {
+  for (const named of input.devBranches) {
+    if (named && listed.has(named) && !children.includes(named))
+      ctx.reporter.warning(`${JSON.stringify(named)} is not a dev-mode fork of ${input.branch}: left alone`);
+    else if (named && !listed.has(named)) result.alreadyGone.push(named);
+  }
+  for (const dev of children) {
     try {
       if ((await removeIfThere(ctx, dev, false)) === 'deleted') result.deleted.push(dev);
       else result.alreadyGone.push(dev);

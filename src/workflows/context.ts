@@ -21,7 +21,10 @@ export interface OpContext {
  * repository and may take long, so it gets at least `DEFAULTS.gitWriteTimeoutMs` for an answer.
  */
 export function gitWrite(ctx: OpContext): RequestOptions {
-  return { ...(ctx.signal ? { signal: ctx.signal } : {}), timeoutMs: Math.max(DEFAULTS.gitWriteTimeoutMs, ctx.requestTimeoutMs ?? 0) };
+  const timeoutMs = Math.max(DEFAULTS.gitWriteTimeoutMs, ctx.requestTimeoutMs ?? 0);
+  // The operation's deadline leaves room for retries after one attempt that used its whole timeout:
+  // a write whose answer hung is then checked and, when it did not land, sent again.
+  return { ...(ctx.signal ? { signal: ctx.signal } : {}), timeoutMs, deadline: Date.now() + timeoutMs + DEFAULTS.operationDeadlineMs };
 }
 
 /** Run a mutating call, or in dry-run mode only say what it would do. */

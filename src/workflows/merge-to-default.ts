@@ -4,18 +4,33 @@
  * docs): then the toolkit says so, and on request uploads the merged model to the deploy branch, as the
  * vendor's `deploy` does.
  */
+import { NotFoundError } from '../client/errors.js';
 import { deployTarget } from './branch-build.js';
 import { gitWrite, mutate, type OpContext } from './context.js';
 import type { LocalFile } from './local-model.js';
 import { branchExists } from './start-dev-branch.js';
-import { holds, remoteTree, uploadTransaction } from './upload-transaction.js';
+import { holds, manifestOf, remoteTree, sameTree, uploadTransaction, type Manifest } from './upload-transaction.js';
+
+/** A merge refused before anything reached the deploy branch: production is as it was. */
+export class MergeRefused extends Error {}
+
+/** Paths where two trees differ (first ones), for messages. */
+export function treeDiff(a: Manifest, b: Manifest, max = 10): string[] {
+  const paths = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((p) => a[p]?.hash !== b[p]?.hash).sort();
+  return paths.length > max ? [...paths.slice(0, max), `… ${paths.length - max} more`] : paths;
+}
 
 export interface MergeInput {
   branch: string;
   message: string;
   keepBranch: boolean;
+  /**
+   * The model of the PR's merge commit (the checkout): the shared branch is made to hold exactly it
+   * before the merge (never an older run's upload), and the deploy branch is checked after.
+   */
+  model?: { local: LocalFile[]; concurrency: number; modelDir: string; allowModelDeletion: boolean };
   /** In CLI deploy mode, upload this model (the merged checkout) to the deploy branch after the merge. */
-  deployModel?: { local: LocalFile[]; concurrency: number };
+  deployModel?: { local: LocalFile[]; concurrency: number; modelDir?: string; allowModelDeletion?: boolean };
 }
 
 export interface MergeResult {
@@ -27,10 +42,64 @@ export interface MergeResult {
   deployMode: string;
   /** Production was rebuilt from the merge (git mode) or from an upload of the merged model (cli mode). */
   productionUpdated: boolean;
+  /** With `model`: the deploy branch holds exactly the merge commit's model after the merge. */
+  verified?: boolean;
+  /** Set when nothing was merged because there was nothing to merge (why). */
+  skipped?: string;
+}
+
+/**
+ * Make the shared branch hold the merge commit's model before it is merged: upload what differs.
+ * `already` when the branch is gone and the deploy branch holds the model (a rerun after the merge).
+ */
+async function prepare(ctx: OpContext, input: MergeInput, deployBranch: string): Promise<'merge' | 'already' | 'nothing'> {
+  const model = input.model!;
+  const manifest = manifestOf(model.local);
+  let remote: Manifest | undefined;
+  try {
+    remote = await remoteTree(ctx, input.branch);
+  } catch (e) {
+    if (!(e instanceof NotFoundError)) throw e;
+  }
+  if (!remote) return (await holds(ctx, deployBranch, manifest)) ? 'already' : 'nothing';
+  if (sameTree(remote, manifest)) return 'merge';
+  ctx.reporter.warning(
+    `${input.branch} does not hold this PR's merge commit (differs in: ${treeDiff(remote, manifest).join(', ')}): uploading the merged model to it before merging`,
+  );
+  await uploadTransaction(ctx, {
+    branch: input.branch,
+    local: model.local,
+    concurrency: model.concurrency,
+    commitMessage: input.message,
+    guard: { modelDir: model.modelDir, allow: model.allowModelDeletion },
+  });
+  const after = await remoteTree(ctx, input.branch);
+  if (!sameTree(after, manifest))
+    throw new Error(`${input.branch} still differs from the merge commit after the upload (in: ${treeDiff(after, manifest).join(', ')})`);
+  return 'merge';
 }
 
 export async function mergeToDefault(ctx: OpContext, input: MergeInput): Promise<MergeResult> {
   const target = await deployTarget(ctx);
+  const base = { branch: input.branch, deployBranch: target.deployBranch, deployMode: target.deployMode };
+  if (input.model && !ctx.dryRun) {
+    let ready: Awaited<ReturnType<typeof prepare>>;
+    try {
+      ready = await prepare(ctx, input, target.deployBranch);
+    } catch (e) {
+      throw new MergeRefused(
+        `not merging ${input.branch} into ${target.deployBranch}: it could not be made to hold this PR's merge commit (${e instanceof Error ? e.message : String(e)}). Production was not touched; rerun this job to merge.`,
+      );
+    }
+    if (ready !== 'merge') {
+      const skipped =
+        ready === 'already'
+          ? `${input.branch} is gone and ${target.deployBranch} already holds this PR's merge commit (merged by an earlier run)`
+          : `${input.branch} does not exist (the PR never had a preview, or it was removed): nothing to merge, production was not touched`;
+      ctx.reporter.notice(skipped);
+      return { ...base, merged: ready === 'already', branchDeleted: false, productionUpdated: false, verified: ready === 'already', skipped };
+    }
+  }
   const r = await mutate(ctx, `merge ${input.branch} into ${target.deployBranch}${input.keepBranch ? ' (keeping it)' : ''}`, () =>
     ctx.client.branches.mergeToDefault(
       { deploymentId: ctx.deploymentId, body: { branchName: input.branch, message: input.message, removeBranchAfterMerge: !input.keepBranch } },
@@ -45,15 +114,15 @@ export async function mergeToDefault(ctx: OpContext, input: MergeInput): Promise
       },
     ),
   );
-  const base = { branch: input.branch, deployBranch: target.deployBranch, deployMode: target.deployMode };
   if (!r) return { ...base, merged: false, branchDeleted: false, productionUpdated: false };
   ctx.reporter.info(`merged ${input.branch} into ${target.deployBranch}${r.branchDeleted ? ' and deleted it' : ''}`);
-  if (target.deployMode !== 'cli') return { ...base, merged: r.merged, branchDeleted: r.branchDeleted, productionUpdated: r.merged };
+  if (target.deployMode !== 'cli')
+    return { ...base, merged: r.merged, branchDeleted: r.branchDeleted, productionUpdated: r.merged, ...(await verify(ctx, input, target.deployBranch)) };
   if (!input.deployModel) {
     ctx.reporter.warning(
       `production was not rebuilt: deployment ${ctx.deploymentId} deploys with the CLI (deployMode: cli), so a merge only updates ${target.deployBranch}; set deploy-on-merge: true to upload the merged model to production`,
     );
-    return { ...base, merged: r.merged, branchDeleted: r.branchDeleted, productionUpdated: false };
+    return { ...base, merged: r.merged, branchDeleted: r.branchDeleted, productionUpdated: false, ...(await verify(ctx, input, target.deployBranch)) };
   }
   // The vendor's `deploy`: one upload transaction to the deploy branch, which commits and rebuilds production.
   const t = await uploadTransaction(ctx, {
@@ -62,7 +131,28 @@ export async function mergeToDefault(ctx: OpContext, input: MergeInput): Promise
     concurrency: input.deployModel.concurrency,
     commitMessage: input.message,
     alwaysFinish: true,
+    // Production is guarded too: a wrong model-dir must not empty the deploy branch.
+    ...(input.deployModel.modelDir ? { guard: { modelDir: input.deployModel.modelDir, allow: input.deployModel.allowModelDeletion ?? false } } : {}),
   });
   ctx.reporter.info(`deployed the merged model to ${target.deployBranch} (CLI deploy mode): ${t.sent.length} sent, ${t.removed.length} deleted`);
-  return { ...base, merged: r.merged, branchDeleted: r.branchDeleted, productionUpdated: true };
+  return { ...base, merged: r.merged, branchDeleted: r.branchDeleted, productionUpdated: true, ...(await verify(ctx, input, target.deployBranch)) };
+}
+
+/**
+ * After the merge, the deploy branch should hold exactly the merge commit's model. It may hold more
+ * when a later PR merged first (its close ran earlier): that is said, never "repaired" by an upload
+ * that would take the later PR's files out of production.
+ */
+async function verify(ctx: OpContext, input: MergeInput, deployBranch: string): Promise<{ verified?: boolean }> {
+  if (!input.model) return {};
+  const after = await remoteTree(ctx, deployBranch);
+  const diff = treeDiff(after, manifestOf(input.model.local));
+  if (!diff.length) {
+    ctx.reporter.info(`verified: ${deployBranch} holds exactly this PR's merge commit`);
+    return { verified: true };
+  }
+  ctx.reporter.warning(
+    `${deployBranch} differs from this PR's merge commit after the merge, in: ${diff.join(', ')} (a later merge, or a change made on the platform); check it on the platform`,
+  );
+  return { verified: false };
 }

@@ -4,11 +4,12 @@
  * figure 3): the staging environment is enabled while the model uploads (it needs only the shared
  * branch), and validation starts as soon as the upload has landed.
  */
-import { InputError } from '../client/errors.js';
+import { InputError, PlatformError } from '../client/errors.js';
+import { sleep } from '../client/retry.js';
 import { cleanupBranch, type CleanupResult } from './cleanup-branch.js';
 import type { OpContext } from './context.js';
 import { enableStaging, smokeTest, type EnableStagingResult, type SmokeOptions } from './enable-staging.js';
-import { mergeToDefault, type MergeResult } from './merge-to-default.js';
+import { MergeRefused, mergeToDefault, type MergeResult } from './merge-to-default.js';
 import { environmentMeta, findEnvironments, finishImpact, metaToken, startImpact, type ImpactResult, type MetaToken, type StartedImpact } from './impact.js';
 import { ensureSharedBranch } from './start-dev-branch.js';
 import { waitForBuild } from './branch-build.js';
@@ -36,6 +37,8 @@ export interface PreviewInput {
   smoke: SmokeOptions;
   /** Compare the semantic layer with production's once the model is valid (off when absent). */
   impact?: { ca?: string };
+  /** Allow an upload that deletes most of the branch's model (input `allow-model-deletion`). */
+  allowModelDeletion?: boolean;
 }
 
 export interface PreviewOutcome {
@@ -97,6 +100,7 @@ export async function runPreview(ctx: OpContext, input: PreviewInput, pull: Pull
         via: input.via,
         isStale: () => pull.isStale(),
         onLanded: startValidation,
+        allowModelDeletion: input.allowModelDeletion ?? false,
       }),
     );
     outcome.upload = up;
@@ -150,8 +154,24 @@ export interface CloseInput {
   /** Dev branches the ledger recorded for the PR. */
   devBranches: string[];
   removeOnUpstream: boolean;
-  /** In CLI deploy mode, the merged model to upload to the deploy branch (read before the first write). */
-  deployModel?: { local: LocalFile[]; concurrency: number };
+  /** The model of the PR's merge commit (the checkout), read before the first write: what is merged. */
+  model?: { local: LocalFile[]; concurrency: number; modelDir: string; allowModelDeletion: boolean };
+  /** In CLI deploy mode, upload `model` to the deploy branch after the merge. */
+  deployOnMerge?: boolean;
+  /** Pauses between cleanup passes, ms (tests shorten them). */
+  cleanupPausesMs?: readonly number[];
+}
+
+/** A close that failed: which step, whether production may have changed, and what is left on the platform. */
+export class CloseFailed extends Error {
+  constructor(
+    message: string,
+    readonly step: 'Merge' | 'Cleanup',
+    readonly pending: string[],
+    readonly merge?: MergeResult,
+  ) {
+    super(message);
+  }
 }
 
 export interface CloseOutcome {
@@ -161,14 +181,45 @@ export interface CloseOutcome {
 
 /** Merge (when asked) and clean up; the branch is kept through the merge so cleanup also removes its dev forks. */
 export async function runClose(ctx: OpContext, input: CloseInput): Promise<CloseOutcome> {
-  const merge = input.merge
-    ? await mergeToDefault(ctx, {
+  const left = [input.branch, ...input.devBranches.filter((d) => d && d !== input.branch)];
+  let merge: MergeResult | undefined;
+  if (input.merge) {
+    try {
+      merge = await mergeToDefault(ctx, {
         branch: input.branch,
         message: input.message,
         keepBranch: true,
-        ...(input.deployModel ? { deployModel: input.deployModel } : {}),
-      })
-    : undefined;
-  const cleanup = await cleanupBranch(ctx, { branch: input.branch, devBranches: input.devBranches, removeOnUpstream: input.removeOnUpstream });
+        ...(input.model ? { model: input.model } : {}),
+        ...(input.model && input.deployOnMerge ? { deployModel: input.model } : {}),
+      });
+    } catch (e) {
+      if (e instanceof InputError) throw e;
+      const message = e instanceof Error ? e.message : String(e);
+      // The branch stays for the rerun that merges it: cleanup must not take it away first.
+      throw new CloseFailed(
+        e instanceof MergeRefused ? message : `${message} (the platform did not show the merge as done: production was not touched; rerun this job to merge)`,
+        'Merge',
+        left,
+      );
+    }
+  }
+  const cleanup = await cleanupWithRetries(ctx, input, left, merge);
   return { ...(merge ? { merge } : {}), cleanup };
+}
+
+/** Cleanup is a set of deletes that are safe to repeat: a pass that fails on the platform is run again. */
+async function cleanupWithRetries(ctx: OpContext, input: CloseInput, left: string[], merge: MergeResult | undefined): Promise<CleanupResult> {
+  const pauses = input.cleanupPausesMs ?? [5_000, 20_000];
+  for (let pass = 0; ; pass++) {
+    try {
+      return await cleanupBranch(ctx, { branch: input.branch, devBranches: input.devBranches, removeOnUpstream: input.removeOnUpstream });
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e);
+      const wait = pauses[pass];
+      if (!(e instanceof PlatformError) || e.name === 'AbortedError' || wait === undefined) throw new CloseFailed(message, 'Cleanup', left, merge);
+      ctx.reporter.warning(`cleanup failed (${message}); trying again in ${Math.round(wait / 1000)} s`);
+      await sleep(wait, ctx.signal).catch(() => undefined);
+      if (ctx.signal?.aborted) throw new CloseFailed(message, 'Cleanup', left, merge);
+    }
+  }
 }

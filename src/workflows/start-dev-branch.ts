@@ -31,8 +31,12 @@ export async function ensureSharedBranch(ctx: OpContext, branch: string, from: s
     return false;
   }
   try {
-    // A repeat after a lost answer gets 409 (it exists): the same outcome as a rerun.
-    await ctx.client.branches.create({ deploymentId: ctx.deploymentId, body: { name: branch, from } }, { signal: ctx.signal, repeatable: true });
+    // A create whose answer was lost is checked, not repeated: the branch listed means it landed (a
+    // repeat would get 409 anyway, the same outcome as a rerun).
+    await ctx.client.branches.create(
+      { deploymentId: ctx.deploymentId, body: { name: branch, from } },
+      { signal: ctx.signal, settle: async () => ((await branchExists(ctx, branch)) ? { active: false, branchName: branch } : undefined) },
+    );
     ctx.reporter.info(`created shared branch ${branch} from ${from}`);
     return true;
   } catch (e) {

@@ -11,6 +11,7 @@ import { BadRequestError, InputError, PermissionDeniedError } from '../client/er
 import { gitWrite, ignoreNotFound, type OpContext } from './context.js';
 import { scanModel, type LocalFile } from './local-model.js';
 import { openDevMode } from './start-dev-branch.js';
+import { guardModelDeletion } from './model-guard.js';
 import { holds, manifestOf, plan, remoteTree, uploadTransaction, type TransactionResult } from './upload-transaction.js';
 import { plural } from '../report/plural.js';
 
@@ -31,6 +32,8 @@ export interface UploadInput {
   isStale?: () => Promise<boolean>;
   /** Called as soon as the files have landed on the shared branch (a caller can start validating). */
   onLanded?: (lastHash: string | undefined) => void;
+  /** Allow an upload that deletes most of the branch's model (input `allow-model-deletion`). */
+  allowModelDeletion?: boolean;
 }
 
 export interface UploadResult {
@@ -102,6 +105,14 @@ async function dryRunPlan(ctx: OpContext, input: UploadInput, local: LocalFile[]
   // A branch a dry run did not create reads as empty: everything would be sent.
   const remote = await remoteTree(ctx, input.branch).catch(() => ({}));
   const p = plan(local, remote);
+  await guardModelDeletion({
+    branch: input.branch,
+    modelDir: input.modelDir,
+    local: local.map((f) => f.path),
+    remote: Object.keys(remote),
+    remove: p.remove,
+    allow: input.allowModelDeletion ?? false,
+  });
   ctx.reporter.info(
     `dry run: would upload ${plural(p.send.length, 'file')} (${p.send.map((f) => f.path).join(', ') || 'none'}) to ${input.branch} and delete ${p.remove.length} (${p.remove.join(', ') || 'none'})`,
   );
@@ -119,6 +130,7 @@ async function direct(ctx: OpContext, input: UploadInput, local: LocalFile[]): P
       local,
       concurrency: input.concurrency,
       commitMessage: input.commitMessage,
+      guard: { modelDir: input.modelDir, allow: input.allowModelDeletion ?? false },
       ...(input.isStale ? { stopBeforeFinish: input.isStale } : {}),
     });
     if (t.stopped) {
@@ -148,7 +160,13 @@ async function viaDevMode(ctx: OpContext, input: UploadInput, local: LocalFile[]
     throw new Error(`dev mode on ${input.branch} answered without a dev- fork (${JSON.stringify(fork ?? null)}): nothing safe to write to`);
   }
   try {
-    const t = await uploadTransaction(ctx, { branch: fork, local, concurrency: input.concurrency, commitMessage: input.commitMessage });
+    const t = await uploadTransaction(ctx, {
+      branch: fork,
+      local,
+      concurrency: input.concurrency,
+      commitMessage: input.commitMessage,
+      guard: { modelDir: input.modelDir, allow: input.allowModelDeletion ?? false },
+    });
     if (input.isStale && (await input.isStale())) {
       ctx.reporter.notice(`a newer run owns this pull request: not committing ${fork} to ${input.branch}`);
       return { ...result(input, t, 'dev-mode', fork), stale: true };

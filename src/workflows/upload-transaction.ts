@@ -9,6 +9,7 @@ import { DEFAULTS } from '../defaults.js';
 import { AdaptivePool } from './adaptive-pool.js';
 import { gitWrite, type OpContext } from './context.js';
 import { readLocal, type LocalFile } from './local-model.js';
+import { guardModelDeletion } from './model-guard.js';
 import { formatBytes, plural } from '../report/plural.js';
 
 /** POSIX path -> `{ hash }`: the shape of `file-hashes` and of the finish manifest. */
@@ -59,6 +60,8 @@ export interface TransactionInput {
    * finishes, so a production deploy rebuilds even when the deploy branch already holds the files).
    */
   alwaysFinish?: boolean;
+  /** Refuse an upload that would wipe the branch's model (a wrong model-dir) unless `allow`. */
+  guard?: { modelDir: string; allow: boolean };
 }
 
 export interface TransactionResult {
@@ -78,7 +81,18 @@ export async function uploadTransaction(ctx: OpContext, input: TransactionInput)
   const { client, deploymentId, reporter } = ctx;
   const branchName = input.branch;
   const manifest = manifestOf(input.local);
-  const p = plan(input.local, await remoteTree(ctx, branchName));
+  const remote = await remoteTree(ctx, branchName);
+  const p = plan(input.local, remote);
+  if (input.guard) {
+    await guardModelDeletion({
+      branch: branchName,
+      modelDir: input.guard.modelDir,
+      local: input.local.map((f) => f.path),
+      remote: Object.keys(remote),
+      remove: p.remove,
+      allow: input.guard.allow,
+    });
+  }
   const base = { sent: p.send.map((f) => f.path), removed: p.remove, unchanged: p.unchanged, bytes: 0 };
   reporter.info(`${branchName}: ${p.send.length} to send, ${p.remove.length} to delete, ${p.unchanged} unchanged`);
   if (p.send.length === 0 && p.remove.length === 0 && !input.alwaysFinish) return { ...base, finished: false, stopped: false };

@@ -99,9 +99,11 @@ function runProcess(
     let timedOut = false;
     const timers: NodeJS.Timeout[] = [];
     const child = spawn(program, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    // As the runner: SIGINT and SIGTERM go to the step's own process (the shell) only; a program the
+    // shell started sees them only if the shell passes them on (or `exec`s it). SIGKILL ends the tree.
     const killGroup = (sig: NodeJS.Signals) => {
       try {
-        if (child.pid !== undefined) process.kill(-child.pid, sig);
+        if (child.pid !== undefined) process.kill(sig === 'SIGKILL' ? -child.pid : child.pid, sig);
       } catch {
         // Already gone.
       }

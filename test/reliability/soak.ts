@@ -1,9 +1,10 @@
 /**
  * Full PR lifecycles (open, push, close merged or not) against an emulator that injects faults, with
- * the GitHub stand-in. After every run it checks, from the emulator's own state: exactly one comment,
- * no duplicate branch, the shared branch equal to the local files; at the end, nothing left behind and
- * the deploy branch holding exactly what the merged PRs brought. Used by `npm run soak` (200
- * lifecycles) and, short, by the test suite.
+ * the GitHub stand-in. A run that fails is rerun once, as a person would rerun the job. After every
+ * event it checks, from the emulator's own state: exactly one comment, no duplicate branch, the shared
+ * branch equal to the local files, and after each merge the deploy branch holding exactly what the
+ * merged PRs brought; at the end, after the sweep, nothing left behind. Used by `npm run soak` and,
+ * short, by the test suite.
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -39,8 +40,20 @@ export interface SoakReport {
   /** Keys, tokens or minted JWTs found in any captured log line or comment (must be 0). */
   secretsFound: number;
   requests: number;
+  /** Requests the client repeated (its `retrying …` debug lines) and effects it checked before repeating a write. */
+  retries: number;
+  checks: number;
   seconds: number;
   failures: string[];
+  /** Failed runs rerun once (the same event), and how many of those reruns ended correct. */
+  reruns: number;
+  repaired: number;
+  /** Lifecycles that were correct only after a rerun. */
+  correctAfterRerun: number;
+  /** Merged closes after which the deploy branch did not hold exactly the merged PRs' files. */
+  deployBranchWrong: number;
+  /** Branches the sweep removed at the end (left by closes that failed twice). */
+  swept: string[];
 }
 
 const sha1 = (b: Buffer | string) => createHash('sha1').update(b).digest('hex');
@@ -76,15 +89,22 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     faultsInjected: {},
     secretsFound: 0,
     requests: 0,
+    retries: 0,
+    checks: 0,
     seconds: 0,
     failures: [],
+    reruns: 0,
+    repaired: 0,
+    correctAfterRerun: 0,
+    deployBranchWrong: 0,
+    swept: [],
   };
   /** What the deploy branch must hold at the end: the seed plus every merged PR's file. */
   const expectedMain: Record<string, string> = hashes(d().branches.main!.head);
 
   /** Every line any run printed, for the secrets scan. */
   const captured: string[] = [];
-  const run = async (pr: number, action: string, headSha: string, modelDir: string, merged = false) => {
+  const runOnce = async (pr: number, action: string, headSha: string, modelDir: string, merged: boolean, attempt: number) => {
     const lines: string[] = [];
     const env: NodeJS.ProcessEnv = {
       DATAMODEL_CI_API_URL: em.baseUrl,
@@ -96,24 +116,39 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       DATAMODEL_CI_REQUEST_TIMEOUT: String(options.requestTimeout ?? 2),
       GITHUB_REPOSITORY: gh.repository,
       GITHUB_API_URL: gh.url,
-      GITHUB_RUN_ID: String(report.runs + 1),
+      GITHUB_RUN_ID: String(pr * 10 + ['opened', 'synchronize', 'closed'].indexOf(action)),
+      GITHUB_RUN_ATTEMPT: String(attempt),
       GITHUB_EVENT_NAME: 'pull_request',
       GITHUB_EVENT_PATH: writeEvent(pullRequestEvent(action, { number: pr, headSha, merged })),
     };
-    const code = await runActionCommand('pr', [], { out: (l) => lines.push(l), err: (l) => lines.push(l), env });
+    // --verbose: the debug lines (every retry) are captured and scanned for secrets too.
+    const code = await runActionCommand('pr', ['--verbose'], { out: (l) => lines.push(l), err: (l) => lines.push(l), env });
     report.runs += 1;
     captured.push(...lines);
+    report.retries += lines.filter((l) => /\bretrying (GET|POST|PUT|PATCH|DELETE) /.test(l)).length;
+    report.checks += lines.filter((l) => /checking whether \S+ \S+ took effect after/.test(l)).length;
     if (code === 0) report.runsOk += 1;
     else {
       report.runsFailed += 1;
       report.failures.push(
-        `PR ${pr} ${action}: exit ${code}: ${lines
+        `PR ${pr} ${action}${attempt > 1 ? ' (rerun)' : ''}: exit ${code}: ${lines
           .filter((l) => /error|warning/.test(l))
           .slice(-3)
           .join(' | ')}`,
       );
     }
     return code;
+  };
+  /** Run the event; a failed run is rerun once, as a person reruns the job. */
+  const current = { rerun: false };
+  const run = async (pr: number, action: string, headSha: string, modelDir: string, merged = false) => {
+    const code = await runOnce(pr, action, headSha, modelDir, merged, 1);
+    if (code === 0) return 0;
+    report.reruns += 1;
+    current.rerun = true;
+    const again = await runOnce(pr, action, headSha, modelDir, merged, 2);
+    if (again === 0) report.repaired += 1;
+    return again;
   };
 
   for (let i = 0; i < options.lifecycles; i++) {
@@ -122,6 +157,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const branch = `preview-pr-${pr}`;
     const name = `soak_${i}`;
     let ok = true;
+    current.rerun = false;
     const fail = (why: string) => {
       ok = false;
       report.failures.push(`PR ${pr}: ${why}`);
@@ -177,16 +213,50 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       report.duplicateComments += Math.max(0, gh.comments(pr).length - 1);
       fail(`${gh.comments(pr).length} comments after close`);
     }
-    if (merge) expectedMain[`model/cubes/${name}.yml`] = sha1(cube(name, 2));
-    if (ok) report.correct += 1;
+    if (merge) {
+      expectedMain[`model/cubes/${name}.yml`] = sha1(cube(name, 2));
+      // Production after every merge, not only at the end: a wrong deploy branch is never acceptable.
+      const main = hashes(d().branches.main!.head);
+      if (JSON.stringify(Object.entries(main).sort()) !== JSON.stringify(Object.entries(expectedMain).sort())) {
+        report.deployBranchWrong += 1;
+        fail('the deploy branch does not hold exactly the merged PRs');
+        for (const k of Object.keys(expectedMain)) delete expectedMain[k];
+        Object.assign(expectedMain, main);
+      }
+    }
+    if (ok && !current.rerun) report.correct += 1;
+    if (ok && current.rerun) report.correctAfterRerun += 1;
     rmSync(dir, { recursive: true, force: true });
     log(
       `lifecycle ${i + 1}/${options.lifecycles}: ${ok ? 'ok' : 'NOT OK'} (${report.runsOk}/${report.runs} runs ok, faults ${JSON.stringify(em.faults.injected)})`,
     );
   }
 
+  // The sweep removes what a close that failed twice left behind (every PR is closed by now).
+  const before = Object.values(d().branches)
+    .filter((b) => b.name.startsWith('preview-'))
+    .map((b) => b.name);
+  if (before.length) {
+    const lines: string[] = [];
+    await runActionCommand('cleanup-branch', ['--mode', 'sweep', '--min-age', '0s'], {
+      out: (l) => lines.push(l),
+      err: (l) => lines.push(l),
+      env: {
+        DATAMODEL_CI_API_URL: em.baseUrl,
+        DATAMODEL_CI_API_KEY: em.credentials.admin,
+        DATAMODEL_CI_CA_CERT: caFile,
+        DATAMODEL_CI_DEPLOYMENT_ID: '1',
+        DATAMODEL_CI_GITHUB_TOKEN: 'ghs_soak_token_0123456789',
+        GITHUB_REPOSITORY: gh.repository,
+        GITHUB_API_URL: gh.url,
+      },
+    });
+    captured.push(...lines);
+    report.swept = before.filter((b) => !d().branches[b]);
+  }
   const main = hashes(d().branches.main!.head);
-  report.deployBranchCorrect = JSON.stringify(Object.entries(main).sort()) === JSON.stringify(Object.entries(expectedMain).sort());
+  report.deployBranchCorrect =
+    report.deployBranchWrong === 0 && JSON.stringify(Object.entries(main).sort()) === JSON.stringify(Object.entries(expectedMain).sort());
   report.leftBehind = [
     ...Object.values(d().branches)
       .filter((b) => b.kind === 'dev' || b.name.startsWith('preview-'))
@@ -197,7 +267,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const secrets = [...Object.values(em.credentials), 'ghs_soak_token_0123456789', ...em.controls.minted];
   const text = [...captured, ...Array.from({ length: options.lifecycles }, (_, i) => gh.comments(1000 + i).map((c) => c.body)).flat()].join('\n');
   report.secretsFound = secrets.filter((s) => text.includes(s)).length;
-  report.requests = Object.values(em.counts).reduce((a, b) => a + b, 0);
+  // The emulator counts what reached a handler; a request answered by an injected fault (all kinds but `lost`) did not.
+  const f = em.faults.injected;
+  report.requests = Object.values(em.counts).reduce((a, b) => a + b, 0) + f['5xx'] + f['429'] + f.reset + f.hang;
   report.seconds = Math.round((Date.now() - started) / 100) / 10;
   await gh.close();
   await em.close();

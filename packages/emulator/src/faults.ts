@@ -1,7 +1,10 @@
-/** Fault injection for reliability tests: `5xx=0.1,429=0.05,reset=0.02,hang=0.01`, reproducible with a seed. */
+/**
+ * Fault injection for reliability tests: `5xx=0.1,429=0.05,reset=0.02,hang=0.01`, reproducible with a
+ * seed. `lost=p` lets a request take effect and then drops its answer (the connection resets).
+ */
 
-export type FaultKind = '5xx' | '429' | 'reset' | 'hang';
-const KINDS: readonly FaultKind[] = ['5xx', '429', 'reset', 'hang'];
+export type FaultKind = '5xx' | '429' | 'reset' | 'hang' | 'lost';
+const KINDS: readonly FaultKind[] = ['5xx', '429', 'reset', 'hang', 'lost'];
 
 export type FaultSpec = Partial<Record<FaultKind, number>>;
 
@@ -40,11 +43,25 @@ function seededRandom(seed: number): () => number {
   };
 }
 
+/**
+ * A fault for chosen requests (tests): `lost` lets the request take effect, then resets the connection
+ * instead of answering (a write whose answer never arrives).
+ */
+export interface PlannedFault {
+  kind: FaultKind;
+  method?: string;
+  /** A request path (without query) that contains this text, or matches this pattern. */
+  path: string | RegExp;
+  /** How many matching requests get it (default 1). */
+  times?: number;
+}
+
 /** Decides, request by request, whether to inject a fault. */
 export class FaultInjector {
   private readonly random: () => number;
+  private readonly planned: PlannedFault[] = [];
   /** Count of faults injected, by kind. */
-  readonly injected: Record<FaultKind, number> = { '5xx': 0, '429': 0, reset: 0, hang: 0 };
+  readonly injected: Record<FaultKind, number> = { '5xx': 0, '429': 0, reset: 0, hang: 0, lost: 0 };
 
   constructor(
     private spec: FaultSpec,
@@ -55,6 +72,22 @@ export class FaultInjector {
 
   set(spec: FaultSpec): void {
     this.spec = spec;
+  }
+
+  /** Inject `fault.kind` into the next matching requests, before any random fault. */
+  plan(fault: PlannedFault): void {
+    this.planned.push({ ...fault, times: fault.times ?? 1 });
+  }
+
+  /** The planned fault of this request, if one matches (counted down). */
+  plannedFor(method: string, path: string): PlannedFault['kind'] | undefined {
+    const i = this.planned.findIndex((f) => (!f.method || f.method === method) && (typeof f.path === 'string' ? path.includes(f.path) : f.path.test(path)));
+    if (i < 0) return undefined;
+    const f = this.planned[i]!;
+    f.times = (f.times ?? 1) - 1;
+    if (f.times <= 0) this.planned.splice(i, 1);
+    this.injected[f.kind] += 1;
+    return f.kind;
   }
 
   next(): FaultKind | undefined {

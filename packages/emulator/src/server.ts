@@ -160,13 +160,16 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     }
     if (lacksLength(method, req.headers)) return send(res, 411, { error: 'Length Required' });
     if (latency > 0) await new Promise((r) => setTimeout(r, latency));
-    const fault = faults.next();
-    if (fault === 'hang') {
+    const fault = faults.plannedFor(method, path) ?? faults.next();
+    if (fault === 'lost') {
+      // The request takes effect; its answer is lost on the way back (the connection resets).
+      res.writeHead = () => res;
+      res.end = () => (req.socket.destroy(), res);
+    } else if (fault === 'hang') {
       hanging.add(res);
       res.on('close', () => hanging.delete(res));
       return;
-    }
-    if (fault === 'reset') {
+    } else if (fault === 'reset') {
       req.socket.destroy();
       return;
     }

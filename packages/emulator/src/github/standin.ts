@@ -100,6 +100,14 @@ export async function startGitHubStandin(options: StandinOptions = {}): Promise<
   };
 
   const server = await startTestServer((req, res) => {
+    // GraphQL is not in the REST description: the one query the toolkit asks, who the token is.
+    if (req.method === 'POST' && /\/graphql$/.test(req.path)) {
+      const raw = (req.json as { query?: unknown } | undefined)?.query;
+      const query = typeof raw === 'string' ? raw : '';
+      if (/^\s*(query\s*)?\{\s*viewer\s*\{\s*login\s*\}\s*\}\s*$/.test(query)) return json(res, 200, { data: { viewer: { login: tokens.caller(req).login } } });
+      record(req, [`graphql: the stand-in answers only { viewer { login } }, got ${query.slice(0, 80)}`]);
+      return json(res, 200, { errors: [{ message: 'the stand-in answers only { viewer { login } }' }] });
+    }
     const { operation, errors } = description.check(req);
     if (!operation) {
       record(req, errors);
