@@ -102,9 +102,17 @@ describe('merging on close', () => {
     const clean = await lc.run(5, 'opened', { headSha: head(5, 'a'), env });
     const outputs = (r: { lines: string[] }) =>
       Object.fromEntries(r.lines.filter((l) => /^[a-z-]+=/.test(l)).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
-    const norm = (o: Record<string, string>) => ({ ...o, branch: undefined, 'staging-url': o['staging-url'] ? 'set' : '', 'environment-id': undefined });
+    // What names the PR's own branch differs by design: the branch, its staging address and environment, the change-set file.
+    const norm = (o: Record<string, string>) => ({
+      ...o,
+      branch: undefined,
+      'staging-url': o['staging-url'] ? 'set' : '',
+      'environment-id': undefined,
+      'change-set-file': o['change-set-file'] ? 'set' : '',
+    });
     expect(norm(outputs(rerun))).toEqual(norm(outputs(clean)));
     expect(outputs(rerun)).toMatchObject({ status: 'valid', valid: 'true', branch: 'preview-pr-4' });
+    expect(outputs(rerun)['change-set-file']).toMatch(/preview-pr-4\.json$/);
     expect(Object.keys(branches()['preview-pr-4']!.head)).toContain('model/cubes/four.yml');
     expect(lc.gh.comments(4)).toHaveLength(1);
     expect(ledgerOf(4)?.view).toMatchObject({ state: 'ready', headSha: head(4, 'a') });
