@@ -5,15 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { updateCliDocs } from '../src/cli-docs.js';
 import { COMMANDS } from '../src/commands/index.js';
 import { parseFor } from '../src/commands/spec.js';
+import { anchorOf } from './support/doc-links.js';
 
 const docs = readFileSync('docs/cli.md', 'utf8');
-
-/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to dashes. */
-const slug = (heading: string) =>
-  heading
-    .toLowerCase()
-    .replace(/[^\w\- ]/g, '')
-    .replace(/ /g, '-');
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -43,7 +37,7 @@ describe('docs/cli.md', () => {
   });
 
   it('has a heading for every docs/cli.md anchor the code points at', () => {
-    const anchors = new Set([...docs.matchAll(/^#+ (.+)$/gm)].map((m) => slug(m[1]!)));
+    const anchors = new Set([...docs.matchAll(/^#+ (.+)$/gm)].map((m) => anchorOf(m[1]!)));
     const pointed = sources('src').flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/docs\/cli\.md#([\w-]+)/g)].map((m) => m[1]!));
     expect(pointed.length).toBeGreaterThan(0);
     for (const a of pointed) expect(anchors, a).toContain(a);

@@ -1,11 +1,11 @@
 /** enable-staging: turn on the always-on staging environment of the shared branch; optionally query it. */
-import { HttpClient } from '../client/http.js';
 import { branchRestUrl, environmentRestUrl, normaliseRestUrl } from '@datamodel-ci/platform-api';
 import { InputError, isHtml } from '../client/errors.js';
 import { sleep } from '../client/retry.js';
 import { DEFAULTS } from '../defaults.js';
 import { enableBranchStaging } from './branch-build.js';
 import type { OpContext } from './context.js';
+import { dataApiClient } from './data-api.js';
 import { plural } from '../report/plural.js';
 
 export interface EnableStagingResult {
@@ -47,15 +47,7 @@ export async function smokeTest(ctx: OpContext, stagingUrl: string, options: Smo
   );
   ctx.reporter.secret(cubeApiToken);
   const url = new URL(stagingUrl.endsWith('/') ? stagingUrl : `${stagingUrl}/`);
-  // The data API takes its token as is (no scheme) and may hold one answer up to 90 s: give it 95.
-  const data = new HttpClient({
-    baseUrl: url.origin,
-    apiKey: cubeApiToken,
-    authScheme: 'raw',
-    timeoutMs: Math.max(DEFAULTS.dataApiTimeoutMs, ctx.requestTimeoutMs ?? 0),
-    ...(options.ca ? { ca: options.ca } : {}),
-    onSecret: (s) => ctx.reporter.secret(s),
-  });
+  const data = dataApiClient(ctx, url.origin, cubeApiToken, options.ca);
   /** GET a data-API path and read its JSON; the web app's HTML page means this is not the deployment's own host. */
   const get = async <T>(path: string): Promise<T> => {
     const text = (await data.send({ method: 'GET', path: `${url.pathname}${path}` }, { signal: ctx.signal })).text ?? '';

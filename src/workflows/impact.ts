@@ -29,6 +29,7 @@ import { parseMeta, type MetaDocument } from '../impact/meta.js';
 import { privateMembers } from '../impact/private-members.js';
 import { plural } from '../report/plural.js';
 import type { OpContext } from './context.js';
+import { dataApiClient } from './data-api.js';
 import { readModelTexts } from './locate/read-model-texts.js';
 
 /** One environment's `/meta`, or why it could not be read. */
@@ -133,14 +134,7 @@ export async function environmentMeta(
     label = e.label;
     const { token, notice } = await (minted ?? metaToken(ctx, e));
     const url = new URL(`${e.restUrl}/meta`);
-    data = new HttpClient({
-      baseUrl: url.origin,
-      apiKey: token,
-      authScheme: 'raw',
-      timeoutMs: Math.max(DEFAULTS.dataApiTimeoutMs, ctx.requestTimeoutMs ?? 0),
-      ...(options.ca ? { ca: options.ca } : {}),
-      onSecret: (s) => ctx.reporter.secret(s),
-    });
+    data = dataApiClient(ctx, url.origin, token, options.ca);
     // A few tries only: a model that does not compile answers 500 every time, and the comparison is an extra.
     const text = (await data.send({ method: 'GET', path: url.pathname }, { signal: ctx.signal, retry: { maxAttempts: 3 } })).text ?? '';
     if (isHtml(text)) return { problem: `${label}: ${url.origin}${url.pathname} answered with a web page, not the data API` };
