@@ -90,3 +90,33 @@ export function unclosedYamlStart(text: string, what: 'quoted' | 'flow'): Pos | 
   }
   return found;
 }
+
+/** A line of YAML that writes a key (`  type: number`, `- name: x`): quoted text that holds one swallowed it. */
+const KEY_LINE = /^\s*(?:-\s+)?[\w$]+\s*:(?:\s|$)/;
+
+/**
+ * Where a quote that was never closed opens, when the parser stops later than it: the quoted scalar
+ * either ends unclosed where the indentation drops, or runs over several lines up to the next quote and
+ * holds lines that write keys. The first such scalar that starts before the line the parser gives is the mistake.
+ */
+export function swallowingQuoteStart(text: string, stoppedAt: number): Pos | undefined {
+  const counter = new LineCounter();
+  let found: Pos | undefined;
+  try {
+    for (const token of new Parser(counter.addNewLine).parse(text)) {
+      if (token.type !== 'document') continue;
+      CST.visit(token, (item) => {
+        for (const n of [item.key, item.value]) {
+          if (found || !n || (n.type !== 'double-quoted-scalar' && n.type !== 'single-quoted-scalar')) continue;
+          const inner = n.source.split(/\r?\n/).slice(1);
+          const unclosed = n.source.length < 2 || !n.source.trimEnd().endsWith(n.source[0] ?? '');
+          const start = counter.linePos(n.offset);
+          if (start.line <= stoppedAt && (unclosed || inner.some((l) => KEY_LINE.test(l)))) found = { line: start.line, column: start.col };
+        }
+      });
+    }
+  } catch {
+    return undefined;
+  }
+  return found;
+}
