@@ -25,6 +25,8 @@ export interface IntendedPlace {
   line: number | null;
   /** An echo: the index of the root cause it repeats. */
   echoOf?: number;
+  /** The file Cube reports the error in when it is not `file` (`null`: none, as for a circular `extends`). */
+  reported?: string | null;
 }
 
 export interface BrokenModel {
