@@ -12,7 +12,10 @@
  * corpus's hand-marked files instead.
  */
 import { createRequire } from 'node:module';
+import { encodeFile } from '../../packages/emulator/src/build/trees.js';
+import { compileTree } from '../../packages/emulator/src/engine/model.js';
 import type { CompilerFile } from '../../packages/emulator/src/engine/vendor.js';
+import type { BrokenModel } from './broken-models.js';
 
 const requireVendor = createRequire(import.meta.url);
 
@@ -97,4 +100,31 @@ export async function referenceCompile(files: CompilerFile[]): Promise<Reference
     const named = /^(\S+) cube(?: -> [^:\n]*)?: /.exec(message)?.[1];
     return { fileName: named ? definitions[named]?.fileName : undefined, message };
   });
+}
+
+/** One model of the corpus compiled both ways: the emulator's list, and the list it must equal. */
+export interface Parity {
+  model: BrokenModel;
+  emulator: { fileName: string | null; message: string }[];
+  expected: { fileName: string | null; message: string }[];
+  equal: boolean;
+}
+
+/**
+ * Compile a model by the emulator's engine and by Cube's compiler. The expected file of each error is
+ * Cube's where it tells (`model/` prefixed, as the emulator names files in the repository), else the
+ * corpus's hand-marked one (`reported`, else `file`).
+ */
+export async function compareWithCompiler(model: BrokenModel): Promise<Parity> {
+  const tree: Record<string, string> = {};
+  for (const [path, text] of model.files) tree[path] = encodeFile(text);
+  const emulator = (await compileTree(tree)).errors;
+  const reference = await referenceCompile([...model.files].map(([path, content]) => ({ fileName: path.replace(/^model\//, ''), content })));
+  const expected = reference.map((r, i) => {
+    const marked = model.intended[i];
+    const fileName = r.fileName !== undefined ? (r.fileName === null ? null : `model/${r.fileName}`) : marked?.reported !== undefined ? marked.reported : (marked?.file ?? null);
+    return { fileName, message: r.message };
+  });
+  const equal = emulator.length === expected.length && emulator.every((e, i) => e.message === expected[i]!.message && e.fileName === expected[i]!.fileName);
+  return { model, emulator, expected, equal };
 }
