@@ -148,7 +148,9 @@ describe('the pr lifecycle command', () => {
       .checkRuns()
       .filter((c) => c.name === 'datamodel-ci / validation')
       .at(-1)!;
-    expect(check.annotations.map((a) => [a.path, a.startLine])).toEqual([[`${modelDir}/model/cubes/customers.yml`, broken.split('\n').indexOf('        type: text') + 1]]);
+    expect(check.annotations.map((a) => [a.path, a.startLine])).toEqual([
+      [`${modelDir}/model/cubes/customers.yml`, broken.split('\n').indexOf('        type: text') + 1],
+    ]);
     expect(check.annotations[0]!.message).toContain(`also breaks: ${modelDir}/model/cubes/orders.yml`);
     expect(check.output.summary).toMatch(/1 error from the platform's compiler; 1 placed on a line\. 1 more error only echoes them/);
     expect(r.outputs).toMatchObject({ valid: 'false', 'error-count': '1' });

@@ -11,7 +11,9 @@ import { describe, expect, it } from 'vitest';
 
 /** Start `datamodel-ci-emulator`, read its JSON line, stop it with `signal`; the CA folder seen while it ran. */
 async function runUntil(signal: NodeJS.Signals, args: string[] = []): Promise<{ caDir: string; existed: boolean; code: number | null }> {
-  const child = spawn(process.execPath, ['packages/emulator/bin/datamodel-ci-emulator.mjs', '--seed', 'empty', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['packages/emulator/bin/datamodel-ci-emulator.mjs', '--seed', 'empty', ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const exit = new Promise<number | null>((resolve) => child.on('exit', resolve));
   const first = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout }).once('line', resolve);
@@ -24,13 +26,17 @@ async function runUntil(signal: NodeJS.Signals, args: string[] = []): Promise<{ 
 }
 
 describe('the temporary CA folder', () => {
-  it.each(['SIGTERM', 'SIGINT'] as const)('is removed when the emulator stops on %s', async (signal) => {
-    const r = await runUntil(signal);
-    expect(r.existed).toBe(true);
-    expect(r.caDir.startsWith(tmpdir())).toBe(true);
-    expect(r.code).toBe(0);
-    expect(existsSync(r.caDir)).toBe(false);
-  }, 60_000);
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'is removed when the emulator stops on %s',
+    async (signal) => {
+      const r = await runUntil(signal);
+      expect(r.existed).toBe(true);
+      expect(r.caDir.startsWith(tmpdir())).toBe(true);
+      expect(r.code).toBe(0);
+      expect(existsSync(r.caDir)).toBe(false);
+    },
+    60_000,
+  );
 
   it('is the state dir, kept, when --state-dir is given', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dmci-emu-state-'));

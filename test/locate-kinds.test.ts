@@ -71,20 +71,36 @@ const SALES = `views:
 `;
 
 const files = { 'model/users.yml': USERS, 'model/orders.yml': ORDERS, 'model/sales.yml': SALES };
-const at = (message: string, fileName?: string, texts: Record<string, string> = files) =>
-  locateError(fileName ? { fileName, message } : { message }, texts);
+const at = (message: string, fileName?: string, texts: Record<string, string> = files) => locateError(fileName ? { fileName, message } : { message }, texts);
 
 describe('views: the include that yields a name twice', () => {
   it('puts a collision on the later include: an alias, an item under a prefix, or `includes: "*"`', () => {
     // Without the prefix `buyers`, the alias `orders_count` collides with orders' `count`; users' "*" yields `city` again.
-    const texts = { ...files, 'model/sales.yml': SALES.replace('alias: count', 'alias: orders_count').replace('        alias: buyers\n        prefix: true\n', '') };
-    expect(at("sales cube: Included member 'orders_count' conflicts with existing member of 'sales'. Please consider excluding this member or assigning it an alias.", 'model/sales.yml', texts)).toMatchObject({ line: 13, precision: 'exact' });
-    expect(at("sales cube: Included member 'city' conflicts with existing member of 'sales'. Please consider excluding this member or assigning it an alias.", 'model/sales.yml', texts)).toMatchObject({ line: 15 });
+    const texts = {
+      ...files,
+      'model/sales.yml': SALES.replace('alias: count', 'alias: orders_count').replace('        alias: buyers\n        prefix: true\n', ''),
+    };
+    expect(
+      at(
+        "sales cube: Included member 'orders_count' conflicts with existing member of 'sales'. Please consider excluding this member or assigning it an alias.",
+        'model/sales.yml',
+        texts,
+      ),
+    ).toMatchObject({ line: 13, precision: 'exact' });
+    expect(
+      at(
+        "sales cube: Included member 'city' conflicts with existing member of 'sales'. Please consider excluding this member or assigning it an alias.",
+        'model/sales.yml',
+        texts,
+      ),
+    ).toMatchObject({ line: 15 });
   });
 
   it("puts a collision with the view's own member on that member", () => {
     const own = SALES.replace('    cubes:\n', '    measures:\n      - name: orders_status\n        type: count\n    cubes:\n');
-    expect(at("sales cube: Included member 'orders_status' conflicts with existing member of 'sales'.", 'model/sales.yml', { ...files, 'model/sales.yml': own })).toMatchObject({ line: 4 });
+    expect(
+      at("sales cube: Included member 'orders_status' conflicts with existing member of 'sales'.", 'model/sales.yml', { ...files, 'model/sales.yml': own }),
+    ).toMatchObject({ line: 4 });
   });
 
   it('puts a member no cube defines on the include that names it, prefix and all', () => {
@@ -104,7 +120,9 @@ describe('folders', () => {
 describe('joins', () => {
   it('puts a join to a cube without a primary key on the join, naming the cube that lacks it', () => {
     const noKey = { ...files, 'model/users.yml': USERS.replace('        primery_key: true\n', '') };
-    expect(at("orders cube: primary key for 'users' is required when join is defined in order to make aggregates work properly", 'model/orders.yml', noKey)).toEqual({
+    expect(
+      at("orders cube: primary key for 'users' is required when join is defined in order to make aggregates work properly", 'model/orders.yml', noKey),
+    ).toEqual({
       file: 'model/orders.yml',
       line: 5,
       column: 9,
@@ -114,7 +132,10 @@ describe('joins', () => {
   });
 
   it('puts a second join to the same cube on the later declaration', () => {
-    const twice = ORDERS.replace('    measures:\n', '      - name: users\n        sql: "{CUBE}.buyer_id = {users.id}"\n        relationship: many_to_one\n    measures:\n');
+    const twice = ORDERS.replace(
+      '    measures:\n',
+      '      - name: users\n        sql: "{CUBE}.buyer_id = {users.id}"\n        relationship: many_to_one\n    measures:\n',
+    );
     const message = "orders cube: Cube 'orders' declares 2 joins to 'users' (joins[0], joins[1]). Only one join per pair of cubes is supported.";
     expect(at(message, 'model/orders.yml', { 'model/orders.yml': twice })).toMatchObject({ line: 8 });
   });
@@ -133,7 +154,9 @@ Possible reasons (one of):
 
   it('finds a key the validator names without its path', () => {
     const masking = ORDERS + '    access_policy:\n      - group: support\n        member_masking:\n          includes: "*"\n';
-    expect(at('orders cube: "memberMasking" missing required peer "memberLevel"', 'model/orders.yml', { 'model/orders.yml': masking })).toMatchObject({ line: 21 });
+    expect(at('orders cube: "memberMasking" missing required peer "memberLevel"', 'model/orders.yml', { 'model/orders.yml': masking })).toMatchObject({
+      line: 21,
+    });
   });
 
   it("reads the line Cube puts in a YAML file's name, and goes back to the quote that was never closed", () => {
@@ -152,7 +175,11 @@ describe('circular extends (Cube says only "Maximum call stack size exceeded", w
       'model/refunds.js': 'cube(`refunds`, {\n  extends: returns,\n});\n',
       'model/returns.js': 'cube(`returns`, {\n  extends: refunds,\n  sql_table: `shop.returns`,\n});\n',
     };
-    expect(at('Maximum call stack size exceeded', undefined, js)).toMatchObject({ file: 'model/refunds.js', line: 2, note: 'circular extends: refunds → returns → refunds' });
+    expect(at('Maximum call stack size exceeded', undefined, js)).toMatchObject({
+      file: 'model/refunds.js',
+      line: 2,
+      note: 'circular extends: refunds → returns → refunds',
+    });
     const self = { 'model/users.yml': USERS.replace('    sql_table', '    extends: users\n    sql_table') };
     expect(at('Maximum call stack size exceeded', undefined, self)).toMatchObject({ line: 3, note: 'circular extends: users → users' });
     expect(at('Maximum call stack size exceeded', undefined, files)).toEqual({ precision: 'none' });
@@ -195,10 +222,9 @@ describe('root causes and their echoes', () => {
       ),
     ).toEqual([undefined, 0]);
     const child = { ...files, 'model/vip.yml': 'cubes:\n  - name: vip_users\n    extends: users\n' };
-    expect(place([invalidUsers, { fileName: 'model/vip.yml', message: 'vip_users cube: "dimensions.id" does not match any of the allowed types' }], child)).toEqual([
-      undefined,
-      0,
-    ]);
+    expect(
+      place([invalidUsers, { fileName: 'model/vip.yml', message: 'vip_users cube: "dimensions.id" does not match any of the allowed types' }], child),
+    ).toEqual([undefined, 0]);
     const typo = { ...files, 'model/sales.yml': SALES.replace('          - status\n', '          - stat\n') };
     expect(
       place(

@@ -107,7 +107,12 @@ describe('the PR comment, rendered as GitHub renders it', () => {
       message: 'users cube: "dimensions.city" does not match any of the allowed types',
       notes: ['also breaks: model/cubes/orders.yml, model/views/orders_view.yml'],
     };
-    const cycle: ViewError = { file: 'model/cubes/archive.yml', line: 3, message: 'Maximum call stack size exceeded', notes: ['circular extends: archive → archived_orders → archive'] };
+    const cycle: ViewError = {
+      file: 'model/cubes/archive.yml',
+      line: 3,
+      message: 'Maximum call stack size exceeded',
+      notes: ['circular extends: archive → archived_orders → archive'],
+    };
     const errors = [root, cycle];
     const { md, html } = comment({ ...base, state: 'invalid', upload, validation: { valid: false, errorCount: 2, errors } }, errors);
     wellFormed(md, html);
@@ -119,7 +124,12 @@ describe('the PR comment, rendered as GitHub renders it', () => {
     expect(nested('circular extends: archive → archived_orders → archive')).toBeDefined();
     // Each note is its own list item inside the error's item, right under the message.
     const rootItem = items.find((t) => t.startsWith('line 12'))!;
-    expect(rootItem.split('\n').map((l) => l.trim()).filter(Boolean)).toEqual([
+    expect(
+      rootItem
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean),
+    ).toEqual([
       'line 12: users cube: "dimensions.city" does not match any of the allowed types',
       'also breaks: model/cubes/orders.yml, model/views/orders_view.yml',
     ]);

@@ -60,7 +60,9 @@ async function checkRun(
   }));
   const title = r.valid ? `${r.branch}: valid` : `${r.branch}: ${plural(errors.length, 'error')}`;
   const echoes = echoCount(errors);
-  const folded = echoes ? ` ${plural(echoes, 'more error')} only ${echoes === 1 ? 'echoes' : 'echo'} them (a cube or view that depends on a failed one) and ${echoes === 1 ? 'is' : 'are'} named under ${errors.length === 1 ? 'it' : 'the error it echoes'}.` : '';
+  const folded = echoes
+    ? ` ${plural(echoes, 'more error')} only ${echoes === 1 ? 'echoes' : 'echo'} them (a cube or view that depends on a failed one) and ${echoes === 1 ? 'is' : 'are'} named under ${errors.length === 1 ? 'it' : 'the error it echoes'}.`
+    : '';
   const summary = r.valid
     ? 'The data model compiles on the platform.'
     : `${plural(errors.length, 'error')} from the platform's compiler; ${placed.length} placed on a line.${placed.length < errors.length ? ' The others are in the job summary.' : ''}${folded}`;

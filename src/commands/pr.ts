@@ -65,7 +65,8 @@ async function preview(x: ActionRun<'pr'>): Promise<number> {
   ).catch(async (e: unknown) => {
     // Refused input (the model-dir guard) ends the comment in a failed state with the reason, not on "updating".
     await updating;
-    if (e instanceof InputError && !x.settings.dryRun) await publish(x, { state: 'failed', branch, failure: failureOf('Preview', e, connection.apiUrl) }, { branch, state: 'open' });
+    if (e instanceof InputError && !x.settings.dryRun)
+      await publish(x, { state: 'failed', branch, failure: failureOf('Preview', e, connection.apiUrl) }, { branch, state: 'open' });
     throw e;
   });
   await updating;

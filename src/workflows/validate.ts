@@ -79,7 +79,9 @@ export async function validateBranch(ctx: OpContext, input: { branch: string; mo
   r.errors.forEach((e, i) => {
     const { at, echoOf } = placed[i]!;
     const root = echoOf === undefined ? undefined : rootAt.get(echoOf);
-    if (root) (root.echoes ??= []).push({ file: file(at.file), line: at.line, message: e.message });
+    if (!root) return;
+    (root.echoes ??= []).push({ file: file(at.file), line: at.line, message: e.message });
+    ctx.reporter.debug(`echo of the error at ${root.file ?? '?'}:${root.line ?? '?'}: ${file(at.file) ?? 'no file named'}: ${e.message.split('\n', 1)[0]}`);
   });
   // The errors are pinned to their lines by the caller (a check run, or the step's annotations).
   const echoes = r.errors.length - errors.length;

@@ -107,7 +107,15 @@ export function placeCorpus(models: BrokenModel[], compiled: Map<string, Compile
       const { at: located, echoOf } = placed[i]!;
       const intended = model.intended[i] as IntendedPlace;
       const onChangedFile = !!located.file && model.changed.includes(located.file);
-      out.push({ model: model.name, error, intended, located, ...(echoOf !== undefined ? { echoOf } : {}), onIntendedLine: onLine(intended, located), onChangedFile });
+      out.push({
+        model: model.name,
+        error,
+        intended,
+        located,
+        ...(echoOf !== undefined ? { echoOf } : {}),
+        onIntendedLine: onLine(intended, located),
+        onChangedFile,
+      });
     });
   }
   return out;
@@ -123,7 +131,9 @@ export function corpusFigures(placed: Placement[]) {
     echoes: echoes.length,
     echoesFolded: echoes.filter((p) => p.echoOf === p.intended.echoOf).length,
     /** Echoes the toolkit would show as error annotations on files the pull request did not change. */
-    echoesAsErrorsOnUnchangedFiles: echoes.filter((p) => p.echoOf === undefined && !p.onChangedFile).map((p) => `${p.model}: ${p.error.message.split('\n', 1)[0]}`),
+    echoesAsErrorsOnUnchangedFiles: echoes
+      .filter((p) => p.echoOf === undefined && !p.onChangedFile)
+      .map((p) => `${p.model}: ${p.error.message.split('\n', 1)[0]}`),
     /** Root causes folded under another error (hidden as errors): must be none. */
     rootsHidden: roots.filter((p) => p.echoOf !== undefined).map((p) => `${p.model}: ${p.error.message.split('\n', 1)[0]}`),
   };

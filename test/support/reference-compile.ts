@@ -79,7 +79,11 @@ export async function referenceCompile(files: CompilerFile[]): Promise<Reference
   };
   const repository = { localPath: () => '/reference-model', dataSchemaFiles: () => Promise.resolve(files.map((f) => ({ ...f }))) };
   const nativeInstance = { newJinjaEngine: () => ({ loadTemplate: refuse, renderTemplate: refuse }), loadPythonContext: refuse };
-  const compilers = prepareCompiler(repository, { allowNodeRequire: false, nativeInstance: nativeInstance as never, compileContext: {} }) as unknown as ReferenceCompilers;
+  const compilers = prepareCompiler(repository, {
+    allowNodeRequire: false,
+    nativeInstance: nativeInstance as never,
+    compileContext: {},
+  }) as unknown as ReferenceCompilers;
   compilers.compiler.errorReportOptions = { logger: () => undefined };
   let thrown: unknown;
   try {
@@ -122,7 +126,14 @@ export async function compareWithCompiler(model: BrokenModel): Promise<Parity> {
   const reference = await referenceCompile([...model.files].map(([path, content]) => ({ fileName: path.replace(/^model\//, ''), content })));
   const expected = reference.map((r, i) => {
     const marked = model.intended[i];
-    const fileName = r.fileName !== undefined ? (r.fileName === null ? null : `model/${r.fileName}`) : marked?.reported !== undefined ? marked.reported : (marked?.file ?? null);
+    const fileName =
+      r.fileName !== undefined
+        ? r.fileName === null
+          ? null
+          : `model/${r.fileName}`
+        : marked?.reported !== undefined
+          ? marked.reported
+          : (marked?.file ?? null);
     return { fileName, message: r.message };
   });
   const equal = emulator.length === expected.length && emulator.every((e, i) => e.message === expected[i]!.message && e.fileName === expected[i]!.fileName);

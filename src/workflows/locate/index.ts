@@ -48,7 +48,7 @@ export function placeErrors(errors: readonly CompilerError[], texts: ModelTexts)
     located,
     files,
   );
-  return located.map((at, i) => (echoOf[i] === undefined ? { at } : { at, echoOf: echoOf[i] as number }));
+  return located.map((at, i) => (echoOf[i] === undefined ? { at } : { at, echoOf: echoOf[i] }));
 }
 
 const at = (file: ModelFile, pos: Pos, precision: Precision): ErrorLocation => ({ file: file.path, line: pos.line, column: pos.column, precision });
@@ -85,7 +85,10 @@ function locate(error: CompilerError, files: ModelSet): ErrorLocation {
   const entity = found?.entity;
 
   const structural =
-    structureError(rest, files, file, entity) ?? includeError(rest, files, file, entity) ?? folderError(rest, files, file) ?? joinError(rest, files, file, entity);
+    structureError(rest, files, file, entity) ??
+    includeError(rest, files, file, entity) ??
+    folderError(rest, files, file) ??
+    joinError(rest, files, file, entity);
   if (structural) return structural;
   if (!file) {
     // No file named: a YAML structure error or a thrown message found in exactly one file.
@@ -128,7 +131,8 @@ function locate(error: CompilerError, files: ModelSet): ErrorLocation {
 
 /** `(line:col)` or a code frame (else the line of the file name), checked against the file and refined where the parser reports too late. */
 function syntaxPosition(file: ModelFile, message: string, fileLine?: number): ErrorLocation | undefined {
-  const hint = positionHint(message, file.language) ?? (fileLine ? { line: fileLine, columnBase: 1 as const, reason: message.split('\n', 1)[0] ?? '' } : undefined);
+  const hint =
+    positionHint(message, file.language) ?? (fileLine ? { line: fileLine, columnBase: 1 as const, reason: message.split('\n', 1)[0] ?? '' } : undefined);
   if (!hint || hint.line < 1 || hint.line > file.lines.length) return undefined;
   const text = file.lines.join('\n');
   if (file.language === 'yaml') {

@@ -24,7 +24,11 @@ export interface Include {
 }
 
 /** `"{orders.users}"`, `orders.users` → `users`. */
-const lastStep = (path: string) => path.replace(/[{}$\s]/g, '').split('.').at(-1) ?? '';
+const lastStep = (path: string) =>
+  path
+    .replace(/[{}$\s]/g, '')
+    .split('.')
+    .at(-1) ?? '';
 
 /** A cube's members by name, with their list, its parents' (`extends`) first, as the model files define them. */
 export function cubeMembers(files: ModelSet, cube: string, seen = new Set<string>()): Map<string, string> {
@@ -145,11 +149,11 @@ export function folderError(rest: string, files: ModelSet, file: ModelFile | und
     }
     return undefined;
   }
-  if ((m = /^Member '([^']+)' included in folder '([^']+)' not found/.exec(rest))) return find(undefined, m[2], { member: m[1] as string });
-  if ((m = /^Paths aren't allowed in the 'folders' but '([^']+)' has been provided for (\S+)$/.exec(rest))) return find(m[2], undefined, { member: m[1] as string });
-  if ((m = /^Join path '([^']+)' included in folder '([^']+)' not found in view '([^']+)'/.exec(rest))) return find(m[3], m[2], { joinPath: m[1] as string });
-  if ((m = /^Cube '[^']+' not found for join path '([^']+)' in folder '([^']+)'/.exec(rest))) return find(undefined, m[2], { joinPath: m[1] as string });
-  if ((m = /^Cannot use view '[^']+' in join_path '([^']+)' \(folder '([^']+)' of '([^']+)'\)/.exec(rest))) return find(m[3], m[2], { joinPath: m[1] as string });
+  if ((m = /^Member '([^']+)' included in folder '([^']+)' not found/.exec(rest))) return find(undefined, m[2], { member: m[1] });
+  if ((m = /^Paths aren't allowed in the 'folders' but '([^']+)' has been provided for (\S+)$/.exec(rest))) return find(m[2], undefined, { member: m[1] });
+  if ((m = /^Join path '([^']+)' included in folder '([^']+)' not found in view '([^']+)'/.exec(rest))) return find(m[3], m[2], { joinPath: m[1] });
+  if ((m = /^Cube '[^']+' not found for join path '([^']+)' in folder '([^']+)'/.exec(rest))) return find(undefined, m[2], { joinPath: m[1] });
+  if ((m = /^Cannot use view '[^']+' in join_path '([^']+)' \(folder '([^']+)' of '([^']+)'\)/.exec(rest))) return find(m[3], m[2], { joinPath: m[1] });
   return undefined;
 }
 

@@ -65,7 +65,7 @@ function asError(thrown: unknown): Error {
 }
 
 /** A compile that threw something else than the report of its errors (`CompileError`, not exported by Cube). */
-const aborted = (thrown: unknown) => thrown !== undefined && (thrown as { constructor?: { name?: string } } | null)?.constructor?.name !== 'CompileError';
+const aborted = (thrown: unknown) => thrown !== undefined && thrown?.constructor?.name !== 'CompileError';
 
 /**
  * The file of an error that ended the compile. A YAML syntax error's file carries the parser's line,
