@@ -110,7 +110,10 @@ const O = {
   uploaded: { name: 'uploaded', description: 'Number of files sent (new or changed).' },
   deleted: { name: 'deleted', description: 'Number of files deleted on the platform (or branches, for cleanup).' },
   valid: { name: 'valid', description: '`true` when the data model compiles.' },
-  errorCount: { name: 'error-count', description: 'Number of validation errors.' },
+  errorCount: {
+    name: 'error-count',
+    description: 'Number of validation errors (root causes: an error that only echoes another, such as a join to the cube that failed, is counted under it).',
+  },
   stagingUrl: { name: 'staging-url', description: 'REST API address of the staging environment.' },
   environmentId: { name: 'environment-id', description: 'Id of the staging environment.' },
   syncJobId: { name: 'sync-job-id', description: 'Id of the dbt sync run.' },

@@ -137,6 +137,33 @@ describe('the pr lifecycle command', () => {
     expect(names).toEqual(['preview-pr-11']);
   });
 
+  it('a push breaking a cube others join: one annotation, on it, naming the files it also breaks; the echo on orders.yml is no annotation and is not counted', async () => {
+    gh.setHead(PR, sha(6));
+    const customers = DEMO_MODEL['model/cubes/customers.yml']!;
+    const broken = customers.replace('        sql: country\n        type: string', '        sql: country\n        type: text');
+    writeModel({ 'model/cubes/customers.yml': broken });
+    const r = await run('pr', pullRequestEvent('synchronize', { number: PR, headSha: sha(6) }));
+    expect(r.code).toBe(1);
+    const check = gh
+      .checkRuns()
+      .filter((c) => c.name === 'datamodel-ci / validation')
+      .at(-1)!;
+    expect(check.annotations.map((a) => [a.path, a.startLine])).toEqual([
+      [`${modelDir}/model/cubes/customers.yml`, broken.split('\n').indexOf('        type: text') + 1],
+    ]);
+    expect(check.annotations[0]!.message).toContain(`also breaks: ${modelDir}/model/cubes/orders.yml`);
+    expect(check.output.summary).toMatch(/1 error from the platform's compiler; 1 placed on a line\. 1 more error only echoes them/);
+    expect(r.outputs).toMatchObject({ valid: 'false', 'error-count': '1' });
+    const body = gh.comments(PR)[0]!.body;
+    expect(body).toContain('### ❌ Data-model preview · 1 error in 1 file');
+    // (Outside text is escaped for Markdown.)
+    expect(body).toMatch(/\n {2}- also breaks\\: .*orders\\\.yml/);
+    // Fixed again for what follows.
+    writeModel({ 'model/cubes/customers.yml': customers });
+    gh.setHead(PR, sha(7));
+    expect((await run('pr', pullRequestEvent('synchronize', { number: PR, headSha: sha(7) }))).code).toBe(0);
+  });
+
   it('a stale run (the PR moved on) writes no comment and merges nothing', async () => {
     gh.setHead(PR, sha(5));
     const before = gh.comments(PR)[0]!.body;

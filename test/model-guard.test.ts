@@ -37,6 +37,13 @@ describe('the model-dir guard', () => {
       /model-dir: got ".*repo", expected the folder that holds cube\.js and model\/ \(the upload would leave preview-pr-51 with no cube or view \(\d+ of its \d+ model files deleted\); ".*repo\/analytics" holds cube\.js or model\/\); set allow-model-deletion: true if the deletion is meant/,
     );
     expect(lc.em.state.deployments[0]!.branches['preview-pr-51']!.head).toEqual(before);
+    // The comment ends in a failed state with the reason, not on "updating".
+    const comment = lc.gh.comments(51).at(-1)!.body;
+    expect(comment).toContain('### ❌ Data-model preview · failed');
+    expect(comment).not.toContain('updating for');
+    // (Outside text is escaped for Markdown.)
+    expect(comment).toContain('**Preview failed:** model\\-dir\\: got');
+    expect(comment).toContain('set allow\\-model\\-deletion\\: true if the deletion is meant');
 
     // Said explicitly, it goes ahead.
     const allowed = await lc.run(51, 'synchronize', {

@@ -8,6 +8,8 @@ import { composeComment } from '../src/github/comment.js';
 import { hint } from '../src/github/error-hints.js';
 import { nextView, type PreviewView, type ViewError } from '../src/github/preview-view.js';
 import { renderPreview } from '../src/github/render-preview.js';
+import { selectAll } from 'hast-util-select';
+import { toText } from 'hast-util-to-text';
 import { renderGfm, type Rendered } from './support/gfm.js';
 
 const SHA = '4f1c2d3e5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d';
@@ -96,6 +98,55 @@ describe('the PR comment, rendered as GitHub renders it', () => {
     );
     expect(html.text).toContain('orders cube: (measures.total.type = summ) must be one of 11 allowed values. Did you mean sum?');
     expect(html.text).not.toContain('countDistinctApprox');
+  });
+
+  it('invalid: a root cause with its echoes folded under it, one line each for what the model adds and the files it also breaks', () => {
+    const root: ViewError = {
+      file: 'model/cubes/users.yml',
+      line: 12,
+      message: 'users cube: "dimensions.city" does not match any of the allowed types',
+      notes: ['also breaks: model/cubes/orders.yml, model/views/orders_view.yml'],
+    };
+    const cycle: ViewError = {
+      file: 'model/cubes/archive.yml',
+      line: 3,
+      message: 'Maximum call stack size exceeded',
+      notes: ['circular extends: archive → archived_orders → archive'],
+    };
+    const errors = [root, cycle];
+    const { md, html } = comment({ ...base, state: 'invalid', upload, validation: { valid: false, errorCount: 2, errors } }, errors);
+    wellFormed(md, html);
+    // Two root causes in two files: the echoes are not counted.
+    expect(html.headings[0]!.text).toBe('❌ Data-model preview · 2 errors in 2 files');
+    const items = selectAll('li', html.tree).map((li) => toText(li));
+    const nested = (text: string) => items.find((t) => t.startsWith(text));
+    expect(nested('also breaks: model/cubes/orders.yml, model/views/orders_view.yml')).toBeDefined();
+    expect(nested('circular extends: archive → archived_orders → archive')).toBeDefined();
+    // Each note is its own list item inside the error's item, right under the message.
+    const rootItem = items.find((t) => t.startsWith('line 12'))!;
+    expect(
+      rootItem
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean),
+    ).toEqual([
+      'line 12: users cube: "dimensions.city" does not match any of the allowed types',
+      'also breaks: model/cubes/orders.yml, model/views/orders_view.yml',
+    ]);
+  });
+
+  it('failed: the fix hint the terminal prints under the failure is under it in the comment too', () => {
+    const failure = {
+      step: 'Preview',
+      message: 'GET /api/v1/deployments -> 401: invalid token',
+      hint: 'the platform refused the API key (401): check that --api-key (DATAMODEL_CI_API_KEY) holds the whole key',
+    };
+    const { md, html } = comment({ ...base, state: 'failed', failure });
+    wellFormed(md, html);
+    const paragraphs = selectAll('p', html.tree).map((p) => toText(p));
+    const at = paragraphs.findIndex((p) => p.startsWith('Preview failed: GET /api/v1/deployments -> 401: invalid token'));
+    expect(at).toBeGreaterThanOrEqual(0);
+    expect(paragraphs[at + 1]).toBe('Hint: the platform refused the API key (401): check that --api-key (DATAMODEL_CI_API_KEY) holds the whole key');
   });
 
   it('fixed after a broken push, and failed after a good run: only this run shows', () => {

@@ -4,7 +4,7 @@
  * workflow commands, of which GitHub shows 10 per step, with a note of how many were not shown.
  */
 import type { CheckAnnotation } from '../github/types.js';
-import type { ModelError } from '../workflows/validate.js';
+import { errorNotes, type ModelError } from '../workflows/validate.js';
 import type { ActionRun } from './action-run.js';
 import { plural } from '../report/plural.js';
 
@@ -19,14 +19,20 @@ function status(e: unknown): number | undefined {
   return typeof s === 'number' ? s : undefined;
 }
 
-/** Pin the errors: a check run when possible, else workflow commands. */
+/** An annotation's text: the platform's message, then what the model files add and the files its echoes are on, a line each. */
+export const annotationText = (e: ModelError) => [e.message, ...errorNotes(e)].join('\n');
+
+/** Echoes folded under the root causes (never annotations of their own). */
+const echoCount = (errors: ModelError[]) => errors.reduce((n, e) => n + (e.echoes?.length ?? 0), 0);
+
+/** Pin the root causes (their echoes are folded into their text): a check run when possible, else workflow commands. */
 export async function annotate(x: ActionRun, errors: ModelError[], result: { branch: string; valid: boolean }): Promise<void> {
   const placed = errors.filter((e): e is ModelError & { file: string; line: number } => !!e.file && !!e.line);
   const head = x.run.pr?.headSha;
   if (x.github && head && !x.settings.dryRun && (await checkRun(x, head, errors, placed, result))) return;
   const inActions = x.run.runId !== undefined;
   const shown = inActions ? errors.slice(0, PER_STEP) : errors;
-  for (const e of shown) x.reporter.error(e.message, { file: e.file, line: e.line, ...(e.column ? { column: e.column } : {}), title: 'data model' });
+  for (const e of shown) x.reporter.error(annotationText(e), { file: e.file, line: e.line, ...(e.column ? { column: e.column } : {}), title: 'data model' });
   if (shown.length < errors.length) {
     x.reporter.warning(
       `${plural(errors.length - shown.length, 'more error')} ${errors.length - shown.length === 1 ? 'is' : 'are'} not shown as annotations (GitHub shows ${PER_STEP} per step); every error is in the job summary. Grant the job \`checks: write\` to get them all as annotations of the "${CHECK_NAME}" check.`,
@@ -49,13 +55,17 @@ async function checkRun(
     endLine: e.line,
     ...(e.column ? { startColumn: e.column } : {}),
     level: 'failure',
-    message: e.message.slice(0, 64_000),
+    message: annotationText(e).slice(0, 64_000),
     title: 'data model',
   }));
   const title = r.valid ? `${r.branch}: valid` : `${r.branch}: ${plural(errors.length, 'error')}`;
+  const echoes = echoCount(errors);
+  const folded = echoes
+    ? ` ${plural(echoes, 'more error')} only ${echoes === 1 ? 'echoes' : 'echo'} them (a cube or view that depends on a failed one) and ${echoes === 1 ? 'is' : 'are'} named under ${errors.length === 1 ? 'it' : 'the error it echoes'}.`
+    : '';
   const summary = r.valid
     ? 'The data model compiles on the platform.'
-    : `${plural(errors.length, 'error')} from the platform's compiler; ${placed.length} placed on a line.${placed.length < errors.length ? ' The others are in the job summary.' : ''}`;
+    : `${plural(errors.length, 'error')} from the platform's compiler; ${placed.length} placed on a line.${placed.length < errors.length ? ' The others are in the job summary.' : ''}${folded}`;
   try {
     const run = await github.createCheckRun({
       name: CHECK_NAME,

@@ -11,7 +11,8 @@ import { annotate } from './annotate.js';
 import { breakingFailure, recordImpact } from './impact.js';
 import type { ImpactView } from '../github/render-impact.js';
 import { deployPreview, retirePreview } from './github-deployment.js';
-import { platformPageUrl, publish } from './publish.js';
+import { platformPageUrl, publish, viewErrors } from './publish.js';
+import { hintFor } from '../report/hints.js';
 import { plural } from '../report/plural.js';
 
 /** Events that (re)build the preview. */
@@ -61,7 +62,13 @@ async function preview(x: ActionRun<'pr'>): Promise<number> {
       ...(inputs.impact ? { impact: connection.caCert ? { ca: connection.caCert } : {} } : {}),
     },
     { isStale: () => isStale(x) },
-  );
+  ).catch(async (e: unknown) => {
+    // Refused input (the model-dir guard) ends the comment in a failed state with the reason, not on "updating".
+    await updating;
+    if (e instanceof InputError && !x.settings.dryRun)
+      await publish(x, { state: 'failed', branch, failure: failureOf('Preview', e, connection.apiUrl) }, { branch, state: 'open' });
+    throw e;
+  });
   await updating;
   if (o.upload) {
     x.out['dev-branch'] = o.upload.devBranch ?? '';
@@ -80,7 +87,7 @@ async function preview(x: ActionRun<'pr'>): Promise<number> {
   const view: Partial<PreviewView> = { branch, deployBranch: target.deployBranch };
   if (o.upload) view.upload = { sent: o.upload.uploaded, deleted: o.upload.deleted, unchanged: o.upload.unchanged, via: o.upload.via };
   let failure = o.failure;
-  const errors = o.validation?.errors ?? [];
+  const errors = viewErrors(o.validation?.errors ?? []);
   // The check run, the comment and the GitHub deployment depend on nothing of each other: written together.
   const github: Promise<unknown>[] = [];
   if (o.validation) {
@@ -89,7 +96,7 @@ async function preview(x: ActionRun<'pr'>): Promise<number> {
     x.out.valid = String(v.valid);
     x.out['error-count'] = String(v.errors.length);
     x.out.status = v.valid ? 'valid' : 'invalid';
-    view.validation = { valid: v.valid, errorCount: v.errors.length, errors: v.errors, ...(v.cubes !== undefined ? { cubes: v.cubes } : {}) };
+    view.validation = { valid: v.valid, errorCount: v.errors.length, errors, ...(v.cubes !== undefined ? { cubes: v.cubes } : {}) };
     if (!v.valid && inputs.failOnInvalid) failure ??= `the data model on ${branch} is invalid: ${plural(v.errors.length, 'error')}`;
   }
   if (o.staging) {
@@ -105,7 +112,7 @@ async function preview(x: ActionRun<'pr'>): Promise<number> {
     failure ??= breakingFailure(o.impact, inputs.failOnBreaking);
   }
   if (o.failure) {
-    view.failure = { step: 'Preview', message: o.failure };
+    view.failure = failureOf('Preview', o.failureCause ?? new Error(o.failure), connection.apiUrl, o.failure);
     x.out.status = 'failed';
   }
   github.push(
@@ -123,6 +130,12 @@ async function preview(x: ActionRun<'pr'>): Promise<number> {
   if (rejected) throw rejected.reason;
   if (failure) throw new StepFailed(failure, o.failure ? { cause: o.failureCause } : undefined);
   return 0;
+}
+
+/** A failure as the comment shows it: the step, the message, and the hint the terminal prints under it. */
+function failureOf(step: string, cause: unknown, apiUrl: string, message = cause instanceof Error ? cause.message : String(cause)) {
+  const hint = hintFor(cause, apiUrl);
+  return { step, message, ...(hint ? { hint } : {}) };
 }
 
 async function close(x: ActionRun<'pr'>): Promise<number> {

@@ -8,9 +8,18 @@ import type { ImpactView } from '../github/render-impact.js';
 import { renderPreview } from '../github/render-preview.js';
 import type { ActionRun } from './action-run.js';
 import { plural } from '../report/plural.js';
+import { errorNotes, type ModelError } from '../workflows/validate.js';
 
 /** A change to the view; the state is derived from the steps when not given. */
 export type ViewUpdate = Partial<Omit<PreviewView, 'state'>> & { state?: PreviewState };
+
+/** The errors as the comment lists them: the root causes, each with the lines shown under it. */
+export function viewErrors(errors: ModelError[]): ViewError[] {
+  return errors.map((e) => {
+    const notes = errorNotes(e);
+    return { ...(e.file ? { file: e.file } : {}), ...(e.line ? { line: e.line } : {}), message: e.message, ...(notes.length ? { notes } : {}) };
+  });
+}
 
 /** The state a view's steps add up to: a failure, errors, a valid model, else still going. */
 export function derivedState(v: Omit<PreviewView, 'state'>): PreviewState {

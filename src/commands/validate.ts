@@ -3,7 +3,7 @@ import { ensureBuilt } from '../workflows/branch-build.js';
 import { validateBranch } from '../workflows/validate.js';
 import { resolveBranch, StepFailed, type ActionRun } from './action-run.js';
 import { annotate } from './annotate.js';
-import { publish } from './publish.js';
+import { publish, viewErrors } from './publish.js';
 import { plural } from '../report/plural.js';
 
 export async function validateCommand(x: ActionRun<'validate'>): Promise<number> {
@@ -16,11 +16,12 @@ export async function validateCommand(x: ActionRun<'validate'>): Promise<number>
   x.out.valid = String(r.valid);
   x.out['error-count'] = String(r.errors.length);
   x.out.status = r.valid ? 'valid' : 'invalid';
+  const errors = viewErrors(r.errors);
   await publish(
     x,
-    { branch, validation: { valid: r.valid, errorCount: r.errors.length, errors: r.errors, ...(r.cubes !== undefined ? { cubes: r.cubes } : {}) } },
+    { branch, validation: { valid: r.valid, errorCount: r.errors.length, errors, ...(r.cubes !== undefined ? { cubes: r.cubes } : {}) } },
     { branch },
-    { errors: r.errors },
+    { errors },
   );
   if (!r.valid && x.settings.inputs.failOnInvalid) throw new StepFailed(`the data model on ${branch} is invalid: ${plural(r.errors.length, 'error')}`);
   return 0;

@@ -15,6 +15,8 @@ export interface ViewError {
   file?: string;
   line?: number;
   message: string;
+  /** Lines shown under the error: what the model files add, the files its echoes are on. */
+  notes?: string[];
 }
 
 export interface PreviewView {
@@ -41,8 +43,8 @@ export interface PreviewView {
   dbt?: { syncJobId: string; branch: string; status: string };
   /** What the pull request changes in the semantic layer, and the content it breaks. */
   impact?: ImpactView;
-  /** What failed, when the run failed on the platform. */
-  failure?: { step: string; message: string };
+  /** What failed, when the run failed on the platform (or its input was refused), with the fix the terminal shows. */
+  failure?: { step: string; message: string; hint?: string };
   /** Branches a failed close left on the platform (a rerun or the sweep removes them). */
   pending?: string[];
   /** Why nothing ran (fork PR). */
@@ -74,7 +76,12 @@ export function nextView(
   const next: PreviewView = { ...base, ...update, headSha: run.headSha, runId: run.runId };
   // The ledger travels in the comment: its outside texts are kept short (the job summary has them whole).
   if (next.validation)
-    next.validation = { ...next.validation, errors: next.validation.errors.slice(0, LEDGER_ERRORS).map((e) => ({ ...e, message: short(e.message, 500) })) };
+    next.validation = {
+      ...next.validation,
+      errors: next.validation.errors
+        .slice(0, LEDGER_ERRORS)
+        .map((e) => ({ ...e, message: short(e.message, 500), ...(e.notes ? { notes: e.notes.slice(0, 3).map((n) => short(n, 300)) } : {}) })),
+    };
   if (next.impact) {
     const i = next.impact;
     const rows = <T>(xs: T[]) => xs.slice(0, LEDGER_IMPACT_ROWS);
@@ -87,7 +94,8 @@ export function nextView(
       ...(i.unavailable ? { unavailable: short(i.unavailable, 600) } : {}),
     };
   }
-  if (next.failure) next.failure = { ...next.failure, message: short(next.failure.message, 2000) };
+  if (next.failure)
+    next.failure = { ...next.failure, message: short(next.failure.message, 2000), ...(next.failure.hint ? { hint: short(next.failure.hint, 1000) } : {}) };
   if (next.skipped) next.skipped = short(next.skipped, 1000);
   if (next.pending) next.pending = next.pending.slice(0, 10).map((b) => short(b, 200));
   return next;

@@ -110,9 +110,11 @@ function errorLine(v: PreviewView, e: ViewError): string {
   const message = cut(h.message, 600);
   const shown = text(message) + (h.given ? `, not ${code(h.given)}` : '');
   const said = shown + (h.suggestion ? `${!h.given && /[.!?]$/.test(message) ? '' : '.'} Did you mean ${code(h.suggestion)}?` : '');
-  if (linkable(v, e.file) && e.line) return `- ${link(`line ${e.line}`, `${v.repoUrl}/blob/${v.headSha}/${pathInUrl(e.file)}#L${e.line}`)}: ${said}`;
-  if (e.line) return `- line ${e.line}: ${said}`;
-  return `- ${said}`;
+  // What the model files add and the files the error's echoes are on: one line each, under it.
+  const under = (e.notes ?? []).map((n) => `\n  - ${text(cut(n, 300))}`).join('');
+  if (linkable(v, e.file) && e.line) return `- ${link(`line ${e.line}`, `${v.repoUrl}/blob/${v.headSha}/${pathInUrl(e.file)}#L${e.line}`)}: ${said}${under}`;
+  if (e.line) return `- line ${e.line}: ${said}${under}`;
+  return `- ${said}${under}`;
 }
 
 /** The errors grouped by file, in the order they came. */
@@ -169,7 +171,11 @@ function lead(v: PreviewView): string[] {
   if (v.state === 'closed') return [`Closed without merging: the preview's branches were deleted (${branch}).`];
   if (v.state === 'skipped') return [text(v.skipped ?? 'Nothing was validated.')];
   if (v.state === 'updating') return [`A run started for this commit; this comment is rewritten when it ends.`];
-  if (v.failure) return [`**${text(v.failure.step)} failed:** ${text(cut(v.failure.message, 1000))}`, ...pendingLine(v)];
+  if (v.failure) {
+    // The fix the terminal and the log show under the failure, under it here too.
+    const hint = v.failure.hint ? ['', `**Hint:** ${text(cut(v.failure.hint, 600))}`] : [];
+    return [`**${text(v.failure.step)} failed:** ${text(cut(v.failure.message, 1000))}`, ...hint, ...pendingLine(v)];
+  }
   return [];
 }
 

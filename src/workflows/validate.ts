@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, posix, relative, sep } from 'node:path';
 import type { OpContext } from './context.js';
-import { createLocator, type Precision } from './locate/index.js';
+import { placeErrors, type Precision } from './locate/index.js';
 import { readModelTexts } from './locate/read-model-texts.js';
 import { plural } from '../report/plural.js';
 
@@ -16,12 +16,26 @@ export interface ModelError {
   precision: Precision;
   /** The platform's message, unchanged. */
   message: string;
+  /** What the model files add to the message (the cycle of a circular `extends`, the cube that lacks a primary key). */
+  note?: string;
+  /** Errors that only echo this one (a join to the cube that failed), folded under it. */
+  echoes?: EchoError[];
+}
+
+/** An error the platform reports because of another (its root cause): shown under it, never on its own. */
+export interface EchoError {
+  file: string | undefined;
+  line: number | undefined;
+  message: string;
 }
 
 export interface ValidateResult {
   branch: string;
   valid: boolean;
+  /** The root causes, each with its echoes. */
   errors: ModelError[];
+  /** Every error the platform reported, echoes included. */
+  reported: number;
   /** Cubes and views the platform counted, when it says. */
   cubes?: number;
 }
@@ -49,16 +63,41 @@ export function repoPath(modelDir: string, fileName: string): string {
 export async function validateBranch(ctx: OpContext, input: { branch: string; modelDir: string }): Promise<ValidateResult> {
   const r = await ctx.client.dataModel.validate({ deploymentId: ctx.deploymentId, query: { branchName: input.branch } }, { signal: ctx.signal });
   // The checkout's model files, read only when there is something to place in them.
-  const locate = createLocator(r.errors.length > 0 ? await readModelTexts(input.modelDir) : new Map());
-  const errors = r.errors.map((e): ModelError => {
-    const at = locate(e);
-    const error: ModelError = { file: at.file ? repoPath(input.modelDir, at.file) : undefined, line: at.line, precision: at.precision, message: e.message };
+  const placed = placeErrors(r.errors, r.errors.length > 0 ? await readModelTexts(input.modelDir) : new Map());
+  const file = (f: string | undefined) => (f ? repoPath(input.modelDir, f) : undefined);
+  const errors: ModelError[] = [];
+  const rootAt = new Map<number, ModelError>();
+  r.errors.forEach((e, i) => {
+    const { at, echoOf } = placed[i]!;
+    if (echoOf !== undefined) return;
+    const error: ModelError = { file: file(at.file), line: at.line, precision: at.precision, message: e.message };
     if (at.column !== undefined) error.column = at.column;
-    return error;
+    if (at.note) error.note = at.note;
+    errors.push(error);
+    rootAt.set(i, error);
+  });
+  r.errors.forEach((e, i) => {
+    const { at, echoOf } = placed[i]!;
+    const root = echoOf === undefined ? undefined : rootAt.get(echoOf);
+    if (!root) return;
+    (root.echoes ??= []).push({ file: file(at.file), line: at.line, message: e.message });
+    ctx.reporter.debug(`echo of the error at ${root.file ?? '?'}:${root.line ?? '?'}: ${file(at.file) ?? 'no file named'}: ${e.message.split('\n', 1)[0]}`);
   });
   // The errors are pinned to their lines by the caller (a check run, or the step's annotations).
+  const echoes = r.errors.length - errors.length;
   ctx.reporter.info(
-    r.valid ? `${input.branch}: the data model is valid (${r.cubesCount ?? '?'} cubes and views)` : `${input.branch}: ${plural(errors.length, 'error')}`,
+    r.valid
+      ? `${input.branch}: the data model is valid (${r.cubesCount ?? '?'} cubes and views)`
+      : `${input.branch}: ${plural(errors.length, 'error')}${echoes ? ` (and ${plural(echoes, 'echo', 'echoes')} of ${errors.length === 1 ? 'it' : 'them'} on other files)` : ''}`,
   );
-  return { branch: input.branch, valid: r.valid, errors, ...(typeof r.cubesCount === 'number' ? { cubes: r.cubesCount } : {}) };
+  return { branch: input.branch, valid: r.valid, errors, reported: r.errors.length, ...(typeof r.cubesCount === 'number' ? { cubes: r.cubesCount } : {}) };
+}
+
+/** The lines shown under an error: what the model files add, and the files its echoes are on. */
+export function errorNotes(e: ModelError): string[] {
+  const out = e.note ? [e.note] : [];
+  // The root's own file says nothing new: an echo there is folded without a word.
+  const others = [...new Set((e.echoes ?? []).map((x) => x.file ?? 'no file named'))].filter((f) => f !== e.file);
+  if (others.length) out.push(`also breaks: ${others.join(', ')}`);
+  return out;
 }

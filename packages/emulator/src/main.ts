@@ -150,16 +150,19 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
     io.err(`datamodel-ci-emulator: ${(e as Error).message}`);
     return 1;
   }
-  io.out(JSON.stringify({ baseUrl: emulator.baseUrl, caFile: emulator.caFile, credentials: emulator.credentials, deployments: emulator.deployments }));
-  await new Promise<void>((resolveStop) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolveStop();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
-  await emulator.close();
+  // The signals are caught before the line is printed (a caller may stop it as soon as it reads the line),
+  // and until the emulator has closed (its temporary CA folder removed).
+  let stop = () => undefined as void;
+  const stopped = new Promise<void>((resolveStop) => (stop = resolveStop));
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  try {
+    io.out(JSON.stringify({ baseUrl: emulator.baseUrl, caFile: emulator.caFile, credentials: emulator.credentials, deployments: emulator.deployments }));
+    await stopped;
+    await emulator.close();
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  }
   return 0;
 }

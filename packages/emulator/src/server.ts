@@ -2,7 +2,7 @@
  * The platform emulator: the spec's whole system over HTTPS on one machine. Requests are routed with
  * the contract's route table and checked with the same zod schemas; handlers keep the state.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
@@ -228,6 +228,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       for (const s of sockets) s.destroy();
       await new Promise<void>((r) => server.close(() => r()));
       await engine.close();
+      // The folder made for the CA goes with the emulator; a --state-dir is the user's and stays.
+      if (!stateDir) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

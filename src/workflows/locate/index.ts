@@ -5,11 +5,14 @@
  */
 import { swallowingTemplateStart } from './js-model.js';
 import { contextPrefix, mistakeClaim, positionHint, referenceOf, stripAnsi, validatorClaims, type Reference } from './message.js';
-import { cleanPath, ModelSet, resolveFileName, type ModelTexts } from './model-set.js';
-import { resolvePath, type ErrorLocation, type ModelFile, type Pos, type Precision } from './model-tree.js';
+import { foldEchoes } from './echoes.js';
+import { extendsCycle, joinError } from './joins.js';
+import { cleanPath, ModelSet, resolveFileName, splitLineSuffix, type ModelTexts } from './model-set.js';
+import { keyEntries, resolvePath, type Entry, type ErrorLocation, type ModelFile, type Pos, type Precision } from './model-tree.js';
 import { findReference, findThrownLiteral } from './references.js';
 import { structureError, yamlStructureError } from './structure.js';
-import { unclosedYamlStart } from './yaml-model.js';
+import { folderError, includeError } from './views.js';
+import { swallowingQuoteStart, unclosedYamlStart } from './yaml-model.js';
 
 export type { ErrorLocation, Precision } from './model-tree.js';
 export type { ModelTexts } from './model-set.js';
@@ -30,14 +33,38 @@ export function locateError(error: CompilerError, texts: ModelTexts): ErrorLocat
   return createLocator(texts)(error);
 }
 
+/** An error's place, and the root cause it echoes (its index among the errors) when it is an echo. */
+export interface Placed {
+  at: ErrorLocation;
+  echoOf?: number;
+}
+
+/** Place every error of one validation and fold its echoes under their root causes (./echoes.ts). */
+export function placeErrors(errors: readonly CompilerError[], texts: ModelTexts): Placed[] {
+  const files = new ModelSet(texts);
+  const located = errors.map((e) => locate(e, files));
+  const echoOf = foldEchoes(
+    errors.map((e) => e.message),
+    located,
+    files,
+  );
+  return located.map((at, i) => (echoOf[i] === undefined ? { at } : { at, echoOf: echoOf[i] }));
+}
+
 const at = (file: ModelFile, pos: Pos, precision: Precision): ErrorLocation => ({ file: file.path, line: pos.line, column: pos.column, precision });
 
 function locate(error: CompilerError, files: ModelSet): ErrorLocation {
   const message = stripAnsi(error.message);
-  const key = error.fileName ? resolveFileName(error.fileName, files.paths) : undefined;
+  // Cube names a YAML syntax error's file with the parser's line: `model/cubes/users.yml:32`.
+  const named = error.fileName ? splitLineSuffix(error.fileName) : undefined;
+  const key = named ? resolveFileName(named.name, files.paths) : undefined;
   // A file that is not in the checkout gets no line: there is nothing to check one against.
-  if (error.fileName && !key) return { file: cleanPath(error.fileName), precision: 'file' };
+  if (named && !key) return { file: cleanPath(named.name), precision: 'file' };
   let file = key ? files.file(key) : undefined;
+  if (!error.fileName && message.split('\n', 1)[0] === 'Maximum call stack size exceeded') {
+    const cycle = extendsCycle(files);
+    if (cycle) return cycle;
+  }
   const { entity: entityName, rest } = contextPrefix(message);
   // A syntax error without a file name: the one file the parsers reject.
   if (!error.fileName && positionHint(message, 'other')) {
@@ -46,7 +73,7 @@ function locate(error: CompilerError, files: ModelSet): ErrorLocation {
   }
 
   if (file) {
-    const position = syntaxPosition(file, message);
+    const position = syntaxPosition(file, message, named?.line);
     if (position) return position;
   }
 
@@ -57,7 +84,11 @@ function locate(error: CompilerError, files: ModelSet): ErrorLocation {
   file ??= found?.file;
   const entity = found?.entity;
 
-  const structural = structureError(rest, files, file, entity);
+  const structural =
+    structureError(rest, files, file, entity) ??
+    includeError(rest, files, file, entity) ??
+    folderError(rest, files, file) ??
+    joinError(rest, files, file, entity);
   if (structural) return structural;
   if (!file) {
     // No file named: a YAML structure error or a thrown message found in exactly one file.
@@ -73,6 +104,9 @@ function locate(error: CompilerError, files: ModelSet): ErrorLocation {
     if (claim) {
       const r = resolvePath(entity.body, entity.start, claim.path);
       if (r.depth > 0) return at(file, r.at, r.complete ? 'exact' : 'member');
+      // A key the validator names without its path (`"memberMasking" missing required peer`): its one place.
+      const anywhere = typeof claim.path.at(-1) === 'string' ? keyEntries(entity.body, claim.path.at(-1) as string) : [];
+      if (anywhere.length === 1) return at(file, (anywhere[0] as Entry).at, 'exact');
       // A JS cube's `name` is the call's first argument, not a key.
       if (claim.path[0] === 'name') return at(file, entity.nameAt, 'exact');
       return at(file, entity.start, 'cube');
@@ -95,9 +129,10 @@ function locate(error: CompilerError, files: ModelSet): ErrorLocation {
   return file ? { file: file.path, precision: 'file' } : { precision: 'none' };
 }
 
-/** `(line:col)` or a code frame, checked against the file and refined where the parser reports too late. */
-function syntaxPosition(file: ModelFile, message: string): ErrorLocation | undefined {
-  const hint = positionHint(message, file.language);
+/** `(line:col)` or a code frame (else the line of the file name), checked against the file and refined where the parser reports too late. */
+function syntaxPosition(file: ModelFile, message: string, fileLine?: number): ErrorLocation | undefined {
+  const hint =
+    positionHint(message, file.language) ?? (fileLine ? { line: fileLine, columnBase: 1 as const, reason: message.split('\n', 1)[0] ?? '' } : undefined);
   if (!hint || hint.line < 1 || hint.line > file.lines.length) return undefined;
   const text = file.lines.join('\n');
   if (file.language === 'yaml') {
@@ -107,7 +142,7 @@ function syntaxPosition(file: ModelFile, message: string): ErrorLocation | undef
       : /end of the stream within a flow collection/.test(hint.reason)
         ? 'flow'
         : undefined;
-    const start = unclosed ? unclosedYamlStart(text, unclosed) : undefined;
+    const start = unclosed ? unclosedYamlStart(text, unclosed) : swallowingQuoteStart(text, hint.line);
     if (start) return at(file, start, 'exact');
   }
   const lineText = file.lines[hint.line - 1] ?? '';

@@ -20,6 +20,16 @@ const posOf = (n: Node): Pos => ({ line: n.loc?.start.line ?? 1, column: (n.loc?
 const child = (n: EsNode, field: string) => n[field] as EsNode | null | undefined;
 const children = (n: EsNode, field: string) => (n[field] as (EsNode | null)[] | undefined) ?? [];
 
+/** `base_events`, `orders.users`: a name or a path of names, as the model writes a reference (`extends`, `join_path`). */
+function pathText(n: EsNode): string | undefined {
+  if (n.type === 'Identifier') return n.name as string;
+  if (n.type !== 'MemberExpression' || n.computed) return undefined;
+  const object = child(n, 'object');
+  const property = child(n, 'property');
+  const head = object ? pathText(object) : undefined;
+  return head && property?.type === 'Identifier' ? `${head}.${property.name as string}` : undefined;
+}
+
 /** The text of a string literal or a template literal without `${…}`. */
 function staticText(n: EsNode | null | undefined): string | undefined {
   if (!n) return undefined;
@@ -49,7 +59,7 @@ function convert(n: EsNode): TreeNode {
     out.kind = 'list';
     for (const e of children(n, 'elements')) if (e) out.items.push(convert(e));
   } else {
-    const text = staticText(n);
+    const text = staticText(n) ?? pathText(n);
     if (text !== undefined) out.text = text;
   }
   return out;

@@ -3,7 +3,8 @@
  * (`@cubejs-backend/schema-compiler`): the `<name> cube: ` context, a `(line:col)` or code frame, the
  * validator's member paths and the names it quotes.
  */
-import { parsePath, type Step } from './model-tree.js';
+import { KNOWN_KEYS } from './known-keys.js';
+import { keyVariants, parsePath, type Step } from './model-tree.js';
 
 // eslint-disable-next-line no-control-regex
 const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
@@ -88,14 +89,22 @@ export function validatorClaims(rest: string): { headline: Claim[]; reasons: Cla
 const isDimensionAlternative = (c: Claim) =>
   c.verdict === 'required' && c.path.length === 3 && c.path[0] === 'dimensions' && ['case', 'latitude', 'longitude'].includes(String(c.path[2]));
 
+/** A key the model may write that Cube does not know (`primery_key`): always a mistake, whichever alternative was meant. */
+const isUnknownKey = (c: Claim) => {
+  const key = c.path.at(-1);
+  return c.verdict === 'not-allowed' && typeof key === 'string' && !keyVariants(key).some((k) => KNOWN_KEYS.has(k));
+};
+
 /**
  * The claim that names the mistake: the first line's own claim, unless it only says "does not match any
- * of the allowed types"; then, of the reasons, a wrong value (the deepest), else a missing key, else a
- * key not allowed.
+ * of the allowed types"; then, of the reasons, a key Cube does not know, else a wrong value (the
+ * deepest), else a missing key, else a key not allowed.
  */
 export function mistakeClaim(claims: { headline: Claim[]; reasons: Claim[] }): Claim | undefined {
   const [first] = claims.headline;
   if (first && first.verdict !== 'alternative') return first;
+  const unknown = claims.reasons.find(isUnknownKey);
+  if (unknown) return unknown;
   const pool = claims.reasons.filter((c) => c.verdict !== 'alternative' && !isDimensionAlternative(c));
   const values = pool.filter((c) => c.verdict === 'value').sort((a, b) => b.path.length - a.path.length);
   return values[0] ?? pool.find((c) => c.verdict === 'required') ?? pool.find((c) => c.verdict === 'not-allowed') ?? first;
@@ -125,7 +134,9 @@ export function referenceOf(rest: string, entity: string | undefined): Reference
     [/^([\w$.]+) is not defined$/, (m) => ({ token: m[1] as string })],
     [/^Cube (\S+) doesn't exist/, (m) => ({ token: m[1] as string, path: ['joins', m[1] as string], ...(entity ? { entity } : {}) })],
     [/^Member '([^']+)' is included in '([^']+)' but not defined/, (m) => ({ token: m[1] as string, entity: m[2] })],
-    [/^Paths aren't allowed in cube includes but '([^']+)' provided/, (m) => ({ token: m[1] as string, ...(entity ? { entity } : {}) })],
+    [/^Paths aren't allowed in cube (?:in|ex)cludes but '([^']+)' provided/, (m) => ({ token: m[1] as string, ...(entity ? { entity } : {}) })],
+    [/^Paths aren't allowed in the accessPolicy policy but '([^']+)' provided as .* for (\S+)$/, (m) => ({ token: m[1] as string, entity: m[2] })],
+    [/^Paths aren't allowed in the 'folders' but '([^']+)' has been provided for (\S+)$/, (m) => ({ token: m[1] as string, entity: m[2] })],
     [/^Member '([^']+)' included in folder '([^']+)' not found/, (m) => ({ token: m[1] as string, folder: m[2] })],
     [/^Included member '([^']+)' conflicts with existing member of '([^']+)'/, (m) => ({ token: m[1] as string, entity: m[2], last: true })],
     [/^Package '([^']+)' not found/, (m) => ({ token: m[1] as string, module: true })],

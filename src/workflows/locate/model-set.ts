@@ -19,6 +19,12 @@ function readModel(path: string, text: string): ModelFile {
 
 export const cleanPath = (p: string) => p.replace(/\\/g, '/').replace(/^(\.\/|\/)+/, '');
 
+/** `model/cubes/users.yml:32` (Cube's name for the file of a YAML syntax error) → the path and the line. */
+export function splitLineSuffix(fileName: string): { name: string; line?: number } {
+  const m = /^(.*\.(?:ya?ml|[cm]?js|jinja|py)):(\d+)$/i.exec(fileName);
+  return m ? { name: m[1] as string, line: Number(m[2]) } : { name: fileName };
+}
+
 /** The key of a platform file name: as given (project root), under `model/` (Cube's own), or the one key that ends with it. */
 export function resolveFileName(fileName: string, paths: readonly string[]): string | undefined {
   const name = cleanPath(fileName);

@@ -18,7 +18,7 @@ export interface TreeNode {
   entries: Entry[];
   /** A list's items. */
   items: TreeNode[];
-  /** A scalar's text (string, number, template text); undefined for code. */
+  /** A scalar's text (string, number, template text) or, in JS, a name or path of names (`orders.users`); undefined for other code. */
   text?: string;
 }
 
@@ -65,6 +65,8 @@ export interface ErrorLocation {
   column?: number;
   /** `exact`: the named key, reference or position; `member`: the member that lacks something; `cube`: the cube or view; `file`: the file only. */
   precision: Precision;
+  /** What the model files add to the message (the cycle of a circular `extends`). */
+  note?: string;
 }
 
 export const emptyNode = (start: Pos): TreeNode => ({ kind: 'scalar', start, endLine: start.line, entries: [], items: [] });
@@ -93,6 +95,21 @@ export function entryOf(node: TreeNode | undefined, key: string): Entry | undefi
   if (node?.kind !== 'map') return undefined;
   const names = keyVariants(key);
   return node.entries.find((e) => names.includes(e.key));
+}
+
+/** Every entry under `node` (at any depth) whose key is `key` in any spelling. */
+export function keyEntries(node: TreeNode, key: string): Entry[] {
+  const names = keyVariants(key);
+  const out: Entry[] = [];
+  const walk = (n: TreeNode) => {
+    for (const e of n.entries) {
+      if (names.includes(e.key)) out.push(e);
+      walk(e.value);
+    }
+    for (const i of n.items) walk(i);
+  };
+  walk(node);
+  return out;
 }
 
 /** A YAML list item's `name:` (members, joins, pre-aggregations, folders are lists of named maps). */

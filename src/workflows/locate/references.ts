@@ -34,25 +34,27 @@ function spellings(ref: Reference, file: ModelFile): string[] {
   return own ? [ref.token, ['CUBE', ...tail].join('.')] : [ref.token];
 }
 
-function pattern(ref: Reference, spelling: string): RegExp {
-  if (!ref.module) return new RegExp(`(?<![\\w$.])${escape(spelling)}(?![\\w$])`, 'g');
+function pattern(ref: Reference, spelling: string, inPath = false): RegExp {
+  // `inPath`: also as the tail of a longer path (`orders.users` in `line_items.orders.users`).
+  if (!ref.module) return new RegExp(`(?<![\\w$${inPath ? '' : '.'}])${escape(spelling)}(?![\\w$])`, 'g');
   // `require('fs')`, `import x from './helpers'`, `from "./lib/helpers.js"`.
   return new RegExp(`(?:require\\s*\\(\\s*|from\\s*|import\\s*)['"\`](?:[^'"\`]*/)?${escape(spelling)}(?:\\.[cm]?js)?['"\`]`, 'g');
 }
 
 /** The best-scored occurrences of the reference between two lines of a file, in source order. */
-export function findReference(file: ModelFile, ref: Reference, fromLine = 1, toLine = file.lines.length): Hit[] {
+export function findReference(file: ModelFile, ref: Reference, fromLine = 1, toLine = file.lines.length, inPath = false): Hit[] {
   const hits: Hit[] = [];
   const contextVariable = CONTEXT_VARIABLES.has(ref.token);
   for (let line = fromLine; line <= Math.min(toLine, file.lines.length); line++) {
     const text = file.lines[line - 1] ?? '';
     if (commentLine(file, text) || (contextVariable && SQL_KEY_LINE.test(text))) continue;
     for (const spelling of spellings(ref, file)) {
-      for (const m of text.matchAll(pattern(ref, spelling))) {
+      for (const m of text.matchAll(pattern(ref, spelling, inPath))) {
         hits.push({ at: { line, column: (m.index ?? 0) + 1 }, score: ref.module ? 3 : score(text, m.index ?? 0, m[0].length) });
       }
     }
   }
+  if (hits.length === 0 && !inPath && !ref.module && ref.token.includes('.')) return findReference(file, ref, fromLine, toLine, true);
   const best = Math.max(0, ...hits.map((h) => h.score));
   return hits.filter((h) => h.score === best).sort((a, b) => a.at.line - b.at.line || a.at.column - b.at.column);
 }

@@ -62,11 +62,11 @@ export function readYamlModel(path: string, text: string): ModelFile {
   return file;
 }
 
-/**
- * Where an unclosed quoted scalar or flow collection opens. js-yaml reports such a mistake at the end
- * of the stream, a line that is never the mistake's; the CST still shows where the construct began.
- */
-export function unclosedYamlStart(text: string, what: 'quoted' | 'flow'): Pos | undefined {
+/** A key or value token of the YAML CST (a scalar, a flow collection). */
+type CstNode = NonNullable<CST.CollectionItem['value']>;
+
+/** Where the first key or value token that `matches` starts, in source order. */
+function firstToken(text: string, matches: (n: CstNode, line: number) => boolean): Pos | undefined {
   const counter = new LineCounter();
   let found: Pos | undefined;
   try {
@@ -75,13 +75,8 @@ export function unclosedYamlStart(text: string, what: 'quoted' | 'flow'): Pos | 
       CST.visit(token, (item) => {
         for (const n of [item.key, item.value]) {
           if (found || !n) continue;
-          const open = what === 'quoted' && (n.type === 'double-quoted-scalar' || n.type === 'single-quoted-scalar');
-          const unclosedQuote = open && 'source' in n && (n.source.length < 2 || !n.source.trimEnd().endsWith(n.source[0] ?? ''));
-          const unclosedFlow = what === 'flow' && n.type === 'flow-collection' && n.end.length === 0;
-          if (unclosedQuote || unclosedFlow) {
-            const p = counter.linePos(n.offset);
-            found = { line: p.line, column: p.col };
-          }
+          const p = counter.linePos(n.offset);
+          if (matches(n, p.line)) found = { line: p.line, column: p.col };
         }
       });
     }
@@ -89,4 +84,37 @@ export function unclosedYamlStart(text: string, what: 'quoted' | 'flow'): Pos | 
     return undefined;
   }
   return found;
+}
+
+const quoted = (n: CstNode): n is CST.FlowScalar => n.type === 'double-quoted-scalar' || n.type === 'single-quoted-scalar';
+const unclosedQuote = (n: CST.FlowScalar) => n.source.length < 2 || !n.source.trimEnd().endsWith(n.source[0] ?? '');
+
+/**
+ * Where an unclosed quoted scalar or flow collection opens. js-yaml reports such a mistake at the end
+ * of the stream, a line that is never the mistake's; the CST still shows where the construct began.
+ */
+export function unclosedYamlStart(text: string, what: 'quoted' | 'flow'): Pos | undefined {
+  return firstToken(text, (n) => (what === 'quoted' ? quoted(n) && unclosedQuote(n) : n.type === 'flow-collection' && n.end.length === 0));
+}
+
+/** A line of YAML that writes a key (`  type: number`, `- name: x`): quoted text that holds one swallowed it. */
+const KEY_LINE = /^\s*(?:-\s+)?[\w$]+\s*:(?:\s|$)/;
+
+/**
+ * Where a quote that was never closed opens, when the parser stops later than it: the quoted scalar
+ * either ends unclosed where the indentation drops, or runs over several lines up to the next quote and
+ * holds lines that write keys. The first such scalar that starts before the line the parser gives is the mistake.
+ */
+export function swallowingQuoteStart(text: string, stoppedAt: number): Pos | undefined {
+  return firstToken(
+    text,
+    (n, line) =>
+      line <= stoppedAt &&
+      quoted(n) &&
+      (unclosedQuote(n) ||
+        n.source
+          .split(/\r?\n/)
+          .slice(1)
+          .some((l) => KEY_LINE.test(l))),
+  );
 }

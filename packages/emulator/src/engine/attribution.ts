@@ -6,9 +6,11 @@
  * - transpiling a file (YAML to JS, JS to JS) and running it: that file;
  * - the steps over all cubes (validation, evaluation, joins, meta): the file in the error's stack, as
  *   each file runs as a script named after it;
+ * - preparing one cube or view (its folders, hierarchies, access policy): that definition's file;
  * - what is left: the cube or view a message starts with (`orders cube: …`) or quotes, mapped to the
  *   file that defines it.
- * The messages themselves are never changed.
+ * The messages themselves are never changed. A file whose transpiling throws (a YAML syntax error) ends
+ * the compile, as it does in Cube: the error is remembered with its file.
  */
 import type { CompilerFile, CompilerInternals, NamedDefinition, Reporter, ReportedError } from './vendor.js';
 
@@ -44,14 +46,26 @@ const NAMED_IN_MESSAGE = [
 export interface Attribution {
   /** The file an error belongs to, by the reporter or by the cube its message names; null when neither tells. */
   fileOf(error: ReportedError): string | null;
+  /** The file whose transpiling threw `thrown` (and so ended the compile), if it was one. */
+  thrownIn(thrown: unknown): string | undefined;
+}
+
+/** A cube or view as the evaluator prepares it: Cube sets `fileName` when the file defining it runs. */
+interface PreparedDefinition {
+  fileName?: string;
+}
+
+/** The evaluator's step over one valid cube or view (folders, hierarchies, access policy, view filters). */
+export interface CubePreparer {
+  prepareCube(cube: PreparedDefinition, reporter: Reporter): unknown;
 }
 
 /**
- * Install the hooks on `compiler` before its compile; `fileNames` are the files it compiles. A file whose
- * transpiling throws (a YAML syntax error: thrown, not reported, it would end the whole compile) is
- * reported under that file and the others still compile, unless `rethrow` says the error must end it.
+ * Install the hooks on `compiler` and its `evaluator` before the compile; `fileNames` are the files it
+ * compiles. A file whose transpiling throws (a YAML syntax error is thrown, not reported) ends the whole
+ * compile, as in Cube; the error keeps the file it came from.
  */
-export function attributeErrors(compiler: CompilerInternals, fileNames: ReadonlySet<string>, rethrow: (e: unknown) => boolean): Attribution {
+export function attributeErrors(compiler: CompilerInternals, evaluator: CubePreparer, fileNames: ReadonlySet<string>): Attribution {
   const definedIn = new Map<string, string>();
   compiler.cubeNameCompilers.push({
     compile(defs: NamedDefinition[]) {
@@ -60,6 +74,7 @@ export function attributeErrors(compiler: CompilerInternals, fileNames: Readonly
     },
   });
 
+  const thrownBy = new WeakMap<object, string>();
   const transpileFile = compiler.transpileFile.bind(compiler);
   compiler.transpileFile = async (file: CompilerFile, reporter: Reporter, options: unknown) => {
     try {
@@ -69,9 +84,8 @@ export function attributeErrors(compiler: CompilerInternals, fileNames: Readonly
         options,
       );
     } catch (e) {
-      if (rethrow(e)) throw e;
-      reporter.error(e, file.fileName);
-      return undefined;
+      if (typeof e === 'object' && e !== null && !thrownBy.has(e)) thrownBy.set(e, file.fileName);
+      throw e;
     }
   };
   const transpileJsFile = compiler.transpileJsFile.bind(compiler);
@@ -95,6 +109,13 @@ export function attributeErrors(compiler: CompilerInternals, fileNames: Readonly
       objects,
       reporterView(reporter, (e) => fileInStack(e, fileNames)),
     );
+  const prepareCube = evaluator.prepareCube.bind(evaluator);
+  // Folder, hierarchy and access-policy errors name no cube: the definition being prepared does.
+  evaluator.prepareCube = (cube, reporter) =>
+    prepareCube(
+      cube,
+      reporterView(reporter, (e) => fileInStack(e, fileNames) ?? cube.fileName),
+    );
 
   return {
     fileOf(error) {
@@ -106,6 +127,9 @@ export function attributeErrors(compiler: CompilerInternals, fileNames: Readonly
         if (m && definedIn.has(m[1] as string)) return definedIn.get(m[1] as string) as string;
       }
       return null;
+    },
+    thrownIn(thrown) {
+      return typeof thrown === 'object' && thrown !== null ? thrownBy.get(thrown) : undefined;
     },
   };
 }

@@ -3,7 +3,7 @@
  * are refused up front (they need it), every error comes back with the compiler's own message and,
  * where it can be told, its file. A valid model keeps the compiler's objects for /meta and SQL.
  */
-import { attributeErrors } from './attribution.js';
+import { attributeErrors, type CubePreparer } from './attribution.js';
 import { INTERNAL_METHODS, internals, loadCompiler, type CompilerFile, type CubeCompilers } from './vendor.js';
 
 /** An error of a compile: the compiler's message, and the file (as the compiler names it) when known. */
@@ -64,6 +64,20 @@ function asError(thrown: unknown): Error {
   return new Error(typeof thrown === 'string' ? thrown : JSON.stringify(thrown));
 }
 
+/** A compile that threw something else than the report of its errors (`CompileError`, not exported by Cube). */
+const aborted = (thrown: unknown) => thrown !== undefined && thrown?.constructor?.name !== 'CompileError';
+
+/**
+ * The file of an error that ended the compile. A YAML syntax error's file carries the parser's line,
+ * `cubes/users.yml:32`, as Cube's answer does (docs/api-assumptions.md).
+ */
+function thrownFile(thrown: unknown, file: string | undefined): string | null {
+  if (thrown instanceof TemplatesRefused) return thrown.fileName;
+  if (!file) return null;
+  const yaml = (thrown as { name?: unknown } | null)?.name === 'YAMLException' ? /\((\d+):\d+\)\s*(?:\n|$)/.exec(asError(thrown).message) : null;
+  return yaml ? `${file}:${yaml[1]}` : file;
+}
+
 let checked = false;
 
 /** Fail clearly, once, if the compiler lacks an internal method the engine wraps (a different version). */
@@ -94,7 +108,7 @@ export async function compileFiles(files: CompilerFile[]): Promise<Compilation> 
   const compiler = internals(compilers);
   // Warnings would go to console.log.
   compiler.errorReportOptions = { logger: () => undefined };
-  const attribution = attributeErrors(compiler, new Set(input.map((f) => f.fileName)), (e) => e instanceof TemplatesRefused);
+  const attribution = attributeErrors(compiler, compilers.cubeEvaluator as unknown as CubePreparer, new Set(input.map((f) => f.fileName)));
 
   let thrown: unknown;
   try {
@@ -105,11 +119,10 @@ export async function compileFiles(files: CompilerFile[]): Promise<Compilation> 
     // On a failed compile the compiler leaves its transpiler thread running, which keeps the process alive.
     await compiler.workerPool?.terminate();
   }
-  const errors = (compiler.errorsReporter?.getErrors() ?? []).map((e) => ({ fileName: attribution.fileOf(e), message: stripAnsi(e.message) }));
-  if (thrown !== undefined && errors.length === 0) {
-    const fileName = thrown instanceof TemplatesRefused ? thrown.fileName : null;
-    errors.push({ fileName, message: stripAnsi(asError(thrown).message) });
-  }
+  // Cube ends a compile that throws (a file it cannot transpile) with that one error; else it throws what it reported.
+  const errors = aborted(thrown)
+    ? [{ fileName: thrownFile(thrown, attribution.thrownIn(thrown)), message: stripAnsi(asError(thrown).message) }]
+    : (compiler.errorsReporter?.getErrors() ?? []).map((e) => ({ fileName: attribution.fileOf(e), message: stripAnsi(e.message) }));
   const ms = performance.now() - started;
   if (thrown === undefined && errors.length === 0) return { valid: true, errors, compilers, ms };
   const failure = thrown === undefined ? `Error: Compile errors:\n${errors.map((e) => e.message).join('\n')}` : asError(thrown).toString();
