@@ -10,7 +10,8 @@ import { metaBody } from '../packages/emulator/src/engine/meta.js';
 import { compileTree } from '../packages/emulator/src/engine/model.js';
 import { countChanges, diffMeta } from '../src/impact/diff.js';
 import { parseMeta, type MetaDocument } from '../src/impact/meta.js';
-import { privateMembers } from '../src/impact/private-members.js';
+import { privateIn } from '../src/impact/definition/merge.js';
+import { modelDefinition } from '../src/impact/definition/model.js';
 
 const ORDERS = 'model/cubes/orders.yml';
 const VIEW = 'model/views/orders_view.yml';
@@ -69,8 +70,9 @@ describe('the member diff on /meta from Cube’s compiler', () => {
     const head = edit({ [ORDERS]: [['        sql: status\n        type: string\n', '        sql: status\n        type: string\n        public: false\n']] });
     const headMeta = await meta(head);
     expect(headMeta.cubes.find((c) => c.name === 'orders')!.members.map((m) => m.name)).not.toContain('orders.status');
-    const hidden = privateMembers(head);
-    expect([...hidden]).toEqual(['orders.status']);
+    const hidden = privateIn(modelDefinition(new Map(Object.entries(head))));
+    // Primary keys are hidden unless made public, as /meta shows them.
+    expect([...hidden].sort()).toEqual(['customers.id', 'orders.id', 'orders.status']);
     const cs = diffMeta(await meta(DEMO_MODEL), headMeta, { privateInHead: hidden });
     expect(cs.members.find((m) => m.member === 'orders.status')).toMatchObject({ change: 'private', breaking: true, details: ['made private'] });
     // Without the model files it can only be called removed.

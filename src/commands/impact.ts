@@ -9,6 +9,7 @@ import { impactView, type ImpactView } from '../github/render-impact.js';
 import { plural } from '../report/plural.js';
 import { deployTarget } from '../workflows/branch-build.js';
 import { analyseImpact, type ImpactResult } from '../workflows/impact.js';
+import { localModelFiles } from '../impact/definition/local.js';
 import { resolveBranch, StepFailed, type ActionRun } from './action-run.js';
 import { publish } from './publish.js';
 
@@ -27,6 +28,8 @@ export function changeSetJson(deploymentId: number, r: ImpactResult) {
     notices: r.notices,
     cubes: r.changes?.cubes ?? [],
     members: r.changes?.members ?? [],
+    definitionChanges: r.definition?.changes ?? [],
+    valuesChanged: r.definition?.values ?? [],
     affected: r.affected,
   };
 }
@@ -56,10 +59,12 @@ export function breakingFailure(r: ImpactResult, failOnBreaking: boolean): strin
 
 export async function impactCommand(x: ActionRun<'impact'>): Promise<number> {
   const { connection, modelDir, inputs } = x.settings;
+  // The checkout's model is read (and a model-dir without one refused) before the first platform call.
+  const headFiles = await localModelFiles(modelDir);
   const [branch, target] = await Promise.all([resolveBranch(x), deployTarget(x.op)]);
   x.out.branch = branch;
   const r = await x.reporter.group('Impact on the semantic layer', () =>
-    analyseImpact(x.op, { branch, deployBranch: target.deployBranch, modelDir }, connection.caCert ? { ca: connection.caCert } : {}),
+    analyseImpact(x.op, { branch, deployBranch: target.deployBranch, modelDir, headFiles }, connection.caCert ? { ca: connection.caCert } : {}),
   );
   const view = recordImpact(x, r);
   x.out.status = r.unavailable ? 'not-compared' : r.counts.breaking ? 'breaking' : 'compatible';

@@ -5,6 +5,7 @@ import type { PreviewView } from '../github/preview-view.js';
 import { deployTarget } from '../workflows/branch-build.js';
 import { CloseFailed, runClose, runPreview } from '../workflows/pr-preview.js';
 import { hashLocalModel } from '../workflows/upload-model.js';
+import { localModelFiles } from '../impact/definition/local.js';
 import { commitMessage, isStale, resolveBranch, StepFailed, type ActionRun } from './action-run.js';
 import { doctorFor, renderDoctor } from './doctor.js';
 import { annotate } from './annotate.js';
@@ -34,6 +35,7 @@ async function preview(x: ActionRun<'pr'>): Promise<number> {
   // The local model is read and checked before the first platform call; then the PR's comment (its
   // ledger names the branch) and the deployment's settings, read together.
   const local = await hashLocalModel(x.op, modelDir, inputs.exclude);
+  const modelFiles = inputs.impact ? await localModelFiles(modelDir, new Set(local.map((f) => f.path))) : undefined;
   const [branch, target] = await Promise.all([resolveBranch(x), deployTarget(x.op)]);
   x.out.branch = branch;
   // "Updating" goes up at once and runs alongside the platform work; the result replaces it at the end.
@@ -59,6 +61,7 @@ async function preview(x: ActionRun<'pr'>): Promise<number> {
       allowModelDeletion: inputs.allowModelDeletion,
       smoke: { timeoutMs: DEFAULTS.smokeTimeoutSeconds * 1000, ...(connection.caCert ? { ca: connection.caCert } : {}) },
       ...(inputs.impact ? { impact: connection.caCert ? { ca: connection.caCert } : {} } : {}),
+      ...(modelFiles ? { modelFiles } : {}),
     },
     { isStale: () => isStale(x) },
   );

@@ -81,6 +81,8 @@ export function nextView(
     next.impact = {
       ...i,
       breaking: rows(i.breaking).map((r) => ({ ...r, what: short(r.what, 300) })),
+      ...(i.values ? { values: rows(i.values).map((r) => ({ ...r, what: short(r.what, 300) })) } : {}),
+      ...(i.moved ? { moved: { total: i.moved.total, members: i.moved.members.slice(0, 10) } } : {}),
       other: rows(i.other).map((r) => ({ ...r, what: short(r.what, 300) })),
       affected: rows(i.affected).map((a) => ({ ...a, name: short(a.name, 200), uses: a.uses.slice(0, 7).map((u) => ({ ...u, place: short(u.place, 120) })) })),
       notices: i.notices.slice(0, 5).map((n) => short(n, 500)),

@@ -26,14 +26,20 @@ export interface MemberChange {
   because?: string;
   /** A change that only removed granularities: content that uses the member with another granularity still works. */
   onlyGranularities?: string[];
+  /** Not breaking, but the same name and type answer other numbers (the "values change" class). */
+  values?: boolean;
 }
 
 export interface CubeChange {
   name: string;
   type: 'cube' | 'view';
-  change: 'added' | 'removed' | 'renamed';
+  change: 'added' | 'removed' | 'renamed' | 'private' | 'changed';
   /** `renamed`: the new name. */
   to?: string;
+  /** `changed`: what changed in the cube itself (its table, joins, primary key, access policy). */
+  details?: string[];
+  breaking?: boolean;
+  values?: boolean;
 }
 
 export interface ChangeSet {
@@ -43,6 +49,8 @@ export interface ChangeSet {
 
 export interface ChangeCounts {
   breaking: number;
+  /** Changes that keep names and types but move the numbers (members and cubes). */
+  values?: number;
   added: number;
   /** Non-breaking changes of existing members. */
   changed: number;
@@ -170,19 +178,26 @@ function attributeViewLosses(base: MetaDocument, members: MemberChange[]): void 
 }
 
 const RANK: Record<ChangeKind, number> = { removed: 0, private: 1, renamed: 2, 'view-lost': 3, changed: 4, added: 5 };
-function order(a: MemberChange, b: MemberChange): number {
+export function order(a: MemberChange, b: MemberChange): number {
   return Number(b.breaking) - Number(a.breaking) || a.cube.localeCompare(b.cube) || RANK[a.change] - RANK[b.change] || a.member.localeCompare(b.member);
 }
 
-/** How many changes are breaking, added and (non-breaking) changed. */
+/** How many changes are breaking, values changes, added and (other non-breaking) changed. */
 export function countChanges(cs: ChangeSet): ChangeCounts {
   let breaking = 0;
+  let values = 0;
   let added = 0;
   let changed = 0;
   for (const m of cs.members) {
     if (m.breaking) breaking += 1;
+    else if (m.values) values += 1;
     else if (m.change === 'added') added += 1;
     else changed += 1;
   }
-  return { breaking, added, changed };
+  for (const c of cs.cubes.filter((x) => x.change === 'changed')) {
+    if (c.breaking) breaking += 1;
+    else if (c.values) values += 1;
+    else changed += 1;
+  }
+  return { breaking, ...(values ? { values } : {}), added, changed };
 }
