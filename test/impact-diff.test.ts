@@ -133,6 +133,40 @@ describe('the member diff on /meta from Cube’s compiler', () => {
     expect(cs.members.find((m) => m.member === 'orders_view.status')).toMatchObject({ breaking: true, change: 'changed' });
   });
 
+  it("three values changes /meta shows: a granularity's interval or offset, a measure becoming cumulative, a view member standing for another", async () => {
+    const base = edit({
+      [ORDERS]: [
+        [
+          '        sql: created_at\n        type: time\n',
+          '        sql: created_at\n        type: time\n        granularities:\n          - name: fiscal_year\n            interval: 1 year\n            offset: 1 month\n',
+        ],
+      ],
+    });
+    const head = edit({
+      [ORDERS]: [
+        [
+          '        sql: created_at\n        type: time\n',
+          '        sql: created_at\n        type: time\n        granularities:\n          - name: fiscal_year\n            interval: 1 year\n            offset: 3 month\n',
+        ],
+        ['        type: sum\n        sql: amount\n', '        type: sum\n        sql: amount\n        rolling_window:\n          trailing: 7 day\n'],
+      ],
+      [VIEW]: [
+        ['          - name\n          - country\n', '          - name: country\n            alias: name\n          - name: name\n            alias: country\n'],
+      ],
+    });
+    const cs = diffMeta(await meta(base), await meta(head));
+    expect(brief(cs).filter((r) => !String(r[3]).startsWith('title') && !String(r[3]).includes('description'))).toEqual([
+      ['orders.created_at', 'changed', false, 'granularity fiscal_year: offset 1 month → 3 month'],
+      ['orders.total_amount', 'changed', false, 'became cumulative'],
+      ['orders_view.created_at', 'changed', false, 'granularity fiscal_year: offset 1 month → 3 month'],
+      ['orders_view.customers_country', 'changed', false, 'stands for customers.name (was customers.country)'],
+      ['orders_view.customers_name', 'changed', false, 'stands for customers.country (was customers.name)'],
+    ]);
+    // A view member does not say `cumulative` in /meta: the definition diff follows it (definition-diff.test.ts).
+    expect(cs.members.filter((m) => m.values).length).toBe(5);
+    expect(countChanges(cs)).toMatchObject({ breaking: 0, values: 5 });
+  });
+
   it('a cube renamed is one rename per member, not removals and additions; a new cube is added', async () => {
     const payments = (name: string) =>
       `cubes:\n  - name: ${name}\n    sql_table: public.payments\n    measures:\n      - name: count\n        type: count\n      - name: amount\n        type: sum\n        sql: amount\n`;

@@ -63,10 +63,18 @@ export interface DiffOptions {
 
 const arrow = (from: string | undefined, to: string | undefined) => `${from ?? '(none)'} → ${to ?? '(none)'}`;
 
-/** Field by field: breaking phrases first, then the others. */
-function compare(a: MetaMember, b: MetaMember): { breaking: string[]; other: string[]; removedGrains: string[] } {
+/** Field by field: breaking phrases first, then those that move the numbers, then the others. */
+function compare(a: MetaMember, b: MetaMember): { breaking: string[]; values: string[]; other: string[]; removedGrains: string[] } {
   const breaking: string[] = [];
+  const values: string[] = [];
   const other: string[] = [];
+  for (const [g, d] of Object.entries(b.grainDefs ?? {})) {
+    const was = a.grainDefs?.[g];
+    for (const k of ['interval', 'offset', 'origin'] as const) if (was && was[k] !== d[k]) values.push(`granularity ${g}: ${k} ${arrow(was[k], d[k])}`);
+  }
+  if (!a.cumulative && b.cumulative) values.push('became cumulative');
+  if (a.cumulative && !b.cumulative) values.push('no longer cumulative');
+  if (a.alias && b.alias && a.alias !== b.alias) values.push(`stands for ${b.alias} (was ${a.alias})`);
   if (a.type !== b.type) breaking.push(`type ${arrow(a.type, b.type)}`);
   if (a.aggType !== b.aggType) breaking.push(`aggregation ${arrow(a.aggType, b.aggType)}`);
   const removedGrains = a.granularities.filter((g) => !b.granularities.includes(g));
@@ -75,7 +83,7 @@ function compare(a: MetaMember, b: MetaMember): { breaking: string[]; other: str
   if (a.format !== b.format) other.push(`format ${arrow(a.format, b.format)}`);
   if (a.title !== b.title) other.push(`title ${arrow(a.title, b.title)}`);
   if (a.description !== b.description) other.push('description changed');
-  return { breaking, other, removedGrains };
+  return { breaking, values, other, removedGrains };
 }
 
 /** Signature of a cube's members without its name: a cube whose signature reappears under a new name was renamed. */
@@ -137,9 +145,10 @@ export function diffMeta(base: MetaDocument, head: MetaDocument, options: DiffOp
         members.push({ ...at, change: hidden ? 'private' : 'removed', breaking: true, details: [why] });
         continue;
       }
-      const { breaking, other, removedGrains } = compare(m, n);
-      if (!breaking.length && !other.length) continue;
-      const change: MemberChange = { ...at, change: 'changed', breaking: breaking.length > 0, details: [...breaking, ...other] };
+      const { breaking, values, other, removedGrains } = compare(m, n);
+      if (!breaking.length && !values.length && !other.length) continue;
+      const change: MemberChange = { ...at, change: 'changed', breaking: breaking.length > 0, details: [...breaking, ...values, ...other] };
+      if (values.length) change.values = true;
       if (breaking.length && breaking.length === removedGrains.length) change.onlyGranularities = removedGrains;
       members.push(change);
     }

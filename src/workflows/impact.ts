@@ -184,7 +184,12 @@ export async function scanContent(ctx: OpContext): Promise<ContentScan> {
   const full = [...workbooks];
   const bare = full
     .map((w, i) => [w, i] as const)
-    .filter(([w]) => w.dashboardDraft === undefined && w.dashboardPublished === undefined && !w.publishedDashboard?.config);
+    .filter(
+      ([w]) =>
+        (w.dashboardDraft === undefined && w.dashboardPublished === undefined && !w.publishedDashboard?.config) ||
+        // A published dashboard without its record has no id a notification could name.
+        (w.dashboardPublished && !w.publishedDashboard),
+    );
   for (let at = 0; at < bare.length; at += 8) {
     await Promise.all(
       bare.slice(at, at + 8).map(async ([w, i]) => {

@@ -37,7 +37,10 @@ export function mergeDefinitions(cs: ChangeSet, head: ModelDefinition, changes: 
       if (existing && (existing.change === 'removed' || existing.change === 'private' || existing.change === 'renamed' || existing.change === 'added'))
         continue;
       if (existing) {
-        if (!existing.details.includes(d.detail)) existing.details.push(d.detail);
+        // `/meta` said it in fewer words (`became cumulative`): the definition's words replace them.
+        const shorter = existing.details.findIndex((x) => d.detail === x || d.detail.startsWith(`${x} (`));
+        if (shorter < 0) existing.details.push(d.detail);
+        else existing.details[shorter] = d.detail;
         if (d.class === 'values') existing.values = true;
         continue;
       }
