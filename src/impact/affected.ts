@@ -5,7 +5,7 @@
  * affected too.
  */
 import type { ChangeSet, MemberChange } from './diff.js';
-import { controlUses, dedupe, queryUses, widgetUses, type MemberUse } from './references.js';
+import { asQuery, controlUses, dedupe, queryUses, widgetUses, type MemberUse } from './references.js';
 import { sqlUses } from './sql-uses.js';
 
 export type ContentKind = 'report' | 'dashboard' | 'notification';
@@ -23,6 +23,10 @@ export interface ContentItem {
   /** Dashboards: the ids and public ids a notification may name it by (the published dashboard's, never the workbook's). */
   dashboardIds?: number[];
   publicIds?: string[];
+  /** Reports and dashboard widgets: the queries it runs, where (the data diff's key queries). */
+  queries?: { place: string; query: Record<string, unknown> }[];
+  /** Reports written against the SQL API: the query text. */
+  sql?: string;
   /** Notifications: the dashboard it renders, by id or by public id (the vendor's file: exactly one is given). */
   dashboardId?: number;
   dashboardPublicId?: string;
@@ -49,7 +53,16 @@ const label = (m: MemberChange) => (m.change === 'renamed' ? `renamed to ${m.to}
 /** A report record of the platform's list: its Cube query, and its SQL API query when it has one. */
 export function reportContent(r: { id: number; name: string; jsonQuery?: string | null; sqlQuery?: string | null; url?: unknown }): ContentItem {
   const url = https(r.url);
-  return { kind: 'report', id: r.id, name: r.name, ...(url ? { url } : {}), uses: dedupe([...queryUses(r.jsonQuery), ...sqlUses(r.sqlQuery)]) };
+  const query = asQuery(r.jsonQuery);
+  return {
+    kind: 'report',
+    id: r.id,
+    name: r.name,
+    ...(url ? { url } : {}),
+    uses: dedupe([...queryUses(r.jsonQuery), ...sqlUses(r.sqlQuery)]),
+    ...(query ? { queries: [{ place: 'report', query }] } : {}),
+    ...(typeof r.sqlQuery === 'string' && r.sqlQuery.trim() ? { sql: r.sqlQuery } : {}),
+  };
 }
 
 interface DashboardConfigLike {
@@ -70,6 +83,7 @@ export function dashboardContent(w: {
   const published = w.dashboardPublished ?? w.publishedDashboard?.config ?? null;
   const uses: MemberUse[] = [];
   const shows: { reportId: number; place: string }[] = [];
+  const queries: { place: string; query: Record<string, unknown> }[] = [];
   for (const [version, config] of [
     ['published', published],
     ['draft', w.dashboardDraft],
@@ -79,6 +93,7 @@ export function dashboardContent(w: {
       const wu = widgetUses(widget, version);
       uses.push(...wu.uses);
       if (wu.reportId !== undefined) shows.push({ reportId: wu.reportId, place: wu.label });
+      if (wu.query) queries.push({ place: wu.label, query: wu.query });
     }
     if (config.settings) uses.push(...controlUses(config.settings, `${version} dashboard`));
   }
@@ -92,6 +107,7 @@ export function dashboardContent(w: {
     ...(url ? { url } : {}),
     uses: dedupe(uses),
     shows,
+    ...(queries.length ? { queries } : {}),
     dashboardIds: typeof pd?.id === 'number' ? [pd.id] : [],
     publicIds: typeof pd?.publicId === 'string' && pd.publicId ? [pd.publicId] : [],
   };

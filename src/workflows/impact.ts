@@ -62,6 +62,8 @@ export interface ImpactResult {
   unavailable?: string;
   /** The definition diff (absent when it did not run: a notice says why). */
   definition?: DefinitionOutcome;
+  /** What the data diff reads next: the pull request's `/meta`, the content, the two environments (never in the JSON file). */
+  sources?: { headMeta: MetaDocument; content: ContentItem[]; production?: EnvironmentRef; staging?: EnvironmentRef };
 }
 
 export interface ImpactOptions {
@@ -240,9 +242,9 @@ export async function finishImpact(
   ctx: OpContext,
   started: StartedImpact,
   head: Promise<MetaRead>,
-  input: { branch: string; deployBranch: string; modelDir?: string; headFiles?: FileTexts },
+  input: { branch: string; deployBranch: string; modelDir?: string; headFiles?: FileTexts; staging?: EnvironmentRef },
 ): Promise<ImpactResult> {
-  const [base, headRead, content] = await Promise.all([started.base, head, started.content]);
+  const [base, headRead, content, envs] = await Promise.all([started.base, head, started.content, started.environments.catch(() => ({}) as const)]);
   const notices = [base.notice, headRead.notice, ...content.notices].filter((n): n is string => !!n);
   const result: ImpactResult = {
     base: input.deployBranch,
@@ -264,6 +266,9 @@ export async function finishImpact(
   result.notices.push(...defs.notices);
   result.counts = countChanges(result.changes);
   result.affected = affectedContent(result.changes, content.items);
+  const staging = input.staging ?? ('staging' in envs ? envs.staging : undefined);
+  const production = 'production' in envs ? envs.production : undefined;
+  result.sources = { headMeta: headRead.meta, content: content.items, ...(production ? { production } : {}), ...(staging ? { staging } : {}) };
   result.affectedCounts = countContent(result.affected);
   for (const n of notices) ctx.reporter.notice(`impact: ${n}`);
   ctx.reporter.info(`impact: ${impactSummaryLine(result)}`);

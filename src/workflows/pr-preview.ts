@@ -146,7 +146,9 @@ function compare(ctx: OpContext, started: StartedImpact, s: EnableStagingResult,
         r.problem === 'no environment to read' ? { problem: `${label} is not listed` } : r,
       )
     : Promise.resolve({ problem: `${label} is not enabled` });
+  const staging = s.stagingUrl && s.environmentId ? { staging: { id: s.environmentId, restUrl: s.stagingUrl, label } } : {};
   return finishImpact(ctx, started, head, {
+    ...staging,
     branch: input.branch,
     deployBranch: input.deployBranch,
     modelDir: input.modelDir,
