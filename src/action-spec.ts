@@ -114,10 +114,15 @@ const DATA_DIFF_INPUTS: InputSpec[] = [
   },
   {
     name: 'data-diff-allow-public',
-    description: "Allow the data diff on a public repository (the comment, job summary and JSON file then show production's numbers to anyone who can read the pull request).",
+    description:
+      "Allow the data diff on a public repository (the comment, job summary and JSON file then show production's numbers to anyone who can read the pull request).",
     default: 'false',
   },
-  { name: 'data-diff-queries', description: 'Path of a JSON file of key queries (`{ "queries": [{ "name": …, "query": { … } }] }`, the data API\'s REST format; docs/impact.md).', default: '' },
+  {
+    name: 'data-diff-queries',
+    description: 'Path of a JSON file of key queries (`{ "queries": [{ "name": …, "query": { … } }] }`, the data API\'s REST format; docs/impact.md).',
+    default: '',
+  },
   {
     name: 'data-diff-security-context',
     description: 'Security context (a JSON object) of the data-API tokens the key queries run with: access policies shape the numbers. Default `{}`.',
@@ -135,7 +140,8 @@ const DATA_DIFF_INPUTS: InputSpec[] = [
   { name: 'data-diff-rel-tolerance', description: '…and by more than this fraction of the larger value (`0.001` is 0.1 %).', default: '0' },
   {
     name: 'fail-on-data-change',
-    description: 'Fail the step when a key query answers differently on the preview than on production (beyond the tolerances; a query that fails is not a change).',
+    description:
+      'Fail the step when a key query answers differently on the preview than on production (beyond the tolerances; a query that fails is not a change).',
     default: 'false',
   },
 ];
@@ -163,17 +169,33 @@ const O = {
   },
   valuesChangedCount: {
     name: 'values-changed-count',
-    description: 'Number of changes that keep names and types but move the numbers (a measure\'s sql, a filter, a table, a join, …; empty when the layers were not compared).',
+    description:
+      "Number of changes that keep names and types but move the numbers (a measure's sql, a filter, a table, a join, …; empty when the layers were not compared).",
   },
-  dataChangedCount: { name: 'data-changed-count', description: 'Number of key queries whose results differ between production and the preview (empty when the data diff did not run).' },
-  dataDiffFile: { name: 'data-diff-file', description: 'Path of a JSON file with the whole data diff, in the mode it ran in (in `RUNNER_TEMP`; empty when it did not run).' },
+  dataChangedCount: {
+    name: 'data-changed-count',
+    description: 'Number of key queries whose results differ between production and the preview (empty when the data diff did not run).',
+  },
+  dataDiffFile: {
+    name: 'data-diff-file',
+    description: 'Path of a JSON file with the whole data diff, in the mode it ran in (in `RUNNER_TEMP`; empty when it did not run).',
+  },
   changeSetFile: {
     name: 'change-set-file',
     description: 'Path of a JSON file with the whole change set and the affected content, for later steps (in `RUNNER_TEMP`).',
   },
 } satisfies Record<string, OutputSpec>;
 
-const IMPACT_OUTPUTS = [O.breakingCount, O.valuesChangedCount, O.addedCount, O.changedCount, O.affectedContentCount, O.changeSetFile, O.dataChangedCount, O.dataDiffFile];
+const IMPACT_OUTPUTS = [
+  O.breakingCount,
+  O.valuesChangedCount,
+  O.addedCount,
+  O.changedCount,
+  O.affectedContentCount,
+  O.changeSetFile,
+  O.dataChangedCount,
+  O.dataDiffFile,
+];
 
 export const ACTIONS: ActionSpec[] = [
   {

@@ -55,7 +55,7 @@ function serve(
     const side = req.path.split('/')[1] as string;
     const q = (req.json as { query: KeyQuery['query'] }).query;
     inFlight[side] = (inFlight[side] ?? 0) + 1;
-    peak[side] = Math.max(peak[side] ?? 0, inFlight[side] as number);
+    peak[side] = Math.max(peak[side] ?? 0, inFlight[side]);
     await new Promise((r) => setTimeout(r, options.delayMs ?? 5));
     inFlight[side] = (inFlight[side] ?? 0) - 1;
     const key = `${side}:${JSON.stringify(q)}`;

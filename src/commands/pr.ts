@@ -6,6 +6,7 @@ import { deployTarget } from '../workflows/branch-build.js';
 import { CloseFailed, runClose, runPreview } from '../workflows/pr-preview.js';
 import { hashLocalModel } from '../workflows/upload-model.js';
 import { localModelFiles } from '../impact/definition/local.js';
+import { dataChangeFailure, planNumbers, runNumbers, type NumbersOutcome } from './numbers.js';
 import { commitMessage, isStale, resolveBranch, StepFailed, type ActionRun } from './action-run.js';
 import { doctorFor, renderDoctor } from './doctor.js';
 import { annotate } from './annotate.js';
@@ -36,6 +37,7 @@ async function preview(x: ActionRun<'pr'>): Promise<number> {
   // ledger names the branch) and the deployment's settings, read together.
   const local = await hashLocalModel(x.op, modelDir, inputs.exclude);
   const modelFiles = inputs.impact ? await localModelFiles(modelDir, new Set(local.map((f) => f.path))) : undefined;
+  const plan = inputs.impact ? await planNumbers(x) : undefined;
   const [branch, target] = await Promise.all([resolveBranch(x), deployTarget(x.op)]);
   x.out.branch = branch;
   // "Updating" goes up at once and runs alongside the platform work; the result replaces it at the end.
@@ -102,10 +104,14 @@ async function preview(x: ActionRun<'pr'>): Promise<number> {
     if (o.staging.stagingUrl) view.restUrl = o.staging.stagingUrl;
   }
   let impact: ImpactView | undefined;
+  let numbers: NumbersOutcome = {};
   if (o.impact) {
     impact = recordImpact(x, o.impact);
     view.impact = impact;
     failure ??= breakingFailure(o.impact, inputs.failOnBreaking);
+    if (plan) numbers = await runNumbers(x, plan, o.impact, connection.caCert);
+    if (numbers.view) view.numbers = numbers.view;
+    if (plan) failure ??= dataChangeFailure(numbers, plan, o.impact.head);
   }
   if (o.failure) {
     view.failure = { step: 'Preview', message: o.failure };
@@ -116,7 +122,7 @@ async function preview(x: ActionRun<'pr'>): Promise<number> {
       x,
       view,
       { branch, state: 'open', ...(o.staging?.stagingUrl ? { stagingUrl: o.staging.stagingUrl } : {}) },
-      { errors, ...(impact ? { impact } : {}) },
+      { errors, ...(impact ? { impact } : {}), ...(numbers.view ? { numbers: numbers.view } : {}) },
     ),
   );
   if (o.staging?.stagingUrl && !o.failure) github.push(deployPreview(x, platformPageUrl(connection.apiUrl, x.settings.deploymentId, branch)));

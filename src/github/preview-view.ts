@@ -4,6 +4,7 @@
  * results: the first write of a run starts from an empty view.
  */
 import type { ImpactView } from './render-impact.js';
+import type { NumbersView } from './render-numbers.js';
 
 import { maskSecretLooking } from '../client/redact.js';
 
@@ -41,6 +42,8 @@ export interface PreviewView {
   dbt?: { syncJobId: string; branch: string; status: string };
   /** What the pull request changes in the semantic layer, and the content it breaks. */
   impact?: ImpactView;
+  /** How the numbers of the key queries moved (the data diff), or why they were not compared. */
+  numbers?: NumbersView;
   /** What failed, when the run failed on the platform. */
   failure?: { step: string; message: string };
   /** Branches a failed close left on the platform (a rerun or the sweep removes them). */
@@ -56,6 +59,9 @@ const short = (s: string, max: number) => maskSecretLooking(s.length > max ? `${
 export const LEDGER_ERRORS = 20;
 /** Rows of each impact table the ledger keeps (the job summary has them all). */
 export const LEDGER_IMPACT_ROWS = 20;
+/** Key queries, and rows of each, the ledger keeps of the data diff (the job summary has all that were kept). */
+export const LEDGER_NUMBERS_QUERIES = 12;
+export const LEDGER_NUMBERS_ROWS = 5;
 
 /**
  * The view after this run's update: a write from another run (or another head) starts from scratch, so
@@ -87,6 +93,23 @@ export function nextView(
       affected: rows(i.affected).map((a) => ({ ...a, name: short(a.name, 200), uses: a.uses.slice(0, 7).map((u) => ({ ...u, place: short(u.place, 120) })) })),
       notices: i.notices.slice(0, 5).map((n) => short(n, 500)),
       ...(i.unavailable ? { unavailable: short(i.unavailable, 600) } : {}),
+    };
+  }
+  if (next.numbers) {
+    const n = next.numbers;
+    next.numbers = {
+      ...n,
+      ...(n.notRun ? { notRun: short(n.notRun, 400) } : {}),
+      queries: n.queries.slice(0, LEDGER_NUMBERS_QUERIES).map((q) => ({
+        ...q,
+        name: short(q.name, 120),
+        ...(q.why ? { why: short(q.why, 120) } : {}),
+        ...(q.failed ? { failed: { ...q.failed, message: short(q.failed.message, 300) } } : {}),
+        ...(q.largest?.key ? { largest: { ...q.largest, key: short(q.largest.key, 100) } } : {}),
+        ...(q.top ? { top: q.top.slice(0, LEDGER_NUMBERS_ROWS).map((r) => ({ ...r, key: short(r.key, 100) })) } : {}),
+        ...(q.addedKeys ? { addedKeys: q.addedKeys.slice(0, LEDGER_NUMBERS_ROWS).map((k) => short(k, 100)) } : {}),
+        ...(q.removedKeys ? { removedKeys: q.removedKeys.slice(0, LEDGER_NUMBERS_ROWS).map((k) => short(k, 100)) } : {}),
+      })),
     };
   }
   if (next.failure) next.failure = { ...next.failure, message: short(next.failure.message, 2000) };

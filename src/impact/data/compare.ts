@@ -20,7 +20,7 @@ export function keyColumns(q: CubeQuery): string[] {
 /** `2025-03-01T00:00:00.000` as `2025-03` for a month, `2025-03-01` for a day; other values as text. */
 function keyText(column: string, v: unknown): string {
   if (v === null || v === undefined) return '∅';
-  const s = String(v);
+  const s = typeof v === 'object' ? JSON.stringify(v) : String(v);
   const grain = column.split('.')[2];
   const t = /^(\d{4})-(\d{2})-(\d{2})T00:00:00(?:\.000)?Z?$/.exec(s);
   if (!t) return s;
@@ -40,7 +40,8 @@ function valueOf(v: unknown): number | string | null {
   if (v === null || v === undefined) return null;
   if (typeof v === 'number') return v;
   const n = Number(v);
-  return typeof v === 'string' && v.trim() !== '' && Number.isFinite(n) ? n : String(v);
+  if (typeof v === 'string') return v.trim() !== '' && Number.isFinite(n) ? n : v;
+  return typeof v === 'object' ? JSON.stringify(v) : String(v);
 }
 
 function index(rows: Row[], columns: string[]): Map<string, Row> {

@@ -90,7 +90,7 @@ export function keyQueries(input: KeyQueryInput): KeyQueries {
     for (const { place, query } of item.queries ?? []) {
       const hit = uses(query);
       const what = item.kind === 'report' ? `Report “${item.name}”` : `Dashboard “${item.name}”, ${place}`;
-      if (hit) all.push({ name: what, source: item.kind === 'report' ? 'report' : 'dashboard', query: query as CubeQuery, why: `uses ${hit}` });
+      if (hit) all.push({ name: what, source: item.kind === 'report' ? 'report' : 'dashboard', query: query, why: `uses ${hit}` });
     }
     const fromSql = item.sql ? sqlReportQuery(item.sql, members) : undefined;
     const hit = fromSql && [...(fromSql.measures ?? []), ...(fromSql.dimensions ?? [])].find((m) => input.values.has(m));

@@ -22,18 +22,18 @@ export function dataDiffRefusal(s: DataDiffSettings, run: Pick<RunContext, 'pr' 
 /** Members of the pull request whose own definition moved (not only through another member). */
 const direct = (why: string) => !why.startsWith('uses ') && !why.startsWith('stands for ');
 
-/** The key queries and the run; `{ notRun }` when there is nothing to compare on. */
+/** The key queries and the run; `{ skipped }` when there is nothing to compare on. */
 export async function dataDiffFor(
   ctx: OpContext,
   impact: ImpactResult,
   s: DataDiffSettings & { mode: 'values' | 'relative' },
   fileQueries: KeyQuery[],
   ca?: string,
-): Promise<DataDiffResult | { notRun: string }> {
+): Promise<DataDiffResult | { skipped: string }> {
   const src = impact.sources;
-  if (impact.unavailable || !src || !impact.changes) return { notRun: `the semantic layers were not compared (${impact.unavailable ?? 'no change set'})` };
-  if (!src.production) return { notRun: 'the deployment lists no production environment' };
-  if (!src.staging) return { notRun: `the staging environment of ${impact.head} is not known` };
+  if (impact.unavailable || !src || !impact.changes) return { skipped: `the semantic layers were not compared (${impact.unavailable ?? 'no change set'})` };
+  if (!src.production) return { skipped: 'the deployment lists no production environment' };
+  if (!src.staging) return { skipped: `the staging environment of ${impact.head} is not known` };
   const values = new Map((impact.definition?.values ?? []).map((v) => [v.member, v.why] as const));
   const fromMeta = impact.changes.members.filter((m) => m.values && !m.breaking);
   for (const m of fromMeta) if (!values.has(m.member)) values.set(m.member, m.details.join('; '));
@@ -51,7 +51,7 @@ export async function dataDiffFor(
     maxQueries: s.limits.maxQueries,
     maxRows: s.limits.maxRows,
   });
-  if (!picked.run.length) return { notRun: 'no key query: no member whose numbers change is used or probed, and no key-queries file was given' };
+  if (!picked.run.length) return { skipped: 'no key query: no member whose numbers change is used or probed, and no key-queries file was given' };
   ctx.reporter.info(
     `data diff: ${picked.run.length} key queries on production and on ${src.staging.label}${picked.notRun ? ` (${picked.notRun} more not run: data-diff-max-queries)` : ''}`,
   );
