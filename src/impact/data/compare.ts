@@ -17,10 +17,13 @@ export function keyColumns(q: CubeQuery): string[] {
   return [...dims, ...times];
 }
 
+/** Any cell as text: strings as they are, anything else as JSON. */
+const cellText = (v: unknown): string => (typeof v === 'string' ? v : (JSON.stringify(v) ?? ''));
+
 /** `2025-03-01T00:00:00.000` as `2025-03` for a month, `2025-03-01` for a day; other values as text. */
 function keyText(column: string, v: unknown): string {
   if (v === null || v === undefined) return '∅';
-  const s = typeof v === 'object' ? JSON.stringify(v) : String(v);
+  const s = cellText(v);
   const grain = column.split('.')[2];
   const t = /^(\d{4})-(\d{2})-(\d{2})T00:00:00(?:\.000)?Z?$/.exec(s);
   if (!t) return s;
@@ -39,9 +42,8 @@ function rowKey(row: Row, columns: string[]): string {
 function valueOf(v: unknown): number | string | null {
   if (v === null || v === undefined) return null;
   if (typeof v === 'number') return v;
-  const n = Number(v);
-  if (typeof v === 'string') return v.trim() !== '' && Number.isFinite(n) ? n : v;
-  return typeof v === 'object' ? JSON.stringify(v) : String(v);
+  if (typeof v === 'string') return v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v;
+  return cellText(v);
 }
 
 function index(rows: Row[], columns: string[]): Map<string, Row> {
