@@ -120,9 +120,9 @@ describe('datamodel-ci diff --data', () => {
     expect(file).toMatchObject({ head: BRANCH, mode: 'values', changed: 5 });
   }, 60_000);
 
-  it('--data=relative: the JSON file holds row counts and relative changes, never a value or a row key', async () => {
+  it('--data-diff relative: the JSON file holds row counts and relative changes, never a value or a row key', async () => {
     const t = io();
-    expect(await runCli([...args, '--model-dir', dir, '--data=relative', '--data-diff-max-queries', '3'], t)).toBe(0);
+    expect(await runCli([...args, '--model-dir', dir, '--data-diff', 'relative', '--data-diff-max-queries', '3'], t)).toBe(0);
     const path = t.stdout.find((l) => l.startsWith('data-diff-file='))!.slice('data-diff-file='.length);
     const file = JSON.parse(readFileSync(path, 'utf8')) as DataDiffResult;
     expect(file.mode).toBe('relative');

@@ -75,10 +75,9 @@ const diff: CommandSpec = {
     ...ACTION_FLAGS('impact'),
     {
       name: 'data',
-      description:
-        'Run the data diff too: `--data` is `--data-diff values`, `--data=relative` is `--data-diff relative` (relative changes and row counts only).',
+      description: 'Run the data diff too: the same as `--data-diff values` (`--data-diff relative` shows relative changes and row counts only).',
       env: false,
-      boolean: false,
+      boolean: true,
     },
   ],
   example: 'datamodel-ci diff --deployment-id 1 --branch preview-pr-12 --data',
@@ -86,9 +85,15 @@ const diff: CommandSpec = {
   run: (argv: string[], io: Io) => runActionCommand('impact', dataFlag(argv), io, 'diff'),
 };
 
-/** `--data` (and `--data=values|relative`) as the input it stands for; anything else as given. */
+/** `--data` (`--data=true`) as the input it stands for, `--data=false` as nothing; anything else as given. */
 function dataFlag(argv: string[]): string[] {
-  return argv.map((a) => (a === '--data' ? '--data-diff=values' : a.startsWith('--data=') ? `--data-diff=${a.slice('--data='.length)}` : a));
+  const out: string[] = [];
+  for (const a of argv) {
+    if (a === '--' || out.includes('--')) out.push(a);
+    else if (a === '--data' || a === '--data=true') out.push('--data-diff=values');
+    else if (a !== '--data=false') out.push(a);
+  }
+  return out;
 }
 
 /** Every command, in the order of the help. */
