@@ -85,6 +85,10 @@ describe('the Numbers section', () => {
     expect(md).toContain('| country \\= Land 0 | `total_amount` | 1,000 | 900 | −100 (−10.0 %) |');
     expect(md).not.toContain('Land 5');
     // A value from production is outside text: rendered inert.
+    // A summary is HTML, where markdown escapes would show: names there are entity-escaped instead.
+    const hostile = numbersView(result([{ ...changed(0), name: 'Report “<b>x</b> @octocat & y_z.total”' }]));
+    const summaryLine = renderNumbers(hostile, { target: 'comment' }).find((l) => l.startsWith('<details>'));
+    expect(summaryLine).toBe('<details><summary>Report “&lt;b&gt;x&lt;/b&gt; @\u200Boctocat &amp; y_z.total”: the rows that moved most</summary>');
     const rendered = renderGfm(md);
     expect(JSON.stringify(rendered.tree)).not.toContain('"tagName":"img"');
     expect(rendered.links.map((l) => l.href)).toEqual(['https://github.com/o/r/actions/runs/1']);

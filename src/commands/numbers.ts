@@ -66,9 +66,9 @@ export async function runNumbers(x: ActionRun<'impact' | 'pr'>, plan: NumbersPla
   writeFileSync(file, `${JSON.stringify(dataDiffJson(x.settings.deploymentId, impact.head, d), null, 2)}\n`);
   x.out['data-changed-count'] = String(d.changed);
   x.out['data-diff-file'] = file;
-  const failed = d.queries.filter((q) => q.status === 'failed').length;
+  const count = (status: string) => d.queries.filter((q) => q.status === status).length;
   x.reporter.info(
-    `data diff: ${plural(d.queries.length, 'key query', 'key queries')} in ${(d.elapsedMs / 1000).toFixed(1)} s: ${d.changed} changed, ${d.queries.length - d.changed - failed} unchanged${failed ? `, ${failed} failed` : ''}`,
+    `data diff: ${plural(d.queries.length, 'key query', 'key queries')} in ${(d.elapsedMs / 1000).toFixed(1)} s: ${d.changed} changed, ${count('unchanged')} unchanged, ${count('new')} new, ${count('failed')} failed`,
   );
   return { view: numbersView(d), result: d };
 }

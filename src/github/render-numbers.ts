@@ -6,7 +6,7 @@
  */
 import type { ChangedRow, DataDiffResult, KeySource, LargestChange, QueryOutcome } from '../impact/data/types.js';
 import { plural } from '../report/plural.js';
-import { code, cut, link, text } from './markdown.js';
+import { code, cut, link, plain, text } from './markdown.js';
 
 export interface NumbersQueryRow {
   name: string;
@@ -33,6 +33,8 @@ export interface NumbersView {
   total: number;
   changed: number;
   failed: number;
+  /** Queries of a measure only the preview has (absent in views written before). */
+  fresh?: number;
   /** Key queries found beyond the cap. */
   notRunQueries: number;
   seconds?: number;
@@ -59,6 +61,7 @@ export function numbersView(r: DataDiffResult | { skipped: string; mode: 'values
     total: r.queries.length,
     changed: r.changed,
     failed: r.queries.filter((q) => q.status === 'failed').length,
+    fresh: r.queries.filter((q) => q.status === 'new').length,
     notRunQueries: r.notRun,
     seconds: Math.round(r.elapsedMs / 100) / 10,
     queries,
@@ -74,6 +77,16 @@ export const percent = (rel: number): string => `${rel > 0 ? '+' : rel < 0 ? '�
 const value = (v: number | string | null | undefined) => (v === null || v === undefined ? '∅' : typeof v === 'number' ? num(v) : text(cut(v, 60)));
 const measure = (m: string) => code(m.split('.').slice(1).join('.') || m, { cell: true });
 
+/** Outside text inside an HTML element (a `<summary>`: markdown is not read there): entities, and mentions broken. */
+function htmlText(s: string): string {
+  return plain(s)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/([@#])(?=\w)/g, '$1\u200B');
+}
+
 /** The result cell of a query: unchanged, what moved, or where it failed. */
 function result(q: NumbersQueryRow): string {
   if (q.status === 'failed') return `failed on ${q.failed?.side === 'both' ? 'both' : (q.failed?.side ?? '?')}: ${text(cut(q.failed?.message ?? '', 160))}`;
@@ -85,7 +98,7 @@ function result(q: NumbersQueryRow): string {
     const rel = l.rel !== undefined ? percent(l.rel) : '';
     const abs = l.abs !== undefined ? signed(l.abs) : '';
     const how = [rel, abs && rel ? `(${abs})` : abs].filter(Boolean).join(' ');
-    parts.push(`largest ${how || 'change'} on ${measure(l.measure)}${l.key ? ` at ${text(cut(l.key, 80))}` : ''}`);
+    parts.push(`largest ${how || 'change'} on ${measure(l.measure)}${l.key && l.key !== '(total)' ? ` at ${text(cut(l.key, 80))}` : ''}`);
   }
   if (q.added) parts.push(`${q.added} added`);
   if (q.removed) parts.push(`${q.removed} removed`);
@@ -103,7 +116,7 @@ function detail(q: NumbersQueryRow, limit: number): string[] {
   const top = (q.top ?? []).slice(0, limit);
   if (!top.length && !q.addedKeys?.length && !q.removedKeys?.length) return [];
   const change = (r: ChangedRow) => (r.abs !== undefined ? `${signed(r.abs)}${r.rel !== undefined ? ` (${percent(r.rel)})` : ''}` : 'changed');
-  const out = [`<details><summary>${text(cut(q.name, 120))}: ${q.status === 'new' ? 'first rows' : 'the rows that moved most'}</summary>`, ''];
+  const out = [`<details><summary>${htmlText(cut(q.name, 120))}: ${q.status === 'new' ? 'first rows' : 'the rows that moved most'}</summary>`, ''];
   if (top.length) {
     out.push('| Row | Measure | Production | Preview | Change |', '|---|---|---|---|---|');
     for (const r of top)
@@ -139,8 +152,11 @@ export function renderNumbers(v: NumbersView, options: NumbersRenderOptions, ful
   const comment = options.target === 'comment';
   const shown = comment ? all.queries.slice(0, options.queries ?? 10) : all.queries;
   const rows = comment ? (options.rows ?? 5) : Number.POSITIVE_INFINITY;
-  const unchanged = all.total - all.changed - all.failed;
-  const counts = [`${all.changed} changed`, `${unchanged} unchanged`, ...(all.failed ? [`${all.failed} failed`] : [])].join(', ');
+  const fresh = all.fresh ?? 0;
+  const unchanged = all.total - all.changed - all.failed - fresh;
+  const counts = [`${all.changed} changed`, `${unchanged} unchanged`, ...(fresh ? [`${fresh} new`] : []), ...(all.failed ? [`${all.failed} failed`] : [])].join(
+    ', ',
+  );
   const mode = all.mode === 'relative' ? '; relative changes only' : '';
   const head = `**Numbers** (production → preview, ${plural(all.total, 'key query', 'key queries')}${all.seconds !== undefined ? ` in ${all.seconds} s` : ''}${mode}): ${counts}`;
   const out = [head, '', ...queryTable(shown), ''];

@@ -75,11 +75,12 @@ function sqlReportQuery(sql: string, members: Map<string, MetaMember>): CubeQuer
   return measures.length ? { measures, ...(dimensions.length ? { dimensions } : {}) } : undefined;
 }
 
-/** A query with its row cap: its own limit when lower, else `maxRows`. */
-const capped = (q: CubeQuery, maxRows: number): CubeQuery => ({
-  ...q,
-  limit: Math.min(typeof q.limit === 'number' && q.limit > 0 ? q.limit : maxRows, maxRows),
-});
+/** A key query with its row cap: its own limit when lower, else `maxRows` (then said to be capped). */
+function withCap(k: KeyQuery, maxRows: number): KeyQuery {
+  const own = typeof k.query.limit === 'number' && k.query.limit > 0 ? k.query.limit : undefined;
+  if (own !== undefined && own <= maxRows) return k;
+  return { ...k, query: { ...k.query, limit: maxRows }, capped: true };
+}
 
 /** Every key query worth running, deduplicated, the first `maxQueries` to run. */
 export function keyQueries(input: KeyQueryInput): KeyQueries {
@@ -108,6 +109,6 @@ export function keyQueries(input: KeyQueryInput): KeyQueries {
     seen.add(id);
     return true;
   });
-  const run = unique.slice(0, input.maxQueries).map((k) => ({ ...k, query: capped(k.query, input.maxRows) }));
+  const run = unique.slice(0, input.maxQueries).map((k) => withCap(k, input.maxRows));
   return { run, notRun: unique.length - run.length };
 }

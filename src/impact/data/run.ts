@@ -59,7 +59,8 @@ function pool(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
 function outcomeOf(k: KeyQuery, base: LoadResult | undefined, head: LoadResult, input: DataDiffInput): QueryOutcome {
   const out: QueryOutcome = { name: k.name, source: k.source, ...(k.why ? { why: k.why } : {}), query: k.query, status: 'unchanged', ms: { head: head.ms } };
   if (base) out.ms.base = base.ms;
-  const asked = k.query.limit ?? input.limits.maxRows;
+  // Only a cap this run imposed can have cut rows the query itself wanted.
+  const asked = k.capped ? (k.query.limit ?? input.limits.maxRows) : Number.POSITIVE_INFINITY;
   const baseError = base?.error;
   if (baseError || head.error) {
     const side = baseError && head.error ? 'both' : baseError ? 'production' : 'preview';

@@ -22,6 +22,8 @@ export interface KeyQuery {
   why?: string;
   /** Runs on the preview only (a measure production does not have yet). */
   headOnly?: boolean;
+  /** Its limit is the row cap (`maxRows`), not its own: a full answer may have left rows out. */
+  capped?: boolean;
 }
 
 /** `values`: numbers shown; `relative`: only relative changes and row counts, never a value or a key. */
