@@ -26,7 +26,8 @@ export interface NumbersPlan {
 export async function planNumbers(x: ActionRun<'impact' | 'pr'>): Promise<NumbersPlan> {
   const settings = x.settings.inputs.dataDiff;
   const refusal = dataDiffRefusal(settings, x.run);
-  const fileQueries = settings.mode !== 'off' && settings.queriesFile ? await readKeyQueriesFile(settings.queriesFile) : [];
+  // Read whenever given, even with the data diff off: a wrong path is said now, not when it is turned on.
+  const fileQueries = settings.queriesFile ? await readKeyQueriesFile(settings.queriesFile) : [];
   return { settings, fileQueries, ...(refusal ? { refusal } : {}) };
 }
 

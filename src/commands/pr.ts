@@ -36,7 +36,7 @@ async function preview(x: ActionRun<'pr'>): Promise<number> {
   // The local model is read and checked before the first platform call; then the PR's comment (its
   // ledger names the branch) and the deployment's settings, read together.
   const local = await hashLocalModel(x.op, modelDir, inputs.exclude);
-  const modelFiles = inputs.impact ? await localModelFiles(modelDir, new Set(local.map((f) => f.path))) : undefined;
+  const modelFiles = inputs.impact ? await localModelFiles(modelDir, { only: new Set(local.map((f) => f.path)), emptyAllowed: true }) : undefined;
   const plan = inputs.impact ? await planNumbers(x) : undefined;
   const [branch, target] = await Promise.all([resolveBranch(x), deployTarget(x.op)]);
   x.out.branch = branch;

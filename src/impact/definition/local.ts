@@ -28,11 +28,16 @@ async function readTree(modelDir: string): Promise<FileTexts> {
   return out;
 }
 
-/** The checkout's model files (those in `only` when given: what is uploaded); an InputError when `modelDir` holds none. */
-export async function localModelFiles(modelDir: string, only?: ReadonlySet<string>): Promise<FileTexts> {
+/**
+ * The checkout's model files (those in `only` when given: what is uploaded); an InputError when
+ * `modelDir` holds none, unless `emptyAllowed` (the PR lifecycle, whose upload guard decides whether an
+ * empty model may go, with `allow-model-deletion`; the definition diff then says it did not run).
+ */
+export async function localModelFiles(modelDir: string, options: { only?: ReadonlySet<string>; emptyAllowed?: boolean } = {}): Promise<FileTexts> {
   const all = await readTree(modelDir);
+  const only = options.only;
   const files = modelFilesOf(only ? new Map([...all].filter(([p]) => only.has(p))) : all);
-  if (files.size) return files;
+  if (files.size || options.emptyAllowed) return files;
   const where = (await modelFolders(modelDir)).filter((f) => resolve(f) !== resolve(modelDir));
   const hint = where.length ? `; ${where.map((f) => JSON.stringify(f)).join(', ')} ${where.length === 1 ? 'holds' : 'hold'} cube.js or model/` : '';
   throw new InputError('model-dir', modelDir, `a folder whose model/ (or schema/) holds the data model's YAML or JS files: it holds none${hint}`);

@@ -38,6 +38,7 @@ export async function definitionsFor(
     }
   }
   if (!head) return none;
+  if (!head.size) return { ...none, notices: ['the model definitions were not compared: model-dir holds no YAML or JS file under model/ (or schema/)'] };
   const base = await baseFiles;
   if (!(base instanceof Map)) return { ...none, notices: [`the model definitions were not compared: ${base.problem}`] };
   const cmp = compareDefinitions(base, head);
