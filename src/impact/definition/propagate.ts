@@ -56,15 +56,23 @@ export function valuesChanged(head: ModelDefinition, changes: readonly Definitio
       for (const m of view.members.values()) if (m.alias && beyond.has(m.alias.split('.')[0] as string)) mark(`${view.name}.${m.name}`, at.why);
     }
   }
-  // Follow references and view aliases until nothing more moves.
-  const all = [...head.cubes.values()].flatMap((c) => [...c.members.values()].map((m) => ({ cube: c, m, full: `${c.name}.${m.name}` })));
-  for (let moved = true; moved;) {
-    moved = false;
-    for (const { cube, m, full } of all) {
-      if (out.has(full)) continue;
-      const hit = m.alias && out.has(m.alias) ? m.alias : sqlReferences(m.sql, cube.name).find((r) => r !== full && out.has(r));
-      if (hit) moved = mark(full, m.alias === hit ? `stands for ${hit}` : `uses ${hit}`) || moved;
+  // Follow references and view aliases from what moved, each edge once: who uses whom, reversed.
+  const users = new Map<string, { member: string; why: string }[]>();
+  for (const c of head.cubes.values()) {
+    for (const m of c.members.values()) {
+      const full = `${c.name}.${m.name}`;
+      const edges = m.alias ? [{ to: m.alias, why: `stands for ${m.alias}` }] : [];
+      for (const r of new Set(sqlReferences(m.sql, c.name))) if (r !== full) edges.push({ to: r, why: `uses ${r}` });
+      for (const e of edges) {
+        const list = users.get(e.to) ?? [];
+        list.push({ member: full, why: e.why });
+        users.set(e.to, list);
+      }
     }
+  }
+  const queue = [...out.keys()];
+  for (let i = 0; i < queue.length; i++) {
+    for (const u of users.get(queue[i] as string) ?? []) if (mark(u.member, u.why)) queue.push(u.member);
   }
   return out;
 }
