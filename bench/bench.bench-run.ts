@@ -6,6 +6,7 @@
  */
 import { afterAll } from 'vitest';
 import { bundleFigure, hashMemoryFigure } from './figures/bundle.js';
+import { dataDiffFigures } from './figures/data-diff.js';
 import { dbtFigure } from './figures/dbt.js';
 import { locateFigure } from './figures/locate.js';
 import { engineFigures } from './figures/engine.js';
@@ -27,3 +28,4 @@ hashMemoryFigure();
 locateFigure();
 engineFigures();
 impactFigure();
+dataDiffFigures();

@@ -3,7 +3,7 @@
  * figures run, temp dirs, generated models, a latency-adding proxy in front of the GitHub stand-in,
  * small statistics.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -69,8 +69,14 @@ export function record(f: Figure): Figure {
 }
 
 export function writeResults(): Results {
+  // A partial run (BENCH_ONLY) replaces its own figures and keeps the others of the last full run.
+  const kept = ONLY && existsSync(RESULTS_FILE) ? (JSON.parse(readFileSync(RESULTS_FILE, 'utf8')) as Results).figures : [];
+  const ids = new Set(figures.map((f) => f.id));
   const results: Results = {
-    figures,
+    figures: [
+      ...kept.map((f) => (ids.has(f.id) ? (figures.find((x) => x.id === f.id) as Figure) : f)),
+      ...figures.filter((f) => !kept.some((k) => k.id === f.id)),
+    ],
     machine: { node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', date: new Date().toISOString() },
   };
   writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);

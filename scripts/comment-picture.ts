@@ -14,8 +14,9 @@ import { playDemo, type DemoEvent } from './demo.js';
 
 /** Each picture and the demo event whose comment it shows. */
 export const PICTURES = [
-  { file: join('docs', 'images', 'pr-comment-impact.svg'), event: '4. A push removes a member a report uses' },
+  { file: join('docs', 'images', 'pr-comment-impact.svg'), event: '5. A push removes a member a report uses' },
   { file: join('docs', 'images', 'pr-comment-error.svg'), event: '2. A push breaks the model' },
+  { file: join('docs', 'images', 'pr-comment-numbers.svg'), event: '4. A push changes how a measure is computed' },
 ];
 const PLATFORM = 'https://acme.cubecloud.dev';
 const WIDTH = 820;
@@ -23,13 +24,14 @@ const WIDTH = 820;
 const CHARS_PER_LINE = 96;
 const LINE = 21;
 
-/** The comment as a reader sees it, with the run-dependent parts made fixed. */
+/** The comment as a reader sees it, with the run-dependent parts made fixed (address, update time, the data diff's seconds). */
 export function normalise(e: DemoEvent): string {
   return e.comment
     .replace(/<!--[\s\S]*?-->\n?/g, '')
     .split(e.platformUrl)
     .join(PLATFORM)
     .replace(/\*\*Updated:\*\* [^\n·]*UTC/g, '**Updated:** 2026-11-23 09:41 UTC')
+    .replace(/(\*\*Numbers\*\* \(production → preview, [^)]*? in )[\d.]+ s/g, (_, lead: string) => `${lead}1.2 s`)
     .trim();
 }
 

@@ -1,8 +1,8 @@
 /**
  * `npm run demo`: one pull request's life on one machine. The platform emulator and a GitHub REST
  * stand-in run in-process; the runner harness plays examples/workflows/preview.yml with the committed
- * bundle for five events (open, a broken push, a fix, a push that removes a member a report uses,
- * merge), printing each run's outputs, timing and the PR comment as that run left it. `--keep` leaves the emulator running for the CLI.
+ * bundle for six events (open, a broken push, a fix, a push that changes how a measure is computed,
+ * a push that removes a member a report uses, merge), printing each run's outputs, timing and the PR comment as that run left it. `--keep` leaves the emulator running for the CLI.
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +10,9 @@ import { dirname, join, resolve } from 'node:path';
 import { DEMO_MODEL, startEmulator, startGitHubStandin } from '../packages/emulator/src/index.js';
 import { runJob, type JobRunResult } from '../test/harness/runner.js';
 import { pullRequestEvent } from '../test/support/payloads.js';
+
+/** The demo's fourth push: revenue leaves cancelled orders out. */
+export const REVENUE_SQL = "CASE WHEN status = 'cancelled' THEN 0 ELSE amount END";
 
 const bold = (s: string) => (process.stdout.isTTY ? `\u001b[1m${s}\u001b[0m` : s);
 const dim = (s: string) => (process.stdout.isTTY ? `\u001b[2m${s}\u001b[0m` : s);
@@ -61,6 +64,7 @@ export async function playDemo(options: { keep?: boolean; print?: (line: string)
     'cubes:\n  - name: payments\n    sql_table: public.payments\n    measures:\n      - name: count\n        type: count\n      - name: amount\n        type: sum\n        sql: amount\n    dimensions:\n      - name: id\n        sql: id\n        type: number\n        primary_key: true\n';
 
   const PR = 1;
+  const privateRepo = { ...(pullRequestEvent('opened').repository as Record<string, unknown>), private: true, visibility: 'private' };
   const sha = (n: number) => `${n}`.repeat(40).slice(0, 40);
   gh.addPull({ number: PR, headSha: sha(1), headRef: 'add-payments', baseRef: 'main', title: 'Add a payments cube' });
 
@@ -75,10 +79,11 @@ export async function playDemo(options: { keep?: boolean; print?: (line: string)
       repoDir: repo,
       checkoutFrom: userRepo,
       eventName: 'pull_request',
-      event: pullRequestEvent(action, { number: PR, headSha, title: 'Add a payments cube', ...extra }),
+      event: { ...pullRequestEvent(action, { number: PR, headSha, title: 'Add a payments cube', ...extra }), repository: privateRepo },
       github: { api_url: gh.url, repository: gh.repository, token: 'ghs_demo_token_not_a_real_one' },
       secrets: { PLATFORM_API_KEY: em.credentials.admin },
-      vars: { PLATFORM_API_URL: em.baseUrl, PLATFORM_DEPLOYMENT_ID: '1' },
+      // The data diff is on: the team's repository is private (the event says so), so it needs no allow.
+      vars: { PLATFORM_API_URL: em.baseUrl, PLATFORM_DEPLOYMENT_ID: '1', DATAMODEL_DATA_DIFF: 'values' },
       env: { NODE_EXTRA_CA_CERTS: caFile },
     });
     const ms = Date.now() - started;
@@ -138,17 +143,24 @@ export async function playDemo(options: { keep?: boolean; print?: (line: string)
   write({ 'model/cubes/payments.yml': payments });
   await play('3. A push fixes it', 'synchronize', sha(3), 'success');
 
+  // Only a measure's sql changes (cancelled orders stop counting as revenue): no name or type moves,
+  // but every revenue figure does; the comment names the measure and shows how its numbers moved.
+  gh.setHead(PR, sha(4));
+  write({ 'model/cubes/orders.yml': DEMO_MODEL['model/cubes/orders.yml']!.replace('        sql: amount\n', `        sql: "${REVENUE_SQL}"\n`) });
+  await play('4. A push changes how a measure is computed', 'synchronize', sha(4), 'success');
+
   // The model is valid, but customers.country goes: the report "Revenue by country", the dashboard
   // and a notification use it (through orders_view), and the comment says so.
-  gh.setHead(PR, sha(4));
+  gh.setHead(PR, sha(5));
   write({
+    'model/cubes/orders.yml': DEMO_MODEL['model/cubes/orders.yml']!,
     'model/cubes/customers.yml': DEMO_MODEL['model/cubes/customers.yml']!.replace('      - name: country\n        sql: country\n        type: string\n', ''),
     'model/views/orders_view.yml': DEMO_MODEL['model/views/orders_view.yml']!.replace('          - country\n', ''),
   });
-  await play('4. A push removes a member a report uses', 'synchronize', sha(4), 'success');
+  await play('5. A push removes a member a report uses', 'synchronize', sha(5), 'success');
 
   gh.closePull(PR, true);
-  await play('5. The pull request is merged', 'closed', sha(4), 'success', { merged: true });
+  await play('6. The pull request is merged', 'closed', sha(5), 'success', { merged: true });
 
   say();
   say(`${ok ? '✓ done' : '✗ something did not go as expected'} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);

@@ -104,6 +104,48 @@ const FAIL_ON_BREAKING: InputSpec = {
   default: 'false',
 };
 
+/** The data diff: key queries run on production and on the preview, the numbers compared. */
+const DATA_DIFF_INPUTS: InputSpec[] = [
+  {
+    name: 'data-diff',
+    description:
+      "`off` (default), `values` or `relative`: run key queries (the team's own file, the reports and dashboards that use a member whose numbers change, probes of each changed or added measure) on production and on the preview, and show how the numbers move; `relative` shows only relative changes and row counts, never a value. Production's numbers are data: on a public repository `data-diff-allow-public` must say so too; never runs for a pull request from a fork.",
+    default: 'off',
+  },
+  {
+    name: 'data-diff-allow-public',
+    description:
+      "Allow the data diff on a public repository (the comment, job summary and JSON file then show production's numbers to anyone who can read the pull request).",
+    default: 'false',
+  },
+  {
+    name: 'data-diff-queries',
+    description: 'Path of a JSON file of key queries (`{ "queries": [{ "name": …, "query": { … } }] }`, the data API\'s REST format; docs/impact.md).',
+    default: '',
+  },
+  {
+    name: 'data-diff-security-context',
+    description: 'Security context (a JSON object) of the data-API tokens the key queries run with: access policies shape the numbers. Default `{}`.',
+    default: '',
+  },
+  { name: 'data-diff-max-queries', description: 'Key queries run at most (the rest are counted, not run).', default: String(DEFAULTS.dataDiffMaxQueries) },
+  { name: 'data-diff-max-rows', description: 'Rows a key query returns at most (its own limit when lower).', default: String(DEFAULTS.dataDiffMaxRows) },
+  { name: 'data-diff-concurrency', description: 'Key queries in flight at once on each environment.', default: String(DEFAULTS.dataDiffConcurrency) },
+  {
+    name: 'data-diff-query-timeout',
+    description: 'Seconds one key query may take on one environment ("Continue wait" polls included) before it is reported as failed.',
+    default: String(DEFAULTS.dataDiffQueryTimeoutSeconds),
+  },
+  { name: 'data-diff-abs-tolerance', description: 'A value counts as changed only when it moves by more than this much…', default: '0' },
+  { name: 'data-diff-rel-tolerance', description: '…and by more than this fraction of the larger value (`0.001` is 0.1 %).', default: '0' },
+  {
+    name: 'fail-on-data-change',
+    description:
+      'Fail the step when a key query answers differently on the preview than on production (beyond the tolerances; a query that fails is not a change).',
+    default: 'false',
+  },
+];
+
 const O = {
   branch: { name: 'branch', description: 'Shared branch of the PR.' },
   devBranch: { name: 'dev-branch', description: 'Dev-mode fork the upload went through (empty for a direct upload).' },
@@ -128,13 +170,35 @@ const O = {
     name: 'affected-content-count',
     description: 'Number of reports, dashboards and notifications that use a member the pull request breaks.',
   },
+  valuesChangedCount: {
+    name: 'values-changed-count',
+    description:
+      "Number of changes that keep names and types but move the numbers (a measure's sql, a filter, a table, a join, …; empty when the layers were not compared).",
+  },
+  dataChangedCount: {
+    name: 'data-changed-count',
+    description: 'Number of key queries whose results differ between production and the preview (empty when the data diff did not run).',
+  },
+  dataDiffFile: {
+    name: 'data-diff-file',
+    description: 'Path of a JSON file with the whole data diff, in the mode it ran in (in `RUNNER_TEMP`; empty when it did not run).',
+  },
   changeSetFile: {
     name: 'change-set-file',
     description: 'Path of a JSON file with the whole change set and the affected content, for later steps (in `RUNNER_TEMP`).',
   },
 } satisfies Record<string, OutputSpec>;
 
-const IMPACT_OUTPUTS = [O.breakingCount, O.addedCount, O.changedCount, O.affectedContentCount, O.changeSetFile];
+const IMPACT_OUTPUTS = [
+  O.breakingCount,
+  O.valuesChangedCount,
+  O.addedCount,
+  O.changedCount,
+  O.affectedContentCount,
+  O.changeSetFile,
+  O.dataChangedCount,
+  O.dataDiffFile,
+];
 
 export const ACTIONS: ActionSpec[] = [
   {
@@ -232,7 +296,7 @@ export const ACTIONS: ActionSpec[] = [
     title: 'datamodel-ci: impact',
     description:
       "Compare the semantic layer of the PR's staging environment with production's (`/meta` of each) and list the reports, dashboards and notifications the breaking changes hit.",
-    inputs: [BRANCH, FAIL_ON_BREAKING, FAIL_WITHOUT_CREDENTIALS],
+    inputs: [BRANCH, FAIL_ON_BREAKING, ...DATA_DIFF_INPUTS, FAIL_WITHOUT_CREDENTIALS],
     outputs: [O.branch, ...IMPACT_OUTPUTS, O.status, O.skipped],
   },
   {
@@ -271,6 +335,7 @@ export const ACTIONS: ActionSpec[] = [
         default: 'true',
       },
       FAIL_ON_BREAKING,
+      ...DATA_DIFF_INPUTS,
       FAIL_WITHOUT_CREDENTIALS,
     ],
     outputs: Object.values(O),

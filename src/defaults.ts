@@ -32,6 +32,19 @@ export const DEFAULTS = {
   dbtStartGraceMs: 60_000,
   /** Items asked for per page when the impact reads reports, workbooks and notifications. */
   impactPageSize: 100,
+  /**
+   * The data diff's caps (inputs `data-diff-*`): 20 key queries, 4 at a time on each environment, keep
+   * a run to five rounds of queries (under a minute when a query takes a few seconds, as on a typical
+   * tenant); each query may take 45 s, its "Continue wait" polls included; 1,000 rows a query.
+   */
+  dataDiffMaxQueries: 20,
+  dataDiffMaxRows: 1_000,
+  dataDiffConcurrency: 4,
+  dataDiffQueryTimeoutSeconds: 45,
+  /** Rows of the top-changed table of each key query shown in a comment (the job summary shows all kept). */
+  dataDiffCommentRows: 5,
+  /** Key queries shown in a comment (the job summary shows them all). */
+  dataDiffCommentQueries: 10,
   /** Prefix of a PR's shared branch (input `branch-prefix`). */
   branchPrefix: 'preview-',
   /** Sweep: only branches whose PR closed at least this long ago (input `min-age`). */

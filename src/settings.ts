@@ -9,6 +9,7 @@ import { InputError } from './client/errors.js';
 import { parseBaseUrl, type AuthScheme } from './client/http.js';
 import { DEFAULTS } from './defaults.js';
 import type { UploadVia } from './workflows/upload-model.js';
+import { readDataDiff, type DataDiffSettings } from './impact/data/settings.js';
 
 export type Source = (name: string) => string | undefined;
 
@@ -164,7 +165,7 @@ export interface CommandInputs {
   'dbt-sync-and-wait': { ref?: string; branchName?: string; source: 'git' | 'manifest'; timeoutMs: number };
   'merge-to-default': { branch?: string; keepBranch: boolean; message?: string; deployOnMerge: boolean; exclude: string[]; allowModelDeletion: boolean };
   'cleanup-branch': { branch?: string; mode: 'pr' | 'sweep'; minAgeMs: number; removeOnUpstream: boolean };
-  impact: { branch?: string; failOnBreaking: boolean };
+  impact: { branch?: string; failOnBreaking: boolean; dataDiff: DataDiffSettings };
   pr: {
     branch?: string;
     mergeOnClose: boolean;
@@ -181,6 +182,7 @@ export interface CommandInputs {
     environmentPrefix: string | undefined;
     impact: boolean;
     failOnBreaking: boolean;
+    dataDiff: DataDiffSettings;
   };
 }
 
@@ -262,7 +264,7 @@ const readers: Readers = {
     minAgeMs: r.duration('min-age'),
     removeOnUpstream: r.bool('remove-on-upstream'),
   }),
-  impact: (r) => ({ branch: r.branch('branch'), failOnBreaking: r.bool('fail-on-breaking') }),
+  impact: (r) => ({ branch: r.branch('branch'), failOnBreaking: r.bool('fail-on-breaking'), dataDiff: readDataDiff(r) }),
   pr: (r) => ({
     branch: r.branch('branch'),
     mergeOnClose: r.bool('merge-on-close'),
@@ -278,6 +280,7 @@ const readers: Readers = {
     environmentPrefix: r.environmentName('environment-prefix'),
     impact: r.bool('impact'),
     failOnBreaking: r.bool('fail-on-breaking'),
+    dataDiff: readDataDiff(r),
   }),
 };
 

@@ -58,6 +58,17 @@ const cases = (): { input: string; value: string; says: string }[] => [
   { input: 'impact', value: 'sometimes', says: 'impact: got "sometimes", expected true or false' },
   { input: 'fail-on-breaking', value: 'if-used', says: 'fail-on-breaking: got "if-used", expected true or false' },
   { input: 'fail-without-credentials', value: 'perhaps', says: 'fail-without-credentials: got "perhaps", expected true or false' },
+  { input: 'data-diff', value: 'maybe', says: 'data-diff: got "maybe", expected "off" or "values" or "relative"' },
+  { input: 'data-diff-allow-public', value: 'sure', says: 'data-diff-allow-public: got "sure", expected true or false' },
+  { input: 'data-diff-queries', value: join(root, 'no-queries.json'), says: 'expected a readable JSON file of key queries (ENOENT)' },
+  { input: 'data-diff-security-context', value: '["tenant"]', says: 'data-diff-security-context: got "(not shown)", expected a JSON object' },
+  { input: 'data-diff-max-queries', value: '0', says: 'data-diff-max-queries: got "0", expected an integer from 1 to 500' },
+  { input: 'data-diff-max-rows', value: 'all', says: 'data-diff-max-rows: got "all", expected an integer from 1 to 50000' },
+  { input: 'data-diff-concurrency', value: '99', says: 'data-diff-concurrency: got "99", expected an integer from 1 to 16' },
+  { input: 'data-diff-query-timeout', value: 'soon', says: 'data-diff-query-timeout: got "soon", expected an integer from 1 to 600' },
+  { input: 'data-diff-abs-tolerance', value: 'abc', says: 'data-diff-abs-tolerance: got "abc", expected a number of at least 0' },
+  { input: 'data-diff-rel-tolerance', value: '-0.1', says: 'data-diff-rel-tolerance: got "-0.1", expected a number of at least 0' },
+  { input: 'fail-on-data-change', value: 'if-big', says: 'fail-on-data-change: got "if-big", expected true or false' },
 ];
 
 beforeAll(async () => {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BadRequestError, ConflictError, NotFoundError, PermissionDeniedError, collect, type PlatformClient } from '../src/client/index.js';
 import { environmentRestUrl } from '@datamodel-ci/platform-api';
 import { DEMO_MODEL } from '../packages/emulator/src/index.js';
+import { flattenSourceTree } from '../src/impact/definition/files.js';
 import { emulatorFixture, snapshot, type EmulatorFixture } from './support/emulator.js';
 
 let fx: EmulatorFixture;
@@ -171,12 +172,29 @@ describe('uploads and hashes', () => {
     const dev = (await c.branches.startDevMode({ deploymentId: D, body: { branchName: shared } })).branchName!;
     await c.dataModel.renameFiles({ deploymentId: D, body: { branchName: dev, files: [{ path: 'cube.js', newPath: 'cube.config.js' }] } });
     await c.dataModel.removeFiles({ deploymentId: D, body: { branchName: dev, files: [{ path: 'model/views/orders_view.yml' }] } });
-    const files = await collect(c.dataModel.iterateFiles({ deploymentId: D, query: { branchName: dev, withContent: true } }));
-    expect(files.map((f) => f.path).sort()).toEqual(['cube.config.js', 'model/cubes/customers.yml', 'model/cubes/orders.yml']);
-    expect(files.find((f) => f.path === 'cube.config.js')?.content).toBe(DEMO_MODEL['cube.js']);
+    // The vendor's nested source tree: absolute paths, directories with children.
+    const nodes = await collect(c.dataModel.iterateFiles({ deploymentId: D, query: { branchName: dev, withContent: true } }));
+    expect(nodes.map((n) => [n.path, n.type])).toEqual([
+      ['/cube.config.js', 'file'],
+      ['/model', 'directory'],
+    ]);
+    const files = flattenSourceTree(nodes);
+    expect([...files.keys()].sort()).toEqual(['cube.config.js', 'model/cubes/customers.yml', 'model/cubes/orders.yml']);
+    expect(files.get('cube.config.js')).toBe(DEMO_MODEL['cube.js']);
     const missing = await c.dataModel.removeFiles({ deploymentId: D, body: { branchName: dev, files: [{ path: 'nope.yml' }] } }).catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(NotFoundError);
   });
+});
+
+it('lists files flat on a tenant that answers so (flatFileList)', async () => {
+  const shared = await freshShared('files-flat');
+  fx.em.controls.behaviour.flatFileList = true;
+  try {
+    const nodes = await collect(c.dataModel.iterateFiles({ deploymentId: D, query: { branchName: shared } }));
+    expect(nodes.map((n) => n.path)).toEqual(['cube.js', 'model/cubes/customers.yml', 'model/cubes/orders.yml', 'model/views/orders_view.yml']);
+  } finally {
+    fx.em.controls.behaviour.flatFileList = false;
+  }
 });
 
 describe('git workflow', () => {

@@ -10,7 +10,8 @@ import { metaBody } from '../packages/emulator/src/engine/meta.js';
 import { compileTree } from '../packages/emulator/src/engine/model.js';
 import { countChanges, diffMeta } from '../src/impact/diff.js';
 import { parseMeta, type MetaDocument } from '../src/impact/meta.js';
-import { privateMembers } from '../src/impact/private-members.js';
+import { privateIn } from '../src/impact/definition/merge.js';
+import { modelDefinition } from '../src/impact/definition/model.js';
 
 const ORDERS = 'model/cubes/orders.yml';
 const VIEW = 'model/views/orders_view.yml';
@@ -69,8 +70,9 @@ describe('the member diff on /meta from Cube’s compiler', () => {
     const head = edit({ [ORDERS]: [['        sql: status\n        type: string\n', '        sql: status\n        type: string\n        public: false\n']] });
     const headMeta = await meta(head);
     expect(headMeta.cubes.find((c) => c.name === 'orders')!.members.map((m) => m.name)).not.toContain('orders.status');
-    const hidden = privateMembers(head);
-    expect([...hidden]).toEqual(['orders.status']);
+    const hidden = privateIn(modelDefinition(new Map(Object.entries(head))));
+    // Primary keys are hidden unless made public, as /meta shows them.
+    expect([...hidden].sort()).toEqual(['customers.id', 'orders.id', 'orders.status']);
     const cs = diffMeta(await meta(DEMO_MODEL), headMeta, { privateInHead: hidden });
     expect(cs.members.find((m) => m.member === 'orders.status')).toMatchObject({ change: 'private', breaking: true, details: ['made private'] });
     // Without the model files it can only be called removed.
@@ -129,6 +131,40 @@ describe('the member diff on /meta from Cube’s compiler', () => {
     });
     expect(cs.members.find((m) => m.member === 'orders.status')).toMatchObject({ breaking: true, details: ['type string → number', 'format (none) → number'] });
     expect(cs.members.find((m) => m.member === 'orders_view.status')).toMatchObject({ breaking: true, change: 'changed' });
+  });
+
+  it("three values changes /meta shows: a granularity's interval or offset, a measure becoming cumulative, a view member standing for another", async () => {
+    const base = edit({
+      [ORDERS]: [
+        [
+          '        sql: created_at\n        type: time\n',
+          '        sql: created_at\n        type: time\n        granularities:\n          - name: fiscal_year\n            interval: 1 year\n            offset: 1 month\n',
+        ],
+      ],
+    });
+    const head = edit({
+      [ORDERS]: [
+        [
+          '        sql: created_at\n        type: time\n',
+          '        sql: created_at\n        type: time\n        granularities:\n          - name: fiscal_year\n            interval: 1 year\n            offset: 3 month\n',
+        ],
+        ['        type: sum\n        sql: amount\n', '        type: sum\n        sql: amount\n        rolling_window:\n          trailing: 7 day\n'],
+      ],
+      [VIEW]: [
+        ['          - name\n          - country\n', '          - name: country\n            alias: name\n          - name: name\n            alias: country\n'],
+      ],
+    });
+    const cs = diffMeta(await meta(base), await meta(head));
+    expect(brief(cs).filter((r) => !String(r[3]).startsWith('title') && !String(r[3]).includes('description'))).toEqual([
+      ['orders.created_at', 'changed', false, 'granularity fiscal_year: offset 1 month → 3 month'],
+      ['orders.total_amount', 'changed', false, 'became cumulative'],
+      ['orders_view.created_at', 'changed', false, 'granularity fiscal_year: offset 1 month → 3 month'],
+      ['orders_view.customers_country', 'changed', false, 'stands for customers.name (was customers.country)'],
+      ['orders_view.customers_name', 'changed', false, 'stands for customers.country (was customers.name)'],
+    ]);
+    // A view member does not say `cumulative` in /meta: the definition diff follows it (definition-diff.test.ts).
+    expect(cs.members.filter((m) => m.values).length).toBe(5);
+    expect(countChanges(cs)).toMatchObject({ breaking: 0, values: 5 });
   });
 
   it('a cube renamed is one rename per member, not removals and additions; a new cube is added', async () => {

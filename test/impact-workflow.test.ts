@@ -147,9 +147,9 @@ describe('datamodel-ci diff', () => {
   };
 
   it('--json prints the outputs and the whole change set; exit 0 without fail-on-breaking, 1 with it', async () => {
-    await branchWith('preview-pr-45', WITHOUT_COUNTRY);
+    const dir = await branchWith('preview-pr-45', WITHOUT_COUNTRY);
     const t = io();
-    expect(await runCli(['diff', '--deployment-id', '1', '--branch', 'preview-pr-45', '--json'], t)).toBe(0);
+    expect(await runCli(['diff', '--deployment-id', '1', '--branch', 'preview-pr-45', '--model-dir', dir, '--json'], t)).toBe(0);
     const out = JSON.parse(t.stdout.at(-1)!) as {
       command: string;
       outputs: Record<string, string>;
@@ -161,7 +161,7 @@ describe('datamodel-ci diff', () => {
     expect(out.result.affected.map((a) => a.name)).toContain('Revenue by country');
     expect(out.outputs['change-set-file']).toBe(join(tmpdir(), 'datamodel-ci', 'impact-1-preview-pr-45.json'));
     const failing = io();
-    expect(await runCli(['diff', '--deployment-id', '1', '--branch', 'preview-pr-45', '--fail-on-breaking'], failing)).toBe(1);
+    expect(await runCli(['diff', '--deployment-id', '1', '--branch', 'preview-pr-45', '--model-dir', dir, '--fail-on-breaking'], failing)).toBe(1);
     expect(failing.stderr.join('\n')).toContain(
       'preview-pr-45 makes 2 breaking changes to the semantic layer, used by 3 reports, dashboards and notifications (fail-on-breaking is true)',
     );
@@ -175,6 +175,13 @@ describe('datamodel-ci diff', () => {
     const bad = io();
     expect(await runCli(['diff', '--deployment-id', '1', '--branch', 'Bad Branch'], bad)).toBe(2);
     expect(bad.stderr.join('\n')).toContain('branch: got "Bad Branch"');
+    // A model-dir without a model: said so, with the folder nearby that holds one; never an empty side.
+    const parent = modelDir({ 'analytics/cube.js': '', 'analytics/model/cubes/a.yml': 'cubes: []\n', 'README.md': '' });
+    const empty = io();
+    expect(await runCli(['diff', '--deployment-id', '1', '--branch', 'preview-pr-45', '--model-dir', parent], empty)).toBe(2);
+    expect(empty.stderr.join('\n')).toContain(
+      `model-dir: got ${JSON.stringify(parent)}, expected a folder whose model/ (or schema/) holds the data model's YAML or JS files: it holds none`,
+    );
     expect(fx.em.counts).toEqual(before);
   });
 });

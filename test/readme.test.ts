@@ -69,25 +69,34 @@ describe('npm run demo', () => {
     const { stdout } = await promisify(execFile)(process.execPath, ['scripts/run-ts.mjs', 'demo'], { encoding: 'utf8', timeout: 120_000 });
     expect(stdout).toContain('1. The pull request is opened');
     expect(stdout).toContain('job failure');
-    expect(stdout).toContain('5. The pull request is merged');
-    // The comment after each event, one comment rewritten in place: ready, broken, ready again, ready with a breaking change, merged.
-    expect(stdout.match(/The PR comment now \(1 comment on the PR, rewritten in place\)/g)).toHaveLength(5);
+    expect(stdout).toContain('6. The pull request is merged');
+    // The comment after each event, one comment rewritten in place: ready, broken, ready again, ready with
+    // numbers that move, ready with a breaking change, merged.
+    expect(stdout.match(/The PR comment now \(1 comment on the PR, rewritten in place\)/g)).toHaveLength(6);
     const headings = [...stdout.matchAll(/^ {2}│ (#+ .*)$/gm)].map((m) => m[1]);
-    expect(headings).toHaveLength(5);
+    expect(headings).toHaveLength(6);
     expect(headings[0]).toMatch(/ready/);
     expect(headings[1]).toMatch(/1 error in 1 file/);
     expect(headings[2]).toMatch(/ready/);
     expect(headings[3]).toMatch(/ready/);
-    expect(headings[4]).toMatch(/merged into/);
-    // The semantic-layer section: the payments cube added at first; after the fourth push, the removed
-    // member is breaking and the report that uses it is named.
+    expect(headings[4]).toMatch(/ready/);
+    expect(headings[5]).toMatch(/merged into/);
+    // The semantic-layer section: the payments cube added at first; the fourth push changes only a
+    // measure's sql: a values change, and the numbers section shows its revenue moving; after the fifth,
+    // the removed member is breaking and the report that uses it is named.
     const comments = stdout.split('The PR comment now').slice(1);
     expect(comments[0]).toContain('**Semantic layer** (`main` → `preview-pr-1`): 0 breaking, 2 added, 0 changed; no content affected');
     expect(comments[1]).not.toContain('**Semantic layer**');
-    expect(comments[3]).toContain('2 breaking, 2 added, 0 changed; 1 report, 1 dashboard and 1 notification affected');
-    expect(comments[3]).toContain('| `customers.country` | cube `customers` | removed |');
-    expect(comments[3]).toMatch(/\| Report \| Revenue by country \| `orders_view\.customers_country` in dimensions \|/);
-    expect(stdout).toMatch(/4\. A push removes a member a report uses[\s\S]*breaking-count=2 added-count=2 changed-count=0 affected-content-count=3/);
+    expect(comments[3]).toContain('0 breaking, 1 values change, 2 added, 0 changed; no content affected');
+    expect(comments[3]).toMatch(/\| `orders\.total_amount` \| cube `orders` \| sql amount → CASE WHEN status/);
+    expect(comments[3]).toMatch(/\*\*Numbers\*\* \(production → preview, 7 key queries in [\d.]+ s\): 4 changed, 1 unchanged, 2 new/);
+    expect(comments[3]).toMatch(/\| Report “Revenue by month” \| 24 → 24 \| 24 rows changed; largest −13\.7 % \(−13,150\.64\) on `total_amount`/);
+    expect(comments[3]).toContain('| status \\= cancelled | `total_amount` | 260,127.56 | 0 | −260,127.56 (−100.0 %) |');
+    expect(comments[4]).toContain('2 breaking, 2 added, 0 changed; 1 report, 1 dashboard and 1 notification affected');
+    expect(comments[4]).toContain('| `customers.country` | cube `customers` | removed |');
+    expect(comments[4]).toMatch(/\| Report \| Revenue by country \| `orders_view\.customers_country` in dimensions \|/);
+    expect(stdout).toMatch(/4\. A push changes how a measure is computed[\s\S]*values-changed-count=1 data-changed-count=4/);
+    expect(stdout).toMatch(/5\. A push removes a member a report uses[\s\S]*breaking-count=2 added-count=2 changed-count=0 affected-content-count=3/);
     expect(stdout).toMatch(/✓ done in \d/);
     expect(stdout).not.toContain('✗');
   });

@@ -9,8 +9,10 @@ import { impactView, type ImpactView } from '../github/render-impact.js';
 import { plural } from '../report/plural.js';
 import { deployTarget } from '../workflows/branch-build.js';
 import { analyseImpact, type ImpactResult } from '../workflows/impact.js';
+import { localModelFiles } from '../impact/definition/local.js';
 import { resolveBranch, StepFailed, type ActionRun } from './action-run.js';
 import { publish } from './publish.js';
+import { dataChangeFailure, planNumbers, runNumbers } from './numbers.js';
 
 /** The change set as the JSON file and `--json` give it: everything, nothing cut. */
 export function changeSetJson(deploymentId: number, r: ImpactResult) {
@@ -27,6 +29,8 @@ export function changeSetJson(deploymentId: number, r: ImpactResult) {
     notices: r.notices,
     cubes: r.changes?.cubes ?? [],
     members: r.changes?.members ?? [],
+    definitionChanges: r.definition?.changes ?? [],
+    valuesChanged: r.definition?.values ?? [],
     affected: r.affected,
   };
 }
@@ -39,6 +43,7 @@ export function recordImpact(x: ActionRun, r: ImpactResult): ImpactView {
   writeFileSync(file, `${JSON.stringify(changeSetJson(x.settings.deploymentId, r), null, 2)}\n`);
   const compared = !r.unavailable;
   x.out['breaking-count'] = compared ? String(r.counts.breaking) : '';
+  x.out['values-changed-count'] = compared ? String(r.counts.values ?? 0) : '';
   x.out['added-count'] = compared ? String(r.counts.added) : '';
   x.out['changed-count'] = compared ? String(r.counts.changed) : '';
   x.out['affected-content-count'] = compared ? String(r.affected.length) : '';
@@ -56,15 +61,21 @@ export function breakingFailure(r: ImpactResult, failOnBreaking: boolean): strin
 
 export async function impactCommand(x: ActionRun<'impact'>): Promise<number> {
   const { connection, modelDir, inputs } = x.settings;
+  // The checkout's model and the key queries are read (and checked) before the first platform call.
+  const headFiles = await localModelFiles(modelDir);
+  const plan = await planNumbers(x);
   const [branch, target] = await Promise.all([resolveBranch(x), deployTarget(x.op)]);
   x.out.branch = branch;
   const r = await x.reporter.group('Impact on the semantic layer', () =>
-    analyseImpact(x.op, { branch, deployBranch: target.deployBranch, modelDir }, connection.caCert ? { ca: connection.caCert } : {}),
+    analyseImpact(x.op, { branch, deployBranch: target.deployBranch, modelDir, headFiles }, connection.caCert ? { ca: connection.caCert } : {}),
   );
   const view = recordImpact(x, r);
   x.out.status = r.unavailable ? 'not-compared' : r.counts.breaking ? 'breaking' : 'compatible';
-  await publish(x, { branch, impact: view }, { branch }, { impact: view });
-  const failure = breakingFailure(r, inputs.failOnBreaking);
+  const numbers = await runNumbers(x, plan, r, connection.caCert);
+  if (numbers.result) x.setResult({ ...changeSetJson(x.settings.deploymentId, r), dataDiff: numbers.result });
+  const shown = numbers.view ? { numbers: numbers.view } : {};
+  await publish(x, { branch, impact: view, ...shown }, { branch }, { impact: view, ...shown });
+  const failure = breakingFailure(r, inputs.failOnBreaking) ?? dataChangeFailure(numbers, plan, r.head);
   if (failure) throw new StepFailed(failure);
   return 0;
 }

@@ -68,14 +68,33 @@ const actionCommands: CommandSpec[] = ACTIONS.map((a) => ({
 /** `diff`: the impact action under the name a terminal user looks for; `--json` carries the change set as `result`. */
 const diff: CommandSpec = {
   name: 'diff',
-  summary: "What a branch changes in the semantic layer against production's, and the content its breaking changes hit (the impact action).",
+  summary: "What a branch changes in the semantic layer against production's, the content its breaking changes hit, and (--data) how the numbers move.",
   description:
-    'The impact action under another name: compares the branch\'s staging /meta with production\'s; --json carries the whole change set as "result".',
-  flags: ACTION_FLAGS('impact'),
-  example: 'datamodel-ci diff --deployment-id 1 --branch preview-pr-12 --json',
+    'The impact action under another name: compares the branch\'s staging /meta and model files with production\'s; --data also runs the key queries on both (the data diff); --json carries the whole change set (and data diff) as "result".',
+  flags: [
+    ...ACTION_FLAGS('impact'),
+    {
+      name: 'data',
+      description: 'Run the data diff too: the same as `--data-diff values` (`--data-diff relative` shows relative changes and row counts only).',
+      env: false,
+      boolean: true,
+    },
+  ],
+  example: 'datamodel-ci diff --deployment-id 1 --branch preview-pr-12 --data',
   action: false,
-  run: (argv: string[], io: Io) => runActionCommand('impact', argv, io, 'diff'),
+  run: (argv: string[], io: Io) => runActionCommand('impact', dataFlag(argv), io, 'diff'),
 };
+
+/** `--data` (`--data=true`) as the input it stands for, `--data=false` as nothing; anything else as given. */
+function dataFlag(argv: string[]): string[] {
+  const out: string[] = [];
+  for (const a of argv) {
+    if (a === '--' || out.includes('--')) out.push(a);
+    else if (a === '--data' || a === '--data=true') out.push('--data-diff=values');
+    else if (a !== '--data=false') out.push(a);
+  }
+  return out;
+}
 
 /** Every command, in the order of the help. */
 export const COMMANDS: readonly CommandSpec[] = [...actionCommands, diff, check, doctor, api, endpoints, completion(() => COMMANDS), hashModel];

@@ -5,6 +5,8 @@ import type { PreviewView } from '../github/preview-view.js';
 import { deployTarget } from '../workflows/branch-build.js';
 import { CloseFailed, runClose, runPreview } from '../workflows/pr-preview.js';
 import { hashLocalModel } from '../workflows/upload-model.js';
+import { localModelFiles } from '../impact/definition/local.js';
+import { dataChangeFailure, planNumbers, runNumbers, type NumbersOutcome } from './numbers.js';
 import { commitMessage, isStale, resolveBranch, StepFailed, type ActionRun } from './action-run.js';
 import { doctorFor, renderDoctor } from './doctor.js';
 import { annotate } from './annotate.js';
@@ -35,6 +37,8 @@ async function preview(x: ActionRun<'pr'>): Promise<number> {
   // The local model is read and checked before the first platform call; then the PR's comment (its
   // ledger names the branch) and the deployment's settings, read together.
   const local = await hashLocalModel(x.op, modelDir, inputs.exclude);
+  const modelFiles = inputs.impact ? await localModelFiles(modelDir, { only: new Set(local.map((f) => f.path)), emptyAllowed: true }) : undefined;
+  const plan = inputs.impact ? await planNumbers(x) : undefined;
   const [branch, target] = await Promise.all([resolveBranch(x), deployTarget(x.op)]);
   x.out.branch = branch;
   // "Updating" goes up at once and runs alongside the platform work; the result replaces it at the end.
@@ -60,6 +64,7 @@ async function preview(x: ActionRun<'pr'>): Promise<number> {
       allowModelDeletion: inputs.allowModelDeletion,
       smoke: { timeoutMs: DEFAULTS.smokeTimeoutSeconds * 1000, ...(connection.caCert ? { ca: connection.caCert } : {}) },
       ...(inputs.impact ? { impact: connection.caCert ? { ca: connection.caCert } : {} } : {}),
+      ...(modelFiles ? { modelFiles } : {}),
     },
     { isStale: () => isStale(x) },
   ).catch(async (e: unknown) => {
@@ -106,10 +111,14 @@ async function preview(x: ActionRun<'pr'>): Promise<number> {
     if (o.staging.stagingUrl) view.restUrl = o.staging.stagingUrl;
   }
   let impact: ImpactView | undefined;
+  let numbers: NumbersOutcome = {};
   if (o.impact) {
     impact = recordImpact(x, o.impact);
     view.impact = impact;
     failure ??= breakingFailure(o.impact, inputs.failOnBreaking);
+    if (plan) numbers = await runNumbers(x, plan, o.impact, connection.caCert);
+    if (numbers.view) view.numbers = numbers.view;
+    if (plan) failure ??= dataChangeFailure(numbers, plan, o.impact.head);
   }
   if (o.failure) {
     view.failure = failureOf('Preview', o.failureCause ?? new Error(o.failure), connection.apiUrl, o.failure);
@@ -120,7 +129,7 @@ async function preview(x: ActionRun<'pr'>): Promise<number> {
       x,
       view,
       { branch, state: 'open', ...(o.staging?.stagingUrl ? { stagingUrl: o.staging.stagingUrl } : {}) },
-      { errors, ...(impact ? { impact } : {}) },
+      { errors, ...(impact ? { impact } : {}), ...(numbers.view ? { numbers: numbers.view } : {}) },
     ),
   );
   if (o.staging?.stagingUrl && !o.failure) github.push(deployPreview(x, platformPageUrl(connection.apiUrl, x.settings.deploymentId, branch)));

@@ -5,6 +5,7 @@
 import type { Ledger } from '../github/comment.js';
 import { nextView, type PreviewState, type PreviewView, type ViewError } from '../github/preview-view.js';
 import type { ImpactView } from '../github/render-impact.js';
+import type { NumbersView } from '../github/render-numbers.js';
 import { renderPreview } from '../github/render-preview.js';
 import type { ActionRun } from './action-run.js';
 import { plural } from '../report/plural.js';
@@ -42,6 +43,8 @@ export interface PublishOptions {
   summary?: boolean;
   /** The whole impact of the run, for the job summary (the ledger keeps the first rows). */
   impact?: ImpactView;
+  /** The whole data diff of the run, for the job summary. */
+  numbers?: NumbersView;
 }
 
 /** Merge `update` into this run's view, write the comment, and (by default) the job summary. */
@@ -62,7 +65,12 @@ export async function publish(x: ActionRun, update: ViewUpdate, ledger: Partial<
     x.reporter.summary(
       renderPreview(
         { ...view, updatedAt: new Date().toISOString() },
-        { target: 'summary', ...(options.errors ? { errors: options.errors } : {}), ...(options.impact ? { impact: options.impact } : {}) },
+        {
+          target: 'summary',
+          ...(options.errors ? { errors: options.errors } : {}),
+          ...(options.impact ? { impact: options.impact } : {}),
+          ...(options.numbers ? { numbers: options.numbers } : {}),
+        },
       ),
     );
   if (!thread || !pr) return;

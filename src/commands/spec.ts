@@ -53,10 +53,11 @@ export const FLAG_VALUES: Readonly<Record<string, readonly string[]>> = {
   'upload-via': ['auto', 'direct', 'dev-mode'],
   mode: ['pr', 'sweep'],
   source: ['git', 'manifest'],
+  'data-diff': ['off', 'values', 'relative'],
 };
 
 /** Flags whose value is a path, for completion. */
-export const FLAG_PATHS: Readonly<Record<string, 'file' | 'dir'>> = { 'ca-cert': 'file', 'model-dir': 'dir' };
+export const FLAG_PATHS: Readonly<Record<string, 'file' | 'dir'>> = { 'ca-cert': 'file', 'model-dir': 'dir', 'data-diff-queries': 'file' };
 
 /** Parse `argv` with the command's own flags; refuses unknown flags and arguments it does not take. */
 export function parseFor(spec: Pick<CommandSpec, 'name' | 'flags' | 'args'>, argv: readonly string[]): ParsedArgs {

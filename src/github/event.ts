@@ -25,6 +25,8 @@ export interface RunContext {
   apiUrl: string;
   /** `https://github.com/owner/repo` (GHES: its own host), when the repository is known. */
   repoUrl: string | undefined;
+  /** The event's repository is public (anyone may read its pull requests); unknown counts as public. */
+  repositoryPublic: boolean;
 }
 
 type Json = Record<string, unknown>;
@@ -65,8 +67,8 @@ export function pullRequestFromPayload(payload: unknown, source = 'event payload
 export function readRunContext(env: NodeJS.ProcessEnv): RunContext {
   const eventName = env.GITHUB_EVENT_NAME;
   let pr: PullRequestEvent | undefined;
+  let payload: unknown;
   if ((eventName === 'pull_request' || eventName === 'pull_request_target') && env.GITHUB_EVENT_PATH) {
-    let payload: unknown;
     try {
       payload = JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, 'utf8'));
     } catch (e) {
@@ -84,5 +86,14 @@ export function readRunContext(env: NodeJS.ProcessEnv): RunContext {
     runUrl,
     apiUrl: env.GITHUB_API_URL ?? 'https://api.github.com',
     repoUrl: env.GITHUB_REPOSITORY ? `${server.replace(/\/+$/, '')}/${env.GITHUB_REPOSITORY}` : undefined,
+    repositoryPublic: repositoryPublic(payload, eventName),
   };
+}
+
+/** Whether the event's repository is public: `private: false` or `visibility: public`; a run outside GitHub (no event) is not. */
+function repositoryPublic(payload: unknown, eventName: string | undefined): boolean {
+  const repo = obj(obj(payload)?.repository);
+  if (repo?.private === true || repo?.visibility === 'private' || repo?.visibility === 'internal') return false;
+  if (repo) return true;
+  return eventName !== undefined;
 }

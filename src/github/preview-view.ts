@@ -4,6 +4,7 @@
  * results: the first write of a run starts from an empty view.
  */
 import type { ImpactView } from './render-impact.js';
+import type { NumbersView } from './render-numbers.js';
 
 import { maskSecretLooking } from '../client/redact.js';
 
@@ -43,6 +44,8 @@ export interface PreviewView {
   dbt?: { syncJobId: string; branch: string; status: string };
   /** What the pull request changes in the semantic layer, and the content it breaks. */
   impact?: ImpactView;
+  /** How the numbers of the key queries moved (the data diff), or why they were not compared. */
+  numbers?: NumbersView;
   /** What failed, when the run failed on the platform (or its input was refused), with the fix the terminal shows. */
   failure?: { step: string; message: string; hint?: string };
   /** Branches a failed close left on the platform (a rerun or the sweep removes them). */
@@ -58,6 +61,9 @@ const short = (s: string, max: number) => maskSecretLooking(s.length > max ? `${
 export const LEDGER_ERRORS = 20;
 /** Rows of each impact table the ledger keeps (the job summary has them all). */
 export const LEDGER_IMPACT_ROWS = 20;
+/** Key queries, and rows of each, the ledger keeps of the data diff (the job summary has all that were kept). */
+export const LEDGER_NUMBERS_QUERIES = 12;
+export const LEDGER_NUMBERS_ROWS = 5;
 
 /**
  * The view after this run's update: a write from another run (or another head) starts from scratch, so
@@ -88,10 +94,29 @@ export function nextView(
     next.impact = {
       ...i,
       breaking: rows(i.breaking).map((r) => ({ ...r, what: short(r.what, 300) })),
+      ...(i.values ? { values: rows(i.values).map((r) => ({ ...r, what: short(r.what, 300) })) } : {}),
+      ...(i.moved ? { moved: { total: i.moved.total, members: i.moved.members.slice(0, 10) } } : {}),
       other: rows(i.other).map((r) => ({ ...r, what: short(r.what, 300) })),
       affected: rows(i.affected).map((a) => ({ ...a, name: short(a.name, 200), uses: a.uses.slice(0, 7).map((u) => ({ ...u, place: short(u.place, 120) })) })),
       notices: i.notices.slice(0, 5).map((n) => short(n, 500)),
       ...(i.unavailable ? { unavailable: short(i.unavailable, 600) } : {}),
+    };
+  }
+  if (next.numbers) {
+    const n = next.numbers;
+    next.numbers = {
+      ...n,
+      ...(n.notRun ? { notRun: short(n.notRun, 400) } : {}),
+      queries: n.queries.slice(0, LEDGER_NUMBERS_QUERIES).map((q) => ({
+        ...q,
+        name: short(q.name, 120),
+        ...(q.why ? { why: short(q.why, 120) } : {}),
+        ...(q.failed ? { failed: { ...q.failed, message: short(q.failed.message, 300) } } : {}),
+        ...(q.largest?.key ? { largest: { ...q.largest, key: short(q.largest.key, 100) } } : {}),
+        ...(q.top ? { top: q.top.slice(0, LEDGER_NUMBERS_ROWS).map((r) => ({ ...r, key: short(r.key, 100) })) } : {}),
+        ...(q.addedKeys ? { addedKeys: q.addedKeys.slice(0, LEDGER_NUMBERS_ROWS).map((k) => short(k, 100)) } : {}),
+        ...(q.removedKeys ? { removedKeys: q.removedKeys.slice(0, LEDGER_NUMBERS_ROWS).map((k) => short(k, 100)) } : {}),
+      })),
     };
   }
   if (next.failure)

@@ -4,18 +4,23 @@
  * first rows of each table and points to the job summary, which shows them all.
  */
 import type { AffectedItem, ContentKind } from '../impact/affected.js';
-import type { MemberChange } from '../impact/diff.js';
+import type { CubeChange, MemberChange } from '../impact/diff.js';
 import { impactSummaryLine, type ImpactResult } from '../workflows/impact.js';
 import { code, cut, link, text } from './markdown.js';
 import { plural } from '../report/plural.js';
 
 /** One row of a change table, as the ledger keeps it. */
 export interface ImpactChangeRow {
+  /** The member's full name; the cube's name for a change of the cube itself (`whole`). */
   member: string;
   cube: string;
   cubeType: 'cube' | 'view';
-  change: MemberChange['change'];
+  change: MemberChange['change'] | CubeChange['change'];
   breaking: boolean;
+  /** Same name and type, other numbers. */
+  values?: boolean;
+  /** A change of the cube or view itself (its table, joins, key, access policy, visibility). */
+  whole?: boolean;
   /** The change in words (`removed`, `type string → number; title …`). */
   what: string;
   /** A view member gone because of this cube member's change. */
@@ -37,9 +42,14 @@ export interface ImpactView {
   /** The summary line (`2 breaking, 5 added, 1 changed; 3 reports and 1 notification affected`). */
   summary: string;
   breakingTotal: number;
+  /** Changes that move the numbers (absent in views recorded before there were any). */
+  valuesTotal?: number;
   otherTotal: number;
   affectedTotal: number;
   breaking: ImpactChangeRow[];
+  values?: ImpactChangeRow[];
+  /** Members whose numbers move because they use a changed one (formulas, view members), and how many in all. */
+  moved?: { total: number; members: string[] };
   other: ImpactChangeRow[];
   affected: ImpactContentRow[];
   notices: string[];
@@ -53,8 +63,21 @@ const changeRow = (m: MemberChange): ImpactChangeRow => ({
   cubeType: m.cubeType,
   change: m.change,
   breaking: m.breaking,
+  ...(m.values ? { values: true } : {}),
   what: m.change === 'renamed' ? `renamed to ${m.to ?? '?'}` : m.details.join('; '),
   ...(m.because ? { because: m.because } : {}),
+});
+
+/** A cube or view changed (or made private) itself: one row. */
+const cubeRow = (c: CubeChange): ImpactChangeRow => ({
+  member: c.name,
+  cube: c.name,
+  cubeType: c.type,
+  change: c.change,
+  breaking: c.change === 'private' || !!c.breaking,
+  ...(c.values ? { values: true } : {}),
+  whole: true,
+  what: c.change === 'private' ? 'made private' : (c.details ?? []).join('; '),
 });
 
 const contentRow = (a: AffectedItem): ImpactContentRow => ({
@@ -66,17 +89,26 @@ const contentRow = (a: AffectedItem): ImpactContentRow => ({
 
 /** The whole result as a view (the ledger then keeps the first rows, preview-view.ts). */
 export function impactView(r: ImpactResult): ImpactView {
-  const members = r.changes?.members ?? [];
-  const breaking = members.filter((m) => m.breaking).map(changeRow);
-  const other = members.filter((m) => !m.breaking).map(changeRow);
+  const rows = [
+    ...(r.changes?.cubes ?? []).filter((c) => c.change === 'changed' || c.change === 'private').map(cubeRow),
+    ...(r.changes?.members ?? []).map(changeRow),
+  ];
+  const breaking = rows.filter((m) => m.breaking);
+  const values = rows.filter((m) => !m.breaking && m.values);
+  const other = rows.filter((m) => !m.breaking && !m.values);
+  const direct = new Set(values.map((v) => v.member));
+  const moved = (r.definition?.values ?? []).map((v) => v.member).filter((m) => !direct.has(m));
   return {
     base: r.base,
     head: r.head,
     summary: impactSummaryLine(r),
     breakingTotal: breaking.length,
+    valuesTotal: values.length,
     otherTotal: other.length,
     affectedTotal: r.affected.length,
     breaking,
+    values,
+    ...(moved.length ? { moved: { total: moved.length, members: moved.slice(0, 20) } } : {}),
     other,
     affected: r.affected.map(contentRow),
     notices: r.notices,
@@ -96,8 +128,26 @@ function changeTable(rows: ImpactChangeRow[]): string[] {
   return [
     '| Member | In | Change |',
     '|---|---|---|',
-    ...rows.map((r) => `| ${code(r.member, { cell: true })} | ${r.cubeType} ${code(r.cube, { cell: true })} | ${what(r)} |`),
+    ...rows.map((r) =>
+      r.whole
+        ? `| ${code(r.member, { cell: true })} | the ${r.cubeType} itself | ${what(r)} |`
+        : `| ${code(r.member, { cell: true })} | ${r.cubeType} ${code(r.cube, { cell: true })} | ${what(r)} |`,
+    ),
   ];
+}
+
+/** The values table, and the members whose numbers move with the changed ones. */
+function valuesTable(moved: ImpactView['moved'], limit: number) {
+  return (rows: ImpactChangeRow[]): string[] => {
+    if (!moved?.total) return changeTable(rows);
+    const names = moved.members.slice(0, Math.min(limit, 10));
+    const rest = moved.total - names.length;
+    return [
+      ...changeTable(rows),
+      '',
+      `Their numbers move with them: ${names.map((m) => code(m)).join(', ')}${rest > 0 ? ` and ${plural(rest, 'more member')}` : ''}.`,
+    ];
+  };
 }
 
 function contentTable(rows: ImpactContentRow[]): string[] {
@@ -141,6 +191,7 @@ export function renderImpact(v: ImpactView, options: ImpactRenderOptions, full?:
     head + text(v.summary),
     '',
     ...block('Breaking changes', all.breakingTotal, all.breaking, changeTable, true, limit, options.runUrl),
+    ...block('Changes to the numbers', all.valuesTotal ?? 0, all.values ?? [], valuesTable(all.moved, limit), true, limit, options.runUrl),
     ...block('Affected content', all.affectedTotal, all.affected, contentTable, true, limit, options.runUrl),
     ...block('Other changes', all.otherTotal, all.other, changeTable, false, limit, options.runUrl),
     ...notices(v),

@@ -5,6 +5,7 @@
  */
 import { hint } from './error-hints.js';
 import { renderImpact, type ImpactView } from './render-impact.js';
+import { renderNumbers, type NumbersView } from './render-numbers.js';
 import { code, codeLink, cut, link, pathInUrl, text } from './markdown.js';
 import type { PreviewView, ViewError } from './preview-view.js';
 import { plural } from '../report/plural.js';
@@ -22,6 +23,8 @@ export interface RenderOptions {
   impact?: ImpactView;
   /** Rows of each impact table shown in a comment. */
   commentImpactRows?: number;
+  /** The whole data diff of the run (the view keeps only the first queries and rows). */
+  numbers?: NumbersView;
 }
 
 /** Errors of one file shown before the rest of the file's list is collapsed. */
@@ -203,6 +206,9 @@ export function renderPreview(v: PreviewView, options: RenderOptions): string {
         options.impact,
       ),
     );
+  }
+  if (!closed && v.state !== 'updating' && v.numbers) {
+    parts.push(renderNumbers(v.numbers, { target: options.target, ...(v.runUrl ? { runUrl: v.runUrl } : {}) }, options.numbers));
   }
   parts.push(closed ? links({ ...v, previewUrl: undefined, restUrl: undefined }) : links(v));
   if (v.state === 'invalid' && errors.length) parts.push(errorBlock(v, errors, options));

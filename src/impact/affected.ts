@@ -5,7 +5,8 @@
  * affected too.
  */
 import type { ChangeSet, MemberChange } from './diff.js';
-import { controlUses, dedupe, queryUses, widgetUses, type MemberUse } from './references.js';
+import { asQuery, controlUses, dedupe, queryUses, widgetUses, type MemberUse } from './references.js';
+import { sqlUses } from './sql-uses.js';
 
 export type ContentKind = 'report' | 'dashboard' | 'notification';
 
@@ -19,8 +20,16 @@ export interface ContentItem {
   uses: MemberUse[];
   /** Dashboards: reports its widgets show, with the widget's label. */
   shows?: { reportId: number; place: string }[];
-  /** Notifications: the dashboard it renders. */
+  /** Dashboards: the ids and public ids a notification may name it by (the published dashboard's, never the workbook's). */
+  dashboardIds?: number[];
+  publicIds?: string[];
+  /** Reports and dashboard widgets: the queries it runs, where (the data diff's key queries). */
+  queries?: { place: string; query: Record<string, unknown> }[];
+  /** Reports written against the SQL API: the query text. */
+  sql?: string;
+  /** Notifications: the dashboard it renders, by id or by public id (the vendor's file: exactly one is given). */
   dashboardId?: number;
+  dashboardPublicId?: string;
 }
 
 export interface AffectedItem {
@@ -41,10 +50,19 @@ export interface ContentCounts {
 const https = (v: unknown): string | undefined => (typeof v === 'string' && /^https:\/\/\S+$/.test(v) ? v : undefined);
 const label = (m: MemberChange) => (m.change === 'renamed' ? `renamed to ${m.to}` : m.details.join('; '));
 
-/** A report record of the platform's list. */
-export function reportContent(r: { id: number; name: string; jsonQuery?: string | null; url?: unknown }): ContentItem {
+/** A report record of the platform's list: its Cube query, and its SQL API query when it has one. */
+export function reportContent(r: { id: number; name: string; jsonQuery?: string | null; sqlQuery?: string | null; url?: unknown }): ContentItem {
   const url = https(r.url);
-  return { kind: 'report', id: r.id, name: r.name, ...(url ? { url } : {}), uses: dedupe(queryUses(r.jsonQuery)) };
+  const query = asQuery(r.jsonQuery);
+  return {
+    kind: 'report',
+    id: r.id,
+    name: r.name,
+    ...(url ? { url } : {}),
+    uses: dedupe([...queryUses(r.jsonQuery), ...sqlUses(r.sqlQuery)]),
+    ...(query ? { queries: [{ place: 'report', query }] } : {}),
+    ...(typeof r.sqlQuery === 'string' && r.sqlQuery.trim() ? { sql: r.sqlQuery } : {}),
+  };
 }
 
 interface DashboardConfigLike {
@@ -60,11 +78,12 @@ export function dashboardContent(w: {
   url?: unknown;
   dashboardPublished?: DashboardConfigLike | null;
   dashboardDraft?: DashboardConfigLike | null;
-  publishedDashboard?: { id?: number; title?: string | null; config?: DashboardConfigLike | null; url?: unknown } | null;
+  publishedDashboard?: { id?: number; publicId?: string | null; title?: string | null; config?: DashboardConfigLike | null; url?: unknown } | null;
 }): ContentItem {
   const published = w.dashboardPublished ?? w.publishedDashboard?.config ?? null;
   const uses: MemberUse[] = [];
   const shows: { reportId: number; place: string }[] = [];
+  const queries: { place: string; query: Record<string, unknown> }[] = [];
   for (const [version, config] of [
     ['published', published],
     ['draft', w.dashboardDraft],
@@ -74,32 +93,45 @@ export function dashboardContent(w: {
       const wu = widgetUses(widget, version);
       uses.push(...wu.uses);
       if (wu.reportId !== undefined) shows.push({ reportId: wu.reportId, place: wu.label });
+      if (wu.query) queries.push({ place: wu.label, query: wu.query });
     }
     if (config.settings) uses.push(...controlUses(config.settings, `${version} dashboard`));
   }
   const title = w.publishedDashboard?.title ?? published?.title;
   const url = https(w.url) ?? https(w.publishedDashboard?.url);
+  const pd = w.publishedDashboard;
   return {
     kind: 'dashboard',
-    id: w.publishedDashboard?.id ?? w.id,
+    id: w.id,
     name: title && title !== w.name ? `${w.name} · ${title}` : w.name,
     ...(url ? { url } : {}),
     uses: dedupe(uses),
     shows,
+    ...(queries.length ? { queries } : {}),
+    dashboardIds: typeof pd?.id === 'number' ? [pd.id] : [],
+    publicIds: typeof pd?.publicId === 'string' && pd.publicId ? [pd.publicId] : [],
   };
 }
 
 /** A scheduled notification: its filters, time grains and member switchers, and the dashboard it renders. */
 export function notificationContent(n: {
   id: number;
-  dashboardId: number;
+  dashboardId?: number | null;
+  dashboardPublicId?: string | null;
   humanReadableSchedule?: string;
   filters?: unknown;
   timeGrains?: unknown;
   memberSwitchers?: unknown;
 }): ContentItem {
   const when = n.humanReadableSchedule ? ` (${n.humanReadableSchedule})` : '';
-  return { kind: 'notification', id: n.id, name: `Notification ${n.id}${when}`, uses: dedupe(controlUses(n)), dashboardId: n.dashboardId };
+  return {
+    kind: 'notification',
+    id: n.id,
+    name: `Notification ${n.id}${when}`,
+    uses: dedupe(controlUses(n)),
+    ...(typeof n.dashboardId === 'number' ? { dashboardId: n.dashboardId } : {}),
+    ...(typeof n.dashboardPublicId === 'string' && n.dashboardPublicId ? { dashboardPublicId: n.dashboardPublicId } : {}),
+  };
 }
 
 /** `published filter “Country”` and `draft filter “Country”` as one `filter “Country” (published and draft)`. */
@@ -153,8 +185,13 @@ export function affectedContent(changes: ChangeSet, content: ContentItem[]): Aff
         );
     }
   }
+  const dashboards = content.filter((c) => c.kind === 'dashboard');
   for (const n of content.filter((c) => c.kind === 'notification')) {
-    const dash = n.dashboardId !== undefined ? result.get(`dashboard:${n.dashboardId}`) : undefined;
+    // By the dashboard's own id or public id: a workbook's id is another number space.
+    const sends = dashboards.find(
+      (d) => (n.dashboardId !== undefined && d.dashboardIds?.includes(n.dashboardId)) || (!!n.dashboardPublicId && d.publicIds?.includes(n.dashboardPublicId)),
+    );
+    const dash = sends ? result.get(`dashboard:${sends.id}`) : undefined;
     // Once per member: the dashboard's own row says where.
     const members = dash ? [...new Map(dash.uses.map((u) => [u.member, u])).values()] : [];
     if (dash)

@@ -26,14 +26,20 @@ export interface MemberChange {
   because?: string;
   /** A change that only removed granularities: content that uses the member with another granularity still works. */
   onlyGranularities?: string[];
+  /** Not breaking, but the same name and type answer other numbers (the "values change" class). */
+  values?: boolean;
 }
 
 export interface CubeChange {
   name: string;
   type: 'cube' | 'view';
-  change: 'added' | 'removed' | 'renamed';
+  change: 'added' | 'removed' | 'renamed' | 'private' | 'changed';
   /** `renamed`: the new name. */
   to?: string;
+  /** `changed`: what changed in the cube itself (its table, joins, primary key, access policy). */
+  details?: string[];
+  breaking?: boolean;
+  values?: boolean;
 }
 
 export interface ChangeSet {
@@ -43,6 +49,8 @@ export interface ChangeSet {
 
 export interface ChangeCounts {
   breaking: number;
+  /** Changes that keep names and types but move the numbers (members and cubes). */
+  values?: number;
   added: number;
   /** Non-breaking changes of existing members. */
   changed: number;
@@ -55,10 +63,18 @@ export interface DiffOptions {
 
 const arrow = (from: string | undefined, to: string | undefined) => `${from ?? '(none)'} → ${to ?? '(none)'}`;
 
-/** Field by field: breaking phrases first, then the others. */
-function compare(a: MetaMember, b: MetaMember): { breaking: string[]; other: string[]; removedGrains: string[] } {
+/** Field by field: breaking phrases first, then those that move the numbers, then the others. */
+function compare(a: MetaMember, b: MetaMember): { breaking: string[]; values: string[]; other: string[]; removedGrains: string[] } {
   const breaking: string[] = [];
+  const values: string[] = [];
   const other: string[] = [];
+  for (const [g, d] of Object.entries(b.grainDefs ?? {})) {
+    const was = a.grainDefs?.[g];
+    for (const k of ['interval', 'offset', 'origin'] as const) if (was && was[k] !== d[k]) values.push(`granularity ${g}: ${k} ${arrow(was[k], d[k])}`);
+  }
+  if (!a.cumulative && b.cumulative) values.push('became cumulative');
+  if (a.cumulative && !b.cumulative) values.push('no longer cumulative');
+  if (a.alias && b.alias && a.alias !== b.alias) values.push(`stands for ${b.alias} (was ${a.alias})`);
   if (a.type !== b.type) breaking.push(`type ${arrow(a.type, b.type)}`);
   if (a.aggType !== b.aggType) breaking.push(`aggregation ${arrow(a.aggType, b.aggType)}`);
   const removedGrains = a.granularities.filter((g) => !b.granularities.includes(g));
@@ -67,7 +83,7 @@ function compare(a: MetaMember, b: MetaMember): { breaking: string[]; other: str
   if (a.format !== b.format) other.push(`format ${arrow(a.format, b.format)}`);
   if (a.title !== b.title) other.push(`title ${arrow(a.title, b.title)}`);
   if (a.description !== b.description) other.push('description changed');
-  return { breaking, other, removedGrains };
+  return { breaking, values, other, removedGrains };
 }
 
 /** Signature of a cube's members without its name: a cube whose signature reappears under a new name was renamed. */
@@ -129,9 +145,10 @@ export function diffMeta(base: MetaDocument, head: MetaDocument, options: DiffOp
         members.push({ ...at, change: hidden ? 'private' : 'removed', breaking: true, details: [why] });
         continue;
       }
-      const { breaking, other, removedGrains } = compare(m, n);
-      if (!breaking.length && !other.length) continue;
-      const change: MemberChange = { ...at, change: 'changed', breaking: breaking.length > 0, details: [...breaking, ...other] };
+      const { breaking, values, other, removedGrains } = compare(m, n);
+      if (!breaking.length && !values.length && !other.length) continue;
+      const change: MemberChange = { ...at, change: 'changed', breaking: breaking.length > 0, details: [...breaking, ...values, ...other] };
+      if (values.length) change.values = true;
       if (breaking.length && breaking.length === removedGrains.length) change.onlyGranularities = removedGrains;
       members.push(change);
     }
@@ -170,19 +187,26 @@ function attributeViewLosses(base: MetaDocument, members: MemberChange[]): void 
 }
 
 const RANK: Record<ChangeKind, number> = { removed: 0, private: 1, renamed: 2, 'view-lost': 3, changed: 4, added: 5 };
-function order(a: MemberChange, b: MemberChange): number {
+export function order(a: MemberChange, b: MemberChange): number {
   return Number(b.breaking) - Number(a.breaking) || a.cube.localeCompare(b.cube) || RANK[a.change] - RANK[b.change] || a.member.localeCompare(b.member);
 }
 
-/** How many changes are breaking, added and (non-breaking) changed. */
+/** How many changes are breaking, values changes, added and (other non-breaking) changed. */
 export function countChanges(cs: ChangeSet): ChangeCounts {
   let breaking = 0;
+  let values = 0;
   let added = 0;
   let changed = 0;
   for (const m of cs.members) {
     if (m.breaking) breaking += 1;
+    else if (m.values) values += 1;
     else if (m.change === 'added') added += 1;
     else changed += 1;
   }
-  return { breaking, added, changed };
+  for (const c of cs.cubes.filter((x) => x.change === 'changed')) {
+    if (c.breaking) breaking += 1;
+    else if (c.values) values += 1;
+    else changed += 1;
+  }
+  return { breaking, ...(values ? { values } : {}), added, changed };
 }

@@ -21,6 +21,10 @@ export interface MetaMember {
   visible: boolean;
   /** Custom time granularities of a time dimension, by name. */
   granularities: string[];
+  /** Each custom granularity's interval, offset and origin, as `/meta` gives them. */
+  grainDefs?: Record<string, { interval?: string; offset?: string; origin?: string }>;
+  /** A measure with a rolling window (`/meta`'s `cumulative`). */
+  cumulative?: boolean;
   /** The cube member a view member stands for (`aliasMember`). */
   alias?: string;
 }
@@ -54,6 +58,16 @@ function memberOf(raw: unknown, kind: MemberKind): MetaMember | undefined {
   if (!name) return undefined;
   const granularities = Array.isArray(m.granularities) ? m.granularities.map((g) => str((g as { name?: unknown })?.name)).filter((g): g is string => !!g) : [];
   const out: MetaMember = { name, kind, visible: m.public !== false && m.isVisible !== false, granularities };
+  const defs: NonNullable<MetaMember['grainDefs']> = {};
+  for (const g of Array.isArray(m.granularities) ? (m.granularities as Record<string, unknown>[]) : []) {
+    const gname = str(g?.name);
+    if (!gname) continue;
+    const d: { interval?: string; offset?: string; origin?: string } = {};
+    for (const k of ['interval', 'offset', 'origin'] as const) if (str(g[k]) !== undefined) d[k] = str(g[k]);
+    defs[gname] = d;
+  }
+  if (Object.keys(defs).length) out.grainDefs = defs;
+  if (m.cumulative === true) out.cumulative = true;
   for (const [key, value] of [
     ['type', str(m.type)],
     ['aggType', str(m.aggType)],

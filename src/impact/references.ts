@@ -31,7 +31,7 @@ function use(name: unknown, place: string, granularity?: unknown): MemberUse | u
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 /** A query given as an object or as JSON text; anything else reads as no query. */
-function asQuery(q: unknown): Record<string, unknown> | undefined {
+export function asQuery(q: unknown): Record<string, unknown> | undefined {
   if (typeof q === 'string') {
     try {
       return asQuery(JSON.parse(q));
@@ -112,7 +112,10 @@ export function controlUses(source: { filters?: unknown; timeGrains?: unknown; m
 const WIDGET_LABEL: Record<string, string> = { FILTER: 'filter', FIELD: 'member switcher', TIME_GRAIN: 'time-grain control' };
 
 /** A dashboard widget's uses, and the report it shows (a chart of a report). */
-export function widgetUses(widget: unknown, version: 'published' | 'draft'): { uses: MemberUse[]; reportId?: number; label: string } {
+export function widgetUses(
+  widget: unknown,
+  version: 'published' | 'draft',
+): { uses: MemberUse[]; reportId?: number; label: string; query?: Record<string, unknown> } {
   const w = (widget ?? {}) as { id?: unknown; type?: unknown; config?: unknown };
   const c = asQuery(w.config) ?? {};
   const name = [c.title, c.name, w.id].find((x) => typeof x === 'string' && x) as string | undefined;
@@ -125,7 +128,8 @@ export function widgetUses(widget: unknown, version: 'published' | 'draft'): { u
     for (const o of list(c.options))
       if (typeof o === 'string') uses.push(...[use(o.includes('.') ? o : `${single.member.split('.')[0]}.${o}`, label)].filter((u): u is MemberUse => !!u));
   const reportId = typeof c.reportId === 'number' ? c.reportId : undefined;
-  return { uses: dedupe(uses), label, ...(reportId !== undefined ? { reportId } : {}) };
+  const query = asQuery(c.query);
+  return { uses: dedupe(uses), label, ...(reportId !== undefined ? { reportId } : {}), ...(query ? { query } : {}) };
 }
 
 /** One entry per member, place and granularity. */

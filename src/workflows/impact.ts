@@ -26,11 +26,11 @@ import {
 } from '../impact/affected.js';
 import { countChanges, diffMeta, type ChangeCounts, type ChangeSet } from '../impact/diff.js';
 import { parseMeta, type MetaDocument } from '../impact/meta.js';
-import { privateMembers } from '../impact/private-members.js';
+import { definitionsFor, type DefinitionOutcome } from '../impact/definition/step.js';
+import { branchModelFiles, type FileTexts } from '../impact/definition/files.js';
 import { plural } from '../report/plural.js';
 import type { OpContext } from './context.js';
 import { dataApiClient } from './data-api.js';
-import { readModelTexts } from './locate/read-model-texts.js';
 
 /** One environment's `/meta`, or why it could not be read. */
 export interface MetaRead {
@@ -60,6 +60,10 @@ export interface ImpactResult {
   scanned: ContentCounts;
   notices: string[];
   unavailable?: string;
+  /** The definition diff (absent when it did not run: a notice says why). */
+  definition?: DefinitionOutcome;
+  /** What the data diff reads next: the pull request's `/meta`, the content, the two environments (never in the JSON file). */
+  sources?: { headMeta: MetaDocument; content: ContentItem[]; production?: EnvironmentRef; staging?: EnvironmentRef };
 }
 
 export interface ImpactOptions {
@@ -182,7 +186,12 @@ export async function scanContent(ctx: OpContext): Promise<ContentScan> {
   const full = [...workbooks];
   const bare = full
     .map((w, i) => [w, i] as const)
-    .filter(([w]) => w.dashboardDraft === undefined && w.dashboardPublished === undefined && !w.publishedDashboard?.config);
+    .filter(
+      ([w]) =>
+        (w.dashboardDraft === undefined && w.dashboardPublished === undefined && !w.publishedDashboard?.config) ||
+        // A published dashboard without its record has no id a notification could name.
+        (w.dashboardPublished && !w.publishedDashboard),
+    );
   for (let at = 0; at < bare.length; at += 8) {
     await Promise.all(
       bare.slice(at, at + 8).map(async ([w, i]) => {
@@ -202,12 +211,14 @@ export async function scanContent(ctx: OpContext): Promise<ContentScan> {
 /** Work that does not depend on the pull request, started at once. */
 export interface StartedImpact {
   base: Promise<MetaRead>;
+  /** The deploy branch's model files (production's definitions), or why they could not be read. */
+  baseFiles: Promise<FileTexts | { problem: string }>;
   content: Promise<ContentScan>;
   environments: Promise<{ production?: EnvironmentRef; staging?: EnvironmentRef }>;
 }
 
 /** Start reading production's `/meta` and the content (the staging environment is found here too when it already runs). */
-export function startImpact(ctx: OpContext, input: { branch?: string }, options: ImpactOptions = {}): StartedImpact {
+export function startImpact(ctx: OpContext, input: { branch?: string; deployBranch?: string }, options: ImpactOptions = {}): StartedImpact {
   const environments = findEnvironments(ctx, input.branch);
   const base = environmentMeta(
     ctx,
@@ -215,9 +226,15 @@ export function startImpact(ctx: OpContext, input: { branch?: string }, options:
     options,
   ).then((r) => (r.problem === 'no environment to read' ? { problem: 'the deployment lists no production environment' } : r));
   const content = scanContent(ctx);
+  const baseFiles = input.deployBranch
+    ? branchModelFiles(ctx, input.deployBranch).catch((e: unknown) => {
+        if (e instanceof AbortedError || ctx.signal?.aborted) throw e;
+        return { problem: message(e) };
+      })
+    : Promise.resolve({ problem: 'the deploy branch is not known' });
   // Awaited later; a rejection here must not be unhandled meanwhile.
-  for (const p of [environments, base, content]) p.catch(() => undefined);
-  return { base, content, environments };
+  for (const p of [environments, base, content, baseFiles]) p.catch(() => undefined);
+  return { base, baseFiles, content, environments };
 }
 
 /** Compare the two sides, find the content the breaking changes hit, and say what could not be read. */
@@ -225,9 +242,9 @@ export async function finishImpact(
   ctx: OpContext,
   started: StartedImpact,
   head: Promise<MetaRead>,
-  input: { branch: string; deployBranch: string; modelDir?: string },
+  input: { branch: string; deployBranch: string; modelDir?: string; headFiles?: FileTexts; staging?: EnvironmentRef },
 ): Promise<ImpactResult> {
-  const [base, headRead, content] = await Promise.all([started.base, head, started.content]);
+  const [base, headRead, content, envs] = await Promise.all([started.base, head, started.content, started.environments.catch(() => ({}) as const)]);
   const notices = [base.notice, headRead.notice, ...content.notices].filter((n): n is string => !!n);
   const result: ImpactResult = {
     base: input.deployBranch,
@@ -243,10 +260,15 @@ export async function finishImpact(
     ctx.reporter.warning(`impact: the semantic layers were not compared: ${result.unavailable}`);
     return result;
   }
-  const texts = input.modelDir ? await readModelTexts(input.modelDir).catch(() => new Map<string, string>()) : new Map<string, string>();
-  result.changes = diffMeta(base.meta, headRead.meta, { privateInHead: privateMembers(texts) });
+  const defs = await definitionsFor(started.baseFiles, input);
+  result.changes = diffMeta(base.meta, headRead.meta, { privateInHead: defs.privateInHead });
+  if (defs.outcome) result.definition = defs.apply(result.changes);
+  result.notices.push(...defs.notices);
   result.counts = countChanges(result.changes);
   result.affected = affectedContent(result.changes, content.items);
+  const staging = input.staging ?? ('staging' in envs ? envs.staging : undefined);
+  const production = 'production' in envs ? envs.production : undefined;
+  result.sources = { headMeta: headRead.meta, content: content.items, ...(production ? { production } : {}), ...(staging ? { staging } : {}) };
   result.affectedCounts = countContent(result.affected);
   for (const n of notices) ctx.reporter.notice(`impact: ${n}`);
   ctx.reporter.info(`impact: ${impactSummaryLine(result)}`);
@@ -256,10 +278,10 @@ export async function finishImpact(
 /** Every step for a branch whose staging environment already runs (the `impact` action, `datamodel-ci diff`). */
 export async function analyseImpact(
   ctx: OpContext,
-  input: { branch: string; deployBranch: string; modelDir?: string },
+  input: { branch: string; deployBranch: string; modelDir?: string; headFiles?: FileTexts },
   options: ImpactOptions = {},
 ): Promise<ImpactResult> {
-  const started = startImpact(ctx, { branch: input.branch }, options);
+  const started = startImpact(ctx, { branch: input.branch, deployBranch: input.deployBranch }, options);
   const head = started.environments.then(async (e) =>
     e.staging
       ? environmentMeta(ctx, e.staging, options)
@@ -272,7 +294,11 @@ export async function analyseImpact(
 export function impactSummaryLine(r: Pick<ImpactResult, 'counts' | 'affectedCounts' | 'changes' | 'unavailable'>): string {
   if (r.unavailable || !r.changes) return `not compared: ${r.unavailable ?? 'no change set'}`;
   const { breaking, added, changed } = r.counts;
-  const changes = breaking + added + changed === 0 ? 'no member changes' : `${breaking} breaking, ${added} added, ${changed} changed`;
+  const values = r.counts.values ?? 0;
+  const changes =
+    breaking + values + added + changed === 0
+      ? 'no member changes'
+      : `${breaking} breaking, ${values ? `${plural(values, 'values change')}, ` : ''}${added} added, ${changed} changed`;
   const a = r.affectedCounts;
   const parts = [
     a.report ? plural(a.report, 'report') : '',

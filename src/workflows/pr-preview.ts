@@ -12,6 +12,7 @@ import { enableStaging, smokeTest, type EnableStagingResult, type SmokeOptions }
 import { MergeRefused, mergeToDefault, type MergeResult } from './merge-to-default.js';
 import { environmentMeta, findEnvironments, finishImpact, metaToken, startImpact, type ImpactResult, type MetaToken, type StartedImpact } from './impact.js';
 import { ensureSharedBranch } from './start-dev-branch.js';
+import type { FileTexts } from '../impact/definition/files.js';
 import { waitForBuild } from './branch-build.js';
 import type { LocalFile } from './local-model.js';
 import { uploadModel, type UploadResult, type UploadVia } from './upload-model.js';
@@ -37,6 +38,8 @@ export interface PreviewInput {
   smoke: SmokeOptions;
   /** Compare the semantic layer with production's once the model is valid (off when absent). */
   impact?: { ca?: string };
+  /** The checkout's model files (what is uploaded), for the definition diff. */
+  modelFiles?: FileTexts;
   /** Allow an upload that deletes most of the branch's model (input `allow-model-deletion`). */
   allowModelDeletion?: boolean;
 }
@@ -85,9 +88,9 @@ export async function runPreview(ctx: OpContext, input: PreviewInput, pull: Pull
     validation.catch(() => undefined);
   };
   /** Let work started early finish (its outcome unused) before the run ends. */
-  const settle = () => Promise.allSettled([staging, validation, impact?.base, impact?.content]);
+  const settle = () => Promise.allSettled([staging, validation, impact?.base, impact?.content, impact?.baseFiles]);
   try {
-    if (input.impact && !ctx.dryRun) impact = startImpact(ctx, {}, input.impact);
+    if (input.impact && !ctx.dryRun) impact = startImpact(ctx, { deployBranch: input.deployBranch }, input.impact);
     outcome.created = await ctx.reporter.group('Shared branch', () => ensureSharedBranch(ctx, branch, input.deployBranch));
     if (!ctx.dryRun) enable().catch(() => undefined);
     const up = await ctx.reporter.group('Upload the model', () =>
@@ -143,7 +146,14 @@ function compare(ctx: OpContext, started: StartedImpact, s: EnableStagingResult,
         r.problem === 'no environment to read' ? { problem: `${label} is not listed` } : r,
       )
     : Promise.resolve({ problem: `${label} is not enabled` });
-  return finishImpact(ctx, started, head, { branch: input.branch, deployBranch: input.deployBranch, modelDir: input.modelDir });
+  const staging = s.stagingUrl && s.environmentId ? { staging: { id: s.environmentId, restUrl: s.stagingUrl, label } } : {};
+  return finishImpact(ctx, started, head, {
+    ...staging,
+    branch: input.branch,
+    deployBranch: input.deployBranch,
+    modelDir: input.modelDir,
+    ...(input.modelFiles ? { headFiles: input.modelFiles } : {}),
+  });
 }
 
 export interface CloseInput {

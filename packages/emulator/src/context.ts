@@ -51,6 +51,8 @@ export interface Behaviour {
   directUploads: boolean;
   /** `file-hashes` answers `{ files: {…} }` instead of the plain map. */
   wrapFileHashes: boolean;
+  /** `data-model/files` lists files flat (relative paths) instead of the vendor's nested tree (`/model/…`, `children`). */
+  flatFileList: boolean;
   /** Emulated ms a build takes (commit, finish, merge). */
   buildMs: number;
   /** Emulated ms a runtime takes to start (staging enabled, dev mode entered). */
@@ -65,6 +67,7 @@ export interface Behaviour {
 export const DEFAULT_BEHAVIOUR: Behaviour = {
   directUploads: true,
   wrapFileHashes: false,
+  flatFileList: false,
   buildMs: 300,
   warmupMs: 500,
   dbtInvisibleMs: 5_000,
@@ -76,7 +79,7 @@ export function behaviourWith(current: Behaviour, changes: Record<string, unknow
   const next: Behaviour = { ...current };
   for (const [key, value] of Object.entries(changes)) {
     if (value === undefined) continue;
-    if (key === 'directUploads' || key === 'wrapFileHashes') {
+    if (key === 'directUploads' || key === 'wrapFileHashes' || key === 'flatFileList') {
       if (typeof value !== 'boolean') throw new HttpError(400, `${key}: got ${JSON.stringify(value)}, expected true or false`);
       next[key] = value;
     } else if (key === 'buildMs' || key === 'warmupMs' || key === 'dbtInvisibleMs') {

@@ -26,6 +26,7 @@ const FLAGS = [
   { name: 'older-deployments', value: 'IDS', text: 'comma-separated deployment ids whose dbt sync ignores ref (older deployments)' },
   { name: 'no-direct-uploads', value: '', text: 'refuse uploads to shared and deploy branches (dev-mode branches only), as some tenants do' },
   { name: 'wrap-file-hashes', value: '', text: 'answer file-hashes as { files: {...} } instead of the plain map' },
+  { name: 'flat-file-list', value: '', text: "list data-model files flat (relative paths) instead of the vendor's nested tree" },
 ] as const;
 
 const helpLine = (flag: string, text: string) => `  ${flag.padEnd(28)}${text}`;
@@ -131,6 +132,7 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
       clock: { scale: number(flags, 'time-scale', 0.001, 1) },
       directUploads: !flags['no-direct-uploads'],
       wrapFileHashes: flags['wrap-file-hashes'] === true,
+      flatFileList: flags['flat-file-list'] === true,
       buildMs: number(flags, 'build-ms', 0, DEFAULT_BEHAVIOUR.buildMs),
       warmupMs: number(flags, 'warmup-ms', 0, DEFAULT_BEHAVIOUR.warmupMs),
       dbtInvisibleMs: number(flags, 'dbt-invisible-ms', 0, DEFAULT_BEHAVIOUR.dbtInvisibleMs),

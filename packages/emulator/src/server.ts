@@ -38,6 +38,8 @@ export interface EmulatorOptions {
   directUploads?: boolean;
   /** `file-hashes` answers `{ files: {…} }` instead of the plain map (default false). */
   wrapFileHashes?: boolean;
+  /** `data-model/files` lists files flat instead of the vendor's nested tree (default false). */
+  flatFileList?: boolean;
   /** Emulated ms a build takes (default 300; 0 allowed). */
   buildMs?: number;
   /** Emulated ms a runtime takes to warm up (default 500; 0 allowed). */
@@ -105,8 +107,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     writeFileSync(join(dir, 'key.pem'), tls.key, { mode: 0o600 });
   }
 
-  const { directUploads, wrapFileHashes, buildMs, warmupMs, dbtInvisibleMs, continueWaitPolls } = options;
-  const behaviour = behaviourWith(DEFAULT_BEHAVIOUR, { directUploads, wrapFileHashes, buildMs, warmupMs, dbtInvisibleMs, continueWaitPolls });
+  const { directUploads, wrapFileHashes, flatFileList, buildMs, warmupMs, dbtInvisibleMs, continueWaitPolls } = options;
+  const behaviour = behaviourWith(DEFAULT_BEHAVIOUR, { directUploads, wrapFileHashes, flatFileList, buildMs, warmupMs, dbtInvisibleMs, continueWaitPolls });
   const clock = new Clock(options.clock);
   const state: State = statePath && existsSync(statePath) ? (JSON.parse(readFileSync(statePath, 'utf8')) as State) : seedState(options.seed ?? 'demo', clock);
   for (const id of options.olderDeployments ?? []) {

@@ -30,6 +30,32 @@ import { isActive, triggerBuild, withRuntimes } from './runtime.js';
 import { decodeFile, encodeFile, hashTree, mergeTrees, treeHash } from './trees.js';
 import { uploadHandlers } from './uploads.js';
 
+interface TreeNode {
+  fileName: string;
+  path: string;
+  type: 'file' | 'directory';
+  content?: string;
+  children?: TreeNode[];
+}
+
+/** The vendor's source tree: nodes with absolute paths (`/model/cubes/orders.yml`), directories with `children`. */
+function fileTree(paths: string[], content: (path: string) => { content?: string }): TreeNode[] {
+  const root: TreeNode[] = [];
+  const dirs = new Map<string, TreeNode[]>([['', root]]);
+  for (const path of [...paths].sort()) {
+    const parts = path.split('/');
+    for (let i = 1; i < parts.length; i++) {
+      const dir = parts.slice(0, i).join('/');
+      if (dirs.has(dir)) continue;
+      const node: TreeNode = { fileName: parts[i - 1] as string, path: `/${dir}`, type: 'directory', children: [] };
+      dirs.get(parts.slice(0, i - 1).join('/'))?.push(node);
+      dirs.set(dir, node.children as TreeNode[]);
+    }
+    dirs.get(parts.slice(0, -1).join('/'))?.push({ fileName: parts.at(-1) as string, path: `/${path}`, type: 'file', ...content(path) });
+  }
+  return root;
+}
+
 const branchHandlers: HandlerTable = {
   listBranches(ctx) {
     const d = requireDeployment(ctx);
@@ -100,14 +126,14 @@ const branchHandlers: HandlerTable = {
     const d = requireDeployment(ctx);
     const q = ctx.query as CursorQuery & { branchName?: string; withContent?: boolean };
     const b = targetBranch(ctx, d, { branchName: q.branchName }, 'session-or-deploy');
-    const nodes = Object.keys(b.files)
-      .sort()
-      .map((path) => {
-        const node: Record<string, unknown> = { fileName: path.split('/').pop(), path, type: 'file' };
-        if (q.withContent) node.content = decodeFile(b.files[path] as string).toString('utf8');
-        return node;
-      });
-    return cursorPageWithData(nodes, q);
+    const content = (path: string) => (q.withContent ? { content: decodeFile(b.files[path] as string).toString('utf8') } : {});
+    if (ctx.controls.behaviour.flatFileList) {
+      const flat = Object.keys(b.files)
+        .sort()
+        .map((path) => ({ fileName: path.split('/').pop(), path, type: 'file', ...content(path) }));
+      return cursorPageWithData(flat, q);
+    }
+    return cursorPageWithData(fileTree(Object.keys(b.files), content), q);
   },
 
   updateFiles(ctx) {

@@ -1,0 +1,105 @@
+/** The data diff's shapes: key queries, how each ran on the two environments, and what moved. */
+
+/** A query in the data API's REST format (the fields the data diff reads; the rest passes through). */
+export interface CubeQuery {
+  measures?: string[];
+  dimensions?: string[];
+  timeDimensions?: { dimension: string; granularity?: string; dateRange?: unknown }[];
+  segments?: string[];
+  filters?: unknown[];
+  order?: unknown;
+  limit?: number;
+  [key: string]: unknown;
+}
+
+export type KeySource = 'file' | 'report' | 'dashboard' | 'probe';
+
+export interface KeyQuery {
+  name: string;
+  source: KeySource;
+  query: CubeQuery;
+  /** Why it was picked (`uses orders_view.total_amount`, `total of orders.total_amount`). */
+  why?: string;
+  /** Runs on the preview only (a measure production does not have yet). */
+  headOnly?: boolean;
+  /** Its limit is the row cap (`maxRows`), not its own: a full answer may have left rows out. */
+  capped?: boolean;
+}
+
+/** `values`: numbers shown; `relative`: only relative changes and row counts, never a value or a key. */
+export type DataDiffMode = 'values' | 'relative';
+
+export interface DataDiffLimits {
+  maxQueries: number;
+  maxRows: number;
+  /** Queries in flight on each environment. */
+  concurrency: number;
+  /** How long one query may take on one environment (its "Continue wait" polls included), ms. */
+  queryTimeoutMs: number;
+  /** A value differs when it moves by more than both: absolute, and relative (a fraction of the larger). */
+  absTolerance: number;
+  relTolerance: number;
+}
+
+/** One measure's largest move in a query: absolute and relative, with the row it happened in (values mode). */
+export interface LargestChange {
+  measure: string;
+  /** Preview minus production; absent in relative mode. */
+  abs?: number;
+  /** (preview − production) / |production|; absent when production is 0. */
+  rel?: number;
+  /** The row's key (`orders.status = completed`); absent in relative mode. */
+  key?: string;
+  base?: number | string | null;
+  head?: number | string | null;
+}
+
+export interface ChangedRow {
+  key: string;
+  measure: string;
+  base: number | string | null;
+  head: number | string | null;
+  abs?: number;
+  rel?: number;
+}
+
+export interface QueryComparison {
+  rows: { base: number; head: number };
+  /** Rows whose key is on one side only. */
+  added: number;
+  removed: number;
+  /** Rows present on both sides with a measure beyond the tolerance. */
+  changed: number;
+  /** The largest change of each measure that moved, largest relative first. */
+  largest: LargestChange[];
+  /** The rows that moved most (values mode; at most a few dozen), added and removed keys too. */
+  top: ChangedRow[];
+  addedKeys: string[];
+  removedKeys: string[];
+  /** A side returned as many rows as asked: rows past the limit were not compared. */
+  truncated: boolean;
+}
+
+export interface QueryOutcome {
+  name: string;
+  source: KeySource;
+  why?: string;
+  query: CubeQuery;
+  status: 'unchanged' | 'changed' | 'failed' | 'new';
+  comparison?: QueryComparison;
+  /** A side that failed, and how (a failure is never counted as a difference). */
+  failed?: { side: 'production' | 'preview' | 'both'; message: string };
+  ms: { base?: number; head?: number };
+}
+
+export interface DataDiffResult {
+  mode: DataDiffMode;
+  queries: QueryOutcome[];
+  /** Key queries found beyond `maxQueries`, not run. */
+  notRun: number;
+  /** Queries whose results differ beyond the tolerance. */
+  changed: number;
+  notices: string[];
+  elapsedMs: number;
+  limits: DataDiffLimits;
+}
