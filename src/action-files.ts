@@ -15,7 +15,7 @@ export const NODE_FLOOR = { major: 22, minor: 13, text: 'Node.js 22.13+ or 24+' 
 /** The node check every composite step runs first; it fails closed on anything it cannot read as a version. */
 export const NODE_CHECK = [
   'version="$(node -p \'process.versions.node\' 2>/dev/null || echo none)"',
-  'major="${version%%.*}"; minor="$(echo "${version}" | cut -d. -f2)"',
+  'major="${version%%.*}"; minor="${version#*.}"; minor="${minor%%.*}"',
   `if ! { [ "\${major}" -ge 24 ] || { [ "\${major}" -eq ${NODE_FLOOR.major} ] && [ "\${minor}" -ge ${NODE_FLOOR.minor} ]; }; } 2>/dev/null; then`,
   `  echo "::error title=datamodel-ci::${NODE_FLOOR.text} is needed on the runner; found $(node --version 2>/dev/null || echo 'no node'). Add actions/setup-node (node-version: 24) before this step."`,
   '  exit 1',
