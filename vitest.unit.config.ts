@@ -24,6 +24,7 @@ export const UNIT_TESTS = [
   'self-contained',
   'tls',
   'vendor-data',
+  'workflow-security',
 ].map((name) => `test/${name}.test.ts`);
 
 export default defineConfig({ ...base, test: { ...base.test, include: UNIT_TESTS, setupFiles: ['test/support/no-sockets.ts'] } });
