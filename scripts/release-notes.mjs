@@ -33,7 +33,11 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const tag = process.argv[2];
   const read = (f) => JSON.parse(readFileSync(f, 'utf8')).version;
   const changelog = readFileSync('CHANGELOG.md', 'utf8');
-  const problems = releaseProblems(tag, { 'package.json': read('package.json'), 'packages/emulator/package.json': read('packages/emulator/package.json') }, changelog);
+  const problems = releaseProblems(
+    tag,
+    { 'package.json': read('package.json'), 'packages/emulator/package.json': read('packages/emulator/package.json') },
+    changelog,
+  );
   if (problems.length) {
     for (const p of problems) console.error(`release-notes: ${p}`);
     process.exit(1);

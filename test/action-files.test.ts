@@ -289,7 +289,9 @@ describe('the node check of every step', () => {
     for (const version of ['20.19.5', '22.12.0', '23.11.1']) {
       const r = runCheck(`${nodeOf(version)}:/usr/bin:/bin`);
       expect(r.status, version).toBe(1);
-      expect(r.stdout).toMatch(new RegExp(`^::error title=datamodel-ci::Node\\.js 22\\.13\\+ or 24\\+ is needed on the runner; found v${version.replace(/\./g, '\\.')}\\.`, 'm'));
+      expect(r.stdout).toMatch(
+        new RegExp(`^::error title=datamodel-ci::Node\\.js 22\\.13\\+ or 24\\+ is needed on the runner; found v${version.replace(/\./g, '\\.')}\\.`, 'm'),
+      );
       expect(r.stdout).not.toContain('node-ok');
     }
   });

@@ -61,7 +61,9 @@ describe('packed', () => {
 
   it('the emulator: its bin, its bundle and the licences of what is bundled; no TypeScript', () => {
     const files = packed[`datamodel-ci-emulator-${version}.tgz`]!;
-    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'bin/datamodel-ci-emulator.mjs', 'dist/index.js', 'dist/licenses.txt', 'package.json']));
+    expect(files).toEqual(
+      expect.arrayContaining(['LICENSE', 'README.md', 'bin/datamodel-ci-emulator.mjs', 'dist/index.js', 'dist/licenses.txt', 'package.json']),
+    );
     expect(files.filter((f) => f.endsWith('.ts'))).toEqual([]);
   });
 

@@ -88,7 +88,10 @@ describe('self-contained', () => {
 
   it('the check sees a string that escapes, and one that stays inside', () => {
     const outside = ['..', '..', '..', 'shared', 'x.yaml'].join('/');
-    const found = upwardStrings(join(ROOT, 'test/x.ts'), `import a from '../a.js';\nconst f = new URL('${outside}', import.meta.url);\nconst t = \`\${dir}/../y\`;`);
+    const found = upwardStrings(
+      join(ROOT, 'test/x.ts'),
+      `import a from '../a.js';\nconst f = new URL('${outside}', import.meta.url);\nconst t = \`\${dir}/../y\`;`,
+    );
     expect(found).toEqual([
       { value: '../a.js', line: 1, specifier: true },
       { value: outside, line: 2, specifier: false },

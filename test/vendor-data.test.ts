@@ -100,6 +100,7 @@ describe('spec endpoints', () => {
   it('the committed list has the shape refresh-contract writes', () => {
     const committed = JSON.parse(read(SPEC_ENDPOINTS_FILE)) as ReturnType<typeof specFacts>;
     expect(committed.endpoints.length).toBeGreaterThan(40);
-    for (const e of committed.endpoints) expect(e).toEqual({ section: expect.stringMatching(/^4\.\d+$/), methods: expect.any(Array), path: expect.stringMatching(/^\//) });
+    for (const e of committed.endpoints)
+      expect(e).toEqual({ section: expect.stringMatching(/^4\.\d+$/), methods: expect.any(Array), path: expect.stringMatching(/^\//) });
   });
 });

@@ -12,7 +12,7 @@ function refuse(what: string): never {
 
 net.Socket.prototype.connect = function connect() {
   return refuse('open a socket');
-} as typeof net.Socket.prototype.connect;
+};
 net.Server.prototype.listen = function listen() {
   return refuse('listen on a port');
 } as typeof net.Server.prototype.listen;

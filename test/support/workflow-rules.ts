@@ -58,14 +58,16 @@ export function workflowFindings(text: string): Finding[] {
 
   // Permissions: a write grant carries its reason on its line or the line above; no blanket grants.
   for (const [i, l] of lines.entries()) {
-    if (/^\s*permissions:\s*(write-all|read-all)\b/.test(l)) findings.push({ line: i + 1, rule: 'permissions', message: 'no blanket permissions: grant each scope' });
+    if (/^\s*permissions:\s*(write-all|read-all)\b/.test(l))
+      findings.push({ line: i + 1, rule: 'permissions', message: 'no blanket permissions: grant each scope' });
     if (/^\s+[\w-]+:\s*write\s*(#.*)?$/.test(l) && !l.includes('#') && !/^\s*#/.test(lines[i - 1] ?? '')) {
       findings.push({ line: i + 1, rule: 'permissions', message: `${l.trim()}: say why the job needs to write (a comment on the line or above)` });
     }
   }
 
   const w = parse(text) as Workflow;
-  if (JSON.stringify(w.permissions) !== '{}') findings.push({ line: lineOf(/^permissions:/) || 1, rule: 'permissions', message: 'top level: permissions: {} (each job grants its own)' });
+  if (JSON.stringify(w.permissions) !== '{}')
+    findings.push({ line: lineOf(/^permissions:/) || 1, rule: 'permissions', message: 'top level: permissions: {} (each job grants its own)' });
   const targetRun = triggers(w.on).includes('pull_request_target');
   for (const [name, job] of Object.entries(w.jobs ?? {})) {
     const at = lineOf(new RegExp(`^  ${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:`));
@@ -74,13 +76,21 @@ export function workflowFindings(text: string): Finding[] {
     }
     for (const step of job.steps ?? []) {
       if (typeof step.run === 'string' && step.run.includes('${{')) {
-        findings.push({ line: lineOf(/^\s*(-\s+)?run:/, at), rule: 'run-expression', message: `job ${name}: \${{ }} in a run: script; pass the value through env:` });
+        findings.push({
+          line: lineOf(/^\s*(-\s+)?run:/, at),
+          rule: 'run-expression',
+          message: `job ${name}: \${{ }} in a run: script; pass the value through env:`,
+        });
       }
       if (!targetRun) continue;
       const checkout = step.uses?.startsWith('actions/checkout@') && PR_HEAD.test(JSON.stringify(step.with ?? {}));
       const fetches = typeof step.run === 'string' && (PR_HEAD.test(step.run) || /\bgh pr checkout\b/.test(step.run));
       if (checkout || fetches) {
-        findings.push({ line: at, rule: 'pull_request_target', message: `job ${name}: a pull_request_target run must not check out the pull request's code (it runs with the base's secrets)` });
+        findings.push({
+          line: at,
+          rule: 'pull_request_target',
+          message: `job ${name}: a pull_request_target run must not check out the pull request's code (it runs with the base's secrets)`,
+        });
       }
     }
   }
