@@ -9,6 +9,9 @@ export default defineConfig({
     // Sized for CI's 2 cores: vitest's default (cores - 1) runs one file at a time there, while most files
     // spend their time waiting on servers and child processes.
     maxWorkers: 3,
+    // A worker keeps its modules from one file to the next (loading Cube's compiler and the sources again
+    // for every file cost a third of the suite's CPU): a test that changes global state puts it back.
+    isolate: false,
     server: { deps: { inline: ['@actions/workflow-parser'] } },
   },
 });

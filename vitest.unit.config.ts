@@ -27,4 +27,4 @@ export const UNIT_TESTS = [
   'workflow-security',
 ].map((name) => `test/${name}.test.ts`);
 
-export default defineConfig({ ...base, test: { ...base.test, include: UNIT_TESTS, setupFiles: ['test/support/no-sockets.ts'] } });
+export default defineConfig({ ...base, test: { ...base.test, include: UNIT_TESTS, setupFiles: ['test/support/unit-setup.ts'] } });

@@ -1,14 +1,21 @@
-/** The guard of `npm run test:unit` refuses what a unit test must not do (this file loads it itself). */
+/** The guard of `npm run test:unit` refuses what a unit test must not do, and puts it all back after. */
 import { execFile, spawn } from 'node:child_process';
-import { createServer, connect } from 'node:net';
+import net, { connect, createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import './support/no-sockets.js';
+import { refuseSockets } from './support/no-sockets.js';
 
 describe('the test:unit guard', () => {
   it('refuses to listen, to connect and to start a process, naming what was tried', () => {
-    expect(() => createServer().listen(0)).toThrow(/listen on a port/);
-    expect(() => connect(1, '127.0.0.1')).toThrow(/open a socket/);
-    expect(() => spawn('true')).toThrow(/start a process \(spawn\)/);
-    expect(() => execFile('true')).toThrow(/start a process \(execFile\)/);
+    const before = [net.Server.prototype.listen, net.Socket.prototype.connect];
+    const restore = refuseSockets();
+    try {
+      expect(() => createServer().listen(0)).toThrow(/listen on a port/);
+      expect(() => connect(1, '127.0.0.1')).toThrow(/open a socket/);
+      expect(() => spawn('true')).toThrow(/start a process \(spawn\)/);
+      expect(() => execFile('true')).toThrow(/start a process \(execFile\)/);
+    } finally {
+      restore();
+    }
+    expect([net.Server.prototype.listen, net.Socket.prototype.connect]).toEqual(before);
   });
 });
