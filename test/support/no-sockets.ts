@@ -15,8 +15,9 @@ function refuse(what: string): never {
 
 /** Refuse sockets, listening and child processes in this process; returns what puts them back. */
 export function refuseSockets(): () => void {
-  const connect = net.Socket.prototype.connect;
-  const listen = net.Server.prototype.listen;
+  // Descriptors, not the methods: they are put back as they were, never called from here.
+  const connect = Object.getOwnPropertyDescriptor(net.Socket.prototype, 'connect')!;
+  const listen = Object.getOwnPropertyDescriptor(net.Server.prototype, 'listen')!;
   const cp = childProcess as unknown as Record<string, unknown>;
   const saved = PROCESS_FUNCTIONS.map((name) => [name, cp[name]] as const);
   net.Socket.prototype.connect = function connect() {
@@ -29,8 +30,8 @@ export function refuseSockets(): () => void {
   // Named imports (`import { spawn } from 'node:child_process'`) see the replacements only after this.
   syncBuiltinESMExports();
   return () => {
-    net.Socket.prototype.connect = connect;
-    net.Server.prototype.listen = listen;
+    Object.defineProperty(net.Socket.prototype, 'connect', connect);
+    Object.defineProperty(net.Server.prototype, 'listen', listen);
     for (const [name, f] of saved) cp[name] = f;
     syncBuiltinESMExports();
   };
