@@ -4,7 +4,18 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', '.tmp/', 'bench/out/', 'packages/platform-api/src/generated/', 'test/fixtures/'] },
+  {
+    ignores: [
+      'dist/',
+      'packages/emulator/dist/',
+      'node_modules/',
+      'coverage/',
+      '.tmp/',
+      'bench/out/',
+      'packages/platform-api/src/generated/',
+      'test/fixtures/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -6,6 +6,12 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Sized for CI's 2 cores: vitest's default (cores - 1) runs one file at a time there, while most files
+    // spend their time waiting on servers and child processes.
+    maxWorkers: 3,
+    // A worker keeps its modules from one file to the next (loading Cube's compiler and the sources again
+    // for every file cost a third of the suite's CPU): a test that changes global state puts it back.
+    isolate: false,
     server: { deps: { inline: ['@actions/workflow-parser'] } },
   },
 });

@@ -69,6 +69,8 @@ export async function playDemo(options: { keep?: boolean; print?: (line: string)
   gh.addPull({ number: PR, headSha: sha(1), headRef: 'add-payments', baseRef: 'main', title: 'Add a payments cube' });
 
   let ok = true;
+  // The demo's own run numbers (the harness counts runs per process, which a test process shares).
+  let runs = 0;
   const play = async (title: string, action: string, headSha: string, expect: 'success' | 'failure', extra: { merged?: boolean } = {}) => {
     say();
     say(bold(`▶ ${title}`) + dim(`  (pull_request.${action}, head ${headSha.slice(0, 7)})`));
@@ -80,7 +82,13 @@ export async function playDemo(options: { keep?: boolean; print?: (line: string)
       checkoutFrom: userRepo,
       eventName: 'pull_request',
       event: { ...pullRequestEvent(action, { number: PR, headSha, title: 'Add a payments cube', ...extra }), repository: privateRepo },
-      github: { api_url: gh.url, repository: gh.repository, token: 'ghs_demo_token_not_a_real_one' },
+      github: {
+        api_url: gh.url,
+        repository: gh.repository,
+        token: 'ghs_demo_token_not_a_real_one',
+        run_id: String(4242000 + ++runs),
+        run_number: String(runs),
+      },
       secrets: { PLATFORM_API_KEY: em.credentials.admin },
       // The data diff is on: the team's repository is private (the event says so), so it needs no allow.
       vars: { PLATFORM_API_URL: em.baseUrl, PLATFORM_DEPLOYMENT_ID: '1', DATAMODEL_DATA_DIFF: 'values' },

@@ -6,11 +6,18 @@ import { COMMON_INPUTS, envName, inputsOf, type ActionSpec, type InputSpec } fro
 
 const q = (s: string) => JSON.stringify(s);
 
-/** The node check every composite step runs first. */
+/**
+ * The oldest Node.js the bundle supports, as package.json `engines` says (`^22.13.0 || >=24`): 22 is the
+ * oldest line still maintained (20 ended in April 2026) and 22.13 the oldest the dependencies accept.
+ */
+export const NODE_FLOOR = { major: 22, minor: 13, text: 'Node.js 22.13+ or 24+' } as const;
+
+/** The node check every composite step runs first; it fails closed on anything it cannot read as a version. */
 export const NODE_CHECK = [
-  'major="$(node -p \'process.versions.node.split(".")[0]\' 2>/dev/null || echo 0)"',
-  'if ! [ "${major}" -ge 20 ] 2>/dev/null; then',
-  '  echo "::error title=datamodel-ci::Node.js 20 or newer is needed on the runner; found $(node --version 2>/dev/null || echo \'no node\'). Add actions/setup-node (node-version: 20) before this step."',
+  'version="$(node -p \'process.versions.node\' 2>/dev/null || echo none)"',
+  'major="${version%%.*}"; minor="${version#*.}"; minor="${minor%%.*}"',
+  `if ! { [ "\${major}" -ge 24 ] || { [ "\${major}" -eq ${NODE_FLOOR.major} ] && [ "\${minor}" -ge ${NODE_FLOOR.minor} ]; }; } 2>/dev/null; then`,
+  `  echo "::error title=datamodel-ci::${NODE_FLOOR.text} is needed on the runner; found $(node --version 2>/dev/null || echo 'no node'). Add actions/setup-node (node-version: 24) before this step."`,
   '  exit 1',
   'fi',
 ];
@@ -80,7 +87,7 @@ ${spec.description}
     deployment-id: \${{ vars.PLATFORM_DEPLOYMENT_ID }}
 \`\`\`
 
-It runs \`node dist/index.js ${spec.command}\` from this repository's bundle (Node.js 20 or newer on the
+It runs \`node dist/index.js ${spec.command}\` from this repository's bundle (${NODE_FLOOR.text} on the
 runner). Every input reaches the process as a \`DATAMODEL_CI_*\` variable; the same command runs in a
 terminal as \`npx datamodel-ci ${spec.command}\`.
 

@@ -256,6 +256,11 @@ export const ACTIONS: ActionSpec[] = [
       { name: 'branch-name', description: 'Name of the branch the sync creates; default chosen by the platform.', default: '' },
       { name: 'source', description: '`git` (default) or `manifest`.', default: 'git' },
       { name: 'timeout-minutes', description: 'How long to wait before cancelling the run.', default: String(DEFAULTS.dbtTimeoutMinutes) },
+      {
+        name: 'first-poll-seconds',
+        description: 'Seconds before the first status read; later reads come every 1 s growing to 45 s (0 reads at once).',
+        default: String(DEFAULTS.dbtFirstPollSeconds),
+      },
       FAIL_WITHOUT_CREDENTIALS,
     ],
     outputs: [O.syncJobId, O.branch, O.status, O.timedOut, O.skipped],

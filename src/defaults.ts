@@ -24,6 +24,11 @@ export const DEFAULTS = {
   smokeTimeoutSeconds: 120,
   /** How long a dbt sync may run before it is cancelled, minutes (input `timeout-minutes`). */
   dbtTimeoutMinutes: 30,
+  /**
+   * Wait before the first status read of a dbt sync, seconds (input `first-poll-seconds`): progress comes
+   * in whole percents, so a read this early says little and is a poll wasted.
+   */
+  dbtFirstPollSeconds: 20,
   /** How long a branch's build may take before validation gives up, minutes (the vendor's CLI waits 15). */
   buildWaitMinutes: 15,
   /** How long a build reported `none` or `stopped` is taken as about to start, ms (the vendor's grace). */

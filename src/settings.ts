@@ -162,7 +162,7 @@ export interface CommandInputs {
   'upload-model': { branch?: string; concurrency: number; commitMessage?: string; exclude: string[]; via: UploadVia; allowModelDeletion: boolean };
   validate: { branch?: string; failOnInvalid: boolean };
   'enable-staging': { branch?: string; smokeTest: boolean; smokeTimeoutMs: number };
-  'dbt-sync-and-wait': { ref?: string; branchName?: string; source: 'git' | 'manifest'; timeoutMs: number };
+  'dbt-sync-and-wait': { ref?: string; branchName?: string; source: 'git' | 'manifest'; timeoutMs: number; firstPollMs: number };
   'merge-to-default': { branch?: string; keepBranch: boolean; message?: string; deployOnMerge: boolean; exclude: string[]; allowModelDeletion: boolean };
   'cleanup-branch': { branch?: string; mode: 'pr' | 'sweep'; minAgeMs: number; removeOnUpstream: boolean };
   impact: { branch?: string; failOnBreaking: boolean; dataDiff: DataDiffSettings };
@@ -249,6 +249,7 @@ const readers: Readers = {
     branchName: r.branch('branch-name'),
     source: r.oneOf('source', ['git', 'manifest'] as const),
     timeoutMs: (r.positive('timeout-minutes') ?? DEFAULTS.dbtTimeoutMinutes) * 60_000,
+    firstPollMs: (r.int('first-poll-seconds', 0, 3_600) ?? DEFAULTS.dbtFirstPollSeconds) * 1000,
   }),
   'merge-to-default': (r) => ({
     branch: r.branch('branch'),

@@ -13,7 +13,7 @@ import { convertActionTemplate, parseAction, type ActionRunsComposite, type Acti
 import { isRunStep } from '@actions/workflow-parser/model/type-guards';
 import type { TemplateToken } from '@actions/workflow-parser/templates/tokens/template-token';
 import { ACTIONS, COMMON_INPUTS, envName, inputsOf, type ActionSpec } from '../src/action-spec.js';
-import { NODE_CHECK, renderActionReadme, renderActionYml } from '../src/action-files.js';
+import { NODE_CHECK, NODE_FLOOR, renderActionReadme, renderActionYml } from '../src/action-files.js';
 import { runActionCommand } from '../src/commands/index.js';
 import { InputReader, readSettingsWith } from '../src/settings.js';
 
@@ -282,19 +282,36 @@ describe('the node check of every step', () => {
     for (const spec of ACTIONS) expect(readFileSync(ymlPath(spec), 'utf8')).toContain(`      run: |\n${NODE_CHECK.map((l) => `        ${l}`).join('\n')}\n`);
   });
 
-  it('fails with ::error on Node 18', () => {
-    // What Node 18.20.0 prints for `node -p 'process.versions.node.split(".")[0]'` and `node --version`.
-    const dir = fakeNode('case "$1" in -p) echo 18 ;; --version) echo v18.20.0 ;; *) exit 9 ;; esac');
-    const r = runCheck(`${dir}:/usr/bin:/bin`);
-    expect(r.status).toBe(1);
-    expect(r.stdout).toMatch(/^::error title=datamodel-ci::Node\.js 20 or newer is needed on the runner; found v18\.20\.0\./m);
-    expect(r.stdout).not.toContain('node-ok');
+  /** A node that prints `version` for `node -p` and `v<version>` for `node --version`. */
+  const nodeOf = (version: string) => fakeNode(`case "$1" in -p) echo ${version} ;; --version) echo v${version} ;; *) exit 9 ;; esac`);
+
+  it('fails with ::error below the floor of package.json engines: 20.19, 22.12 and 23.11', () => {
+    for (const version of ['20.19.5', '22.12.0', '23.11.1']) {
+      const r = runCheck(`${nodeOf(version)}:/usr/bin:/bin`);
+      expect(r.status, version).toBe(1);
+      expect(r.stdout).toMatch(
+        new RegExp(`^::error title=datamodel-ci::Node\\.js 22\\.13\\+ or 24\\+ is needed on the runner; found v${version.replace(/\./g, '\\.')}\\.`, 'm'),
+      );
+      expect(r.stdout).not.toContain('node-ok');
+    }
+  });
+
+  it('passes on 22.13, 24 and later', () => {
+    for (const version of ['22.13.0', '22.23.3', '24.0.0', '26.10.0']) {
+      const r = runCheck(`${nodeOf(version)}:/usr/bin:/bin`);
+      expect(r.stdout.trim(), version).toBe('node-ok');
+    }
+  });
+
+  it('says the same floor as package.json engines', () => {
+    const engines = (JSON.parse(readFileSync('package.json', 'utf8')) as { engines: { node: string } }).engines.node;
+    expect(engines).toBe(`^${NODE_FLOOR.major}.${NODE_FLOOR.minor}.0 || >=24`);
   });
 
   it('fails with ::error when there is no node at all', () => {
     const r = runCheck(mkdtempSync(join(tmpdir(), 'dmci-empty-')));
     expect(r.status).toBe(1);
-    expect(r.stdout).toContain('Node.js 20 or newer');
+    expect(r.stdout).toContain('Node.js 22.13+ or 24+');
     expect(r.stdout).toContain('found no node');
   });
 
@@ -304,12 +321,12 @@ describe('the node check of every step', () => {
     expect(r.status).toBe(0);
   });
 
-  // `[ x -lt 20 ]` on a non-number is a test error that `if` reads as false: the check must fail closed.
-  it('fails closed when node -p prints something other than a number (v18.20.0)', () => {
+  // `[ x -ge 24 ]` on a non-number is a test error that `if` reads as false: the check must fail closed.
+  it('fails closed when node -p prints something other than a version (v18.20.0)', () => {
     const dir = fakeNode('echo v18.20.0');
     const r = runCheck(`${dir}:/usr/bin:/bin`);
     expect(r.status).toBe(1);
     expect(r.stdout).toContain('::error');
-    expect(r.stdout).toContain('Node.js 20 or newer');
+    expect(r.stdout).toContain('Node.js 22.13+ or 24+');
   });
 });

@@ -137,7 +137,7 @@ describe('as a GitHub Actions step', () => {
   });
 
   it('dbt-sync-and-wait: waits to COMPLETED (emulated time runs 200x)', async () => {
-    const r = await step('dbt-sync-and-wait', { DATAMODEL_CI_REF: 'main', DATAMODEL_CI_TIMEOUT_MINUTES: '10' });
+    const r = await step('dbt-sync-and-wait', { DATAMODEL_CI_REF: 'main', DATAMODEL_CI_TIMEOUT_MINUTES: '10', DATAMODEL_CI_FIRST_POLL_SECONDS: '0' });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.outputs).toMatchObject({ status: 'COMPLETED', 'timed-out': 'false' });

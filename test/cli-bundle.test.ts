@@ -159,8 +159,11 @@ describe('flags and arguments', () => {
 
   it('every command refuses an argument it does not take, with exit 2 and nothing sent', async () => {
     const before = JSON.stringify(fx.em.state);
-    for (const c of COMMANDS.filter((x) => !x.args)) {
-      const r = await cli([c.name, 'main']);
+    // One process per command, all at once: each only starts, reads its flags and exits.
+    const commands = COMMANDS.filter((x) => !x.args);
+    const runs = await Promise.all(commands.map((c) => cli([c.name, 'main'])));
+    for (const [i, c] of commands.entries()) {
+      const r = runs[i]!;
       expect(r.code, c.name).toBe(2);
       expect(r.stderr, c.name).toContain(`unexpected argument "main": ${c.name} takes only --flags`);
       expect(r.stdout, c.name).toBe('');
@@ -172,8 +175,9 @@ describe('flags and arguments', () => {
   });
 
   it('every command has its --help: usage, every flag, its default and variable, one example; exit 0', async () => {
-    for (const c of COMMANDS) {
-      const r = await cli([c.name, '--help']);
+    const runs = await Promise.all(COMMANDS.map((c) => cli([c.name, '--help'])));
+    for (const [i, c] of COMMANDS.entries()) {
+      const r = runs[i]!;
       expect(r.code, c.name).toBe(0);
       expect(r.stdout, c.name).toContain(`Usage: datamodel-ci ${c.name}`);
       for (const f of c.flags) expect(r.stdout, `${c.name} --${f.name}`).toMatch(new RegExp(`^  --${f.name}\\b`, 'm'));

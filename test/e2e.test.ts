@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseDocument } from 'yaml';
 import { parseComment } from '../src/github/comment.js';
 import { DEMO_MODEL, startEmulator, startGitHubStandin, type Emulator, type GitHubStandin } from '../packages/emulator/src/index.js';
 import { PlatformClient, collect } from '../src/client/index.js';
@@ -14,7 +15,18 @@ import { runAction, runJob, type ActionRunResult, type JobRunResult } from './ha
 import { pullRequestEvent } from './support/payloads.js';
 
 const REPO = resolve('.');
-const WF = (name: string) => join(REPO, 'examples', 'workflows', name);
+const WF = (name: string) => (name.startsWith('/') ? name : join(REPO, 'examples', 'workflows', name));
+
+/** A copy of an example workflow with more `with:` inputs on one step (a setting the example leaves at its default). */
+function withInputs(name: string, jobId: string, stepId: string, inputs: Record<string, string>): string {
+  const doc = parseDocument(readFileSync(WF(name), 'utf8'));
+  const steps = doc.getIn(['jobs', jobId, 'steps']) as { items: { get(k: string): unknown; setIn(path: string[], v: string): void }[] };
+  const step = steps.items.find((s) => s.get('id') === stepId)!;
+  for (const [k, v] of Object.entries(inputs)) step.setIn(['with', k], v);
+  const file = join(mkdtempSync(join(tmpdir(), 'dmci-e2e-wf-')), name);
+  writeFileSync(file, doc.toString());
+  return file;
+}
 const TOKEN = 'ghs_e2e_token_0123456789abcdef';
 
 let em: Emulator;
@@ -232,15 +244,18 @@ describe('cleanup.yml: the scheduled sweeper', () => {
 });
 
 describe('dbt-sync.yml: the scheduled sync', () => {
+  // The first status read comes after first-poll-seconds (20 by default); the emulated sync ends in under a second.
+  const quickDbt = withInputs('dbt-sync.yml', 'sync', 'sync', { 'first-poll-seconds': '1' });
+
   it('9a. waits to COMPLETED', async () => {
-    const r = await job('dbt-sync.yml', 'sync', { eventName: 'schedule', event: { schedule: '17 4 * * *' } });
+    const r = await job(quickDbt, 'sync', { eventName: 'schedule', event: { schedule: '17 4 * * *' } });
     expect(r.conclusion, r.log.join('\n')).toBe('success');
     expect(r.stepOutputs.sync).toMatchObject({ status: 'COMPLETED', 'timed-out': 'false' });
   });
 
   it('9b. a forced failure fails the job', async () => {
     em.controls.failNextDbtSync = { phase: 'parse', message: 'dbt parse failed: model stg_orders not found' };
-    const r = await job('dbt-sync.yml', 'sync', { eventName: 'schedule', event: { schedule: '17 4 * * *' } });
+    const r = await job(quickDbt, 'sync', { eventName: 'schedule', event: { schedule: '17 4 * * *' } });
     expect(r.conclusion).toBe('failure');
     expect(r.stepOutputs.sync).toMatchObject({ status: 'FAILED' });
     expect(r.annotations.some((a) => a.level === 'error' && a.message.includes('stg_orders not found'))).toBe(true);

@@ -62,9 +62,10 @@ describe('start-up', () => {
         child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
         child.on('exit', (code) => resolve({ code, stderr }));
       });
-    expect(await run(['--seed', 'nope'])).toMatchObject({ code: 2, stderr: expect.stringContaining('--seed: got "nope", expected demo or empty') });
-    expect(await run(['--faults', '5xx=2'])).toMatchObject({ code: 2, stderr: expect.stringContaining('expected a probability between 0 and 1') });
-    expect(await run(['--port', 'http'])).toMatchObject({ code: 2, stderr: expect.stringContaining('--port: got "http"') });
+    const [seed, faults, port] = await Promise.all([run(['--seed', 'nope']), run(['--faults', '5xx=2']), run(['--port', 'http'])]);
+    expect(seed).toMatchObject({ code: 2, stderr: expect.stringContaining('--seed: got "nope", expected demo or empty') });
+    expect(faults).toMatchObject({ code: 2, stderr: expect.stringContaining('expected a probability between 0 and 1') });
+    expect(port).toMatchObject({ code: 2, stderr: expect.stringContaining('--port: got "http"') });
   });
 
   it('keeps branches and files across a restart with --state-dir', async () => {

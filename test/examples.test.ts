@@ -146,7 +146,7 @@ describe('the datamodel-ci steps', () => {
     }
   });
 
-  it('run after actions/setup-node with Node 20 or newer in the same job', () => {
+  it('run after actions/setup-node with Node 24 in the same job', () => {
     for (const f of all) {
       for (const [name, job] of Object.entries(load(f).jobs)) {
         const list = job.steps ?? [];
@@ -154,7 +154,7 @@ describe('the datamodel-ci steps', () => {
         if (first < 0) continue;
         const setup = list.slice(0, first).find((s) => s.uses?.startsWith('actions/setup-node@'));
         expect(setup, `${rel(f)} job ${name}`).toBeDefined();
-        expect(Number(scalar(setup!.with?.['node-version'] ?? '0').split('.')[0]), `${rel(f)} job ${name}`).toBeGreaterThanOrEqual(20);
+        expect(Number(scalar(setup!.with?.['node-version'] ?? '0').split('.')[0]), `${rel(f)} job ${name}`).toBe(24);
       }
     }
   });

@@ -1,8 +1,9 @@
 /** The runner harness's runJob (test/harness/runner.ts) on small fixture workflows written to temp dirs. */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runJob } from './harness/runner.js';
+import { satisfies } from './harness/uses.js';
 import { removeTrees, tree, workflowRepo } from './support/fixture-tree.js';
 
 afterAll(removeTrees);
@@ -161,6 +162,19 @@ jobs:
     expect(bad.conclusion).toBe('failure');
     expect(bad.steps.map((s) => s.conclusion)).toEqual(['failure', 'skipped']);
     expect(bad.annotations[0]?.message).toMatch(/node-version '99' was requested/);
+    // A repository whose engines accept the runner's Node runs on it (a developer on the oldest supported version).
+    writeFileSync(join(root, 'package.json'), JSON.stringify({ engines: { node: `^${major}.0.0 || >=99` } }));
+    const supported = await runJob({ workflowFile, jobId: 'too-new', repoDir: root });
+    expect(supported.conclusion).toBe('success');
+    expect(supported.log.join('\n')).toContain(`which the repository's engines (^${major}.0.0 || >=99) accept`);
+  });
+
+  it('setup-node stand-in: reads engines ranges as npm does for ^ and >=', () => {
+    expect(satisfies([22, 13, 0], '^22.13.0 || >=24')).toBe(true);
+    expect(satisfies([22, 12, 9], '^22.13.0 || >=24')).toBe(false);
+    expect(satisfies([23, 11, 0], '^22.13.0 || >=24')).toBe(false);
+    expect(satisfies([26, 0, 0], '^22.13.0 || >=24')).toBe(true);
+    expect(satisfies([20, 19, 0], '>=20')).toBe(true);
   });
 
   it('checkout stand-in copies the prepared tree; job if: false skips the job', async () => {

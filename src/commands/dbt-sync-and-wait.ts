@@ -4,12 +4,13 @@ import { dbtSyncAndWait } from '../workflows/dbt-sync-and-wait.js';
 import { StepFailed, type ActionRun } from './action-run.js';
 
 export async function dbtSyncCommand(x: ActionRun<'dbt-sync-and-wait'>): Promise<number> {
-  const { ref, branchName, source, timeoutMs } = x.settings.inputs;
+  const { ref, branchName, source, timeoutMs, firstPollMs } = x.settings.inputs;
   const r = await dbtSyncAndWait(x.op, {
     ...(ref !== undefined ? { ref } : {}),
     ...(branchName ? { branchName } : {}),
     source,
     timeoutMs,
+    firstPollMs,
   });
   x.out['sync-job-id'] = r.syncJobId;
   x.out.branch = r.branch;

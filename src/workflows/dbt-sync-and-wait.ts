@@ -23,8 +23,7 @@ export interface DbtSyncInput {
   minPollMs?: number;
   maxPollMs?: number;
   /**
-   * Wait before the first look (ms), default 20 s (at most `maxPollMs`). Progress comes in whole
-   * percents: read too early it says little about the end, and a poll spent on it is wasted.
+   * Wait before the first look (ms), default `DEFAULTS.dbtFirstPollSeconds` (at most `maxPollMs`).
    */
   firstPollMs?: number;
   /** Injected for tests: time and sleeping. */
@@ -58,7 +57,7 @@ export async function dbtSyncAndWait(ctx: OpContext, input: DbtSyncInput): Promi
   const sleep = input.sleep ?? defaultSleep;
   const minPoll = input.minPollMs ?? 1_000;
   const maxPoll = input.maxPollMs ?? 45_000;
-  const firstPoll = Math.min(maxPoll, input.firstPollMs ?? 20_000);
+  const firstPoll = Math.min(maxPoll, input.firstPollMs ?? DEFAULTS.dbtFirstPollSeconds * 1000);
   if (ctx.dryRun) {
     reporter.info(
       `dry run: would start a dbt sync (ref ${input.ref ?? 'default'}, branch ${input.branchName ?? 'chosen by the platform'}) and wait up to ${input.timeoutMs} ms`,

@@ -56,7 +56,31 @@ async function nodeVersion(env: Record<string, string>): Promise<string> {
   return stdout.trim();
 }
 
-/** actions/setup-node stand-in: nothing is installed; the runner's node must satisfy node-version. */
+/** The `engines.node` range of the repository's package.json, if it has one. */
+function enginesOf(dir: string | undefined): string | undefined {
+  const file = dir ? join(dir, 'package.json') : undefined;
+  if (!file || !existsSync(file)) return undefined;
+  return (JSON.parse(readFileSync(file, 'utf8')) as { engines?: { node?: string } }).engines?.node;
+}
+
+/** Whether a version meets a range of `^X.Y.Z` and `>=X[.Y[.Z]]` parts joined by `||` (the forms engines uses here). */
+export function satisfies(version: number[], range: string): boolean {
+  const atLeast = (min: number[]) => {
+    for (const [i, m] of min.entries()) if ((version[i] ?? 0) !== m) return (version[i] ?? 0) > m;
+    return true;
+  };
+  return range.split('||').some((part) => {
+    const m = /^\s*(\^|>=)\s*v?(\d+(?:\.\d+){0,2})\s*$/.exec(part);
+    if (!m) return false;
+    const min = (m[2] as string).split('.').map(Number);
+    return atLeast(min) && (m[1] === '>=' || version[0] === min[0]);
+  });
+}
+
+/**
+ * actions/setup-node stand-in: nothing is installed; the runner's node must be the requested version or
+ * newer, or one the repository under test supports (its package.json engines).
+ */
 export async function setupNodeStandIn(
   state: JobState,
   scope: Scope,
@@ -87,6 +111,14 @@ export async function setupNodeStandIn(
     const h = have[i] ?? 0;
     if (h > w) break;
     if (h < w) {
+      // Older than asked: still fine when it is a version the repository under test supports.
+      const engines = enginesOf(state.repoDir);
+      if (engines && satisfies(have, engines)) {
+        rec.write(
+          `harness: actions/setup-node stand-in: node-version '${requested}' requested; using the runner's Node.js ${current}, which the repository's engines (${engines}) accept`,
+        );
+        return finished(0);
+      }
       rec.annotate({
         level: 'error',
         message: `actions/setup-node stand-in: node-version '${requested}' was requested, but the harness can only use the runner's Node.js ${current}`,

@@ -1,7 +1,12 @@
-/** The vendor's OpenAPI 3.1 description (../shared/reference), loaded once, with an Ajv validator for its schemas. */
+/**
+ * The facts of the vendor's OpenAPI 3.1 description (committed under packages/platform-api/vendor/ by
+ * `npm run refresh-contract`), loaded once, with an Ajv validator for its schemas.
+ */
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { parse } from 'yaml';
+import { ROOT } from '../../packages/platform-api/scripts/generate.js';
+import { VENDOR_FILE } from '../../packages/platform-api/scripts/vendor-data.js';
 
 export interface VendorOperation {
   method: string;
@@ -12,8 +17,7 @@ export interface VendorOperation {
   parameters?: { in: string; name: string; schema?: unknown }[];
 }
 
-const file = new URL('../../../shared/reference/cube-platform-api.yaml', import.meta.url);
-export const vendorDoc = parse(readFileSync(file, 'utf8')) as {
+export const vendorDoc = JSON.parse(readFileSync(join(ROOT, VENDOR_FILE), 'utf8')) as {
   paths: Record<string, Record<string, VendorOperation>>;
   components: { schemas: Record<string, unknown> };
 };

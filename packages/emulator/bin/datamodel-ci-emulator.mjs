@@ -1,7 +1,14 @@
 #!/usr/bin/env node
-// The emulator runs from its TypeScript sources through Vite's module runner (installed with the
-// project's dev dependencies): it is a development tool, never part of the action's bundle.
-import { runnerImport } from 'vite';
+// In a checkout the emulator runs from its TypeScript sources through Vite's module runner (a dev
+// dependency); the installed package runs its bundle, dist/index.js (built by `npm pack`).
+import { existsSync } from 'node:fs';
 
-const { module } = await runnerImport(new URL('../src/main.ts', import.meta.url).pathname);
-process.exitCode = await module.main(process.argv.slice(2));
+const source = new URL('../src/main.ts', import.meta.url);
+let main;
+if (existsSync(source)) {
+  const { runnerImport } = await import('vite');
+  ({ main } = (await runnerImport(source.pathname)).module);
+} else {
+  ({ main } = await import('../dist/index.js'));
+}
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,30 @@
+/**
+ * `npm run test:unit`: the tests of pure logic, in seconds. Its setup refuses sockets, listening and child
+ * processes (test/support/no-sockets.ts), so a file listed here that needs one fails instead of slowing down.
+ */
+import { defineConfig } from 'vitest/config';
+import base from './vitest.config.js';
+
+export const UNIT_TESTS = [
+  'adaptive-pool',
+  'boundaries',
+  'cli-docs',
+  'contract-generation',
+  'examples',
+  'harness-commands',
+  'harness-expressions',
+  'impact-references',
+  'locate',
+  'markdown',
+  'model-scan-errors',
+  'no-sockets',
+  'preview-comment',
+  'reporters',
+  'route-table',
+  'self-contained',
+  'tls',
+  'vendor-data',
+  'workflow-security',
+].map((name) => `test/${name}.test.ts`);
+
+export default defineConfig({ ...base, test: { ...base.test, include: UNIT_TESTS, setupFiles: ['test/support/unit-setup.ts'] } });
