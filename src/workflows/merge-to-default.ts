@@ -4,7 +4,7 @@
  * docs): then the toolkit says so, and on request uploads the merged model to the deploy branch, as the
  * vendor's `deploy` does.
  */
-import { NotFoundError } from '../client/errors.js';
+import { InputError, NotFoundError } from '../client/errors.js';
 import { deployTarget } from './branch-build.js';
 import { gitWrite, mutate, type OpContext } from './context.js';
 import type { LocalFile } from './local-model.js';
@@ -81,6 +81,16 @@ async function prepare(ctx: OpContext, input: MergeInput, deployBranch: string):
 
 export async function mergeToDefault(ctx: OpContext, input: MergeInput): Promise<MergeResult> {
   const target = await deployTarget(ctx);
+  // Refused before any write, naming the setting: a fed deployment deploys from GitHub's merge.
+  if (target.repository || !target.mergeAllowed) {
+    throw new InputError(
+      'deployment-id',
+      String(ctx.deploymentId),
+      target.repository
+        ? `a deployment that takes merges into its deploy branch: this one is fed from ${target.repository.name ?? 'a connected repository'} (creationMethod: ${target.repository.creationMethod}, deployBranchMergeAllowed: ${target.mergeAllowed}), so merging the pull request on GitHub deploys it`
+        : `a deployment that takes merges into its deploy branch: this one refuses them (deployBranchMergeAllowed: false)`,
+    );
+  }
   const base = { branch: input.branch, deployBranch: target.deployBranch, deployMode: target.deployMode };
   if (input.model && !ctx.dryRun) {
     let ready: Awaited<ReturnType<typeof prepare>>;

@@ -8,14 +8,14 @@ import { InputError, PlatformError } from '../client/errors.js';
 import { sleep } from '../client/retry.js';
 import { cleanupBranch, type CleanupResult } from './cleanup-branch.js';
 import type { OpContext } from './context.js';
-import { enableStaging, smokeTest, type EnableStagingResult, type SmokeOptions } from './enable-staging.js';
+import { enableStaging, smokeTest, wakeStaging, type EnableStagingResult, type SmokeOptions } from './enable-staging.js';
 import { MergeRefused, mergeToDefault, type MergeResult } from './merge-to-default.js';
 import { environmentMeta, findEnvironments, finishImpact, metaToken, startImpact, type ImpactResult, type MetaToken, type StartedImpact } from './impact.js';
 import { ensureSharedBranch } from './start-dev-branch.js';
-import { waitForBuild } from './branch-build.js';
+import { markBuild, waitForBuild, type BuildMark } from './branch-build.js';
 import type { LocalFile } from './local-model.js';
 import { uploadModel, type UploadResult, type UploadVia } from './upload-model.js';
-import { validateBranch, type ValidateResult } from './validate.js';
+import { validateWhenBuilt, type ValidateResult } from './validate.js';
 
 /** What the lifecycle needs from the pull request's side (GitHub), behind a port. */
 export interface PullRequestPort {
@@ -77,11 +77,21 @@ export async function runPreview(ctx: OpContext, input: PreviewInput, pull: Pull
       }
       return s;
     }));
+  // The build status just before the upload lands: the build that replaces it is this upload's.
+  let since: BuildMark | undefined;
+  const markBefore = async () => {
+    await enable().catch(() => undefined);
+    since = await markBuild(ctx, branch);
+  };
+  // One data request wakes a staging environment that sleeps (some take a while to start after enabling).
+  const wake = () => enable().then((s) => (s.stagingUrl ? wakeStaging(ctx, s.stagingUrl, input.smoke.ca) : undefined));
   // Validation asks the branch's running instance: staging on, and the build of this upload done.
   const startValidation = (lastHash: string | undefined) => {
-    validation = enable()
-      .then(() => waitForBuild(ctx, branch, lastHash ? { lastHash } : {}))
-      .then(() => validateBranch(ctx, { branch, modelDir: input.modelDir }));
+    validation = enable().then(() =>
+      validateWhenBuilt(ctx, { branch, modelDir: input.modelDir }, () =>
+        waitForBuild(ctx, branch, { ...(lastHash ? { lastHash } : {}), ...(since ? { since } : {}), wake }),
+      ),
+    );
     validation.catch(() => undefined);
   };
   /** Let work started early finish (its outcome unused) before the run ends. */
@@ -99,6 +109,7 @@ export async function runPreview(ctx: OpContext, input: PreviewInput, pull: Pull
         commitMessage: input.commitMessage,
         via: input.via,
         isStale: () => pull.isStale(),
+        beforeLanding: markBefore,
         onLanded: startValidation,
         allowModelDeletion: input.allowModelDeletion ?? false,
       }),
@@ -132,7 +143,13 @@ export async function runPreview(ctx: OpContext, input: PreviewInput, pull: Pull
 }
 
 /** The staging environment's `/meta` against production's, once the branch's model is valid. */
-function compare(ctx: OpContext, started: StartedImpact, s: EnableStagingResult, input: PreviewInput, minted?: Promise<MetaToken>): Promise<ImpactResult> {
+export function compare(
+  ctx: OpContext,
+  started: StartedImpact,
+  s: EnableStagingResult,
+  input: Pick<PreviewInput, "branch" | "deployBranch" | "modelDir" | "impact">,
+  minted?: Promise<MetaToken>,
+): Promise<ImpactResult> {
   const label = `the staging environment of ${input.branch}`;
   const env =
     s.stagingUrl && s.environmentId
