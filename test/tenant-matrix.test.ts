@@ -43,9 +43,10 @@ async function lifecycle(row: Row): Promise<void> {
   measured.set(row.name, cells);
   const github = row.profiles.includes('github-connected');
   const cold = row.profiles.includes('staging-cold');
-  // A scaled clock: builds and warm-ups take a few ms; an asleep staging environment wakes only when asked.
+  // A scaled clock: a build takes 100 ms (long enough that validating too early sees the old model), a
+  // warm-up none; an asleep staging environment wakes only when asked.
   const lc: Lifecycle = await startLifecycle({
-    emulator: { profiles: row.profiles, clock: { scale: 20 }, buildMs: 0, warmupMs: 0, ...(cold ? { coldMs: 3_600_000 } : {}) },
+    emulator: { profiles: row.profiles, clock: { scale: 20 }, buildMs: 2_000, warmupMs: 0, ...(cold ? { coldMs: 3_600_000 } : {}) },
   });
   const d = () => lc.em.state.deployments[0]!;
   const step = async (name: Step, fn: () => Promise<void>) => {

@@ -27,7 +27,7 @@ import {
 } from './branches.js';
 import { allCubes } from '../engine/meta.js';
 import type { BranchRec } from './models.js';
-import { asleep, isActive, triggerBuild, withRuntimes } from './runtime.js';
+import { asleep, isActive, servedBuild, triggerBuild, withRuntimes } from './runtime.js';
 import { decodeFile, encodeFile, hashTree, mergeTrees, treeHash } from './trees.js';
 import { uploadHandlers } from './uploads.js';
 
@@ -164,7 +164,8 @@ const branchHandlers: HandlerTable = {
     } else b = branchByName(d, q.branchName ?? d.deployBranch);
     // Validation asks the branch's own runtime: a shared branch with none running cannot answer.
     if (b.kind === 'shared' && (!isActive(d, b) || asleep(ctx, b, ctx.clock.now()))) throw new HttpError(400, 'Branch is not active');
-    const result = await compileBranch(ctx, b);
+    // A shared branch's runtime compiles what its last finished build serves, not what was uploaded since.
+    const result = b.kind === 'shared' ? await ctx.engine.compile(servedBuild(b, ctx.clock.now())?.files ?? b.files) : await compileBranch(ctx, b);
     return {
       deploymentId: d.id,
       branchName: b.name,

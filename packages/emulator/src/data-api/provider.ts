@@ -8,7 +8,7 @@
  * `{"error":"Continue wait"}` to the first polls of each query (`continueWaitPolls`).
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { isActive, productionFiles, touch } from '../build/runtime.js';
+import { isActive, productionFiles, servedBuild, touch } from '../build/runtime.js';
 import type { Clock } from '../clock.js';
 import { profileOn, type Controls } from '../context.js';
 import { ApiError, asApiError, userError } from '../engine/errors.js';
@@ -121,7 +121,10 @@ export function dataApi(env: DataApiEnv): (req: DataRequest) => Promise<DataResp
     if (b.kind === 'shared' && touch(env, d, b)) {
       throw new ApiError(503, { error: `the staging environment of branch ${JSON.stringify(b.name)} was asleep and is starting: try again in a few seconds` });
     }
-    const compiled = await env.engine.compile(b.kind === 'deploy' ? productionFiles(b, env.clock.now()) : b.files);
+    // Production and a staging environment serve their last finished build; a dev-mode branch its working tree.
+    const now = env.clock.now();
+    const files = b.kind === 'deploy' ? productionFiles(b, now) : b.kind === 'shared' ? (servedBuild(b, now)?.files ?? b.files) : b.files;
+    const compiled = await env.engine.compile(files);
     // What the gateway answers when the model does not compile: the compiler's error, as text.
     if (!compiled.compilers) throw new ApiError(500, { error: compiled.failure ?? 'Error: Compile errors' });
     return { compilers: compiled.compilers, branch: b.name, production: b.kind === 'deploy' };

@@ -111,6 +111,23 @@ function environmentsOf(ctx: Ctx, d: DeploymentRec) {
   return envs;
 }
 
+/** Profile environments-unpaged: 120 staging environments of other teams' branches (listed, never queried). */
+function otherTeams(ctx: Ctx, d: DeploymentRec, type: string | undefined) {
+  if (type && type !== 'staging') return [];
+  const base = deploymentUrl(ctx.origin, d.id);
+  const host = new URL(ctx.origin).hostname;
+  return Array.from({ length: 120 }, (_, i) => {
+    const name = `team-${String(i + 1).padStart(3, '0')}/work`;
+    return {
+      id: `${d.id}-staging-team-${i + 1}`,
+      name,
+      type: 'staging',
+      branch: name,
+      api_credentials: { rest: { url: `${base}/dev-mode/${branchPath(name)}/cubejs-api/v1` }, sql: { host, port: 15432 } },
+    };
+  });
+}
+
 function findEnvironment(ctx: Ctx, d: DeploymentRec) {
   const id = String(ctx.params.environmentId);
   const env = environmentsOf(ctx, d).find((e) => e.id === id);
@@ -193,8 +210,12 @@ export const deploymentHandlers: HandlerTable = {
     const d = requireDeployment(ctx);
     const q = ctx.query as { type?: string; offset?: number; limit?: number };
     const envs = environmentsOf(ctx, d).filter((e) => !q.type || e.type === q.type);
-    // Whether this list pages is not documented: the environments-unpaged profile answers it whole, offset and limit ignored.
-    if (profileOn(ctx, 'environments-unpaged')) return { data: envs, items: envs };
+    // Whether this list pages is not documented: the environments-unpaged profile answers it whole, offset
+    // and limit ignored, for a tenant with many other teams' staging environments listed first.
+    if (profileOn(ctx, 'environments-unpaged')) {
+      const all = [...envs.filter((e) => e.type === 'production'), ...otherTeams(ctx, d, q.type), ...envs.filter((e) => e.type !== 'production')];
+      return { data: all, items: all };
+    }
     const { rows, pagination } = offsetPage(envs, q);
     return {
       data: { environments: rows },
