@@ -207,14 +207,16 @@ function baseOf(s: Schema, ctx: Ctx): Code {
   switch (s.type) {
     case 'string': {
       if (s.format === 'binary') return 'FileBytes';
-      if (!strict) return 'z.string()';
+      // An answer's date may come as text of any standard form, or as a count since the epoch.
+      if (!strict) return s.format === 'date-time' ? 'ReadDate' : 'z.string()';
       const base = s.format === 'url' || s.format === 'uri' ? 'z.url()' : s.format === 'email' ? 'z.email()' : 'z.string()';
       return chain(base, [...stringChecks(s), ...notCheck(s, ctx)]);
     }
+    // An answer's number may come as its decimal text (ids especially); what is sent is a JSON number.
     case 'integer':
-      return chain('z.number().int()', strict ? numberChecks(s) : []);
+      return strict ? chain('z.number().int()', numberChecks(s)) : 'ReadInt';
     case 'number':
-      return chain('z.number()', strict ? numberChecks(s) : []);
+      return strict ? chain('z.number()', numberChecks(s)) : 'ReadNumber';
     case 'boolean':
       return 'z.boolean()';
     case 'null':
