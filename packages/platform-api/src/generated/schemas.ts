@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ReadDate, ReadInt, ReadNumber, alias, refine } from '../primitives.js';
 
 export const AccountGroup = z.looseObject({
-  id: z.union([ReadInt, z.string()]),
+  id: z.union([z.number().int(), z.string()]),
   name: z.string(),
   description: z.string().nullish(),
   userCount: ReadInt.nullish(),
@@ -385,7 +385,7 @@ export const DashboardFilter = z.looseObject({
   member: z.string(),
   operator: DashboardFilterOperator.nullish(),
   startInclusive: z.unknown().nullish(),
-  value: z.union([z.string(), ReadNumber, z.boolean(), z.array(z.unknown())]).nullish(),
+  value: z.union([z.string(), z.number(), z.boolean(), z.array(z.unknown())]).nullish(),
 });
 export type DashboardFilter = z.infer<typeof DashboardFilter>;
 
@@ -683,7 +683,12 @@ export const DbtSyncStatusResponse = z.looseObject({
 });
 export type DbtSyncStatusResponse = z.infer<typeof DbtSyncStatusResponse>;
 
-export const Deployment = z.looseObject({ creationStep: CreationStep, deploymentUrl: z.string(), name: z.string(), id: z.union([ReadInt, z.string()]) });
+export const Deployment = z.looseObject({
+  creationStep: CreationStep,
+  deploymentUrl: z.string(),
+  name: z.string(),
+  id: z.union([z.number().int(), z.string()]),
+});
 export type Deployment = z.infer<typeof Deployment>;
 
 export const DeploymentDeleteResponse = z.looseObject({ success: z.boolean() });
@@ -710,7 +715,7 @@ export const DeploymentEnvironment = z.looseObject({
   type: DeploymentEnvironmentType,
   user: z.string().nullish(),
   api_credentials: z.union([ApiCredentialsObject, z.array(DeploymentEnvironmentApiCredential)]).nullish(),
-  id: z.union([ReadInt, z.string()]),
+  id: z.union([z.number().int(), z.string()]),
 });
 export type DeploymentEnvironment = z.infer<typeof DeploymentEnvironment>;
 
@@ -746,7 +751,7 @@ export const DeploymentEnvironmentsListResponse = z.preprocess(
 export type DeploymentEnvironmentsListResponse = z.infer<typeof DeploymentEnvironmentsListResponse>;
 
 export const DeploymentListItem = z.looseObject({
-  id: z.union([ReadInt, z.string()]),
+  id: z.union([z.number().int(), z.string()]),
   name: z.string(),
   deploymentUrl: z.string().nullish(),
   created_at: z.string().nullish(),
@@ -826,7 +831,7 @@ export const DeploymentSettings = z.looseObject({
   targetPlatform: z.string().nullish(),
   template: DeploymentSettingsTemplate,
   templateVariables: z.record(z.string(), z.unknown()).nullish(),
-  id: z.union([ReadInt, z.string()]),
+  id: z.union([z.number().int(), z.string()]),
 });
 export type DeploymentSettings = z.infer<typeof DeploymentSettings>;
 
