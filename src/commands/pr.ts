@@ -196,7 +196,7 @@ async function close(x: ActionRun<'pr'>): Promise<number> {
       removeOnUpstream: inputs.removeOnUpstream,
       ...(local
         ? {
-            model: { local, concurrency: inputs.concurrency, modelDir: x.settings.modelDir, allowModelDeletion: inputs.allowModelDeletion },
+            model: { local, concurrency: inputs.concurrency, modelDir: x.settings.modelDir, allowModelDeletion: inputs.allowModelDeletion, via: inputs.via },
             deployOnMerge: inputs.deployOnMerge,
           }
         : {}),

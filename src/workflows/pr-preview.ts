@@ -172,7 +172,7 @@ export interface CloseInput {
   devBranches: string[];
   removeOnUpstream: boolean;
   /** The model of the PR's merge commit (the checkout), read before the first write: what is merged. */
-  model?: { local: LocalFile[]; concurrency: number; modelDir: string; allowModelDeletion: boolean };
+  model?: { local: LocalFile[]; concurrency: number; modelDir: string; allowModelDeletion: boolean; via?: UploadVia };
   /** In CLI deploy mode, upload `model` to the deploy branch after the merge. */
   deployOnMerge?: boolean;
   /** Pauses between cleanup passes, ms (tests shorten them). */
