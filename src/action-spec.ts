@@ -138,7 +138,7 @@ export const ACTIONS: ActionSpec[] = [
     command: 'start-dev-branch',
     dir: 'actions/start-dev-branch',
     title: 'datamodel-ci: start dev branch',
-    description: "Make sure the PR's shared branch exists (created from the deploy branch), then open dev mode on it.",
+    description: "Make sure the PR's shared branch exists (created from the deploy branch), fork its dev branch, and release the key's dev-mode session.",
     inputs: [BRANCH, FAIL_WITHOUT_CREDENTIALS],
     outputs: [O.branch, O.devBranch, O.status, O.skipped],
   },
@@ -146,7 +146,7 @@ export const ACTIONS: ActionSpec[] = [
     command: 'upload-model',
     dir: 'actions/upload-model',
     title: 'datamodel-ci: upload model',
-    description: 'Upload the data model to a dev branch (only new and changed files), commit, and merge it into the shared branch.',
+    description: 'Upload the data model to the shared branch (only new and changed files), straight or through a dev-mode fork where the tenant requires it.',
     inputs: [
       BRANCH,
       { name: 'concurrency', description: 'Files uploaded in parallel at most (the connection pool holds 16).', default: String(DEFAULTS.uploadConcurrency) },
