@@ -47,7 +47,8 @@ export async function wakeStaging(ctx: OpContext, stagingUrl: string, ca?: strin
   const url = new URL(`${stagingUrl.replace(/\/+$/, '')}/meta`);
   const data = dataApiClient(ctx, url.origin, cubeApiToken, ca);
   try {
-    await data.send({ method: 'GET', path: url.pathname }, { signal: ctx.signal, retry: { maxAttempts: 1 } }).catch((e: unknown) => {
+    const timeoutMs = ctx.requestTimeoutMs ?? DEFAULTS.requestTimeoutSeconds * 1000;
+    await data.send({ method: 'GET', path: url.pathname }, { signal: ctx.signal, timeoutMs, retry: { maxAttempts: 1 } }).catch((e: unknown) => {
       if (ctx.signal?.aborted) throw e;
       ctx.reporter.debug(`wake request to ${url.pathname}: ${e instanceof Error ? e.message : String(e)}`);
     });

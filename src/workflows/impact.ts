@@ -150,7 +150,9 @@ export async function environmentMeta(
     const url = new URL(`${e.restUrl}/meta`);
     data = dataApiClient(ctx, url.origin, token, options.ca);
     // A few tries only: a model that does not compile answers 500 every time, and the comparison is an extra.
-    const text = (await data.send({ method: 'GET', path: url.pathname }, { signal: ctx.signal, retry: { maxAttempts: 3 } })).text ?? '';
+    // `/meta` is no long poll: it gets the request timeout, not the data API's 95 s floor.
+    const timeoutMs = ctx.requestTimeoutMs ?? DEFAULTS.requestTimeoutSeconds * 1000;
+    const text = (await data.send({ method: 'GET', path: url.pathname }, { signal: ctx.signal, timeoutMs, retry: { maxAttempts: 3 } })).text ?? '';
     if (isHtml(text)) return { problem: `${label}: ${url.origin}${url.pathname} answered with a web page, not the data API` };
     let body: unknown;
     try {
