@@ -98,7 +98,13 @@ export async function main(argv: string[]): Promise<number> {
   } catch {
     all = {};
   }
-  all[profileArg === 'none' ? faults : `${faults} profiles=${profileArg}`] = { lifecycles, seeds: entries, ...(cancel ? { cancel } : {}), node: process.version, date: new Date().toISOString() };
+  all[profileArg === 'none' ? faults : `${faults} profiles=${profileArg}`] = {
+    lifecycles,
+    seeds: entries,
+    ...(cancel ? { cancel } : {}),
+    node: process.version,
+    date: new Date().toISOString(),
+  };
   writeFileSync(file, `${JSON.stringify({ mixes: all }, null, 2)}\n`);
 
   let ok = true;

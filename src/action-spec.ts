@@ -220,8 +220,7 @@ export const ACTIONS: ActionSpec[] = [
       { name: 'min-age', description: 'Sweep: only branches whose PR closed at least this long ago (`30m`, `12h`, `7d`).', default: DEFAULTS.sweepMinAge },
       {
         name: 'remove-on-upstream',
-        description:
-          "Also delete the branch's git ref in the deployment's connected repository (the toolkit's own preview branches; `false` keeps the refs).",
+        description: "Also delete the branch's git ref in the deployment's connected repository (the toolkit's own preview branches; `false` keeps the refs).",
         default: 'true',
       },
       FAIL_WITHOUT_CREDENTIALS,

@@ -89,7 +89,9 @@ describe('doctor', () => {
       const r = await doctor(tenant.em);
       const text = r.out.join('\n');
       expect(r.code, text).toBe(0);
-      expect(text).toMatch(/^✓ deploy settings: deploy branch main, fed from acme\/analytics \(creationMethod github\): production is built from pushes to main; merges into the deploy branch refused, the deploy branch is read-only$/m);
+      expect(text).toMatch(
+        /^✓ deploy settings: deploy branch main, fed from acme\/analytics \(creationMethod github\): production is built from pushes to main; merges into the deploy branch refused, the deploy branch is read-only$/m,
+      );
       expect(text).toContain("→ the toolkit previews the PR's own head branch (pull, no upload) and never merges on close");
       expect(text).toMatch(/^✓ duplicate branch: a second create of the same name answers 400 /m);
       expect(text).toMatch(/^✓ hash form: upload\/finish reports 40 hex characters, build status 7 hex characters, the same commit$/m);

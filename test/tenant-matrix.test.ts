@@ -128,7 +128,9 @@ async function lifecycle(row: Row): Promise<void> {
         expect(d().branches.main!.commits).toBe(mainCommits + 1);
         expect(d().branches.main!.lastHash).toBe(merge);
         // A tenant that reports no hash cannot show which commit production runs: the comment says so.
-        const said = row.profiles.includes('no-hash') ? /Production is built; the platform does not say at which commit/ : /Production is built at the merge commit/;
+        const said = row.profiles.includes('no-hash')
+          ? /Production is built; the platform does not say at which commit/
+          : /Production is built at the merge commit/;
         expect(lc.gh.comments(PR).at(-1)!.body).toMatch(said);
         expect(d().branches[headRef]?.staging).toBe(false);
       } else {

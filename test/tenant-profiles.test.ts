@@ -72,7 +72,15 @@ describe('switching profiles', () => {
 describe('the toolkit on each silent point', () => {
   it('a `built` answer still carrying an old error text is a healthy build (the status is read first)', async () => {
     const server = await startTestServer((_q, r) =>
-      json(r, 200, { deploymentId: 1, branchName: 'b', mode: 'production', status: 'built', errorText: 'Branch is not active', lastHash: 'abc1234', buildJobId: 7 }),
+      json(r, 200, {
+        deploymentId: 1,
+        branchName: 'b',
+        mode: 'production',
+        status: 'built',
+        errorText: 'Branch is not active',
+        lastHash: 'abc1234',
+        buildJobId: 7,
+      }),
     );
     const client = new PlatformClient({ baseUrl: server.baseUrl, apiKey: 'k-0123456789', ca: server.ca });
     try {
@@ -116,13 +124,32 @@ describe('the toolkit on each silent point', () => {
   });
 
   it('what only the Cube versions explain is no change: formatDescription, a named format resolved, a title’s acronym', () => {
-    const older = { cubes: [{ name: 'o', type: 'cube', measures: [{ name: 'o.total', title: 'O Total', type: 'number', aggType: 'sum', format: 'abbr' }], dimensions: [{ name: 'o.customer_id', title: 'O Customer Id', type: 'string' }], segments: [] }] };
+    const older = {
+      cubes: [
+        {
+          name: 'o',
+          type: 'cube',
+          measures: [{ name: 'o.total', title: 'O Total', type: 'number', aggType: 'sum', format: 'abbr' }],
+          dimensions: [{ name: 'o.customer_id', title: 'O Customer Id', type: 'string' }],
+          segments: [],
+        },
+      ],
+    };
     const newer = {
       cubes: [
         {
           name: 'o',
           type: 'cube',
-          measures: [{ name: 'o.total', title: 'O Total', type: 'number', aggType: 'sum', format: { type: 'custom-numeric', value: '.3~s', alias: 'abbr' }, formatDescription: { name: 'abbr' } }],
+          measures: [
+            {
+              name: 'o.total',
+              title: 'O Total',
+              type: 'number',
+              aggType: 'sum',
+              format: { type: 'custom-numeric', value: '.3~s', alias: 'abbr' },
+              formatDescription: { name: 'abbr' },
+            },
+          ],
           dimensions: [{ name: 'o.customer_id', title: 'O Customer ID', type: 'string' }],
           segments: [],
         },

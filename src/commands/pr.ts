@@ -70,7 +70,16 @@ async function preview(x: ActionRun<'pr'>): Promise<number> {
   }
   o ??= await runPreview(
     x.op,
-    { ...common, branch, local, modelDir, concurrency: inputs.concurrency, via, commitMessage: commitMessage(x), allowModelDeletion: inputs.allowModelDeletion },
+    {
+      ...common,
+      branch,
+      local,
+      modelDir,
+      concurrency: inputs.concurrency,
+      via,
+      commitMessage: commitMessage(x),
+      allowModelDeletion: inputs.allowModelDeletion,
+    },
     { isStale: () => isStale(x) },
   );
   await updating;
@@ -162,7 +171,9 @@ export function repositoryModelDir(x: ActionRun<'pr'>, target: DeployTarget): st
   const given = x.settings.modelDir.replace(/^\.\/|\/+$/g, '') || '.';
   if (given !== root && given === '.') return root;
   if (given !== root && !given.startsWith('/')) {
-    x.reporter.warning(`model-dir is ${given}, but the deployment builds ${root} of the repository (deployProjectRoot: ${target.projectRoot}): errors are placed under model-dir`);
+    x.reporter.warning(
+      `model-dir is ${given}, but the deployment builds ${root} of the repository (deployProjectRoot: ${target.projectRoot}): errors are placed under model-dir`,
+    );
   }
   return x.settings.modelDir;
 }
@@ -185,7 +196,8 @@ async function close(x: ActionRun<'pr'>): Promise<number> {
     // Fed from a repository: production comes from GitHub's merge (checked, never merged again); the head
     // branch is the repository's own and stays, its staging goes off. A fallback preview branch is cleaned below.
     if (fedHead) {
-      if (pr.merged) production = await x.reporter.group('Production', () => checkProduction(x.op, { deployBranch: target.deployBranch, mergeCommit: pr.mergeCommitSha }));
+      if (pr.merged)
+        production = await x.reporter.group('Production', () => checkProduction(x.op, { deployBranch: target.deployBranch, mergeCommit: pr.mergeCommitSha }));
       await stagingOff(x.op, fedHead);
     }
     r = await runClose(x.op, {

@@ -70,7 +70,11 @@ export async function markBuild(ctx: OpContext, branch: string): Promise<BuildMa
   try {
     const s = await ctx.client.deployments.buildStatus({ deploymentId: ctx.deploymentId, query: { branchName: branch } }, { signal: ctx.signal });
     const at = s.updatedAt ? Date.parse(s.updatedAt) : Number.NaN;
-    return { status: s.status.trim().toLowerCase(), ...(s.buildJobId != null ? { jobId: String(s.buildJobId) } : {}), ...(Number.isNaN(at) ? {} : { updatedAt: at }) };
+    return {
+      status: s.status.trim().toLowerCase(),
+      ...(s.buildJobId != null ? { jobId: String(s.buildJobId) } : {}),
+      ...(Number.isNaN(at) ? {} : { updatedAt: at }),
+    };
   } catch (e) {
     if (ctx.signal?.aborted) throw e;
     return undefined;
@@ -156,7 +160,9 @@ export async function waitForBuild(ctx: OpContext, branch: string, options: Wait
       if (options.wake && elapsed < wakeGrace) {
         if (!woken) {
           woken = true;
-          ctx.reporter.info(`${branch} is not active yet (its staging environment may be asleep or starting): waking it, waiting up to ${Math.round(wakeGrace / 1000)} s`);
+          ctx.reporter.info(
+            `${branch} is not active yet (its staging environment may be asleep or starting): waking it, waiting up to ${Math.round(wakeGrace / 1000)} s`,
+          );
           await options.wake().catch((e: unknown) => ctx.reporter.debug(`waking ${branch}: ${e instanceof Error ? e.message : String(e)}`));
         }
       } else {

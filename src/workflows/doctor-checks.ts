@@ -21,7 +21,9 @@ export async function readBuildStates(ctx: OpContext, branches: string[]): Promi
 
 /** The REST URL the environments list reports for the branch, and its form. */
 export async function readStagingUrl(ctx: OpContext, branch: string): Promise<{ seen: string; url?: string }> {
-  const envs = await collect(ctx.client.deployments.iterateEnvironments({ deploymentId: ctx.deploymentId, query: { type: 'staging' }, limit: 100 }, { signal: ctx.signal }));
+  const envs = await collect(
+    ctx.client.deployments.iterateEnvironments({ deploymentId: ctx.deploymentId, query: { type: 'staging' }, limit: 100 }, { signal: ctx.signal }),
+  );
   const env = envs.find((e) => e.branch === branch || e.name === branch);
   const url = env ? environmentRestUrl(env) : undefined;
   if (!url) return { seen: 'the environments list names no REST URL for the branch: the toolkit builds <deploymentUrl>/dev-mode/<branch>/cubejs-api/v1' };

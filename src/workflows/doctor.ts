@@ -216,7 +216,12 @@ export async function runDoctor(
       'waits for built before validating',
     );
     if (!(built instanceof Error)) {
-      add('hash form', 'ok', hashForm(finishHash, built.lastHash ?? undefined), 'takes a hash as a hint: the build newer than the one seen before the upload is the upload\'s');
+      add(
+        'hash form',
+        'ok',
+        hashForm(finishHash, built.lastHash ?? undefined),
+        "takes a hash as a hint: the build newer than the one seen before the upload is the upload's",
+      );
       add(
         'staging wake',
         'ok',

@@ -42,7 +42,10 @@ export async function enableStaging(ctx: OpContext, input: { branch: string; smo
  * environments suspend when idle). Its answer does not matter; a failure is only logged.
  */
 export async function wakeStaging(ctx: OpContext, stagingUrl: string, ca?: string): Promise<void> {
-  const { cubeApiToken } = await ctx.client.deployments.token({ deploymentId: ctx.deploymentId, body: { expiresIn: 600 } }, { signal: ctx.signal, repeatable: true });
+  const { cubeApiToken } = await ctx.client.deployments.token(
+    { deploymentId: ctx.deploymentId, body: { expiresIn: 600 } },
+    { signal: ctx.signal, repeatable: true },
+  );
   ctx.reporter.secret(cubeApiToken);
   const url = new URL(`${stagingUrl.replace(/\/+$/, '')}/meta`);
   const data = dataApiClient(ctx, url.origin, cubeApiToken, ca);

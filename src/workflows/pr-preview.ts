@@ -147,7 +147,7 @@ export function compare(
   ctx: OpContext,
   started: StartedImpact,
   s: EnableStagingResult,
-  input: Pick<PreviewInput, "branch" | "deployBranch" | "modelDir" | "impact">,
+  input: Pick<PreviewInput, 'branch' | 'deployBranch' | 'modelDir' | 'impact'>,
   minted?: Promise<MetaToken>,
 ): Promise<ImpactResult> {
   const label = `the staging environment of ${input.branch}`;

@@ -82,7 +82,8 @@ export function serveControl(s: Steering, req: IncomingMessage, res: ServerRespo
     } catch (e) {
       throw new HttpError(400, (e as Error).message);
     }
-    if (body.profiles === undefined) throw new HttpError(400, `profiles: got undefined, expected a list of profile names (from: ${PROFILES.join(', ')}), [] for none`);
+    if (body.profiles === undefined)
+      throw new HttpError(400, `profiles: got undefined, expected a list of profile names (from: ${PROFILES.join(', ')}), [] for none`);
     applyProfiles(s, names);
     return send(res, 200, { on: controls.profiles });
   }

@@ -29,8 +29,7 @@ export const PROFILE_SUMMARY: Record<ProfileName, string> = {
   'no-hash': 'neither build status nor upload/finish reports a hash',
   'stale-build-status': 'after a change, build status shows the previous build as built for two more polls',
   'staging-cold': 'a staging environment is not active for a while after it is enabled and after it idles; one data request wakes it',
-  'environments-unpaged':
-    "the environments list answers whole (120 other teams' staging environments first) whatever offset and limit say, with no pagination",
+  'environments-unpaged': "the environments list answers whole (120 other teams' staging environments first) whatever offset and limit say, with no pagination",
   'meta-token-scoped': 'environment tokens cannot be minted, and a metadata token is refused by the data API (/meta included)',
   'newer-staging-engine': "production's /meta comes from the older Cube of its release channel, staging's from the newest",
   'loose-answers':

@@ -107,7 +107,8 @@ function readOperations(path: string): { areas: Area[]; operations: OperationMet
       if (raw.idempotent === true) meta.idempotent = true;
       if (raw.emptyAnswer === true) meta.emptyAnswer = true;
       for (const k of Object.keys(raw)) {
-        if (!['id', 'section', 'summary', 'spec', 'access', 'pagination', 'idempotent', 'emptyAnswer'].includes(k)) throw new Error(`overlay: ${where}: unknown key ${k}`);
+        if (!['id', 'section', 'summary', 'spec', 'access', 'pagination', 'idempotent', 'emptyAnswer'].includes(k))
+          throw new Error(`overlay: ${where}: unknown key ${k}`);
       }
       out.push(meta);
     }

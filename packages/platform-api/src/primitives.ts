@@ -35,9 +35,7 @@ export const ReadNumber = z
   .transform((v) => Number(v));
 
 /** An integer in an answer: a JSON integer, or its decimal text. */
-export const ReadInt = z
-  .union([z.number().int(), z.string().regex(/^\s*-?\d+\s*$/, 'expected an integer or its decimal text')])
-  .transform((v) => Number(v));
+export const ReadInt = z.union([z.number().int(), z.string().regex(/^\s*-?\d+\s*$/, 'expected an integer or its decimal text')]).transform((v) => Number(v));
 
 /** A date in an answer: any text (ISO 8601, an HTTP date, ...), or seconds or milliseconds since the epoch, read as ISO 8601. */
 export const ReadDate = z.union([z.string(), z.number()]).transform((v) => {

@@ -168,7 +168,15 @@ function rawBuildStatus(d: DeploymentRec, name: string, now: number, env?: Build
   const previous = builds.slice(0, -1).findLast((x) => x.outcome === 'success' && x.endsAt <= now);
   if (env && (b.runtime.staleReads ?? 0) > 0 && previous) {
     b.runtime.staleReads = (b.runtime.staleReads ?? 1) - 1;
-    return { ...known, filesHash: previous.hash, lastHash: previous.hash, buildJobId: previous.jobId, status: 'built', errorText: null, updatedAt: at(previous.endsAt) };
+    return {
+      ...known,
+      filesHash: previous.hash,
+      lastHash: previous.hash,
+      buildJobId: previous.jobId,
+      status: 'built',
+      errorText: null,
+      updatedAt: at(previous.endsAt),
+    };
   }
   if (!isActive(d, b) || (env && asleep(env, b, now))) {
     const stoppedAt = b.runtime.stoppedAt;

@@ -108,7 +108,10 @@ export function dataApi(env: DataApiEnv): (req: DataRequest) => Promise<DataResp
   /** Polls answered "Continue wait" so far, by deployment, branch and query. */
   const waits = new Map<string, number>();
 
-  async function compiledModel(deploymentId: number, branchName: string | undefined): Promise<{ compilers: CubeCompilers; branch: string; production: boolean }> {
+  async function compiledModel(
+    deploymentId: number,
+    branchName: string | undefined,
+  ): Promise<{ compilers: CubeCompilers; branch: string; production: boolean }> {
     const d = env.state.deployments.find((x) => x.id === deploymentId) as NonNullable<State['deployments'][number]>;
     const b = d.branches[branchName ?? d.deployBranch];
     if (!b) throw new ApiError(404, { error: `branch ${JSON.stringify(branchName)} not found` });
