@@ -77,11 +77,17 @@ export async function runPreview(ctx: OpContext, input: PreviewInput, pull: Pull
       }
       return s;
     }));
-  // The build status just before the upload lands: the build that replaces it is this upload's.
+  // The build status before the upload lands: the build that replaces it is this upload's. Read once staging
+  // is on, alongside the upload (off the chain), and awaited before finish.
   let since: BuildMark | undefined;
+  let marked: Promise<BuildMark | undefined> | undefined;
+  const mark = () =>
+    (marked ??= enable().then(
+      () => markBuild(ctx, branch),
+      () => undefined,
+    ));
   const markBefore = async () => {
-    await enable().catch(() => undefined);
-    since = await markBuild(ctx, branch);
+    since = await mark();
   };
   // One data request wakes a staging environment that sleeps (some take a while to start after enabling).
   const wake = () => enable().then((s) => (s.stagingUrl ? wakeStaging(ctx, s.stagingUrl, input.smoke.ca) : undefined));
@@ -99,7 +105,10 @@ export async function runPreview(ctx: OpContext, input: PreviewInput, pull: Pull
   try {
     if (input.impact && !ctx.dryRun) impact = startImpact(ctx, {}, input.impact);
     outcome.created = await ctx.reporter.group('Shared branch', () => ensureSharedBranch(ctx, branch, input.deployBranch));
-    if (!ctx.dryRun) enable().catch(() => undefined);
+    if (!ctx.dryRun) {
+      enable().catch(() => undefined);
+      mark().catch(() => undefined);
+    }
     const up = await ctx.reporter.group('Upload the model', () =>
       uploadModel(ctx, {
         branch,
