@@ -18,7 +18,8 @@ import { startDevBranch } from '../src/workflows/start-dev-branch.js';
 import { PlatformClient } from '../src/client/index.js';
 import { main } from '../packages/emulator/src/main.js';
 import { json, startTestServer } from '../packages/emulator/src/github/https-server.js';
-import { control, emulatorFixture, failure, type EmulatorFixture } from './support/emulator.js';
+import { control, emulatorFixture, failure, snapshot, type EmulatorFixture } from './support/emulator.js';
+import { cube, startLifecycle } from './support/lifecycle.js';
 
 let fx: EmulatorFixture;
 beforeAll(async () => {
@@ -70,6 +71,25 @@ describe('switching profiles', () => {
 });
 
 describe('the toolkit on each silent point', () => {
+  it('merge-on-close: true on a repository-fed deployment is refused before any write, naming the setting', async () => {
+    const lc = await startLifecycle({ emulator: { profiles: ['github-connected'] } });
+    try {
+      lc.gh.addPull({ number: 5, headSha: '5'.padEnd(40, '0'), headRef: 'five' });
+      lc.gh.closePull(5, true);
+      lc.checkout({ 'model/cubes/five.yml': cube('five', 1) });
+      const before = snapshot(lc.em);
+      const r = await lc.run(5, 'closed', { merged: true, headRef: 'five', env: { DATAMODEL_CI_MERGE_ON_CLOSE: 'true' } });
+      expect(r.code).toBe(2);
+      expect(r.lines.join('\n')).toContain(
+        'merge-on-close: got "true", expected auto or false: deployment 1 is fed from acme/analytics (creationMethod: github): GitHub\'s merge of the pull request deploys production',
+      );
+      expect(snapshot(lc.em)).toBe(before);
+      expect(lc.gh.comments(5)).toEqual([]);
+    } finally {
+      await lc.close();
+    }
+  });
+
   it('a `built` answer still carrying an old error text is a healthy build (the status is read first)', async () => {
     const server = await startTestServer((_q, r) =>
       json(r, 200, {
