@@ -124,7 +124,13 @@ export async function main(argv: string[]): Promise<number> {
     line('retries spent', `${r.retries} repeated requests, ${r.checks} effect checks`);
     line('secrets found in logs', r.secretsFound);
     line('wall time', `${r.seconds} s`);
-    for (const [p, c] of Object.entries(r.byProfile).sort()) line(`  on ${p}`, `${c.correct}/${c.lifecycles} correct`);
+    line(
+      'by tenant profile',
+      Object.entries(r.byProfile)
+        .sort()
+        .map(([p, c]) => `${p} ${c.correct}/${c.lifecycles}`)
+        .join(', '),
+    );
     for (const f of r.failures.slice(0, 20)) process.stdout.write(`  ! ${f}\n`);
     ok &&=
       r.correct >= minCorrect &&
