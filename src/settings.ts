@@ -168,7 +168,7 @@ export interface CommandInputs {
   impact: { branch?: string; failOnBreaking: boolean; dataDiff: DataDiffSettings };
   pr: {
     branch?: string;
-    mergeOnClose: boolean;
+    mergeOnClose: 'auto' | 'true' | 'false';
     failOnInvalid: boolean;
     smokeTest: boolean;
     concurrency: number;
@@ -268,7 +268,7 @@ const readers: Readers = {
   impact: (r) => ({ branch: r.branch('branch'), failOnBreaking: r.bool('fail-on-breaking'), dataDiff: readDataDiff(r) }),
   pr: (r) => ({
     branch: r.branch('branch'),
-    mergeOnClose: r.bool('merge-on-close'),
+    mergeOnClose: r.oneOf('merge-on-close', ['auto', 'true', 'false'] as const),
     failOnInvalid: r.bool('fail-on-invalid'),
     smokeTest: r.bool('smoke-test'),
     concurrency: r.int('concurrency', CONCURRENCY.min, CONCURRENCY.max) ?? CONCURRENCY.fallback,

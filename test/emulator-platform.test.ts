@@ -248,7 +248,7 @@ describe('dbt sync (section 3, 4.12)', () => {
     const start = await c.dbtSync.start({ deploymentId: 1, body: { ref: 'develop' } });
     fx.em.clock.advance(5_000);
     const cancel = await c.dbtSync.cancel({ deploymentId: 1, syncJobId: start.syncJobId });
-    expect(cancel.message).toContain('cancelled');
+    expect(cancel!.message).toContain('cancelled');
     const status = await c.dbtSync.status({ deploymentId: 1, syncJobId: start.syncJobId });
     expect(status.status).toBe('FAILED');
     expect(status.error).toMatch(/cancelled/);

@@ -129,7 +129,7 @@ describe('the member diff on /meta from Cube’s compiler', () => {
       onlyGranularities: ['fortnight'],
       details: ['granularity fortnight removed', 'granularity quarter_shifted added'],
     });
-    expect(cs.members.find((m) => m.member === 'orders.status')).toMatchObject({ breaking: true, details: ['type string → number', 'format (none) → number'] });
+    expect(cs.members.find((m) => m.member === 'orders.status')).toMatchObject({ breaking: true, details: ['type string → number'] });
     expect(cs.members.find((m) => m.member === 'orders_view.status')).toMatchObject({ breaking: true, change: 'changed' });
   });
 

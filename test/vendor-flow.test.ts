@@ -2,6 +2,7 @@
  * The operations against the emulator behaving as the vendor documents the service (issue 10): what a
  * real tenant does that our first reading of the spec got wrong, each a regression test.
  */
+import { branchRestUrl } from '@datamodel-ci/platform-api';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -217,10 +218,11 @@ describe('file-hashes wrapped in { files }', () => {
 });
 
 describe('staging URL', () => {
-  it('has one form, ending in /v1, with a branch name that holds "/" encoded', async () => {
+  it('has one form, ending in /v1, with the "/" of a branch name kept (each segment encoded), as the vendor\'s examples write it', async () => {
     await ensureSharedBranch(ctx(), 'team/preview-pr-54', 'main');
     const r = await enableStaging(ctx(), { branch: 'team/preview-pr-54', smokeTest: false });
-    expect(r.stagingUrl).toBe(`${fx.em.deployments[0]!.deploymentUrl}/dev-mode/team%2Fpreview-pr-54/cubejs-api/v1`);
+    expect(r.stagingUrl).toBe(`${fx.em.deployments[0]!.deploymentUrl}/dev-mode/team/preview-pr-54/cubejs-api/v1`);
+    expect(branchRestUrl('https://x.example/d/1', 'team/a b')).toBe('https://x.example/d/1/dev-mode/team/a%20b/cubejs-api/v1');
   });
 });
 

@@ -61,7 +61,8 @@ export async function resolveBranch(x: ActionRun<Exclude<CommandName, 'dbt-sync-
   const ledger = (await x.thread())?.ledger;
   if (x.run.pr) {
     const ours = branchForPr(x.settings.branchPrefix, x.run.pr.number);
-    if (ledger?.branch && ledger.branch !== ours) {
+    // A repository-fed preview records the PR's own head branch: not a stray name.
+    if (ledger?.branch && ledger.branch !== ours && ledger.branch !== x.run.pr.headRef) {
       x.reporter.warning(`the PR comment's ledger names branch ${JSON.stringify(ledger.branch)}, not this PR's ${ours}: ignoring it`);
     }
     return ours;

@@ -3,6 +3,7 @@
  * validation errors, staging URL, auth scheme, Content-Length), on a throwaway branch it removes.
  * One line per check, or one JSON document with --json; --dry-run only reads.
  */
+import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'undici';
 import { COMMON_INPUTS } from '../action-spec.js';
 import { PlatformClient } from '../client/client.js';
@@ -64,6 +65,7 @@ export async function doctorFor(connection: ConnectionSettings, deploymentId: nu
       {
         apiKey,
         authScheme: scheme,
+        ...(connection.caCert ? { ca: connection.caCert } : {}),
         probes: {
           otherScheme: async () => {
             const other = new HttpClient({ ...options, authScheme: scheme === 'api-key' ? 'bearer' : 'api-key', retry: { maxAttempts: 1 } });
@@ -75,12 +77,18 @@ export async function doctorFor(connection: ConnectionSettings, deploymentId: nu
               await other.close();
             }
           },
-          // undici leaves Content-Length out of a bodyless DELETE: what a client that does not send it gets.
+          // undici leaves Content-Length out of a bodyless DELETE: what a client that does not send it gets. The
+          // DELETE names a branch that does not exist: nothing is removed, and no dev-mode session (per credential,
+          // perhaps another run's) is ended.
           bodylessWithoutLength: async () => {
             const dispatcher = new Agent(ca ? { connect: { ca } } : {});
+            const none = `datamodel-ci-doctor-probe-${randomBytes(4).toString('hex')}`;
             try {
               const res = await request(
-                new URL(`${new URL(connection.apiUrl).pathname.replace(/\/+$/, '')}/build/api/v1/deployments/${deploymentId}/dev-mode`, connection.apiUrl),
+                new URL(
+                  `${new URL(connection.apiUrl).pathname.replace(/\/+$/, '')}/build/api/v1/deployments/${deploymentId}/branches?branchName=${none}`,
+                  connection.apiUrl,
+                ),
                 {
                   method: 'DELETE',
                   headers: { authorization: scheme === 'api-key' ? `Api-Key ${apiKey}` : `Bearer ${apiKey}` },

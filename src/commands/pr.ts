@@ -2,8 +2,9 @@
 import { InputError } from '../client/errors.js';
 import { DEFAULTS } from '../defaults.js';
 import type { PreviewView } from '../github/preview-view.js';
-import { deployTarget } from '../workflows/branch-build.js';
-import { CloseFailed, runClose, runPreview } from '../workflows/pr-preview.js';
+import { deployTarget, type DeployTarget } from '../workflows/branch-build.js';
+import { CloseFailed, runClose, runPreview, type PreviewOutcome } from '../workflows/pr-preview.js';
+import { checkProduction, runRepositoryPreview, stagingOff, type ProductionCheck } from '../workflows/repository-feed.js';
 import { hashLocalModel } from '../workflows/upload-model.js';
 import { localModelFiles } from '../impact/definition/local.js';
 import { dataChangeFailure, planNumbers, runNumbers, type NumbersOutcome } from './numbers.js';
@@ -39,7 +40,12 @@ async function preview(x: ActionRun<'pr'>): Promise<number> {
   const local = await hashLocalModel(x.op, modelDir, inputs.exclude);
   const modelFiles = inputs.impact ? await localModelFiles(modelDir, { only: new Set(local.map((f) => f.path)), emptyAllowed: true }) : undefined;
   const plan = inputs.impact ? await planNumbers(x) : undefined;
-  const [branch, target] = await Promise.all([resolveBranch(x), deployTarget(x.op)]);
+  const [previewBranch, target] = await Promise.all([resolveBranch(x), deployTarget(x.op)]);
+  // A deployment fed from a connected repository previews the PR's own head branch (no upload), unless
+  // the branch input names another or the head is not in that repository (a fork's: then by upload).
+  const pr = x.run.pr!;
+  const fed = !!target.repository && !inputs.branch && !!pr.headRef && !pr.fork;
+  let branch = fed ? pr.headRef : previewBranch;
   x.out.branch = branch;
   // "Updating" goes up at once and runs alongside the platform work; the result replaces it at the end.
   const updating = x.settings.dryRun ? Promise.resolve() : publish(x, { state: 'updating', branch }, { branch, state: 'open' }, { summary: false });
@@ -50,21 +56,35 @@ async function preview(x: ActionRun<'pr'>): Promise<number> {
     if (!report.uploadVia) throw new StepFailed('preflight: no way to upload a model to a shared branch with this key (see the doctor lines above)');
     if (via === 'auto') via = report.uploadVia;
   }
-  const o = await runPreview(
+  const common = {
+    deployBranch: target.deployBranch,
+    smokeTest: inputs.smokeTest,
+    smoke: { timeoutMs: DEFAULTS.smokeTimeoutSeconds * 1000, ...(connection.caCert ? { ca: connection.caCert } : {}) },
+    ...(inputs.impact ? { impact: connection.caCert ? { ca: connection.caCert } : {} } : {}),
+    ...(modelFiles ? { modelFiles } : {}),
+  };
+  let o: PreviewOutcome | undefined;
+  if (fed) {
+    o = await runRepositoryPreview(x.op, { ...common, branch, headSha: pr.headSha, modelDir: repositoryModelDir(x, target) });
+    if (!o) {
+      x.reporter.notice(
+        `${branch} is not a branch of ${target.repository?.name ?? 'the connected repository'} (a fork's?): previewing by upload on ${previewBranch}, whose ref is removed from the repository at cleanup`,
+      );
+      branch = previewBranch;
+      x.out.branch = branch;
+    }
+  }
+  o ??= await runPreview(
     x.op,
     {
+      ...common,
       branch,
-      deployBranch: target.deployBranch,
       local,
       modelDir,
       concurrency: inputs.concurrency,
       via,
       commitMessage: commitMessage(x),
-      smokeTest: inputs.smokeTest,
       allowModelDeletion: inputs.allowModelDeletion,
-      smoke: { timeoutMs: DEFAULTS.smokeTimeoutSeconds * 1000, ...(connection.caCert ? { ca: connection.caCert } : {}) },
-      ...(inputs.impact ? { impact: connection.caCert ? { ca: connection.caCert } : {} } : {}),
-      ...(modelFiles ? { modelFiles } : {}),
     },
     { isStale: () => isStale(x) },
   ).catch(async (e: unknown) => {
@@ -147,19 +167,61 @@ function failureOf(step: string, cause: unknown, apiUrl: string, message = cause
   return { step, message, ...(hint ? { hint } : {}) };
 }
 
+/**
+ * Whether the close merges into the deploy branch: never on a deployment fed from a connected repository
+ * (GitHub's merge deploys it) or one that refuses merges; `merge-on-close: true` there is refused before
+ * any write, naming the setting.
+ */
+function mergeOnClose(x: ActionRun<'pr'>, target: DeployTarget): boolean {
+  const setting = x.settings.inputs.mergeOnClose;
+  if (setting === 'false' || !x.run.pr?.merged) return false;
+  const id = x.settings.deploymentId;
+  const why = target.repository
+    ? `deployment ${id} is fed from ${target.repository.name ?? 'a connected repository'} (creationMethod: ${target.repository.creationMethod}): GitHub's merge of the pull request deploys production, and a merge into ${target.deployBranch} would deploy it a second time`
+    : !target.mergeAllowed
+      ? `deployment ${id} refuses merges into ${target.deployBranch} (deployBranchMergeAllowed: false)`
+      : undefined;
+  if (!why) return true;
+  if (setting === 'true') throw new InputError('merge-on-close', 'true', `auto or false: ${why}`);
+  x.reporter.notice(`not merging into ${target.deployBranch}: ${why}`);
+  return false;
+}
+
+/** The model folder for placing errors on a repository-fed deployment: the project root the platform builds. */
+export function repositoryModelDir(x: ActionRun<'pr'>, target: DeployTarget): string {
+  const root = target.projectRoot.replace(/^\/+|\/+$/g, '') || '.';
+  const given = x.settings.modelDir.replace(/^\.\/|\/+$/g, '') || '.';
+  if (given !== root && given === '.') return root;
+  if (given !== root && !given.startsWith('/')) {
+    x.reporter.warning(
+      `model-dir is ${given}, but the deployment builds ${root} of the repository (deployProjectRoot: ${target.projectRoot}): errors are placed under model-dir`,
+    );
+  }
+  return x.settings.modelDir;
+}
+
 async function close(x: ActionRun<'pr'>): Promise<number> {
   const pr = x.run.pr!;
   const { inputs } = x.settings;
-  const branch = await resolveBranch(x);
-  const merge = pr.merged && inputs.mergeOnClose;
+  const [branch, target] = await Promise.all([resolveBranch(x), deployTarget(x.op)]);
+  const merge = mergeOnClose(x, target);
   const devBranch = (await x.thread())?.ledger?.devBranch;
   // The merge commit's model (the checkout) is read and checked before the first write: it is what the
   // shared branch must hold when it is merged, and what the deploy branch must hold after.
   const local = merge ? await hashLocalModel(x.op, x.settings.modelDir, inputs.exclude) : undefined;
   const state = pr.merged ? 'merged' : 'closed';
-  x.out.branch = branch;
+  const fedHead = target.repository && !inputs.branch && pr.headRef && !pr.fork ? pr.headRef : undefined;
+  x.out.branch = fedHead ?? branch;
+  let production: ProductionCheck | undefined;
   let r: Awaited<ReturnType<typeof runClose>>;
   try {
+    // Fed from a repository: production comes from GitHub's merge (checked, never merged again); the head
+    // branch is the repository's own and stays, its staging goes off. A fallback preview branch is cleaned below.
+    if (fedHead) {
+      if (pr.merged)
+        production = await x.reporter.group('Production', () => checkProduction(x.op, { deployBranch: target.deployBranch, mergeCommit: pr.mergeCommitSha }));
+      await stagingOff(x.op, fedHead);
+    }
     r = await runClose(x.op, {
       branch,
       merge,
@@ -168,7 +230,7 @@ async function close(x: ActionRun<'pr'>): Promise<number> {
       removeOnUpstream: inputs.removeOnUpstream,
       ...(local
         ? {
-            model: { local, concurrency: inputs.concurrency, modelDir: x.settings.modelDir, allowModelDeletion: inputs.allowModelDeletion },
+            model: { local, concurrency: inputs.concurrency, modelDir: x.settings.modelDir, allowModelDeletion: inputs.allowModelDeletion, via: inputs.via },
             deployOnMerge: inputs.deployOnMerge,
           }
         : {}),
@@ -186,13 +248,25 @@ async function close(x: ActionRun<'pr'>): Promise<number> {
   x.out.deleted = String(r.cleanup.deleted.length);
   x.out.status = 'cleaned';
   await retirePreview(x);
+  const fedView = fedHead
+    ? {
+        deployBranch: target.deployBranch,
+        merge: {
+          deployMode: target.deployMode,
+          productionUpdated: !!production?.isMergeCommit,
+          repository: target.repository?.name ?? 'the connected repository',
+          ...(production?.builtAt ? { builtAt: production.builtAt } : {}),
+          ...(production?.unchecked ? { unchecked: production.unchecked } : {}),
+        },
+      }
+    : {};
   await publish(
     x,
     {
       state,
-      branch,
-      cleanup: { deleted: r.cleanup.deleted },
-      ...(r.merge ? { deployBranch: r.merge.deployBranch, merge: { deployMode: r.merge.deployMode, productionUpdated: r.merge.productionUpdated } } : {}),
+      branch: fedHead ?? branch,
+      cleanup: { deleted: r.cleanup.deleted, ...(fedHead ? { stagingOff: fedHead } : {}) },
+      ...(r.merge ? { deployBranch: r.merge.deployBranch, merge: { deployMode: r.merge.deployMode, productionUpdated: r.merge.productionUpdated } } : fedView),
     },
     { state },
   );

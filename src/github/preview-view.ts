@@ -39,8 +39,13 @@ export interface PreviewView {
   upload?: { sent: number; deleted: number; unchanged: number; via?: string };
   validation?: { valid: boolean; cubes?: number; errorCount: number; errors: ViewError[] };
   staging?: { enabled: boolean; smoke?: { cubes: number; rows: number } };
-  merge?: { deployMode: string; productionUpdated: boolean };
-  cleanup?: { deleted: string[] };
+  /**
+   * The close of a merged PR. On a deployment fed from a repository: `repository`, and the commit
+   * production was seen built at (`builtAt`), or why that could not be checked (`unchecked`).
+   */
+  merge?: { deployMode: string; productionUpdated: boolean; repository?: string; builtAt?: string; unchecked?: string };
+  /** `stagingOff`: the repository's head branch whose staging environment was turned off (it stays). */
+  cleanup?: { deleted: string[]; stagingOff?: string };
   dbt?: { syncJobId: string; branch: string; status: string };
   /** What the pull request changes in the semantic layer, and the content it breaks. */
   impact?: ImpactView;

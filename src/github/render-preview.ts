@@ -161,6 +161,7 @@ function errorBlock(v: PreviewView, errors: ViewError[], options: RenderOptions)
 /** The one-line story of a closed PR, or of a failure. */
 function lead(v: PreviewView): string[] {
   const branch = v.branch ? code(v.branch) : 'the shared branch';
+  if (v.merge?.repository || v.cleanup?.stagingOff) return fedLead(v, branch);
   if (v.state === 'merged') {
     const deploy = code(v.deployBranch ?? 'the deploy branch');
     const production =
@@ -180,6 +181,23 @@ function lead(v: PreviewView): string[] {
     return [`**${text(v.failure.step)} failed:** ${text(cut(v.failure.message, 1000))}`, ...hint, ...pendingLine(v)];
   }
   return [];
+}
+
+/** The close on a deployment fed from a connected repository: nothing merged here, production checked. */
+function fedLead(v: PreviewView, branch: string): string[] {
+  const off = v.cleanup?.stagingOff ? ` The staging environment of ${code(v.cleanup.stagingOff)} was turned off.` : '';
+  if (v.state !== 'merged') return [`Closed without merging.${off}`];
+  const deploy = code(v.deployBranch ?? 'the deploy branch');
+  const m = v.merge;
+  const repo = text(m?.repository ?? 'the connected repository');
+  const seen = m?.unchecked
+    ? ` ⚠️ Whether production built the merge commit could not be checked: ${text(cut(m.unchecked, 300))}.`
+    : m?.builtAt
+      ? m.productionUpdated
+        ? ` Production is built at the merge commit ${code(m.builtAt.slice(0, 12))}.`
+        : ` Production is built at ${code(m.builtAt.slice(0, 12))}, not the merge commit (a later push?).`
+      : ' Production is built; the platform does not say at which commit.';
+  return [`${branch} was merged on GitHub into ${deploy}; production is fed from ${repo}, so nothing was merged on the platform.${seen}${off}`];
 }
 
 /** What a failed close left on the platform, and what removes it. */

@@ -61,7 +61,8 @@ export async function cleanupBranch(ctx: OpContext, input: { branch: string; dev
   }
   if ((await removeIfThere(ctx, input.branch, input.removeOnUpstream)) === 'deleted') result.deleted.push(input.branch);
   else result.alreadyGone.push(input.branch);
-  if (!ctx.dryRun) await ctx.client.branches.stopDevMode({ deploymentId: ctx.deploymentId }, { signal: ctx.signal }).catch(() => undefined);
+  // The key's dev-mode session is not ended here: it is per credential, and may be another run's (deleting
+  // a fork above ends the session on it).
   if (result.alreadyGone.length) ctx.reporter.info(`already gone: ${result.alreadyGone.join(', ')}`);
   return result;
 }

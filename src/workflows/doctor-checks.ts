@@ -1,6 +1,7 @@
 /** The doctor's steps that read more than one call: build states, the staging URL, a broken model's errors, dev mode, clean-up. */
-import { environmentRestUrl, isDevBranch } from '@datamodel-ci/platform-api';
-import { NotFoundError } from '../client/errors.js';
+import { environmentRestUrl, isDevBranch, normaliseRestUrl } from '@datamodel-ci/platform-api';
+import { collect } from '../client/pagination.js';
+import { NotFoundError, PlatformError } from '../client/errors.js';
 import { waitForBuild } from './branch-build.js';
 import { gitWrite, ignoreNotFound, type OpContext } from './context.js';
 import type { LocalFile } from './local-model.js';
@@ -19,13 +20,38 @@ export async function readBuildStates(ctx: OpContext, branches: string[]): Promi
 }
 
 /** The REST URL the environments list reports for the branch, and its form. */
-export async function readStagingUrl(ctx: OpContext, branch: string): Promise<string> {
-  const envs = await ctx.client.deployments.environments({ deploymentId: ctx.deploymentId, query: { type: 'staging', limit: 100 } }, { signal: ctx.signal });
-  const env = envs.items.find((e) => e.branch === branch || e.name === branch);
+export async function readStagingUrl(ctx: OpContext, branch: string): Promise<{ seen: string; url?: string }> {
+  const envs = await collect(
+    ctx.client.deployments.iterateEnvironments({ deploymentId: ctx.deploymentId, query: { type: 'staging' }, limit: 100 }, { signal: ctx.signal }),
+  );
+  const env = envs.find((e) => e.branch === branch || e.name === branch);
   const url = env ? environmentRestUrl(env) : undefined;
-  if (!url) return 'the environments list names no REST URL for the branch: the toolkit builds <deploymentUrl>/dev-mode/<branch>/cubejs-api/v1';
+  if (!url) return { seen: 'the environments list names no REST URL for the branch: the toolkit builds <deploymentUrl>/dev-mode/<branch>/cubejs-api/v1' };
   const form = url.replace(/\/+$/, '').endsWith('/v1') ? 'ends in /v1' : 'does not end in /v1 (the toolkit adds it)';
-  return `${url} (${form})`;
+  return { seen: `${url} (${form})`, url: normaliseRestUrl(url) };
+}
+
+/** What creating a branch that exists answers (the vendor does not say). */
+export async function duplicateAnswer(ctx: OpContext, branch: string, from: string): Promise<string> {
+  try {
+    await ctx.client.branches.create({ deploymentId: ctx.deploymentId, body: { name: branch, from } }, { signal: ctx.signal, retry: { maxAttempts: 1 } });
+    return 'a second create of the same name was accepted';
+  } catch (e) {
+    if (!(e instanceof PlatformError) || e.status === undefined) throw e;
+    return `a second create of the same name answers ${e.status}${e.platformMessage ? ` (${JSON.stringify(e.platformMessage.slice(0, 120))})` : ''}`;
+  }
+}
+
+/** The form of a commit id as the platform words it. */
+function form(hash: string | undefined): string {
+  if (!hash) return 'none';
+  return /^[0-9a-f]{40}$/i.test(hash) ? '40 hex characters' : /^[0-9a-f]+$/i.test(hash) ? `${hash.length} hex characters` : `${hash.length} characters`;
+}
+
+/** How upload/finish and build status word the commit. */
+export function hashForm(finish: string | undefined, status: string | undefined): string {
+  const match = finish && status ? (finish.startsWith(status) || status.startsWith(finish) ? ', the same commit' : ', not the same text') : '';
+  return `upload/finish reports ${form(finish)}, build status ${form(status)}${match}`;
 }
 
 /** Upload a model with one broken file, validate, and read the errors' shape (then the branch is cleaned up by the caller). */
@@ -81,7 +107,8 @@ export async function doctorCleanup(ctx: OpContext, branch: string, made: { bran
   for (const fork of forks) await step(`delete ${fork}`, () => client.branches.remove({ deploymentId, query: { branchName: fork } }));
   if (exists) {
     await step(`disable staging of ${branch}`, () => client.branches.setStagingEnvironment({ deploymentId, body: { enabled: false, branchName: branch } }));
-    await step(`delete ${branch}`, () => client.branches.remove({ deploymentId, query: { branchName: branch } }));
+    // The doctor made it: its ref in a connected repository goes too.
+    await step(`delete ${branch}`, () => client.branches.remove({ deploymentId, query: { branchName: branch, removeOnUpstream: true } }));
   }
   return ok;
 }

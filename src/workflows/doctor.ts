@@ -6,12 +6,13 @@
 import { randomBytes } from 'node:crypto';
 import { PlatformError } from '../client/errors.js';
 import { authSchemeFor } from '../client/http.js';
-import { deployTarget, enableBranchStaging, waitForBuild } from './branch-build.js';
+import { deployTarget, enableBranchStaging, waitForBuild, type DeployTarget } from './branch-build.js';
+import { wakeStaging } from './enable-staging.js';
 import type { OpContext } from './context.js';
 import { sha1Of, type LocalFile } from './local-model.js';
 import { refusesDirectUpload } from './upload-model.js';
 import { remoteTree, uploadTransaction } from './upload-transaction.js';
-import { doctorCleanup, doctorUploadViaDevMode, readBuildStates, readStagingUrl, validateBroken } from './doctor-checks.js';
+import { doctorCleanup, doctorUploadViaDevMode, duplicateAnswer, hashForm, readBuildStates, readStagingUrl, validateBroken } from './doctor-checks.js';
 
 export type CheckState = 'ok' | 'failed' | 'not checked';
 
@@ -69,9 +70,26 @@ export interface DoctorProbes {
   bodylessWithoutLength?: () => Promise<number>;
 }
 
+/** How the deployment gets its model, as its settings say. */
+function feedSeen(t: DeployTarget): string {
+  const root = t.projectRoot && t.projectRoot !== '/' ? `, project root ${t.projectRoot}` : '';
+  const feed = t.repository
+    ? `fed from ${t.repository.name ?? 'a connected repository'} (creationMethod ${t.repository.creationMethod}${root}): production is built from pushes to ${t.deployBranch}`
+    : `fed by uploads and merges (deploy mode ${t.deployMode})`;
+  const rules = [!t.mergeAllowed ? 'merges into the deploy branch refused' : '', t.readOnly ? 'the deploy branch is read-only' : ''].filter(Boolean);
+  return `deploy branch ${t.deployBranch}, ${feed}${rules.length ? `; ${rules.join(', ')}` : ''}`;
+}
+
+function feedAction(t: DeployTarget): string {
+  if (t.repository)
+    return "previews the PR's own head branch (pull, no upload) and never merges on close: it checks that production built the merge commit (merge-on-close: true is refused)";
+  if (!t.mergeAllowed) return 'uploads previews; never merges on close (merge-on-close: true is refused)';
+  return t.deployMode === 'cli' ? 'says on merge that production is not rebuilt unless deploy-on-merge is set' : 'merges rebuild production';
+}
+
 export async function runDoctor(
   ctx: OpContext,
-  options: { apiKey: string; authScheme?: string; branch?: string; probes?: DoctorProbes },
+  options: { apiKey: string; authScheme?: string; branch?: string; probes?: DoctorProbes; ca?: string },
 ): Promise<DoctorReport> {
   const branch = options.branch ?? `datamodel-ci-doctor-${randomBytes(4).toString('hex')}`;
   const checks: Check[] = [];
@@ -88,12 +106,7 @@ export async function runDoctor(
   try {
     target = await deployTarget(ctx);
     add('api key', 'ok', `accepted with the ${scheme === 'api-key' ? 'Api-Key' : 'Bearer'} scheme`, 'keeps this scheme');
-    add(
-      'deploy settings',
-      'ok',
-      `deploy branch ${target.deployBranch}, deploy mode ${target.deployMode}`,
-      target.deployMode === 'cli' ? 'says on merge that production is not rebuilt unless deploy-on-merge is set' : 'merges rebuild production',
-    );
+    add('deploy settings', 'ok', feedSeen(target), feedAction(target));
   } catch (e) {
     add('api key', 'failed', message(e), 'cannot work with this key: check it and its permissions');
     skip(['upload', 'hash algorithm', 'build status', 'validation errors', 'staging URL'], 'the key was refused');
@@ -135,12 +148,14 @@ export async function runDoctor(
       { signal: ctx.signal, repeatable: true },
     );
     made.branch = true;
+    add('duplicate branch', 'ok', await duplicateAnswer(ctx, branch, target.deployBranch), 'checks the branch list when a create is refused with any 4xx');
     // Two files one at a time, then two in parallel, straight to the shared branch.
     const one = [DOCTOR_FILES.a];
     const both = [DOCTOR_FILES.a, DOCTOR_FILES.b, DOCTOR_FILES.c];
+    let finishHash: string | undefined;
     try {
       await uploadTransaction(ctx, { branch, local: one, concurrency: 1, commitMessage: 'datamodel-ci doctor: one file' });
-      await uploadTransaction(ctx, { branch, local: both, concurrency: 2, commitMessage: 'datamodel-ci doctor: two in parallel' });
+      finishHash = (await uploadTransaction(ctx, { branch, local: both, concurrency: 2, commitMessage: 'datamodel-ci doctor: two in parallel' })).lastHash;
       report.uploadVia = 'direct';
       add(
         'upload',
@@ -180,18 +195,42 @@ export async function runDoctor(
         : `file-hashes differ from the SHA-1 of the bytes sent: ${JSON.stringify(both.map((f) => [f.path, remote[f.path]?.hash ?? null]))}`,
       ours ? 'sends only changed files' : 'would resend every file on each run: report this to the maintainers',
     );
+    const enabledAt = Date.now();
     await enableBranchStaging(ctx, branch);
-    add('staging URL', 'ok', await readStagingUrl(ctx, branch), 'uses this address for the smoke test and the comment');
-    const seen = await waitForBuild(ctx, branch, { timeoutMs: 10 * 60_000 }).then(
-      (s) => `built (${s.status})`,
-      (e: unknown) => `not built: ${message(e)}`,
+    const staging = await readStagingUrl(ctx, branch);
+    add('staging URL', 'ok', staging.seen, 'uses this address for the smoke test and the comment');
+    let wokenAt: number | undefined;
+    const wake = async () => {
+      wokenAt = Date.now();
+      if (staging.url) await wakeStaging(ctx, staging.url, options.ca);
+    };
+    const built = await waitForBuild(ctx, branch, { timeoutMs: 10 * 60_000, wake }).then(
+      (s) => s,
+      (e: unknown) => new Error(`not built: ${message(e)}`),
     );
+    const secs = (ms: number) => `${Math.round(ms / 1000)} s`;
     add(
       'build status',
-      seen.startsWith('built') ? 'ok' : 'failed',
-      `deploy branch: ${states.join(', ')}; doctor branch: ${seen}`,
+      built instanceof Error ? 'failed' : 'ok',
+      `deploy branch: ${states.join(', ')}; doctor branch: ${built instanceof Error ? built.message : `built (${built.status})`}`,
       'waits for built before validating',
     );
+    if (!(built instanceof Error)) {
+      add(
+        'hash form',
+        'ok',
+        hashForm(finishHash, built.lastHash ?? undefined),
+        "takes a hash as a hint: the build newer than the one seen before the upload is the upload's",
+      );
+      add(
+        'staging wake',
+        'ok',
+        wokenAt === undefined
+          ? `the staging environment ran ${secs(Date.now() - enabledAt)} after it was enabled, without a wake`
+          : `the staging environment said "Branch is not active" after it was enabled; one data request woke it, built ${secs(Date.now() - wokenAt)} later`,
+        'wakes a staging environment that says "Branch is not active" once, and waits up to 3 minutes before that is final',
+      );
+    }
     const shape = await validateBroken(ctx, branch, [...both, DOCTOR_FILES.broken]);
     add(
       'validation errors',

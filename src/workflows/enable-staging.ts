@@ -1,6 +1,7 @@
 /** enable-staging: turn on the always-on staging environment of the shared branch; optionally query it. */
 import { branchRestUrl, environmentRestUrl, normaliseRestUrl } from '@datamodel-ci/platform-api';
 import { InputError, isHtml } from '../client/errors.js';
+import { collect } from '../client/pagination.js';
 import { sleep } from '../client/retry.js';
 import { DEFAULTS } from '../defaults.js';
 import { enableBranchStaging } from './branch-build.js';
@@ -25,14 +26,38 @@ export async function enableStaging(ctx: OpContext, input: { branch: string; smo
   const { client, deploymentId } = ctx;
   const opts = { signal: ctx.signal };
   if (!(await enableBranchStaging(ctx, input.branch))) return { branch: input.branch, stagingUrl: undefined, environmentId: undefined };
-  const envs = await client.deployments.environments({ deploymentId, query: { type: 'staging', limit: 100 } }, opts);
-  const env = envs.items.find((e) => e.branch === input.branch || e.name === input.branch);
+  // Every page: a tenant with many branches lists more staging environments than one page holds.
+  const envs = await collect(client.deployments.iterateEnvironments({ deploymentId, query: { type: 'staging' }, limit: 100 }, opts));
+  const env = envs.find((e) => e.branch === input.branch || e.name === input.branch);
   const reported = env ? environmentRestUrl(env) : undefined;
   const stagingUrl = reported ? normaliseRestUrl(reported) : branchRestUrl((await client.deployments.get({ deploymentId }, opts)).deploymentUrl, input.branch);
   ctx.reporter.info(`staging environment of ${input.branch}: ${stagingUrl}`);
   const result: EnableStagingResult = { branch: input.branch, stagingUrl, environmentId: env ? String(env.id) : undefined };
   if (input.smokeTest) result.smoke = await smokeTest(ctx, stagingUrl, input.smoke ?? { timeoutMs: DEFAULTS.smokeTimeoutSeconds * 1000 });
   return result;
+}
+
+/**
+ * One data request to a staging environment, which wakes it when it sleeps (the vendor: staging
+ * environments suspend when idle). Its answer does not matter; a failure is only logged.
+ */
+export async function wakeStaging(ctx: OpContext, stagingUrl: string, ca?: string): Promise<void> {
+  const { cubeApiToken } = await ctx.client.deployments.token(
+    { deploymentId: ctx.deploymentId, body: { expiresIn: 600 } },
+    { signal: ctx.signal, repeatable: true },
+  );
+  ctx.reporter.secret(cubeApiToken);
+  const url = new URL(`${stagingUrl.replace(/\/+$/, '')}/meta`);
+  const data = dataApiClient(ctx, url.origin, cubeApiToken, ca);
+  try {
+    const timeoutMs = ctx.requestTimeoutMs ?? DEFAULTS.requestTimeoutSeconds * 1000;
+    await data.send({ method: 'GET', path: url.pathname }, { signal: ctx.signal, timeoutMs, retry: { maxAttempts: 1 } }).catch((e: unknown) => {
+      if (ctx.signal?.aborted) throw e;
+      ctx.reporter.debug(`wake request to ${url.pathname}: ${e instanceof Error ? e.message : String(e)}`);
+    });
+  } finally {
+    await data.close();
+  }
 }
 
 /**

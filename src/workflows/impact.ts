@@ -1,7 +1,7 @@
 /**
  * impact: what a pull request changes in the semantic layer, and which content it breaks. The deploy
  * branch's `/meta` (production) and the pull request's (its staging environment) are read with a
- * data-API token minted for each environment, or a metadata token where that is all the key may mint;
+ * data-API token minted for each environment, else the deployment's (see `metaToken`);
  * reports, workbooks and notifications are paged through with the client's iterators. What cannot be
  * read becomes a notice in the result, never a failure: the rest is still compared.
  *
@@ -25,6 +25,7 @@ import {
   type ContentItem,
 } from '../impact/affected.js';
 import { countChanges, diffMeta, type ChangeCounts, type ChangeSet } from '../impact/diff.js';
+import { withoutEngineDifferences } from '../impact/engine-version.js';
 import { parseMeta, type MetaDocument } from '../impact/meta.js';
 import { definitionsFor, type DefinitionOutcome } from '../impact/definition/step.js';
 import { branchModelFiles, type FileTexts } from '../impact/definition/files.js';
@@ -36,7 +37,7 @@ import { dataApiClient } from './data-api.js';
 export interface MetaRead {
   meta?: MetaDocument;
   problem?: string;
-  /** Said when the read took a detour (a metadata token instead of a data-API token). */
+  /** Said when the read took a detour (another token than the environment's own). */
   notice?: string;
 }
 
@@ -105,7 +106,12 @@ export interface MetaToken {
   notice?: string;
 }
 
-/** A token that may read `/meta` of an environment: a data-API token, else a metadata token. */
+/**
+ * A token that may read `/meta` of an environment: the environment's own data-API token; else the
+ * deployment's data-API token (`POST /api/v1/deployments/{id}/token`, the one the vendor documents for
+ * the data API); a metadata token only as the last resort (the vendor scopes it to its metadata
+ * endpoints, and some tenants refuse it on `/cubejs-api/v1/meta`).
+ */
 export async function metaToken(ctx: OpContext, env: EnvironmentRef): Promise<MetaToken> {
   const args = { deploymentId: ctx.deploymentId, environmentId: env.id, body: { security_context: {}, expires_in: 600 } };
   // Minting twice only mints an unused second token: retried like a read.
@@ -116,9 +122,17 @@ export async function metaToken(ctx: OpContext, env: EnvironmentRef): Promise<Me
     return { token: t };
   } catch (e) {
     if (!refused(e)) throw e;
-    const t = (await ctx.client.deployments.createMetaSyncToken(args, opts)).data.token;
-    ctx.reporter.secret(t);
-    return { token: t, notice: `this API key may not mint data-API tokens for ${env.label} (${message(e)}): read its /meta with a metadata token` };
+    const why = `this API key may not mint data-API tokens for ${env.label} (${message(e)})`;
+    try {
+      const { cubeApiToken } = await ctx.client.deployments.token({ deploymentId: ctx.deploymentId, body: { expiresIn: 600 } }, opts);
+      ctx.reporter.secret(cubeApiToken);
+      return { token: cubeApiToken, notice: `${why}: read its /meta with the deployment's data-API token` };
+    } catch (e2) {
+      if (!refused(e2)) throw e2;
+      const t = (await ctx.client.deployments.createMetaSyncToken(args, opts)).data.token;
+      ctx.reporter.secret(t);
+      return { token: t, notice: `${why}, nor the deployment's (${message(e2)}): read its /meta with a metadata token` };
+    }
   }
 }
 
@@ -140,7 +154,9 @@ export async function environmentMeta(
     const url = new URL(`${e.restUrl}/meta`);
     data = dataApiClient(ctx, url.origin, token, options.ca);
     // A few tries only: a model that does not compile answers 500 every time, and the comparison is an extra.
-    const text = (await data.send({ method: 'GET', path: url.pathname }, { signal: ctx.signal, retry: { maxAttempts: 3 } })).text ?? '';
+    // `/meta` is no long poll: it gets the request timeout, not the data API's 95 s floor.
+    const timeoutMs = ctx.requestTimeoutMs ?? DEFAULTS.requestTimeoutSeconds * 1000;
+    const text = (await data.send({ method: 'GET', path: url.pathname }, { signal: ctx.signal, timeoutMs, retry: { maxAttempts: 3 } })).text ?? '';
     if (isHtml(text)) return { problem: `${label}: ${url.origin}${url.pathname} answered with a web page, not the data API` };
     let body: unknown;
     try {
@@ -261,7 +277,8 @@ export async function finishImpact(
     return result;
   }
   const defs = await definitionsFor(started.baseFiles, input);
-  result.changes = diffMeta(base.meta, headRead.meta, { privateInHead: defs.privateInHead });
+  // Staging may run a newer Cube than production: what only the versions explain is not a change.
+  result.changes = withoutEngineDifferences(diffMeta(base.meta, headRead.meta, { privateInHead: defs.privateInHead }));
   if (defs.outcome) result.definition = defs.apply(result.changes);
   result.notices.push(...defs.notices);
   result.counts = countChanges(result.changes);

@@ -4,12 +4,13 @@
  * docs): then the toolkit says so, and on request uploads the merged model to the deploy branch, as the
  * vendor's `deploy` does.
  */
-import { NotFoundError } from '../client/errors.js';
+import { InputError, NotFoundError } from '../client/errors.js';
 import { deployTarget } from './branch-build.js';
 import { gitWrite, mutate, type OpContext } from './context.js';
 import type { LocalFile } from './local-model.js';
 import { branchExists } from './start-dev-branch.js';
 import { holds, manifestOf, remoteTree, sameTree, uploadTransaction, type Manifest } from './upload-transaction.js';
+import { uploadModel, type UploadVia } from './upload-model.js';
 
 /** A merge refused before anything reached the deploy branch: production is as it was. */
 export class MergeRefused extends Error {}
@@ -28,7 +29,7 @@ export interface MergeInput {
    * The model of the PR's merge commit (the checkout): the shared branch is made to hold exactly it
    * before the merge (never an older run's upload), and the deploy branch is checked after.
    */
-  model?: { local: LocalFile[]; concurrency: number; modelDir: string; allowModelDeletion: boolean };
+  model?: { local: LocalFile[]; concurrency: number; modelDir: string; allowModelDeletion: boolean; via?: UploadVia };
   /** In CLI deploy mode, upload this model (the merged checkout) to the deploy branch after the merge. */
   deployModel?: { local: LocalFile[]; concurrency: number; modelDir?: string; allowModelDeletion?: boolean };
 }
@@ -66,12 +67,15 @@ async function prepare(ctx: OpContext, input: MergeInput, deployBranch: string):
   ctx.reporter.warning(
     `${input.branch} does not hold this PR's merge commit (differs in: ${treeDiff(remote, manifest).join(', ')}): uploading the merged model to it before merging`,
   );
-  await uploadTransaction(ctx, {
+  // The preview's decision (upload-via): straight to the branch, or through dev mode where the tenant refuses that.
+  await uploadModel(ctx, {
     branch: input.branch,
+    modelDir: model.modelDir,
     local: model.local,
     concurrency: model.concurrency,
     commitMessage: input.message,
-    guard: { modelDir: model.modelDir, allow: model.allowModelDeletion },
+    via: model.via ?? 'auto',
+    allowModelDeletion: model.allowModelDeletion,
   });
   const after = await remoteTree(ctx, input.branch);
   if (!sameTree(after, manifest))
@@ -81,6 +85,16 @@ async function prepare(ctx: OpContext, input: MergeInput, deployBranch: string):
 
 export async function mergeToDefault(ctx: OpContext, input: MergeInput): Promise<MergeResult> {
   const target = await deployTarget(ctx);
+  // Refused before any write, naming the setting: a fed deployment deploys from GitHub's merge.
+  if (target.repository || !target.mergeAllowed) {
+    throw new InputError(
+      'deployment-id',
+      String(ctx.deploymentId),
+      target.repository
+        ? `a deployment that takes merges into its deploy branch: this one is fed from ${target.repository.name ?? 'a connected repository'} (creationMethod: ${target.repository.creationMethod}, deployBranchMergeAllowed: ${target.mergeAllowed}), so merging the pull request on GitHub deploys it`
+        : `a deployment that takes merges into its deploy branch: this one refuses them (deployBranchMergeAllowed: false)`,
+    );
+  }
   const base = { branch: input.branch, deployBranch: target.deployBranch, deployMode: target.deployMode };
   if (input.model && !ctx.dryRun) {
     let ready: Awaited<ReturnType<typeof prepare>>;

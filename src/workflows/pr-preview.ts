@@ -8,15 +8,15 @@ import { InputError, PlatformError } from '../client/errors.js';
 import { sleep } from '../client/retry.js';
 import { cleanupBranch, type CleanupResult } from './cleanup-branch.js';
 import type { OpContext } from './context.js';
-import { enableStaging, smokeTest, type EnableStagingResult, type SmokeOptions } from './enable-staging.js';
+import { enableStaging, smokeTest, wakeStaging, type EnableStagingResult, type SmokeOptions } from './enable-staging.js';
 import { MergeRefused, mergeToDefault, type MergeResult } from './merge-to-default.js';
 import { environmentMeta, findEnvironments, finishImpact, metaToken, startImpact, type ImpactResult, type MetaToken, type StartedImpact } from './impact.js';
 import { ensureSharedBranch } from './start-dev-branch.js';
 import type { FileTexts } from '../impact/definition/files.js';
-import { waitForBuild } from './branch-build.js';
+import { markBuild, waitForBuild, type BuildMark } from './branch-build.js';
 import type { LocalFile } from './local-model.js';
 import { uploadModel, type UploadResult, type UploadVia } from './upload-model.js';
-import { validateBranch, type ValidateResult } from './validate.js';
+import { validateWhenBuilt, type ValidateResult } from './validate.js';
 
 /** What the lifecycle needs from the pull request's side (GitHub), behind a port. */
 export interface PullRequestPort {
@@ -80,11 +80,27 @@ export async function runPreview(ctx: OpContext, input: PreviewInput, pull: Pull
       }
       return s;
     }));
+  // The build status before the upload lands: the build that replaces it is this upload's. Read once staging
+  // is on, alongside the upload (off the chain), and awaited before finish.
+  let since: BuildMark | undefined;
+  let marked: Promise<BuildMark | undefined> | undefined;
+  const mark = () =>
+    (marked ??= enable().then(
+      () => markBuild(ctx, branch),
+      () => undefined,
+    ));
+  const markBefore = async () => {
+    since = await mark();
+  };
+  // One data request wakes a staging environment that sleeps (some take a while to start after enabling).
+  const wake = () => enable().then((s) => (s.stagingUrl ? wakeStaging(ctx, s.stagingUrl, input.smoke.ca) : undefined));
   // Validation asks the branch's running instance: staging on, and the build of this upload done.
   const startValidation = (lastHash: string | undefined) => {
-    validation = enable()
-      .then(() => waitForBuild(ctx, branch, lastHash ? { lastHash } : {}))
-      .then(() => validateBranch(ctx, { branch, modelDir: input.modelDir }));
+    validation = enable().then(() =>
+      validateWhenBuilt(ctx, { branch, modelDir: input.modelDir }, () =>
+        waitForBuild(ctx, branch, { ...(lastHash ? { lastHash } : {}), ...(since ? { since } : {}), wake }),
+      ),
+    );
     validation.catch(() => undefined);
   };
   /** Let work started early finish (its outcome unused) before the run ends. */
@@ -92,7 +108,10 @@ export async function runPreview(ctx: OpContext, input: PreviewInput, pull: Pull
   try {
     if (input.impact && !ctx.dryRun) impact = startImpact(ctx, { deployBranch: input.deployBranch }, input.impact);
     outcome.created = await ctx.reporter.group('Shared branch', () => ensureSharedBranch(ctx, branch, input.deployBranch));
-    if (!ctx.dryRun) enable().catch(() => undefined);
+    if (!ctx.dryRun) {
+      enable().catch(() => undefined);
+      mark().catch(() => undefined);
+    }
     const up = await ctx.reporter.group('Upload the model', () =>
       uploadModel(ctx, {
         branch,
@@ -102,6 +121,7 @@ export async function runPreview(ctx: OpContext, input: PreviewInput, pull: Pull
         commitMessage: input.commitMessage,
         via: input.via,
         isStale: () => pull.isStale(),
+        beforeLanding: markBefore,
         onLanded: startValidation,
         allowModelDeletion: input.allowModelDeletion ?? false,
       }),
@@ -135,7 +155,13 @@ export async function runPreview(ctx: OpContext, input: PreviewInput, pull: Pull
 }
 
 /** The staging environment's `/meta` against production's, once the branch's model is valid. */
-function compare(ctx: OpContext, started: StartedImpact, s: EnableStagingResult, input: PreviewInput, minted?: Promise<MetaToken>): Promise<ImpactResult> {
+export function compare(
+  ctx: OpContext,
+  started: StartedImpact,
+  s: EnableStagingResult,
+  input: Pick<PreviewInput, 'branch' | 'deployBranch' | 'modelDir' | 'impact' | 'modelFiles'>,
+  minted?: Promise<MetaToken>,
+): Promise<ImpactResult> {
   const label = `the staging environment of ${input.branch}`;
   const env =
     s.stagingUrl && s.environmentId
@@ -165,7 +191,7 @@ export interface CloseInput {
   devBranches: string[];
   removeOnUpstream: boolean;
   /** The model of the PR's merge commit (the checkout), read before the first write: what is merged. */
-  model?: { local: LocalFile[]; concurrency: number; modelDir: string; allowModelDeletion: boolean };
+  model?: { local: LocalFile[]; concurrency: number; modelDir: string; allowModelDeletion: boolean; via?: UploadVia };
   /** In CLI deploy mode, upload `model` to the deploy branch after the merge. */
   deployOnMerge?: boolean;
   /** Pauses between cleanup passes, ms (tests shorten them). */

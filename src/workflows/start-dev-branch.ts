@@ -1,6 +1,6 @@
 /** start-dev-branch: make sure the PR's shared branch exists, then open dev mode on it. */
 import { isDevBranch } from '@datamodel-ci/platform-api';
-import { ConflictError } from '../client/errors.js';
+import { AuthenticationError, PermissionDeniedError, PlatformError } from '../client/errors.js';
 import { deployTarget } from './branch-build.js';
 import { mutate, type OpContext } from './context.js';
 
@@ -20,9 +20,16 @@ export async function branchExists(ctx: OpContext, name: string): Promise<boolea
   return false;
 }
 
+/** A refusal of a create that may mean "exists": any 4xx but the credential's (the vendor never says which a duplicate gets). */
+function mayMeanExists(e: unknown): e is PlatformError {
+  const s = e instanceof PlatformError ? e.status : undefined;
+  return s !== undefined && s >= 400 && s < 500 && s !== 429 && !(e instanceof AuthenticationError || e instanceof PermissionDeniedError);
+}
+
 /**
  * Create the shared branch from the deploy branch (`from`, as the deployment's settings name it) unless
- * it exists. One round trip: the create itself, whose 409 means a rerun (or a concurrent run) made it.
+ * it exists. One round trip when it is new: the create itself. A refusal (409 on some tenants, 400 on
+ * others) is checked against the branch list: listed means a rerun (or a concurrent run) made it.
  */
 export async function ensureSharedBranch(ctx: OpContext, branch: string, from: string): Promise<boolean> {
   if (ctx.dryRun) {
@@ -40,8 +47,8 @@ export async function ensureSharedBranch(ctx: OpContext, branch: string, from: s
     ctx.reporter.info(`created shared branch ${branch} from ${from}`);
     return true;
   } catch (e) {
-    if (e instanceof ConflictError) {
-      ctx.reporter.info(`shared branch ${branch} exists`);
+    if (mayMeanExists(e) && (await branchExists(ctx, branch))) {
+      ctx.reporter.info(`shared branch ${branch} exists (${e.status} on create)`);
       return false;
     }
     throw e;
@@ -65,8 +72,17 @@ export async function openDevMode(ctx: OpContext, branch: string): Promise<strin
   return dev.branchName;
 }
 
+/**
+ * Make the shared branch, fork its dev branch, and release the key's dev-mode session again: the fork
+ * stays (later steps name it), but the session is per credential and would end another run's.
+ */
 export async function startDevBranch(ctx: OpContext, input: { branch: string }): Promise<StartDevBranchResult> {
   const created = await ensureSharedBranch(ctx, input.branch, (await deployTarget(ctx)).deployBranch);
   const devBranch = await openDevMode(ctx, input.branch);
+  if (devBranch) {
+    await ctx.client.branches
+      .stopDevMode({ deploymentId: ctx.deploymentId }, { signal: ctx.signal })
+      .catch((e: unknown) => ctx.reporter.warning(`could not release dev mode after forking ${devBranch}: ${e instanceof Error ? e.message : String(e)}`));
+  }
   return { branch: input.branch, devBranch, created };
 }

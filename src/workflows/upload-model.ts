@@ -30,6 +30,8 @@ export interface UploadInput {
   via?: UploadVia;
   /** Asked before the upload is committed: true stops it (a newer run owns the PR). */
   isStale?: () => Promise<boolean>;
+  /** Called right before the files land (finish, or commit of the fork): a caller marks the build status then. */
+  beforeLanding?: () => Promise<void>;
   /** Called as soon as the files have landed on the shared branch (a caller can start validating). */
   onLanded?: (lastHash: string | undefined) => void;
   /** Allow an upload that deletes most of the branch's model (input `allow-model-deletion`). */
@@ -132,6 +134,7 @@ async function direct(ctx: OpContext, input: UploadInput, local: LocalFile[]): P
       commitMessage: input.commitMessage,
       guard: { modelDir: input.modelDir, allow: input.allowModelDeletion ?? false },
       ...(input.isStale ? { stopBeforeFinish: input.isStale } : {}),
+      ...(input.beforeLanding ? { beforeFinish: input.beforeLanding } : {}),
     });
     if (t.stopped) {
       ctx.reporter.notice(`a newer run owns this pull request: not committing to ${input.branch}`);
@@ -172,6 +175,7 @@ async function viaDevMode(ctx: OpContext, input: UploadInput, local: LocalFile[]
       return { ...result(input, t, 'dev-mode', fork), stale: true };
     }
     const manifest = manifestOf(local);
+    await input.beforeLanding?.();
     // Commit pushes the fork's edits to the shared branch it was forked from.
     await client.branches.commit(
       { deploymentId, body: { branchName: fork, message: input.commitMessage } },

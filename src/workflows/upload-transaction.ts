@@ -62,6 +62,8 @@ export interface TransactionInput {
   alwaysFinish?: boolean;
   /** Refuse an upload that would wipe the branch's model (a wrong model-dir) unless `allow`. */
   guard?: { modelDir: string; allow: boolean };
+  /** Called right before `finish` (a caller marks the build status it must see replaced). */
+  beforeFinish?: () => Promise<void>;
 }
 
 export interface TransactionResult {
@@ -134,6 +136,7 @@ export async function uploadTransaction(ctx: OpContext, input: TransactionInput)
     for (const path of p.remove) reporter.info(`delete ${path}`);
   });
   if (stopping && (await stopping)) return { ...base, bytes, finished: false, stopped: true };
+  await input.beforeFinish?.();
   const finished = await client.dataModel.finishUpload(
     {
       deploymentId,

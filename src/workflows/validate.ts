@@ -1,6 +1,7 @@
 /** validate: compile a branch with the platform's own compiler; place each error in the repository's model files. */
 import { existsSync } from 'node:fs';
 import { isAbsolute, posix, relative, sep } from 'node:path';
+import { BadRequestError } from '../client/errors.js';
 import type { OpContext } from './context.js';
 import { placeErrors, type Precision } from './locate/index.js';
 import { readModelTexts } from './locate/read-model-texts.js';
@@ -100,4 +101,20 @@ export function errorNotes(e: ModelError): string[] {
   const others = [...new Set((e.echoes ?? []).map((x) => x.file ?? 'no file named'))].filter((f) => f !== e.file);
   if (others.length) out.push(`also breaks: ${others.join(', ')}`);
   return out;
+}
+
+/**
+ * Wait for the build, then validate; a staging environment that fell asleep between the two (validation
+ * answers `Branch is not active`) is waited for once more (`built` wakes it) before validating again.
+ */
+export async function validateWhenBuilt(ctx: OpContext, input: { branch: string; modelDir: string }, built: () => Promise<unknown>): Promise<ValidateResult> {
+  await built();
+  try {
+    return await validateBranch(ctx, input);
+  } catch (e) {
+    if (!(e instanceof BadRequestError && /not active/i.test(e.platformMessage ?? ''))) throw e;
+    ctx.reporter.info(`${input.branch}: validation answered ${e.platformMessage}; waiting for it to run again`);
+    await built();
+    return validateBranch(ctx, input);
+  }
 }

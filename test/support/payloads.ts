@@ -16,7 +16,10 @@ export function example(action: string): Payload {
 }
 
 /** A payload for PR `number` at `headSha`; `merged` sets the flag the examples never set. */
-export function pullRequestEvent(action: string, opts: { number?: number; headSha?: string; merged?: boolean; fork?: boolean; title?: string } = {}): Payload {
+export function pullRequestEvent(
+  action: string,
+  opts: { number?: number; headSha?: string; headRef?: string; mergeCommitSha?: string; merged?: boolean; fork?: boolean; title?: string } = {},
+): Payload {
   const p = example(action);
   const pr = p.pull_request;
   if (opts.number !== undefined) {
@@ -24,6 +27,8 @@ export function pullRequestEvent(action: string, opts: { number?: number; headSh
     pr.number = opts.number;
   }
   if (opts.headSha) pr.head.sha = opts.headSha;
+  if (opts.headRef) pr.head.ref = opts.headRef;
+  if (opts.mergeCommitSha) pr.merge_commit_sha = opts.mergeCommitSha;
   if (opts.title) pr.title = opts.title;
   if (opts.merged !== undefined) pr.merged = opts.merged;
   if (action === 'closed') pr.state = 'closed';

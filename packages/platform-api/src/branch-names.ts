@@ -40,10 +40,16 @@ export function isDevBranch(name: string): boolean {
 
 /**
  * The data REST API of a branch (its staging or dev-mode instance), in the one form the toolkit uses:
- * `<deploymentUrl>/dev-mode/<branch, URL-encoded>/cubejs-api/v1`.
+ * `<deploymentUrl>/dev-mode/<branch>/cubejs-api/v1`, each segment of the branch URL-encoded and its `/`
+ * kept, as the vendor's examples write it (`/dev-mode/feature/x/...`).
  */
 export function branchRestUrl(deploymentUrl: string, branch: string): string {
-  return `${deploymentUrl.replace(/\/+$/, '')}/dev-mode/${encodeURIComponent(branch)}/cubejs-api/v1`;
+  return `${deploymentUrl.replace(/\/+$/, '')}/dev-mode/${branchPath(branch)}/cubejs-api/v1`;
+}
+
+/** A branch name as a URL path: each segment encoded, `/` kept. */
+export function branchPath(branch: string): string {
+  return branch.split('/').map(encodeURIComponent).join('/');
 }
 
 /** A REST URL as the platform reports it, in the toolkit's form: no trailing `/`, ending in `/v1`. */

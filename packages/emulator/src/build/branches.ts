@@ -1,6 +1,7 @@
 /** A deployment's branches: naming rules, lookup, creation, commit, merge and removal. */
 import { HttpError, type Ctx } from '../context.js';
 import type { DeploymentRec } from '../deployments/models.js';
+import { syncRef } from '../deployments/repository.js';
 import type { CompiledModel } from '../engine/index.js';
 import type { BranchRec, FileMap } from './models.js';
 import { newRuntime, triggerBuild, type BuildEnv } from './runtime.js';
@@ -119,6 +120,8 @@ export function commit(d: DeploymentRec, b: BranchRec): void {
   b.head = { ...b.files };
   b.commits += 1;
   b.lastHash = treeHash(b.head, `${d.id}:${b.name}:${b.commits}:${b.id}`);
+  // On a connected deployment the commit is pushed to the branch's ref.
+  syncRef(d, b);
 }
 
 /** Delete a branch: children move to its parent, sessions and uploads on it end. */
@@ -142,6 +145,12 @@ export function mergedTree(b: BranchRec, theirs: FileMap, into: BranchRec): File
 export function mergeInto(env: BuildEnv, d: DeploymentRec, b: BranchRec, into: BranchRec, deleteAfter: boolean) {
   if (b === into) throw new HttpError(400, `cannot merge branch ${JSON.stringify(b.name)} into itself`);
   if (into.kind === 'dev') throw new HttpError(400, `cannot merge into dev-mode branch ${JSON.stringify(into.name)}`);
+  if (into.kind === 'deploy' && d.connected) {
+    throw new HttpError(
+      403,
+      `merging into ${JSON.stringify(into.name)} is not allowed (deployBranchMergeAllowed: false): production is built from pushes to ${d.connected.repository}`,
+    );
+  }
   const files = mergedTree(b, b.head, into);
   // Already merged: like git, no new commit and no build.
   if (!sameTree(files, into.head)) {
