@@ -8,7 +8,7 @@ import { actionSpec, COMMON_INPUTS, envName, inputsOf, type CommandName, type In
 import { InputError } from './client/errors.js';
 import { parseBaseUrl, type AuthScheme } from './client/http.js';
 import { DEFAULTS } from './defaults.js';
-import type { UploadVia } from './workflows/upload-model.js';
+import type { UploadVia } from './operations/upload-model.js';
 import { readDataDiff, type DataDiffSettings } from './impact/data/settings.js';
 
 export type Source = (name: string) => string | undefined;

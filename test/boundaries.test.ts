@@ -1,7 +1,7 @@
 /**
  * The three rooms stay apart: the product (src/) never reaches into the emulator, the emulator uses
  * only the contract of the project's code, the contract depends on nothing of ours, and the
- * operations (src/workflows/) know nothing of GitHub or the Actions runtime.
+ * operations (src/operations/) know nothing of GitHub or the Actions runtime.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -50,7 +50,7 @@ function emulatorFileWith(marker: string): string | undefined {
 
 describe('import boundaries', () => {
   it('finds the imports it checks (the scanner itself works)', () => {
-    expect(importsOf('src/commands/pr.ts')).toContain('../workflows/pr-preview.js');
+    expect(importsOf('src/commands/pr.ts')).toContain('../operations/pr-preview.js');
     expect(importsOf('packages/emulator/src/index.ts').length).toBeGreaterThan(2);
   });
 
@@ -69,9 +69,9 @@ describe('import boundaries', () => {
     expect(violations('packages/platform-api/src', ok)).toEqual([]);
   });
 
-  it('src/workflows/ imports no @actions/* and nothing of src/github/', () => {
+  it('src/operations/ imports no @actions/* and nothing of src/github/', () => {
     const ok = (i: Import) => (i.path ? !i.path.startsWith('src/github') : !i.spec.startsWith('@actions/') && !i.spec.startsWith('@octokit/'));
-    expect(violations('src/workflows', ok)).toEqual([]);
+    expect(violations('src/operations', ok)).toEqual([]);
   });
 
   it('the bundle a runner downloads holds no emulator code', () => {

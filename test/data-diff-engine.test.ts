@@ -10,7 +10,7 @@ import { PlatformClient } from '../src/client/index.js';
 import { runDataDiff, type DataDiffInput } from '../src/impact/data/run.js';
 import type { DataDiffLimits, KeyQuery } from '../src/impact/data/types.js';
 import { MemoryReporter } from '../src/report/reporter.js';
-import type { OpContext } from '../src/workflows/context.js';
+import type { OpContext } from '../src/operations/context.js';
 
 let server: TestServer;
 let client: PlatformClient;

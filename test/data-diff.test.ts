@@ -16,11 +16,11 @@ import type { DataDiffResult } from '../src/impact/data/types.js';
 import type { Io } from '../src/io.js';
 import { runCli } from '../src/main.js';
 import { MemoryReporter } from '../src/report/reporter.js';
-import type { OpContext } from '../src/workflows/context.js';
-import { enableStaging } from '../src/workflows/enable-staging.js';
-import { analyseImpact, impactSummaryLine } from '../src/workflows/impact.js';
-import { ensureSharedBranch } from '../src/workflows/start-dev-branch.js';
-import { uploadModel } from '../src/workflows/upload-model.js';
+import type { OpContext } from '../src/operations/context.js';
+import { enableStaging } from '../src/operations/enable-staging.js';
+import { analyseImpact, impactSummaryLine } from '../src/operations/impact.js';
+import { ensureSharedBranch } from '../src/operations/start-dev-branch.js';
+import { uploadModel } from '../src/operations/upload-model.js';
 import { emulatorFixture, type EmulatorFixture } from './support/emulator.js';
 
 let fx: EmulatorFixture;

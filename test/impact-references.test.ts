@@ -10,7 +10,7 @@ import { renderPreview } from '../src/github/render-preview.js';
 import { affectedContent, dashboardContent, notificationContent, reportContent } from '../src/impact/affected.js';
 import type { ChangeSet, MemberChange } from '../src/impact/diff.js';
 import { controlUses, queryUses } from '../src/impact/references.js';
-import { impactSummaryLine, type ImpactResult } from '../src/workflows/impact.js';
+import { impactSummaryLine, type ImpactResult } from '../src/operations/impact.js';
 
 const removed = (member: string, extra: Partial<MemberChange> = {}): MemberChange => ({
   member,

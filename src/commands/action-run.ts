@@ -21,7 +21,7 @@ import { retryNotice } from '../report/retry-notice.js';
 import type { Reporter } from '../report/reporter.js';
 import { TerminalReporter } from '../report/terminal.js';
 import { readSettings, sourceOf, type Settings } from '../settings.js';
-import type { OpContext } from '../workflows/context.js';
+import type { OpContext } from '../operations/context.js';
 import { UsageError } from './args.js';
 import { inputFlags, JSON_FLAG, parseFor, VERBOSE_FLAG, type FlagDoc } from './spec.js';
 

@@ -4,7 +4,7 @@
  * workflow commands, of which GitHub shows 10 per step, with a note of how many were not shown.
  */
 import type { CheckAnnotation } from '../github/types.js';
-import { errorNotes, type ModelError } from '../workflows/validate.js';
+import { errorNotes, type ModelError } from '../operations/validate.js';
 import type { ActionRun } from './action-run.js';
 import { plural } from '../report/plural.js';
 

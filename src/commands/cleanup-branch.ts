@@ -1,7 +1,7 @@
 /** `cleanup-branch`: remove the PR's branches, or sweep the preview branches of closed PRs. */
 import { InputError } from '../client/errors.js';
 import { sweepTable } from '../github/render-tables.js';
-import { cleanupBranch, sweepBranches } from '../workflows/cleanup-branch.js';
+import { cleanupBranch, sweepBranches } from '../operations/cleanup-branch.js';
 import { resolveBranch, type ActionRun } from './action-run.js';
 import { publish } from './publish.js';
 

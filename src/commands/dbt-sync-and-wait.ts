@@ -1,6 +1,6 @@
 /** `dbt-sync-and-wait`: start a dbt sync and wait for its end; a run that did not complete fails the step. */
 import { dbtTable } from '../github/render-tables.js';
-import { dbtSyncAndWait } from '../workflows/dbt-sync-and-wait.js';
+import { dbtSyncAndWait } from '../operations/dbt-sync-and-wait.js';
 import { StepFailed, type ActionRun } from './action-run.js';
 
 export async function dbtSyncCommand(x: ActionRun<'dbt-sync-and-wait'>): Promise<number> {

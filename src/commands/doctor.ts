@@ -15,7 +15,7 @@ import { JsonReporter } from '../report/json.js';
 import { TerminalReporter } from '../report/terminal.js';
 import type { Reporter } from '../report/reporter.js';
 import { InputReader, readConnection, sourceOf, type ConnectionSettings } from '../settings.js';
-import { runDoctor, type DoctorReport } from '../workflows/doctor.js';
+import { runDoctor, type DoctorReport } from '../operations/doctor.js';
 import { plural } from '../report/plural.js';
 import { retryNotice } from '../report/retry-notice.js';
 import { inputFlags, JSON_FLAG, parseFor, VERBOSE_FLAG, type CommandSpec } from './spec.js';

@@ -1,5 +1,5 @@
 /** `enable-staging`: turn on the shared branch's staging environment; optionally query it once. */
-import { enableStaging } from '../workflows/enable-staging.js';
+import { enableStaging } from '../operations/enable-staging.js';
 import { resolveBranch, type ActionRun } from './action-run.js';
 import { publish } from './publish.js';
 

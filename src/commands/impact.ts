@@ -7,9 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { impactView, type ImpactView } from '../github/render-impact.js';
 import { plural } from '../report/plural.js';
-import { deployTarget } from '../workflows/branch-build.js';
-import { analyseImpact, type ImpactResult } from '../workflows/impact.js';
-import { localModelFiles } from '../impact/definition/local.js';
+import { deployTarget } from '../operations/branch-build.js';
+import { analyseImpact, type ImpactResult } from '../operations/impact.js';
+import { localModelFiles } from '../model/model-files.js';
+import { walkModel } from '../model/local-model.js';
 import { resolveBranch, StepFailed, type ActionRun } from './action-run.js';
 import { publish } from './publish.js';
 import { dataChangeFailure, planNumbers, runNumbers } from './numbers.js';
@@ -62,7 +63,7 @@ export function breakingFailure(r: ImpactResult, failOnBreaking: boolean): strin
 export async function impactCommand(x: ActionRun<'impact'>): Promise<number> {
   const { connection, modelDir, inputs } = x.settings;
   // The checkout's model and the key queries are read (and checked) before the first platform call.
-  const headFiles = await localModelFiles(modelDir);
+  const headFiles = await localModelFiles(await walkModel(modelDir), modelDir);
   const plan = await planNumbers(x);
   const [branch, target] = await Promise.all([resolveBranch(x), deployTarget(x.op)]);
   x.out.branch = branch;

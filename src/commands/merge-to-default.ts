@@ -1,8 +1,8 @@
 /** `merge-to-default`: merge the shared branch into the deploy branch. */
 import { InputError } from '../client/errors.js';
 import { DEFAULTS } from '../defaults.js';
-import { mergeToDefault } from '../workflows/merge-to-default.js';
-import { hashLocalModel } from '../workflows/upload-model.js';
+import { mergeToDefault } from '../operations/merge-to-default.js';
+import { hashLocalModel } from '../operations/upload-model.js';
 import { resolveBranch, type ActionRun } from './action-run.js';
 import { publish } from './publish.js';
 

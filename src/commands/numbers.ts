@@ -12,7 +12,7 @@ import type { DataDiffSettings } from '../impact/data/settings.js';
 import { dataDiffFor, dataDiffRefusal } from '../impact/data/step.js';
 import type { DataDiffResult, KeyQuery } from '../impact/data/types.js';
 import { plural } from '../report/plural.js';
-import type { ImpactResult } from '../workflows/impact.js';
+import type { ImpactResult } from '../operations/impact.js';
 import type { ActionRun } from './action-run.js';
 
 export interface NumbersPlan {

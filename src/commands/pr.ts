@@ -2,11 +2,11 @@
 import { InputError } from '../client/errors.js';
 import { DEFAULTS } from '../defaults.js';
 import type { PreviewView } from '../github/preview-view.js';
-import { deployTarget, type DeployTarget } from '../workflows/branch-build.js';
-import { CloseFailed, runClose, runPreview, type PreviewOutcome } from '../workflows/pr-preview.js';
-import { checkProduction, runRepositoryPreview, stagingOff, type ProductionCheck } from '../workflows/repository-feed.js';
-import { hashLocalModel } from '../workflows/upload-model.js';
-import { localModelFiles } from '../impact/definition/local.js';
+import { deployTarget, type DeployTarget } from '../operations/branch-build.js';
+import { CloseFailed, runClose, runPreview, type PreviewOutcome } from '../operations/pr-preview.js';
+import { checkProduction, runRepositoryPreview, stagingOff, type ProductionCheck } from '../operations/repository-feed.js';
+import { hashLocalModel } from '../operations/upload-model.js';
+import { localModelFiles } from '../model/model-files.js';
 import { dataChangeFailure, planNumbers, runNumbers, type NumbersOutcome } from './numbers.js';
 import { commitMessage, isStale, resolveBranch, StepFailed, type ActionRun } from './action-run.js';
 import { doctorFor, renderDoctor } from './doctor.js';
@@ -38,7 +38,7 @@ async function preview(x: ActionRun<'pr'>): Promise<number> {
   // The local model is read and checked before the first platform call; then the PR's comment (its
   // ledger names the branch) and the deployment's settings, read together.
   const local = await hashLocalModel(x.op, modelDir, inputs.exclude);
-  const modelFiles = inputs.impact ? await localModelFiles(modelDir, { only: new Set(local.map((f) => f.path)), emptyAllowed: true }) : undefined;
+  const modelFiles = inputs.impact ? await localModelFiles(local, modelDir, { emptyAllowed: true }) : undefined;
   const plan = inputs.impact ? await planNumbers(x) : undefined;
   const [previewBranch, target] = await Promise.all([resolveBranch(x), deployTarget(x.op)]);
   // A deployment fed from a connected repository previews the PR's own head branch (no upload), unless

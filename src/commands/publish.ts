@@ -9,7 +9,7 @@ import type { NumbersView } from '../github/render-numbers.js';
 import { renderPreview } from '../github/render-preview.js';
 import type { ActionRun } from './action-run.js';
 import { plural } from '../report/plural.js';
-import { errorNotes, type ModelError } from '../workflows/validate.js';
+import { errorNotes, type ModelError } from '../operations/validate.js';
 
 /** A change to the view; the state is derived from the steps when not given. */
 export type ViewUpdate = Partial<Omit<PreviewView, 'state'>> & { state?: PreviewState };

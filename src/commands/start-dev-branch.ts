@@ -1,5 +1,5 @@
 /** `start-dev-branch`: make sure the shared branch exists, then open dev mode on it. */
-import { startDevBranch } from '../workflows/start-dev-branch.js';
+import { startDevBranch } from '../operations/start-dev-branch.js';
 import { resolveBranch, type ActionRun } from './action-run.js';
 import { publish } from './publish.js';
 

@@ -1,5 +1,5 @@
 /** `upload-model`: send the changed files of the model to the shared branch. */
-import { uploadModel } from '../workflows/upload-model.js';
+import { uploadModel } from '../operations/upload-model.js';
 import { commitMessage, isStale, resolveBranch, type ActionRun } from './action-run.js';
 import { publish } from './publish.js';
 

@@ -1,6 +1,6 @@
 /** `validate`: compile a branch on the platform; errors become annotations and the comment's error list. */
-import { ensureBuilt } from '../workflows/branch-build.js';
-import { validateBranch } from '../workflows/validate.js';
+import { ensureBuilt } from '../operations/branch-build.js';
+import { validateBranch } from '../operations/validate.js';
 import { resolveBranch, StepFailed, type ActionRun } from './action-run.js';
 import { annotate } from './annotate.js';
 import { publish, viewErrors } from './publish.js';

@@ -5,7 +5,7 @@
  */
 import type { AffectedItem, ContentKind } from '../impact/affected.js';
 import type { CubeChange, MemberChange } from '../impact/diff.js';
-import { impactSummaryLine, type ImpactResult } from '../workflows/impact.js';
+import { impactSummaryLine, type ImpactResult } from '../operations/impact.js';
 import { code, cut, link, text } from './markdown.js';
 import { plural } from '../report/plural.js';
 

@@ -6,8 +6,8 @@
  */
 import { AbortedError } from '../../client/errors.js';
 import type { HttpClient } from '../../client/http.js';
-import type { OpContext } from '../../workflows/context.js';
-import { dataApiClient } from '../../workflows/data-api.js';
+import type { OpContext } from '../../operations/context.js';
+import { dataApiClient } from '../../operations/data-api.js';
 import { compareRows, newRows } from './compare.js';
 import { loadQuery, type LoadResult } from './load.js';
 import type { DataDiffLimits, DataDiffMode, DataDiffResult, KeyQuery, QueryOutcome } from './types.js';

@@ -3,8 +3,8 @@
  * repository needs its own allow; never for a fork's pull request), which key queries, and the run.
  */
 import type { RunContext } from '../../github/event.js';
-import type { OpContext } from '../../workflows/context.js';
-import type { ImpactResult } from '../../workflows/impact.js';
+import type { OpContext } from '../../operations/context.js';
+import type { ImpactResult } from '../../operations/impact.js';
 import { keyQueries } from './key-queries.js';
 import { runDataDiff } from './run.js';
 import type { DataDiffSettings } from './settings.js';

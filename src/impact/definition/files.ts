@@ -1,22 +1,12 @@
 /**
- * The model files of each side: production's from the platform (the deploy branch's source tree, with
- * content), the pull request's from the checkout. Both keep what Cube compiles: the files under
- * `model/` (else the older `schema/`), as its file repository picks them.
+ * Production's model files, from the platform: the deploy branch's source tree, with content, kept
+ * to what Cube compiles (src/model/model-files.ts; the pull request's side comes from the checkout).
  */
 import { AbortedError } from '../../client/errors.js';
-import type { OpContext } from '../../workflows/context.js';
+import type { OpContext } from '../../operations/context.js';
+import { modelFilesOf, type FileTexts } from '../../model/model-files.js';
 
-/** Paths (repository-relative, POSIX) to texts. */
-export type FileTexts = Map<string, string>;
-
-const MODEL_FILE = /\.(js|ya?ml|jinja|py)$/i;
-
-/** The files Cube reads as the model: under `model/`, else under `schema/` when there is no `model/`. */
-export function modelFilesOf(all: ReadonlyMap<string, string>): FileTexts {
-  const paths = [...all.keys()];
-  const root = paths.some((p) => p.startsWith('model/')) || !paths.some((p) => p.startsWith('schema/')) ? 'model/' : 'schema/';
-  return new Map([...all].filter(([p]) => p.startsWith(root) && MODEL_FILE.test(p) && !p.split('/').includes('node_modules')));
-}
+export type { FileTexts } from '../../model/model-files.js';
 
 interface SourceNode {
   path?: unknown;

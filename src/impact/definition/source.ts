@@ -7,7 +7,7 @@
  */
 import { parse as parseYaml } from 'yaml';
 import type { Node } from 'acorn';
-import { parseJs } from '../../workflows/locate/js-model.js';
+import { parseJs } from '../../model/locate/js-model.js';
 
 /** Source text of an expression the reader does not evaluate: compared as text. */
 export interface Code {

@@ -2,7 +2,8 @@
 import type { ChangeSet } from '../diff.js';
 import type { FileTexts } from './files.js';
 import { compareDefinitions, type DefinitionChange } from './index.js';
-import { localModelFiles } from './local.js';
+import { localModelFiles } from '../../model/model-files.js';
+import { walkModel } from '../../model/local-model.js';
 import { mergeDefinitions, privateIn } from './merge.js';
 
 /** What the impact result keeps of the definition diff. */
@@ -32,7 +33,7 @@ export async function definitionsFor(
   let head = input.headFiles;
   if (!head && input.modelDir) {
     try {
-      head = await localModelFiles(input.modelDir);
+      head = await localModelFiles(await walkModel(input.modelDir), input.modelDir);
     } catch (e) {
       return { ...none, notices: [`the model definitions were not compared: ${message(e)}`] };
     }

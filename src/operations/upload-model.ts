@@ -9,9 +9,9 @@
 import { isDevBranch } from '@datamodel-ci/platform-api';
 import { BadRequestError, InputError, PermissionDeniedError } from '../client/errors.js';
 import { gitWrite, ignoreNotFound, type OpContext } from './context.js';
-import { scanModel, type LocalFile } from './local-model.js';
+import { scanModel, type LocalFile } from '../model/local-model.js';
 import { openDevMode } from './start-dev-branch.js';
-import { guardModelDeletion } from './model-guard.js';
+import { guardModelDeletion } from '../model/guard.js';
 import { holds, manifestOf, plan, remoteTree, uploadTransaction, type TransactionResult } from './upload-transaction.js';
 import { plural } from '../report/plural.js';
 

@@ -3,8 +3,9 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, posix, relative, sep } from 'node:path';
 import { BadRequestError } from '../client/errors.js';
 import type { OpContext } from './context.js';
-import { placeErrors, type Precision } from './locate/index.js';
-import { readModelTexts } from './locate/read-model-texts.js';
+import { placeErrors, type Precision } from '../model/locate/index.js';
+import { readModelTexts } from '../model/locate/read-model-texts.js';
+import type { ModelEntry } from '../model/local-model.js';
 import { plural } from '../report/plural.js';
 
 export interface ModelError {
@@ -13,7 +14,7 @@ export interface ModelError {
   line: number | undefined;
   /** 1-based, when the place is a key, a reference or a parser's position. */
   column?: number;
-  /** How the place was found (see src/workflows/locate/). */
+  /** How the place was found (see src/model/locate/). */
   precision: Precision;
   /** The platform's message, unchanged. */
   message: string;
@@ -61,10 +62,17 @@ export function repoPath(modelDir: string, fileName: string): string {
   return candidates.find((c) => existsSync(c)) ?? candidates[0] ?? fileName;
 }
 
-export async function validateBranch(ctx: OpContext, input: { branch: string; modelDir: string }): Promise<ValidateResult> {
+export interface ValidateInput {
+  branch: string;
+  modelDir: string;
+  /** The run's walk of the model, when it made one (else the texts are walked for when there are errors). */
+  model?: readonly ModelEntry[];
+}
+
+export async function validateBranch(ctx: OpContext, input: ValidateInput): Promise<ValidateResult> {
   const r = await ctx.client.dataModel.validate({ deploymentId: ctx.deploymentId, query: { branchName: input.branch } }, { signal: ctx.signal });
   // The checkout's model files, read only when there is something to place in them.
-  const placed = placeErrors(r.errors, r.errors.length > 0 ? await readModelTexts(input.modelDir) : new Map());
+  const placed = placeErrors(r.errors, r.errors.length > 0 ? await readModelTexts(input.modelDir, input.model) : new Map());
   const file = (f: string | undefined) => (f ? repoPath(input.modelDir, f) : undefined);
   const errors: ModelError[] = [];
   const rootAt = new Map<number, ModelError>();
@@ -107,7 +115,7 @@ export function errorNotes(e: ModelError): string[] {
  * Wait for the build, then validate; a staging environment that fell asleep between the two (validation
  * answers `Branch is not active`) is waited for once more (`built` wakes it) before validating again.
  */
-export async function validateWhenBuilt(ctx: OpContext, input: { branch: string; modelDir: string }, built: () => Promise<unknown>): Promise<ValidateResult> {
+export async function validateWhenBuilt(ctx: OpContext, input: ValidateInput, built: () => Promise<unknown>): Promise<ValidateResult> {
   await built();
   try {
     return await validateBranch(ctx, input);

@@ -8,8 +8,8 @@ import type { FileHashes } from '@datamodel-ci/platform-api';
 import { DEFAULTS } from '../defaults.js';
 import { AdaptivePool } from './adaptive-pool.js';
 import { gitWrite, type OpContext } from './context.js';
-import { readLocal, type LocalFile } from './local-model.js';
-import { guardModelDeletion } from './model-guard.js';
+import { readLocal, type LocalFile } from '../model/local-model.js';
+import { guardModelDeletion } from '../model/guard.js';
 import { formatBytes, plural } from '../report/plural.js';
 
 /** POSIX path -> `{ hash }`: the shape of `file-hashes` and of the finish manifest. */

@@ -4,7 +4,7 @@ import { collect } from '../client/pagination.js';
 import { NotFoundError, PlatformError } from '../client/errors.js';
 import { waitForBuild } from './branch-build.js';
 import { gitWrite, ignoreNotFound, type OpContext } from './context.js';
-import type { LocalFile } from './local-model.js';
+import type { LocalFile } from '../model/local-model.js';
 import { openDevMode } from './start-dev-branch.js';
 import { holds, manifestOf, uploadTransaction } from './upload-transaction.js';
 import { plural } from '../report/plural.js';

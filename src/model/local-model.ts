@@ -1,20 +1,28 @@
-/** The local data model: every file under `model-dir`, its POSIX path and SHA-1, read as a stream. */
+/**
+ * The local data model: the one walk of `model-dir` (exclude honoured), each file's POSIX path and
+ * SHA-1, and the texts read on demand. A run walks it once and passes the list down.
+ */
+import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { lstat, open, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import { InputError } from '../client/errors.js';
 
-export interface LocalFile {
+/** A file of the model as the walk finds it. */
+export interface ModelEntry {
   /** POSIX path relative to the model dir (the platform's key). */
   path: string;
   /** Absolute path on disk. */
   abs: string;
   size: number;
-  sha1: string;
   /** The bytes, for a file made in memory (the doctor's), instead of reading `abs`. */
   bytes?: Buffer;
+}
+
+/** A file of the model, hashed as the platform keys it. */
+export interface LocalFile extends ModelEntry {
+  sha1: string;
 }
 
 /** SHA-1 hex of bytes in memory (the platform's file hash). */
@@ -35,29 +43,57 @@ export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 /** Files the platform reads as text: they must be UTF-8. */
 const TEXT_FILE = /\.(ya?ml|js|cjs|mjs|ts|json|sql|jinja|md)$/i;
 
-/** SHA-1 of a file, read as a stream; with `utf8Name`, also check the bytes are UTF-8. */
+/** Bytes read at a time; a file that fits is hashed and checked from one read. */
+const CHUNK_BYTES = 256 * 1024;
+
+/** Read buffers, reused across files: hashing a large model allocates a few, not one per file. */
+const spare: Buffer[] = [];
+
+/** SHA-1 of a file, read in chunks into a reused buffer; with `utf8Name`, also check the bytes are UTF-8. */
 export async function sha1File(abs: string, utf8Name?: string): Promise<string> {
-  const hash = createHash('sha1');
-  const decoder = utf8Name ? new TextDecoder('utf-8', { fatal: true }) : undefined;
-  for await (const chunk of createReadStream(abs, { highWaterMark: 256 * 1024 })) {
-    hash.update(chunk as Buffer);
-    if (decoder) {
-      try {
-        decoder.decode(chunk as Buffer, { stream: true });
-      } catch {
-        throw new InputError(`model-dir file ${utf8Name}`, 'bytes that are not UTF-8', 'a UTF-8 text file');
+  const buffer = spare.pop() ?? Buffer.allocUnsafeSlow(CHUNK_BYTES);
+  const file = await open(abs, 'r');
+  try {
+    const hash = createHash('sha1');
+    const decoder = utf8Name ? new TextDecoder('utf-8', { fatal: true }) : undefined;
+    for (let first = true; ; first = false) {
+      let filled = 0;
+      for (let n = -1; n !== 0 && filled < buffer.length; filled += n) n = (await file.read(buffer, filled, buffer.length - filled)).bytesRead;
+      const chunk = buffer.subarray(0, filled);
+      hash.update(chunk);
+      const last = filled < buffer.length;
+      // A file read in one go is checked without decoding it; a longer one is decoded as a stream.
+      if (utf8Name && first && last) {
+        // Decoding as a stream leaves a sequence cut short at the end undecoded, where it refuses a bad one inside.
+        if (!isUtf8(chunk))
+          throw refusal(
+            utf8Name,
+            decodes(() => new TextDecoder('utf-8', { fatal: true }).decode(chunk, { stream: true })),
+          );
+      } else if (decoder) {
+        if (!decodes(() => decoder.decode(chunk, { stream: true }))) throw refusal(utf8Name as string, false);
+        if (last && !decodes(() => decoder.decode())) throw refusal(utf8Name as string, true);
       }
+      if (last) return hash.digest('hex');
     }
+  } finally {
+    await file.close();
+    spare.push(buffer);
   }
-  if (decoder) {
-    try {
-      decoder.decode();
-    } catch {
-      throw new InputError(`model-dir file ${utf8Name}`, 'a truncated UTF-8 sequence at the end', 'a UTF-8 text file');
-    }
-  }
-  return hash.digest('hex');
 }
+
+const decodes = (decode: () => unknown): boolean => {
+  try {
+    decode();
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** The refusal of a file that is not UTF-8: a bad sequence inside, or one cut short at its end. */
+const refusal = (name: string, cutShort: boolean) =>
+  new InputError(`model-dir file ${name}`, cutShort ? 'a truncated UTF-8 sequence at the end' : 'bytes that are not UTF-8', 'a UTF-8 text file');
 
 /** Run `fn` over `items` with at most `limit` in flight; results keep the input order. */
 export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
@@ -81,8 +117,8 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (it
 }
 
 /**
- * List and hash the model. Refuses a symlink that leaves the model dir, a path with `..`, and a file
- * over MAX_FILE_BYTES, naming the file; symlinks inside the dir are followed.
+ * List the model (the one walk). Refuses a symlink that leaves the model dir, a path with `..`, and a
+ * file over MAX_FILE_BYTES, naming the file; symlinks inside the dir are followed.
  */
 export interface ScanOptions {
   concurrency?: number;
@@ -90,7 +126,7 @@ export interface ScanOptions {
   exclude?: readonly string[];
 }
 
-export async function scanModel(modelDir: string, options: ScanOptions = {}): Promise<LocalFile[]> {
+export async function walkModel(modelDir: string, options: Pick<ScanOptions, 'exclude'> = {}): Promise<ModelEntry[]> {
   const excluded = options.exclude?.length ? picomatch([...options.exclude], { dot: true }) : () => false;
   const root = resolve(modelDir);
   let rootReal: string;
@@ -146,11 +182,33 @@ export async function scanModel(modelDir: string, options: ScanOptions = {}): Pr
     }
   };
   await walk(root, [rootReal]);
-  found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** List and hash the model: what an upload sends (each text file checked to be UTF-8). */
+export async function scanModel(modelDir: string, options: ScanOptions = {}): Promise<LocalFile[]> {
+  const found = await walkModel(modelDir, options);
   return mapLimit(found, options.concurrency ?? 16, async (f) => ({ ...f, sha1: await sha1File(f.abs, TEXT_FILE.test(f.path) ? f.path : undefined) }));
 }
 
 /** Read one file's bytes (at upload time, one at a time per worker). */
-export function readLocal(file: LocalFile): Promise<Buffer> {
+export function readLocal(file: ModelEntry): Promise<Buffer> {
   return file.bytes ? Promise.resolve(file.bytes) : readFile(file.abs);
+}
+
+/** The largest file whose text is read for the locator or the definition diff. */
+const MAX_TEXT_BYTES = 2 * 1024 * 1024;
+
+/** The texts of the files `pick` keeps, read now (a file that cannot be read, or is over 2 MB, is left out). */
+export async function modelTexts(files: readonly ModelEntry[], pick: (path: string) => boolean): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const f of files) {
+    if (!pick(f.path) || f.size > MAX_TEXT_BYTES) continue;
+    const text = await readLocal(f).then(
+      (b) => b.toString('utf8'),
+      () => undefined,
+    );
+    if (text !== undefined) out.set(f.path, text);
+  }
+  return out;
 }

@@ -9,7 +9,7 @@ import { authSchemeFor } from '../client/http.js';
 import { deployTarget, enableBranchStaging, waitForBuild, type DeployTarget } from './branch-build.js';
 import { wakeStaging } from './enable-staging.js';
 import type { OpContext } from './context.js';
-import { sha1Of, type LocalFile } from './local-model.js';
+import { sha1Of, type LocalFile } from '../model/local-model.js';
 import { refusesDirectUpload } from './upload-model.js';
 import { remoteTree, uploadTransaction } from './upload-transaction.js';
 import { doctorCleanup, doctorUploadViaDevMode, duplicateAnswer, hashForm, readBuildStates, readStagingUrl, validateBroken } from './doctor-checks.js';

@@ -7,7 +7,7 @@
 import { InputError, NotFoundError } from '../client/errors.js';
 import { deployTarget } from './branch-build.js';
 import { gitWrite, mutate, type OpContext } from './context.js';
-import type { LocalFile } from './local-model.js';
+import type { LocalFile } from '../model/local-model.js';
 import { branchExists } from './start-dev-branch.js';
 import { holds, manifestOf, remoteTree, sameTree, uploadTransaction, type Manifest } from './upload-transaction.js';
 import { uploadModel, type UploadVia } from './upload-model.js';

@@ -12,9 +12,9 @@ import { enableStaging, smokeTest, wakeStaging, type EnableStagingResult, type S
 import { MergeRefused, mergeToDefault, type MergeResult } from './merge-to-default.js';
 import { environmentMeta, findEnvironments, finishImpact, metaToken, startImpact, type ImpactResult, type MetaToken, type StartedImpact } from './impact.js';
 import { ensureSharedBranch } from './start-dev-branch.js';
-import type { FileTexts } from '../impact/definition/files.js';
+import type { FileTexts } from '../model/model-files.js';
 import { markBuild, waitForBuild, type BuildMark } from './branch-build.js';
-import type { LocalFile } from './local-model.js';
+import type { LocalFile } from '../model/local-model.js';
 import { uploadModel, type UploadResult, type UploadVia } from './upload-model.js';
 import { validateWhenBuilt, type ValidateResult } from './validate.js';
 
@@ -97,7 +97,7 @@ export async function runPreview(ctx: OpContext, input: PreviewInput, pull: Pull
   // Validation asks the branch's running instance: staging on, and the build of this upload done.
   const startValidation = (lastHash: string | undefined) => {
     validation = enable().then(() =>
-      validateWhenBuilt(ctx, { branch, modelDir: input.modelDir }, () =>
+      validateWhenBuilt(ctx, { branch, modelDir: input.modelDir, model: local }, () =>
         waitForBuild(ctx, branch, { ...(lastHash ? { lastHash } : {}), ...(since ? { since } : {}), wake }),
       ),
     );
