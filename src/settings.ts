@@ -3,7 +3,8 @@
  * `DATAMODEL_CI_*` variable (how action.yml passes inputs), else the action table's default. A bad value
  * is an InputError naming the input, the value and the expected form; nothing has been sent yet.
  */
-import { branchNameProblem, prefixProblem } from '@datamodel-ci/platform-api';
+import { branchNameProblem } from '@datamodel-ci/platform-api';
+import { prefixProblem } from './branch-names.js';
 import { actionSpec, COMMON_INPUTS, envName, inputsOf, type CommandName, type InputSpec } from './action-spec.js';
 import { InputError } from './client/errors.js';
 import { parseBaseUrl, type AuthScheme } from './client/http.js';

@@ -14,11 +14,11 @@ import { ensureBuilt, waitForBuild, BuildError } from '../src/operations/branch-
 import type { OpContext } from '../src/operations/context.js';
 import { dbtSyncAndWait, RefIgnoredError } from '../src/operations/dbt-sync-and-wait.js';
 import { enableStaging } from '../src/operations/enable-staging.js';
-import { scanModel } from '../src/model/local-model.js';
+import { readLocalModel, scanModel } from '../src/model/local-model.js';
 import { mergeToDefault } from '../src/operations/merge-to-default.js';
 import { MemoryReporter } from '../src/report/reporter.js';
 import { ensureSharedBranch, openDevMode } from '../src/operations/start-dev-branch.js';
-import { hashLocalModel, uploadModel } from '../src/operations/upload-model.js';
+import { uploadModel } from '../src/operations/upload-model.js';
 import { emulatorFixture, type EmulatorFixture } from './support/emulator.js';
 
 let fx: EmulatorFixture;
@@ -191,7 +191,7 @@ describe('merge in CLI deploy mode', () => {
     const before = await fx.admin.deployments.buildStatus({ deploymentId: 2, query: { branchName: 'main' } });
     expect(before.lastHash).not.toBe(before.filesHash);
     const deploying = c2();
-    const local = await hashLocalModel(deploying, dir);
+    const local = await readLocalModel(deploying.reporter, dir);
     const d = await mergeToDefault(deploying, { branch: 'preview-pr-53', message: 'Merge', keepBranch: true, deployModel: { local, concurrency: 4 } });
     expect(d).toMatchObject({ merged: true, deployMode: 'cli', productionUpdated: true });
     const after = await fx.admin.deployments.buildStatus({ deploymentId: 2, query: { branchName: 'main' } });

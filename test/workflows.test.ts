@@ -1,4 +1,4 @@
-/** The seven operations (src/workflows) against the emulator over HTTPS. */
+/** The seven operations (src/operations) against the emulator over HTTPS. */
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';

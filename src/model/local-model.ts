@@ -8,6 +8,7 @@ import { lstat, open, readdir, readFile, realpath, stat } from 'node:fs/promises
 import { join, relative, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import { InputError } from '../client/errors.js';
+import type { Reporter } from '../report/reporter.js';
 
 /** A file of the model as the walk finds it. */
 export interface ModelEntry {
@@ -189,6 +190,17 @@ export async function walkModel(modelDir: string, options: Pick<ScanOptions, 'ex
 export async function scanModel(modelDir: string, options: ScanOptions = {}): Promise<LocalFile[]> {
   const found = await walkModel(modelDir, options);
   return mapLimit(found, options.concurrency ?? 16, async (f) => ({ ...f, sha1: await sha1File(f.abs, TEXT_FILE.test(f.path) ? f.path : undefined) }));
+}
+
+/** The run's one read of the model, in its own log group: an empty one is refused (it would delete every file of the branch). */
+export async function readLocalModel(reporter: Pick<Reporter, 'group' | 'info'>, modelDir: string, exclude: readonly string[] = []): Promise<LocalFile[]> {
+  return reporter.group(`Hash the local model (${modelDir})`, async () => {
+    const files = await scanModel(modelDir, { exclude });
+    // An empty model would delete every file of the shared branch: almost always a wrong model-dir.
+    if (files.length === 0) throw new InputError('model-dir', `${modelDir} (no files)`, 'a data model (cube.js and model/ files)');
+    reporter.info(`${files.length} files, ${files.reduce((a, f) => a + f.size, 0)} bytes`);
+    return files;
+  });
 }
 
 /** Read one file's bytes (at upload time, one at a time per worker). */

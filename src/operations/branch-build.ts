@@ -5,6 +5,7 @@
  * `cancelled` are failure, `Branch is not active` and `Bad branch` in `errorText` mean it will never
  * build, `none` and `stopped` get a short grace, and any other state is progress.
  */
+import { messageOf } from '../client/errors.js';
 import type { BuildStatus, DeploymentSettings } from '@datamodel-ci/platform-api';
 import { sleep } from '../client/retry.js';
 import { DEFAULTS } from '../defaults.js';
@@ -163,7 +164,7 @@ export async function waitForBuild(ctx: OpContext, branch: string, options: Wait
           ctx.reporter.info(
             `${branch} is not active yet (its staging environment may be asleep or starting): waking it, waiting up to ${Math.round(wakeGrace / 1000)} s`,
           );
-          await options.wake().catch((e: unknown) => ctx.reporter.debug(`waking ${branch}: ${e instanceof Error ? e.message : String(e)}`));
+          await options.wake().catch((e: unknown) => ctx.reporter.debug(`waking ${branch}: ${messageOf(e)}`));
         }
       } else {
         throw new BuildError(

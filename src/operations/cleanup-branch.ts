@@ -3,7 +3,8 @@
  * counts as done); `sweep` deletes the branches under the prefix whose PR is closed or missing.
  */
 import { BadRequestError, NotFoundError, PermissionDeniedError } from '../client/errors.js';
-import { isDevBranch, prOfBranch } from '@datamodel-ci/platform-api';
+import { isDevBranch } from '@datamodel-ci/platform-api';
+import { prOfBranch } from '../branch-names.js';
 import { mutate, type OpContext } from './context.js';
 
 export interface CleanupResult {

@@ -3,7 +3,7 @@
  * end, see `nextPollDelay`), print new log lines grouped by phase, check once more at the deadline, and
  * cancel the remote run (DELETE) on timeout or when the job is cancelled (the signal).
  */
-import { AbortedError, ConflictError, NotFoundError } from '../client/errors.js';
+import { AbortedError, ConflictError, NotFoundError, messageOf } from '../client/errors.js';
 import type { DbtSyncLogEntry, DbtSyncStatusResponse } from '@datamodel-ci/platform-api';
 import { DEFAULTS } from '../defaults.js';
 import { checkRefUsed } from './dbt-ref.js';
@@ -132,7 +132,7 @@ export async function dbtSyncAndWait(ctx: OpContext, input: DbtSyncInput): Promi
     } catch (e) {
       // Already ended (409) or gone (404): nothing left to cancel.
       if (!(e instanceof ConflictError || e instanceof NotFoundError)) {
-        reporter.warning(`could not cancel dbt sync ${id}: ${e instanceof Error ? e.message : String(e)}`);
+        reporter.warning(`could not cancel dbt sync ${id}: ${messageOf(e)}`);
       }
     }
   };

@@ -1,7 +1,7 @@
 /** The doctor's steps that read more than one call: build states, the staging URL, a broken model's errors, dev mode, clean-up. */
 import { environmentRestUrl, isDevBranch, normaliseRestUrl } from '@datamodel-ci/platform-api';
 import { collect } from '../client/pagination.js';
-import { NotFoundError, PlatformError } from '../client/errors.js';
+import { NotFoundError, PlatformError, messageOf } from '../client/errors.js';
 import { waitForBuild } from './branch-build.js';
 import { gitWrite, ignoreNotFound, type OpContext } from './context.js';
 import type { LocalFile } from '../model/local-model.js';
@@ -92,7 +92,7 @@ export async function doctorCleanup(ctx: OpContext, branch: string, made: { bran
     } catch (e) {
       if (e instanceof NotFoundError) return;
       ok = false;
-      ctx.reporter.warning(`doctor clean-up: could not ${what}: ${e instanceof Error ? e.message : String(e)}`);
+      ctx.reporter.warning(`doctor clean-up: could not ${what}: ${messageOf(e)}`);
     }
   };
   const forks = new Set(made.fork ? [made.fork] : []);

@@ -4,7 +4,7 @@
  * saw and what the toolkit does about it. With dry-run it only reads.
  */
 import { randomBytes } from 'node:crypto';
-import { PlatformError } from '../client/errors.js';
+import { PlatformError, messageOf } from '../client/errors.js';
 import { authSchemeFor } from '../client/http.js';
 import { deployTarget, enableBranchStaging, waitForBuild, type DeployTarget } from './branch-build.js';
 import { wakeStaging } from './enable-staging.js';
@@ -60,8 +60,6 @@ export const DOCTOR_FILES = {
   ),
 };
 
-const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
-
 /** Raw probes the doctor cannot make through the client (the command layer makes them). */
 export interface DoctorProbes {
   /** GET the deployment with the other auth scheme: the status it answered. */
@@ -108,7 +106,7 @@ export async function runDoctor(
     add('api key', 'ok', `accepted with the ${scheme === 'api-key' ? 'Api-Key' : 'Bearer'} scheme`, 'keeps this scheme');
     add('deploy settings', 'ok', feedSeen(target), feedAction(target));
   } catch (e) {
-    add('api key', 'failed', message(e), 'cannot work with this key: check it and its permissions');
+    add('api key', 'failed', messageOf(e), 'cannot work with this key: check it and its permissions');
     skip(['upload', 'hash algorithm', 'build status', 'validation errors', 'staging URL'], 'the key was refused');
     return report;
   }
@@ -134,7 +132,7 @@ export async function runDoctor(
       'always sends Content-Length: 0 on bodyless writes',
     );
   }
-  const states = await readBuildStates(ctx, [target.deployBranch]).catch((e: unknown) => [`(${message(e)})`]);
+  const states = await readBuildStates(ctx, [target.deployBranch]).catch((e: unknown) => [`(${messageOf(e)})`]);
   if (ctx.dryRun) {
     add('build status', 'ok', `deploy branch: ${states.join(', ')}`, 'waits for built before validating');
     skip(['upload', 'hash algorithm', 'validation errors', 'staging URL'], 'dry run: the doctor only reads');
@@ -171,14 +169,14 @@ export async function runDoctor(
         add(
           'upload',
           'failed',
-          `a direct upload was refused (${message(e)}); through dev mode and commit it works`,
+          `a direct upload was refused (${messageOf(e)}); through dev mode and commit it works`,
           'uploads through dev mode (set upload-via: dev-mode to skip the first try)',
         );
       } catch (e2) {
         add(
           'upload',
           'failed',
-          `a direct upload was refused (${message(e)}), and through dev mode too (${message(e2)})`,
+          `a direct upload was refused (${messageOf(e)}), and through dev mode too (${messageOf(e2)})`,
           'cannot upload a model to a shared branch with this key',
         );
         skip(['hash algorithm', 'build status', 'validation errors', 'staging URL'], 'nothing could be uploaded');
@@ -206,7 +204,7 @@ export async function runDoctor(
     };
     const built = await waitForBuild(ctx, branch, { timeoutMs: 10 * 60_000, wake }).then(
       (s) => s,
-      (e: unknown) => new Error(`not built: ${message(e)}`),
+      (e: unknown) => new Error(`not built: ${messageOf(e)}`),
     );
     const secs = (ms: number) => `${Math.round(ms / 1000)} s`;
     add(
@@ -239,7 +237,7 @@ export async function runDoctor(
       shape.ok ? 'annotates each error on its file and line' : 'reports the errors without a file',
     );
   } catch (e) {
-    add('doctor', 'failed', message(e), 'see the checks above');
+    add('doctor', 'failed', messageOf(e), 'see the checks above');
   } finally {
     report.cleanedUp = await doctorCleanup(ctx, branch, made);
     add(

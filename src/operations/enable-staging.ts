@@ -1,6 +1,6 @@
 /** enable-staging: turn on the always-on staging environment of the shared branch; optionally query it. */
 import { branchRestUrl, environmentRestUrl, normaliseRestUrl } from '@datamodel-ci/platform-api';
-import { InputError, isHtml } from '../client/errors.js';
+import { InputError, isHtml, messageOf } from '../client/errors.js';
 import { collect } from '../client/pagination.js';
 import { sleep } from '../client/retry.js';
 import { DEFAULTS } from '../defaults.js';
@@ -53,7 +53,7 @@ export async function wakeStaging(ctx: OpContext, stagingUrl: string, ca?: strin
     const timeoutMs = ctx.requestTimeoutMs ?? DEFAULTS.requestTimeoutSeconds * 1000;
     await data.send({ method: 'GET', path: url.pathname }, { signal: ctx.signal, timeoutMs, retry: { maxAttempts: 1 } }).catch((e: unknown) => {
       if (ctx.signal?.aborted) throw e;
-      ctx.reporter.debug(`wake request to ${url.pathname}: ${e instanceof Error ? e.message : String(e)}`);
+      ctx.reporter.debug(`wake request to ${url.pathname}: ${messageOf(e)}`);
     });
   } finally {
     await data.close();

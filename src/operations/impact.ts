@@ -10,7 +10,7 @@
  * environment's; `finishImpact` compares.
  */
 import { environmentRestUrl, normaliseRestUrl, type schemas } from '@datamodel-ci/platform-api';
-import { AbortedError, AuthenticationError, isHtml, PermissionDeniedError, PlatformError } from '../client/errors.js';
+import { AbortedError, AuthenticationError, isHtml, PermissionDeniedError, PlatformError, messageOf } from '../client/errors.js';
 import { HttpClient } from '../client/http.js';
 import { collect } from '../client/pagination.js';
 import { DEFAULTS } from '../defaults.js';
@@ -81,7 +81,6 @@ export interface EnvironmentRef {
 }
 
 const PAGE = { first: DEFAULTS.impactPageSize };
-const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 const refused = (e: unknown) => e instanceof PermissionDeniedError || e instanceof AuthenticationError;
 
 /** The production environment and (when given) the branch's staging environment. */
@@ -122,7 +121,7 @@ export async function metaToken(ctx: OpContext, env: EnvironmentRef): Promise<Me
     return { token: t };
   } catch (e) {
     if (!refused(e)) throw e;
-    const why = `this API key may not mint data-API tokens for ${env.label} (${message(e)})`;
+    const why = `this API key may not mint data-API tokens for ${env.label} (${messageOf(e)})`;
     try {
       const { cubeApiToken } = await ctx.client.deployments.token({ deploymentId: ctx.deploymentId, body: { expiresIn: 600 } }, opts);
       ctx.reporter.secret(cubeApiToken);
@@ -131,7 +130,7 @@ export async function metaToken(ctx: OpContext, env: EnvironmentRef): Promise<Me
       if (!refused(e2)) throw e2;
       const t = (await ctx.client.deployments.createMetaSyncToken(args, opts)).data.token;
       ctx.reporter.secret(t);
-      return { token: t, notice: `${why}, nor the deployment's (${message(e2)}): read its /meta with a metadata token` };
+      return { token: t, notice: `${why}, nor the deployment's (${messageOf(e2)}): read its /meta with a metadata token` };
     }
   }
 }
@@ -167,7 +166,7 @@ export async function environmentMeta(
     return { meta: parseMeta(body, label), ...(notice ? { notice } : {}) };
   } catch (e) {
     if (e instanceof AbortedError || ctx.signal?.aborted) throw e;
-    return { problem: e instanceof PlatformError ? `${label}: ${e.message}` : message(e) };
+    return { problem: e instanceof PlatformError ? `${label}: ${e.message}` : messageOf(e) };
   } finally {
     await data?.close().catch(() => undefined);
   }
@@ -181,8 +180,8 @@ async function readList<T>(ctx: OpContext, what: string, list: () => AsyncIterab
     if (e instanceof AbortedError || ctx.signal?.aborted) throw e;
     notices.push(
       refused(e)
-        ? `${what} were not checked: this API key may not read them (${message(e)})`
-        : `${what} were not checked: the list could not be read (${message(e)})`,
+        ? `${what} were not checked: this API key may not read them (${messageOf(e)})`
+        : `${what} were not checked: the list could not be read (${messageOf(e)})`,
     );
     return [];
   }
@@ -213,7 +212,7 @@ export async function scanContent(ctx: OpContext): Promise<ContentScan> {
       bare.slice(at, at + 8).map(async ([w, i]) => {
         full[i] = await client.workspace.getWorkbook({ deploymentId, workbookId: w.id }, opts).catch((e: unknown) => {
           if (e instanceof AbortedError) throw e;
-          notices.push(`workbook ${w.id} (${w.name}): its dashboard was not checked (${message(e)})`);
+          notices.push(`workbook ${w.id} (${w.name}): its dashboard was not checked (${messageOf(e)})`);
           return w;
         });
       }),
@@ -245,7 +244,7 @@ export function startImpact(ctx: OpContext, input: { branch?: string; deployBran
   const baseFiles = input.deployBranch
     ? branchModelFiles(ctx, input.deployBranch).catch((e: unknown) => {
         if (e instanceof AbortedError || ctx.signal?.aborted) throw e;
-        return { problem: message(e) };
+        return { problem: messageOf(e) };
       })
     : Promise.resolve({ problem: 'the deploy branch is not known' });
   // Awaited later; a rejection here must not be unhandled meanwhile.

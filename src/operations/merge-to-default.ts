@@ -4,7 +4,7 @@
  * docs): then the toolkit says so, and on request uploads the merged model to the deploy branch, as the
  * vendor's `deploy` does.
  */
-import { InputError, NotFoundError } from '../client/errors.js';
+import { InputError, NotFoundError, messageOf } from '../client/errors.js';
 import { deployTarget } from './branch-build.js';
 import { gitWrite, mutate, type OpContext } from './context.js';
 import type { LocalFile } from '../model/local-model.js';
@@ -102,7 +102,7 @@ export async function mergeToDefault(ctx: OpContext, input: MergeInput): Promise
       ready = await prepare(ctx, input, target.deployBranch);
     } catch (e) {
       throw new MergeRefused(
-        `not merging ${input.branch} into ${target.deployBranch}: it could not be made to hold this PR's merge commit (${e instanceof Error ? e.message : String(e)}). Production was not touched; rerun this job to merge.`,
+        `not merging ${input.branch} into ${target.deployBranch}: it could not be made to hold this PR's merge commit (${messageOf(e)}). Production was not touched; rerun this job to merge.`,
       );
     }
     if (ready !== 'merge') {

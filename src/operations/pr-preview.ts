@@ -4,7 +4,7 @@
  * figure 3): the staging environment is enabled while the model uploads (it needs only the shared
  * branch), and validation starts as soon as the upload has landed.
  */
-import { InputError, PlatformError } from '../client/errors.js';
+import { InputError, PlatformError, messageOf } from '../client/errors.js';
 import { sleep } from '../client/retry.js';
 import { cleanupBranch, type CleanupResult } from './cleanup-branch.js';
 import type { OpContext } from './context.js';
@@ -13,6 +13,7 @@ import { MergeRefused, mergeToDefault, type MergeResult } from './merge-to-defau
 import { environmentMeta, findEnvironments, finishImpact, metaToken, startImpact, type ImpactResult, type MetaToken, type StartedImpact } from './impact.js';
 import { ensureSharedBranch } from './start-dev-branch.js';
 import type { FileTexts } from '../model/model-files.js';
+import type { DataDiffOutcome } from '../impact/data/step.js';
 import { markBuild, waitForBuild, type BuildMark } from './branch-build.js';
 import type { LocalFile } from '../model/local-model.js';
 import { uploadModel, type UploadResult, type UploadVia } from './upload-model.js';
@@ -58,6 +59,8 @@ export interface PreviewOutcome {
   failure?: string;
   /** The error behind `failure` (its exit code and hint). */
   failureCause?: unknown;
+  /** The data diff after the impact, when it was asked for. */
+  numbers?: DataDiffOutcome;
 }
 
 /** Run the preview; a platform failure is reported in the outcome, bad input is thrown. */
@@ -148,7 +151,7 @@ export async function runPreview(ctx: OpContext, input: PreviewInput, pull: Pull
   } catch (e) {
     await settle();
     if (e instanceof InputError) throw e;
-    outcome.failure = e instanceof Error ? e.message : String(e);
+    outcome.failure = messageOf(e);
     outcome.failureCause = e;
   }
   return outcome;
@@ -230,7 +233,7 @@ export async function runClose(ctx: OpContext, input: CloseInput): Promise<Close
       });
     } catch (e) {
       if (e instanceof InputError) throw e;
-      const message = e instanceof Error ? e.message : String(e);
+      const message = messageOf(e);
       // The branch stays for the rerun that merges it: cleanup must not take it away first.
       throw new CloseFailed(
         e instanceof MergeRefused ? message : `${message} (the platform did not show the merge as done: production was not touched; rerun this job to merge)`,
@@ -250,7 +253,7 @@ async function cleanupWithRetries(ctx: OpContext, input: CloseInput, left: strin
     try {
       return await cleanupBranch(ctx, { branch: input.branch, devBranches: input.devBranches, removeOnUpstream: input.removeOnUpstream });
     } catch (e) {
-      const message = e instanceof Error ? e.message : String(e);
+      const message = messageOf(e);
       const wait = pauses[pass];
       if (!(e instanceof PlatformError) || e.name === 'AbortedError' || wait === undefined) throw new CloseFailed(message, 'Cleanup', left, merge);
       ctx.reporter.warning(`cleanup failed (${message}); trying again in ${Math.round(wait / 1000)} s`);

@@ -8,7 +8,7 @@
  * have (a fork's) is previewed by upload on a preview branch instead (the caller's fallback).
  */
 import type { BuildStatus } from '@datamodel-ci/platform-api';
-import { BadRequestError, InputError, NotFoundError } from '../client/errors.js';
+import { BadRequestError, InputError, NotFoundError, messageOf } from '../client/errors.js';
 import { DEFAULTS } from '../defaults.js';
 import { BuildError, markBuild, sameCommit, waitForBuild, type BuildMark } from './branch-build.js';
 import { mutate, type OpContext } from './context.js';
@@ -79,7 +79,7 @@ export async function runRepositoryPreview(ctx: OpContext, input: RepositoryPrev
   } catch (e) {
     await settle();
     if (e instanceof InputError) throw e;
-    outcome.failure = e instanceof Error ? e.message : String(e);
+    outcome.failure = messageOf(e);
     outcome.failureCause = e;
   }
   return outcome;
@@ -130,7 +130,7 @@ export async function checkProduction(ctx: OpContext, input: { deployBranch: str
     return { ...(builtAt ? { builtAt } : {}), isMergeCommit };
   } catch (e) {
     if (ctx.signal?.aborted) throw e;
-    const why = e instanceof Error ? e.message : String(e);
+    const why = messageOf(e);
     ctx.reporter.warning(`could not check that production built the merge commit: ${why}`);
     return { unchecked: why };
   }

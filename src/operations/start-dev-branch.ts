@@ -1,6 +1,6 @@
 /** start-dev-branch: make sure the PR's shared branch exists, then open dev mode on it. */
 import { isDevBranch } from '@datamodel-ci/platform-api';
-import { AuthenticationError, PermissionDeniedError, PlatformError } from '../client/errors.js';
+import { AuthenticationError, PermissionDeniedError, PlatformError, messageOf } from '../client/errors.js';
 import { deployTarget } from './branch-build.js';
 import { mutate, type OpContext } from './context.js';
 
@@ -82,7 +82,7 @@ export async function startDevBranch(ctx: OpContext, input: { branch: string }):
   if (devBranch) {
     await ctx.client.branches
       .stopDevMode({ deploymentId: ctx.deploymentId }, { signal: ctx.signal })
-      .catch((e: unknown) => ctx.reporter.warning(`could not release dev mode after forking ${devBranch}: ${e instanceof Error ? e.message : String(e)}`));
+      .catch((e: unknown) => ctx.reporter.warning(`could not release dev mode after forking ${devBranch}: ${messageOf(e)}`));
   }
   return { branch: input.branch, devBranch, created };
 }

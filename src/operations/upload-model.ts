@@ -7,9 +7,9 @@
  * the local files, and no fork or session is left behind, also when a step fails.
  */
 import { isDevBranch } from '@datamodel-ci/platform-api';
-import { BadRequestError, InputError, PermissionDeniedError } from '../client/errors.js';
+import { BadRequestError, PermissionDeniedError, messageOf } from '../client/errors.js';
 import { gitWrite, ignoreNotFound, type OpContext } from './context.js';
-import { scanModel, type LocalFile } from '../model/local-model.js';
+import { readLocalModel, type LocalFile } from '../model/local-model.js';
 import { openDevMode } from './start-dev-branch.js';
 import { guardModelDeletion } from '../model/guard.js';
 import { holds, manifestOf, plan, remoteTree, uploadTransaction, type TransactionResult } from './upload-transaction.js';
@@ -56,17 +56,6 @@ export interface UploadResult {
   lastHash?: string;
 }
 
-/** List and hash the local model; an empty one is refused (it would delete every file of the branch). */
-export async function hashLocalModel(ctx: OpContext, modelDir: string, exclude: readonly string[] = []): Promise<LocalFile[]> {
-  return ctx.reporter.group(`Hash the local model (${modelDir})`, async () => {
-    const files = await scanModel(modelDir, { exclude });
-    // An empty model would delete every file of the shared branch: almost always a wrong model-dir.
-    if (files.length === 0) throw new InputError('model-dir', `${modelDir} (no files)`, 'a data model (cube.js and model/ files)');
-    ctx.reporter.info(`${files.length} files, ${files.reduce((a, f) => a + f.size, 0)} bytes`);
-    return files;
-  });
-}
-
 /** A refusal of a direct upload to a shared branch (the tenant takes uploads on dev-mode forks only). */
 export function refusesDirectUpload(e: unknown): boolean {
   return (e instanceof BadRequestError || e instanceof PermissionDeniedError) && /dev-?mode/i.test(e.platformMessage ?? '');
@@ -88,7 +77,7 @@ function result(input: UploadInput, t: TransactionResult, via: UploadResult['via
 }
 
 export async function uploadModel(ctx: OpContext, input: UploadInput): Promise<UploadResult> {
-  const local = input.local ?? (await hashLocalModel(ctx, input.modelDir, input.exclude));
+  const local = input.local ?? (await readLocalModel(ctx.reporter, input.modelDir, input.exclude));
   if (ctx.dryRun) return dryRunPlan(ctx, input, local);
   const via = input.via ?? 'auto';
   if (via === 'dev-mode') return viaDevMode(ctx, input, local);
@@ -189,10 +178,10 @@ async function viaDevMode(ctx: OpContext, input: UploadInput, local: LocalFile[]
   } finally {
     // Leave nothing behind: the session and the fork (deleting a fork also ends its session).
     await ignoreNotFound(() => client.branches.stopDevMode({ deploymentId })).catch((e: unknown) =>
-      ctx.reporter.warning(`could not release dev mode: ${e instanceof Error ? e.message : String(e)}`),
+      ctx.reporter.warning(`could not release dev mode: ${messageOf(e)}`),
     );
     await ignoreNotFound(() => client.branches.remove({ deploymentId, query: { branchName: fork } })).catch((e: unknown) =>
-      ctx.reporter.warning(`could not delete dev branch ${fork}: ${e instanceof Error ? e.message : String(e)}`),
+      ctx.reporter.warning(`could not delete dev branch ${fork}: ${messageOf(e)}`),
     );
   }
 }

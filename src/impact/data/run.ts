@@ -4,7 +4,7 @@
  * are minted for each environment with the security context given (access policies shape the
  * numbers) and masked. A query that fails on a side is reported as failed, never as a difference.
  */
-import { AbortedError } from '../../client/errors.js';
+import { AbortedError, messageOf } from '../../client/errors.js';
 import type { HttpClient } from '../../client/http.js';
 import type { OpContext } from '../../operations/context.js';
 import { dataApiClient } from '../../operations/data-api.js';
@@ -29,8 +29,6 @@ export interface DataDiffInput {
   securityContext: Record<string, unknown>;
   ca?: string;
 }
-
-const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /** A data-API token for `env` under `securityContext`, masked before anything can print it. */
 async function mint(ctx: OpContext, env: DataEnvironment, securityContext: Record<string, unknown>): Promise<string> {
@@ -90,7 +88,7 @@ export async function runDataDiff(ctx: OpContext, input: DataDiffInput): Promise
     tokens = await Promise.all([mint(ctx, input.production, input.securityContext), mint(ctx, input.staging, input.securityContext)]);
   } catch (e) {
     if (e instanceof AbortedError || ctx.signal?.aborted) throw e;
-    return result([], [`the data diff did not run: no data-API token could be minted (${message(e)})`]);
+    return result([], [`the data diff did not run: no data-API token could be minted (${messageOf(e)})`]);
   }
   const sides = [input.production, input.staging].map((env, i) => {
     const url = new URL(`${env.restUrl}/load`);

@@ -2,16 +2,23 @@
  * The data diff as a step after the impact: whether it may run here (off until enabled; a public
  * repository needs its own allow; never for a fork's pull request), which key queries, and the run.
  */
-import type { RunContext } from '../../github/event.js';
 import type { OpContext } from '../../operations/context.js';
 import type { ImpactResult } from '../../operations/impact.js';
 import { keyQueries } from './key-queries.js';
 import { runDataDiff } from './run.js';
+import { plural } from '../../report/plural.js';
+import { readKeyQueriesFile } from './queries-file.js';
 import type { DataDiffSettings } from './settings.js';
 import type { DataDiffResult, KeyQuery } from './types.js';
 
+/** What the data diff asks of the event: a fork's pull request, a public repository. */
+export interface PullRequestFacts {
+  pr?: { fork: boolean } | undefined;
+  repositoryPublic: boolean;
+}
+
 /** Why the data diff does not run here, or nothing when it may. */
-export function dataDiffRefusal(s: DataDiffSettings, run: Pick<RunContext, 'pr' | 'repositoryPublic'>): string | undefined {
+export function dataDiffRefusal(s: DataDiffSettings, run: PullRequestFacts): string | undefined {
   if (s.mode === 'off') return 'the data diff is off (input data-diff: values or relative turns it on)';
   if (run.pr?.fork) return "this pull request comes from a fork: the data diff never runs for one (production's numbers would reach its author)";
   if (run.repositoryPublic && !s.allowPublic)
@@ -67,4 +74,50 @@ export async function dataDiffFor(
   });
   for (const n of r.notices) ctx.reporter.notice(`data diff: ${n}`);
   return r;
+}
+
+/** Read before the first platform call: may the data diff run here, and the team's key queries, checked. */
+export interface DataDiffPlan {
+  settings: DataDiffSettings;
+  /** Why the data diff does not run here (off, a fork, a public repository without the allow). */
+  refusal?: string;
+  fileQueries: KeyQuery[];
+}
+
+export async function planDataDiff(settings: DataDiffSettings, run: PullRequestFacts): Promise<DataDiffPlan> {
+  const refusal = dataDiffRefusal(settings, run);
+  // Read whenever given, even with the data diff off: a wrong path is said now, not when it is turned on.
+  const fileQueries = settings.queriesFile ? await readKeyQueriesFile(settings.queriesFile) : [];
+  return { settings, fileQueries, ...(refusal ? { refusal } : {}) };
+}
+
+/** What the data diff step came to: its result, or why it did not run (`off`: the input has it off). */
+export interface DataDiffOutcome {
+  mode: 'values' | 'relative';
+  off?: boolean;
+  skipped?: string;
+  result?: DataDiffResult;
+}
+
+/** The data diff after the impact, when it may run. */
+export async function dataDiffStep(ctx: OpContext, plan: DataDiffPlan, impact: ImpactResult, ca?: string): Promise<DataDiffOutcome> {
+  const s = plan.settings;
+  const mode = s.mode === 'relative' ? 'relative' : 'values';
+  if (plan.refusal) {
+    if (s.mode === 'off') return { mode, off: true, skipped: plan.refusal };
+    ctx.reporter.notice(`data diff: not run: ${plan.refusal}`);
+    return { mode, skipped: plan.refusal };
+  }
+  const d = await ctx.reporter.group('Numbers: the key queries on production and on the preview', () =>
+    dataDiffFor(ctx, impact, { ...s, mode }, plan.fileQueries, ca),
+  );
+  if ('skipped' in d) {
+    ctx.reporter.info(`data diff: not run: ${d.skipped}`);
+    return { mode, skipped: d.skipped };
+  }
+  const count = (status: string) => d.queries.filter((q) => q.status === status).length;
+  ctx.reporter.info(
+    `data diff: ${plural(d.queries.length, 'key query', 'key queries')} in ${(d.elapsedMs / 1000).toFixed(1)} s: ${d.changed} changed, ${count('unchanged')} unchanged, ${count('new')} new, ${count('failed')} failed`,
+  );
+  return { mode, result: d };
 }

@@ -2,7 +2,7 @@
  * Production's model files, from the platform: the deploy branch's source tree, with content, kept
  * to what Cube compiles (src/model/model-files.ts; the pull request's side comes from the checkout).
  */
-import { AbortedError } from '../../client/errors.js';
+import { AbortedError, messageOf } from '../../client/errors.js';
 import type { OpContext } from '../../operations/context.js';
 import { modelFilesOf, type FileTexts } from '../../model/model-files.js';
 
@@ -47,7 +47,7 @@ export async function branchModelFiles(ctx: OpContext, branch: string): Promise<
       nodes.push(node);
   } catch (e) {
     if (e instanceof AbortedError) throw e;
-    throw new Error(`the files of ${branch} could not be read (${e instanceof Error ? e.message : String(e)})`, { cause: e });
+    throw new Error(`the files of ${branch} could not be read (${messageOf(e)})`, { cause: e });
   }
   return modelFilesOf(flattenSourceTree(nodes));
 }

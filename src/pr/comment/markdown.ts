@@ -5,7 +5,7 @@
  * GitHub renders back to the plain text (numeric entities showed raw in some places).
  */
 
-import { maskSecretLooking } from '../client/redact.js';
+import { maskSecretLooking } from '../../client/redact.js';
 
 /** C0/C1 controls (tab and newlines excepted), DEL, and the bidi/format characters behind "Trojan source" tricks. */
 // eslint-disable-next-line no-control-regex

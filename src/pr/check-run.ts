@@ -3,9 +3,10 @@
  * with every annotation (GitHub takes 50 per request), when the token may write checks; else the step's
  * workflow commands, of which GitHub shows 10 per step, with a note of how many were not shown.
  */
-import type { CheckAnnotation } from '../github/types.js';
+import { messageOf } from '../client/errors.js';
+import { GitHubRefused, type CheckAnnotation } from '../github/types.js';
 import { errorNotes, type ModelError } from '../operations/validate.js';
-import type { ActionRun } from './action-run.js';
+import type { PullRequestSide } from './pull-request.js';
 import { plural } from '../report/plural.js';
 
 export const CHECK_NAME = 'datamodel-ci / validation';
@@ -14,11 +15,6 @@ const PER_REQUEST = 50;
 /** Error annotations GitHub shows for one step from workflow commands. */
 const PER_STEP = 10;
 
-function status(e: unknown): number | undefined {
-  const s = (e as { status?: unknown } | null)?.status;
-  return typeof s === 'number' ? s : undefined;
-}
-
 /** An annotation's text: the platform's message, then what the model files add and the files its echoes are on, a line each. */
 export const annotationText = (e: ModelError) => [e.message, ...errorNotes(e)].join('\n');
 
@@ -26,15 +22,15 @@ export const annotationText = (e: ModelError) => [e.message, ...errorNotes(e)].j
 const echoCount = (errors: ModelError[]) => errors.reduce((n, e) => n + (e.echoes?.length ?? 0), 0);
 
 /** Pin the root causes (their echoes are folded into their text): a check run when possible, else workflow commands. */
-export async function annotate(x: ActionRun, errors: ModelError[], result: { branch: string; valid: boolean }): Promise<void> {
+export async function annotate(side: PullRequestSide, errors: ModelError[], result: { branch: string; valid: boolean }): Promise<void> {
   const placed = errors.filter((e): e is ModelError & { file: string; line: number } => !!e.file && !!e.line);
-  const head = x.run.pr?.headSha;
-  if (x.github && head && !x.settings.dryRun && (await checkRun(x, head, errors, placed, result))) return;
-  const inActions = x.run.runId !== undefined;
+  const head = side.event.pr?.headSha;
+  if (side.github && head && !side.settings.dryRun && (await checkRun(side, head, errors, placed, result))) return;
+  const inActions = side.event.runId !== undefined;
   const shown = inActions ? errors.slice(0, PER_STEP) : errors;
-  for (const e of shown) x.reporter.error(annotationText(e), { file: e.file, line: e.line, ...(e.column ? { column: e.column } : {}), title: 'data model' });
+  for (const e of shown) side.reporter.error(annotationText(e), { file: e.file, line: e.line, ...(e.column ? { column: e.column } : {}), title: 'data model' });
   if (shown.length < errors.length) {
-    x.reporter.warning(
+    side.reporter.warning(
       `${plural(errors.length - shown.length, 'more error')} ${errors.length - shown.length === 1 ? 'is' : 'are'} not shown as annotations (GitHub shows ${PER_STEP} per step); every error is in the job summary. Grant the job \`checks: write\` to get them all as annotations of the "${CHECK_NAME}" check.`,
     );
   }
@@ -42,13 +38,13 @@ export async function annotate(x: ActionRun, errors: ModelError[], result: { bra
 
 /** Publish the check run; false when the token may not (the caller falls back to workflow commands). */
 async function checkRun(
-  x: ActionRun,
+  side: PullRequestSide,
   head: string,
   errors: ModelError[],
   placed: (ModelError & { file: string; line: number })[],
   r: { branch: string; valid: boolean },
 ): Promise<boolean> {
-  const github = x.github!;
+  const github = side.github!;
   const annotations: CheckAnnotation[] = placed.map((e) => ({
     path: e.file,
     startLine: e.line,
@@ -72,19 +68,19 @@ async function checkRun(
       headSha: head,
       conclusion: r.valid ? 'success' : 'failure',
       output: { title, summary, annotations: annotations.slice(0, PER_REQUEST) },
-      ...(x.run.runUrl ? { detailsUrl: x.run.runUrl } : {}),
+      ...(side.event.runUrl ? { detailsUrl: side.event.runUrl } : {}),
     });
     for (let i = PER_REQUEST; i < annotations.length; i += PER_REQUEST) {
       await github.addCheckRunAnnotations(run.id, { title, summary, annotations: annotations.slice(i, i + PER_REQUEST) });
     }
-    x.reporter.info(`published ${plural(annotations.length, 'annotation')} on the check "${CHECK_NAME}"${run.htmlUrl ? `: ${run.htmlUrl}` : ''}`);
+    side.reporter.info(`published ${plural(annotations.length, 'annotation')} on the check "${CHECK_NAME}"${run.htmlUrl ? `: ${run.htmlUrl}` : ''}`);
     return true;
   } catch (e) {
-    if (status(e) === 403) {
-      x.reporter.debug(`no check run (the token may not write checks): ${e instanceof Error ? e.message : String(e)}`);
+    if (e instanceof GitHubRefused) {
+      side.reporter.debug(`no check run (the token may not write checks): ${messageOf(e)}`);
       return false;
     }
-    x.reporter.warning(`could not publish the "${CHECK_NAME}" check: ${e instanceof Error ? e.message : String(e)}`);
+    side.reporter.warning(`could not publish the "${CHECK_NAME}" check: ${messageOf(e)}`);
     return false;
   }
 }

@@ -7,8 +7,8 @@ import { hint } from './error-hints.js';
 import { renderImpact, type ImpactView } from './render-impact.js';
 import { renderNumbers, type NumbersView } from './render-numbers.js';
 import { code, codeLink, cut, link, pathInUrl, text } from './markdown.js';
-import type { PreviewView, ViewError } from './preview-view.js';
-import { plural } from '../report/plural.js';
+import type { PreviewView, ViewError } from './view.js';
+import { plural } from '../../report/plural.js';
 
 export const PREVIEW_TITLE = 'Data-model preview';
 

@@ -1,12 +1,12 @@
 /**
  * What the PR comment says, as data: written by the steps of one workflow run, kept in the comment's
- * ledger, rendered whole each time (src/github/render-preview.ts). A run never shows another run's
+ * ledger, rendered whole each time (src/pr/comment/render-preview.ts). A run never shows another run's
  * results: the first write of a run starts from an empty view.
  */
 import type { ImpactView } from './render-impact.js';
 import type { NumbersView } from './render-numbers.js';
 
-import { maskSecretLooking } from '../client/redact.js';
+import { maskSecretLooking } from '../../client/redact.js';
 
 /** The state the heading leads with. */
 export type PreviewState = 'updating' | 'ready' | 'invalid' | 'failed' | 'merged' | 'closed' | 'skipped';

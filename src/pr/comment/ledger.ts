@@ -4,8 +4,8 @@
  * owns the PR's head commit.
  */
 import { renderPreview, type RenderOptions } from './render-preview.js';
-import { viewOf, type PreviewView } from './preview-view.js';
-import type { IssueComment } from './types.js';
+import { viewOf, type PreviewView } from './view.js';
+import type { IssueComment } from '../../github/types.js';
 
 /** GitHub rejects bodies over 65 536 characters. */
 export const GITHUB_COMMENT_LIMIT = 65_536;

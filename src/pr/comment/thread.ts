@@ -3,9 +3,9 @@
  * ledger) is found among them, and every write of the run goes to that comment, unless a newer head
  * commit owns the PR by then.
  */
-import { composeComment, findStickyComments, parseComment, type Ledger } from './comment.js';
-import type { ViewError } from './preview-view.js';
-import type { GitHubApi } from './types.js';
+import { composeComment, findStickyComments, parseComment, type Ledger } from './ledger.js';
+import type { ViewError } from './view.js';
+import type { GitHubApi } from '../../github/types.js';
 
 /** The state an `update` callback sees: the comment's ledger (and the view inside it). */
 export interface CommentState {

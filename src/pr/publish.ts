@@ -2,12 +2,13 @@
  * Where a run's results go: the PR comment (one update of the whole view) and the job summary (one
  * heading per step). Comment trouble is a warning, never a failure of the step.
  */
-import type { Ledger } from '../github/comment.js';
-import { nextView, type PreviewState, type PreviewView, type ViewError } from '../github/preview-view.js';
-import type { ImpactView } from '../github/render-impact.js';
-import type { NumbersView } from '../github/render-numbers.js';
-import { renderPreview } from '../github/render-preview.js';
-import type { ActionRun } from './action-run.js';
+import { messageOf } from '../client/errors.js';
+import type { Ledger } from './comment/ledger.js';
+import { nextView, type PreviewState, type PreviewView, type ViewError } from './comment/view.js';
+import type { ImpactView } from './comment/render-impact.js';
+import type { NumbersView } from './comment/render-numbers.js';
+import { renderPreview } from './comment/render-preview.js';
+import type { PullRequestSide } from './pull-request.js';
 import { plural } from '../report/plural.js';
 import { errorNotes, type ModelError } from '../operations/validate.js';
 
@@ -48,21 +49,22 @@ export interface PublishOptions {
 }
 
 /** Merge `update` into this run's view, write the comment, and (by default) the job summary. */
-export async function publish(x: ActionRun, update: ViewUpdate, ledger: Partial<Ledger> = {}, options: PublishOptions = {}): Promise<void> {
-  const pr = x.run.pr;
-  const runId = Number(x.run.runId ?? 0);
-  const thread = pr && x.github && !x.settings.dryRun ? await x.thread() : undefined;
+export async function publish(side: PullRequestSide, update: ViewUpdate, ledger: Partial<Ledger> = {}, options: PublishOptions = {}): Promise<void> {
+  const { event, reporter, settings } = side;
+  const pr = event.pr;
+  const runId = Number(event.runId ?? 0);
+  const thread = pr && side.github && !settings.dryRun ? await side.thread() : undefined;
   const current = thread?.ledger?.view;
   const branch = update.branch ?? ledger.branch ?? current?.branch;
   const common: Partial<PreviewView> = {
-    ...(x.run.runUrl ? { runUrl: x.run.runUrl } : {}),
-    ...(x.run.repoUrl ? { repoUrl: x.run.repoUrl } : {}),
-    ...(branch ? { branch, previewUrl: platformPageUrl(x.settings.connection.apiUrl, x.settings.deploymentId, branch) } : {}),
+    ...(event.runUrl ? { runUrl: event.runUrl } : {}),
+    ...(event.repoUrl ? { repoUrl: event.repoUrl } : {}),
+    ...(branch ? { branch, previewUrl: platformPageUrl(settings.apiUrl, settings.deploymentId, branch) } : {}),
   };
   const merged = nextView(current, { headSha: pr?.headSha ?? current?.headSha ?? '', runId }, { ...common, ...update, state: update.state ?? 'updating' });
   const view: PreviewView = update.state ? merged : { ...merged, state: derivedState(merged) };
   if (options.summary !== false)
-    x.reporter.summary(
+    reporter.summary(
       renderPreview(
         { ...view, updatedAt: new Date().toISOString() },
         {
@@ -78,12 +80,12 @@ export async function publish(x: ActionRun, update: ViewUpdate, ledger: Partial<
     const result = await thread.write({
       headSha: pr.headSha,
       runId,
-      ...(x.run.runUrl ? { runUrl: x.run.runUrl } : {}),
+      ...(event.runUrl ? { runUrl: event.runUrl } : {}),
       update: (state) => ({ ledger: { ...state?.ledger, ...ledger, view }, ...(options.errors ? { errors: options.errors } : {}) }),
     });
-    if (result.reason === 'stale') x.reporter.notice('a newer commit of this pull request owns the comment: not overwriting it');
-    if (result.duplicates.length) x.reporter.warning(`found ${plural(result.duplicates.length, 'extra datamodel-ci comment')}; updated the oldest`);
+    if (result.reason === 'stale') reporter.notice('a newer commit of this pull request owns the comment: not overwriting it');
+    if (result.duplicates.length) reporter.warning(`found ${plural(result.duplicates.length, 'extra datamodel-ci comment')}; updated the oldest`);
   } catch (e) {
-    x.reporter.warning(`could not update the pull request comment: ${e instanceof Error ? e.message : String(e)}`);
+    reporter.warning(`could not update the pull request comment: ${messageOf(e)}`);
   }
 }

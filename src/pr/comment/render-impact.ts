@@ -3,11 +3,11 @@
  * tables of the breaking changes, the content they break and the other changes. The comment shows the
  * first rows of each table and points to the job summary, which shows them all.
  */
-import type { AffectedItem, ContentKind } from '../impact/affected.js';
-import type { CubeChange, MemberChange } from '../impact/diff.js';
-import { impactSummaryLine, type ImpactResult } from '../operations/impact.js';
+import type { AffectedItem, ContentKind } from '../../impact/affected.js';
+import type { CubeChange, MemberChange } from '../../impact/diff.js';
+import { impactSummaryLine, type ImpactResult } from '../../operations/impact.js';
 import { code, cut, link, text } from './markdown.js';
-import { plural } from '../report/plural.js';
+import { plural } from '../../report/plural.js';
 
 /** One row of a change table, as the ledger keeps it. */
 export interface ImpactChangeRow {

@@ -4,8 +4,8 @@
  * collapsible table of the rows that moved most. The comment shows the first queries and rows, the job
  * summary all that were kept. In relative mode no value and no row key is ever shown.
  */
-import type { ChangedRow, DataDiffResult, KeySource, LargestChange, QueryOutcome } from '../impact/data/types.js';
-import { plural } from '../report/plural.js';
+import type { ChangedRow, DataDiffResult, KeySource, LargestChange, QueryOutcome } from '../../impact/data/types.js';
+import { plural } from '../../report/plural.js';
 import { code, cut, link, plain, text } from './markdown.js';
 
 export interface NumbersQueryRow {
