@@ -5,7 +5,7 @@
  * with the tolerances, and the relative mode keeping no value at all.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, startTestServer, type RecordedRequest, type TestServer } from '../packages/emulator/src/github/https-server.js';
+import { json, startTestServer, type RecordedRequest, type TestServer } from './support/https-server.js';
 import { PlatformClient } from '../src/client/index.js';
 import { runDataDiff, type DataDiffInput } from '../src/impact/data/run.js';
 import type { DataDiffLimits, KeyQuery } from '../src/impact/data/types.js';

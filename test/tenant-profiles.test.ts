@@ -17,7 +17,7 @@ import type { OpContext } from '../src/operations/context.js';
 import { startDevBranch } from '../src/operations/start-dev-branch.js';
 import { PlatformClient } from '../src/client/index.js';
 import { main } from '../packages/emulator/src/main.js';
-import { json, startTestServer } from '../packages/emulator/src/github/https-server.js';
+import { json, startTestServer } from './support/https-server.js';
 import { control, emulatorFixture, failure, snapshot, type EmulatorFixture } from './support/emulator.js';
 import { cube, startLifecycle } from './support/lifecycle.js';
 

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PlatformClient } from '../src/client/index.js';
 import { DEMO_MODEL } from '../packages/emulator/src/index.js';
-import { json, startTestServer } from '../packages/emulator/src/github/https-server.js';
+import { json, startTestServer } from './support/https-server.js';
 import { ensureBuilt, waitForBuild, BuildError } from '../src/operations/branch-build.js';
 import type { OpContext } from '../src/operations/context.js';
 import { dbtSyncAndWait, RefIgnoredError } from '../src/operations/dbt-sync-and-wait.js';

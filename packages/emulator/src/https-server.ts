@@ -2,7 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-import { makeLocalTls, type LocalTls } from '../tls.js';
+import { makeLocalTls, type LocalTls } from './tls.js';
 
 export interface RecordedRequest {
   method: string;
