@@ -124,7 +124,7 @@ export async function runAction<C extends CommandName>(command: C, handler: Acti
       apiKey: connection.apiKey,
       authScheme: connection.authScheme,
       timeoutMs: connection.requestTimeoutMs,
-      ...(connection.caCert ? { ca: connection.caCert } : {}),
+      ca: connection.caCert,
       onSecret: (s) => reporter.secret(s),
       logger: { debug: (m) => reporter.debug(m) },
       // In Actions a log line: an annotation would outlive a retry that then succeeded.
@@ -137,7 +137,7 @@ export async function runAction<C extends CommandName>(command: C, handler: Acti
             token: settings.githubToken,
             repository: run.repository,
             apiUrl: run.apiUrl,
-            ...(connection.caCert ? { ca: connection.caCert } : {}),
+            ca: connection.caCert,
           })
         : undefined;
     const actionRun: ActionRun<C> = {

@@ -52,11 +52,11 @@ export async function doctorFor(connection: ConnectionSettings, deploymentId: nu
     baseUrl: connection.apiUrl,
     apiKey,
     timeoutMs: connection.requestTimeoutMs,
-    ...(connection.caCert ? { ca: connection.caCert } : {}),
+    ca: connection.caCert,
     onSecret: (s: string) => reporter.secret(s),
     onRetry: retryNotice(reporter, connection.apiUrl),
   };
-  const client = new PlatformClient({ ...options, ...(connection.authScheme ? { authScheme: connection.authScheme } : {}) });
+  const client = new PlatformClient({ ...options, authScheme: connection.authScheme });
   const scheme = connection.authScheme ?? authSchemeFor(apiKey);
   const ca = connection.caCert ? trustStore(loadCa(connection.caCert)) : undefined;
   try {
@@ -65,7 +65,7 @@ export async function doctorFor(connection: ConnectionSettings, deploymentId: nu
       {
         apiKey,
         authScheme: scheme,
-        ...(connection.caCert ? { ca: connection.caCert } : {}),
+        ca: connection.caCert,
         probes: {
           otherScheme: async () => {
             const other = new HttpClient({ ...options, authScheme: scheme === 'api-key' ? 'bearer' : 'api-key', retry: { maxAttempts: 1 } });

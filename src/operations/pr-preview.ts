@@ -181,7 +181,7 @@ export function compare(
     branch: input.branch,
     deployBranch: input.deployBranch,
     modelDir: input.modelDir,
-    ...(input.modelFiles ? { headFiles: input.modelFiles } : {}),
+    headFiles: input.modelFiles,
   });
 }
 
@@ -228,8 +228,8 @@ export async function runClose(ctx: OpContext, input: CloseInput): Promise<Close
         branch: input.branch,
         message: input.message,
         keepBranch: true,
-        ...(input.model ? { model: input.model } : {}),
-        ...(input.model && input.deployOnMerge ? { deployModel: input.model } : {}),
+        model: input.model,
+        deployModel: input.deployOnMerge ? input.model : undefined,
       });
     } catch (e) {
       if (e instanceof InputError) throw e;

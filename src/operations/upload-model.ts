@@ -122,8 +122,8 @@ async function direct(ctx: OpContext, input: UploadInput, local: LocalFile[]): P
       concurrency: input.concurrency,
       commitMessage: input.commitMessage,
       guard: { modelDir: input.modelDir, allow: input.allowModelDeletion ?? false },
-      ...(input.isStale ? { stopBeforeFinish: input.isStale } : {}),
-      ...(input.beforeLanding ? { beforeFinish: input.beforeLanding } : {}),
+      stopBeforeFinish: input.isStale,
+      beforeFinish: input.beforeLanding,
     });
     if (t.stopped) {
       ctx.reporter.notice(`a newer run owns this pull request: not committing to ${input.branch}`);

@@ -68,7 +68,7 @@ async function checkRun(
       headSha: head,
       conclusion: r.valid ? 'success' : 'failure',
       output: { title, summary, annotations: annotations.slice(0, PER_REQUEST) },
-      ...(side.event.runUrl ? { detailsUrl: side.event.runUrl } : {}),
+      detailsUrl: side.event.runUrl,
     });
     for (let i = PER_REQUEST; i < annotations.length; i += PER_REQUEST) {
       await github.addCheckRunAnnotations(run.id, { title, summary, annotations: annotations.slice(i, i + PER_REQUEST) });

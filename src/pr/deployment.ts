@@ -31,7 +31,7 @@ export async function deployPreview(side: PullRequestSide, environmentPrefix: st
     await github.createDeploymentStatus(id, {
       state: 'success',
       environmentUrl: url,
-      ...(side.event.runUrl ? { logUrl: side.event.runUrl } : {}),
+      logUrl: side.event.runUrl,
       description: 'preview ready',
     });
   } catch (e) {
