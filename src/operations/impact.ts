@@ -32,6 +32,7 @@ import { branchModelFiles, type FileTexts } from '../impact/definition/files.js'
 import { plural } from '../report/plural.js';
 import type { OpContext } from './context.js';
 import { dataApiClient } from './data-api.js';
+import type { EnableStagingResult } from './enable-staging.js';
 
 /** One environment's `/meta`, or why it could not be read. */
 export interface MetaRead {
@@ -323,4 +324,32 @@ export function impactSummaryLine(r: Pick<ImpactResult, 'counts' | 'affectedCoun
   ].filter(Boolean);
   const joined = parts.length > 1 ? `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}` : (parts[0] ?? '');
   return `${changes}; ${joined ? `${joined} affected` : 'no content affected'}`;
+}
+
+/** The staging environment's `/meta` against production's, once the branch's model is valid. */
+export function compareWithProduction(
+  ctx: OpContext,
+  started: StartedImpact,
+  s: Pick<EnableStagingResult, 'stagingUrl' | 'environmentId'>,
+  input: { branch: string; deployBranch: string; modelDir: string; impact?: { ca?: string }; modelFiles?: FileTexts },
+  minted?: Promise<MetaToken>,
+): Promise<ImpactResult> {
+  const label = `the staging environment of ${input.branch}`;
+  const env =
+    s.stagingUrl && s.environmentId
+      ? Promise.resolve({ id: s.environmentId, restUrl: s.stagingUrl, label })
+      : findEnvironments(ctx, input.branch).then((e) => e.staging);
+  const head = s.stagingUrl
+    ? environmentMeta(ctx, env, input.impact, s.environmentId ? minted : undefined).then((r) =>
+        r.problem === 'no environment to read' ? { problem: `${label} is not listed` } : r,
+      )
+    : Promise.resolve({ problem: `${label} is not enabled` });
+  const staging = s.stagingUrl && s.environmentId ? { staging: { id: s.environmentId, restUrl: s.stagingUrl, label } } : {};
+  return finishImpact(ctx, started, head, {
+    ...staging,
+    branch: input.branch,
+    deployBranch: input.deployBranch,
+    modelDir: input.modelDir,
+    headFiles: input.modelFiles,
+  });
 }

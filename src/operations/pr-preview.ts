@@ -10,7 +10,7 @@ import { cleanupBranch, type CleanupResult } from './cleanup-branch.js';
 import type { OpContext } from './context.js';
 import { enableStaging, smokeTest, wakeStaging, type EnableStagingResult, type SmokeOptions } from './enable-staging.js';
 import { MergeRefused, mergeToDefault, type MergeResult } from './merge-to-default.js';
-import { environmentMeta, findEnvironments, finishImpact, metaToken, startImpact, type ImpactResult, type MetaToken, type StartedImpact } from './impact.js';
+import { compareWithProduction, metaToken, startImpact, type ImpactResult, type MetaToken, type StartedImpact } from './impact.js';
 import { ensureSharedBranch } from './start-dev-branch.js';
 import type { FileTexts } from '../model/model-files.js';
 import type { DataDiffOutcome } from '../impact/data/step.js';
@@ -146,7 +146,8 @@ export async function runPreview(ctx: OpContext, input: PreviewInput, pull: Pull
     outcome.staging = s;
     const smoke = input.smokeTest && v.valid && s.stagingUrl ? smokeTest(ctx, s.stagingUrl, input.smoke) : undefined;
     smoke?.catch(() => undefined);
-    if (impact && v.valid) outcome.impact = await ctx.reporter.group('Impact on the semantic layer', () => compare(ctx, impact!, s, input, stagingToken));
+    if (impact && v.valid)
+      outcome.impact = await ctx.reporter.group('Impact on the semantic layer', () => compareWithProduction(ctx, impact!, s, input, stagingToken));
     if (smoke) outcome.staging = { ...s, smoke: await smoke };
   } catch (e) {
     await settle();
@@ -155,34 +156,6 @@ export async function runPreview(ctx: OpContext, input: PreviewInput, pull: Pull
     outcome.failureCause = e;
   }
   return outcome;
-}
-
-/** The staging environment's `/meta` against production's, once the branch's model is valid. */
-export function compare(
-  ctx: OpContext,
-  started: StartedImpact,
-  s: EnableStagingResult,
-  input: Pick<PreviewInput, 'branch' | 'deployBranch' | 'modelDir' | 'impact' | 'modelFiles'>,
-  minted?: Promise<MetaToken>,
-): Promise<ImpactResult> {
-  const label = `the staging environment of ${input.branch}`;
-  const env =
-    s.stagingUrl && s.environmentId
-      ? Promise.resolve({ id: s.environmentId, restUrl: s.stagingUrl, label })
-      : findEnvironments(ctx, input.branch).then((e) => e.staging);
-  const head = s.stagingUrl
-    ? environmentMeta(ctx, env, input.impact, s.environmentId ? minted : undefined).then((r) =>
-        r.problem === 'no environment to read' ? { problem: `${label} is not listed` } : r,
-      )
-    : Promise.resolve({ problem: `${label} is not enabled` });
-  const staging = s.stagingUrl && s.environmentId ? { staging: { id: s.environmentId, restUrl: s.stagingUrl, label } } : {};
-  return finishImpact(ctx, started, head, {
-    ...staging,
-    branch: input.branch,
-    deployBranch: input.deployBranch,
-    modelDir: input.modelDir,
-    headFiles: input.modelFiles,
-  });
 }
 
 export interface CloseInput {

@@ -13,8 +13,8 @@ import { DEFAULTS } from '../defaults.js';
 import { BuildError, markBuild, sameCommit, waitForBuild, type BuildMark } from './branch-build.js';
 import { mutate, type OpContext } from './context.js';
 import { enableStaging, smokeTest, wakeStaging, type EnableStagingResult } from './enable-staging.js';
-import { metaToken, startImpact, type MetaToken } from './impact.js';
-import { compare, type PreviewInput, type PreviewOutcome } from './pr-preview.js';
+import { compareWithProduction, metaToken, startImpact, type MetaToken } from './impact.js';
+import type { PreviewInput, PreviewOutcome } from './pr-preview.js';
 import { validateWhenBuilt } from './validate.js';
 
 export type RepositoryPreviewInput = Pick<PreviewInput, 'branch' | 'deployBranch' | 'modelDir' | 'smokeTest' | 'smoke' | 'impact' | 'modelFiles'> & {
@@ -74,7 +74,7 @@ export async function runRepositoryPreview(ctx: OpContext, input: RepositoryPrev
     const smoke = input.smokeTest && outcome.validation.valid && s.stagingUrl ? smokeTest(ctx, s.stagingUrl, input.smoke) : undefined;
     smoke?.catch(() => undefined);
     if (impact && outcome.validation.valid)
-      outcome.impact = await ctx.reporter.group('Impact on the semantic layer', () => compare(ctx, impact, s, input, minted));
+      outcome.impact = await ctx.reporter.group('Impact on the semantic layer', () => compareWithProduction(ctx, impact, s, input, minted));
     if (smoke) outcome.staging = { ...s, smoke: await smoke };
   } catch (e) {
     await settle();
