@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, startTestServer, type RecordedRequest, type TestServer } from './support/https-server.js';
 import { PlatformClient } from '../src/client/index.js';
-import { runDataDiff, type DataDiffInput } from '../src/impact/data/run.js';
+import { runDataDiff, type DataDiffInput } from '../src/operations/data-diff.js';
 import type { DataDiffLimits, KeyQuery } from '../src/impact/data/types.js';
 import { MemoryReporter } from '../src/report/reporter.js';
 import type { OpContext } from '../src/operations/context.js';

@@ -10,7 +10,7 @@ import { DEMO_MODEL, startEmulator } from '../../packages/emulator/src/index.js'
 import { PlatformClient } from '../../src/client/index.js';
 import { DEFAULTS } from '../../src/defaults.js';
 import { compareDefinitions } from '../../src/impact/definition/index.js';
-import { runDataDiff, type DataEnvironment } from '../../src/impact/data/run.js';
+import { runDataDiff, type DataEnvironment } from '../../src/operations/data-diff.js';
 import type { DataDiffLimits, DataDiffResult, KeyQuery } from '../../src/impact/data/types.js';
 import { enableStaging } from '../../src/operations/enable-staging.js';
 import { findEnvironments } from '../../src/operations/impact.js';

@@ -3,7 +3,8 @@
  * content that breaks, and (when asked) how the numbers move; its outputs, the JSON files of the whole
  * change set and data diff, and the comment's sections.
  */
-import { dataDiffStep, planDataDiff } from '../impact/data/step.js';
+import { planDataDiff } from '../impact/data/plan.js';
+import { dataDiffStep } from '../operations/data-diff.js';
 import { walkModel } from '../model/local-model.js';
 import { localModelFiles } from '../model/model-files.js';
 import { deployTarget } from '../operations/branch-build.js';

@@ -5,7 +5,7 @@
  */
 import { InputError } from '../client/errors.js';
 import { DEFAULTS } from '../defaults.js';
-import { planDataDiff } from '../impact/data/step.js';
+import { planDataDiff } from '../impact/data/plan.js';
 import { readLocalModel } from '../model/local-model.js';
 import { localModelFiles } from '../model/model-files.js';
 import { deployTarget, type DeployTarget } from '../operations/branch-build.js';

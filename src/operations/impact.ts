@@ -28,7 +28,8 @@ import { countChanges, diffMeta, type ChangeCounts, type ChangeSet } from '../im
 import { withoutEngineDifferences } from '../impact/engine-version.js';
 import { parseMeta, type MetaDocument } from '../impact/meta.js';
 import { definitionsFor, type DefinitionOutcome } from '../impact/definition/step.js';
-import { branchModelFiles, type FileTexts } from '../impact/definition/files.js';
+import { flattenSourceTree } from '../impact/definition/files.js';
+import { modelFilesOf, type FileTexts } from '../model/model-files.js';
 import { plural } from '../report/plural.js';
 import type { OpContext } from './context.js';
 import { dataApiClient } from './data-api.js';
@@ -324,6 +325,22 @@ export function impactSummaryLine(r: Pick<ImpactResult, 'counts' | 'affectedCoun
   ].filter(Boolean);
   const joined = parts.length > 1 ? `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}` : (parts[0] ?? '');
   return `${changes}; ${joined ? `${joined} affected` : 'no content affected'}`;
+}
+
+/** The deploy branch's model files, with their content, from the platform. */
+export async function branchModelFiles(ctx: OpContext, branch: string): Promise<FileTexts> {
+  const nodes: unknown[] = [];
+  try {
+    for await (const node of ctx.client.dataModel.iterateFiles(
+      { deploymentId: ctx.deploymentId, query: { branchName: branch, withContent: true } },
+      { signal: ctx.signal },
+    ))
+      nodes.push(node);
+  } catch (e) {
+    if (e instanceof AbortedError) throw e;
+    throw new Error(`the files of ${branch} could not be read (${messageOf(e)})`, { cause: e });
+  }
+  return modelFilesOf(flattenSourceTree(nodes));
 }
 
 /** The staging environment's `/meta` against production's, once the branch's model is valid. */

@@ -6,7 +6,8 @@
 import type { OpContext } from './context.js';
 import { runPreview, type PreviewInput, type PreviewOutcome, type PullRequestPort } from './pr-preview.js';
 import { runRepositoryPreview } from './repository-feed.js';
-import { dataDiffStep, type DataDiffPlan } from '../impact/data/step.js';
+import type { DataDiffPlan } from '../impact/data/plan.js';
+import { dataDiffStep } from './data-diff.js';
 
 export interface PlatformPreviewInput extends PreviewInput {
   /** A repository-fed deployment: the PR's head branch and commit, and the folder its errors are placed under. */

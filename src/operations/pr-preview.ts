@@ -13,7 +13,7 @@ import { MergeRefused, mergeToDefault, type MergeResult } from './merge-to-defau
 import { compareWithProduction, metaToken, startImpact, type ImpactResult, type MetaToken, type StartedImpact } from './impact.js';
 import { ensureSharedBranch } from './start-dev-branch.js';
 import type { FileTexts } from '../model/model-files.js';
-import type { DataDiffOutcome } from '../impact/data/step.js';
+import type { DataDiffOutcome } from './data-diff.js';
 import { markBuild, waitForBuild, type BuildMark } from './branch-build.js';
 import type { LocalFile } from '../model/local-model.js';
 import { uploadModel, type UploadResult, type UploadVia } from './upload-model.js';

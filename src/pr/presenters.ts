@@ -8,7 +8,7 @@ import type { EnableStagingResult } from '../operations/enable-staging.js';
 import type { ImpactResult } from '../operations/impact.js';
 import type { UploadResult } from '../operations/upload-model.js';
 import type { ValidateResult } from '../operations/validate.js';
-import type { DataDiffOutcome } from '../impact/data/step.js';
+import type { DataDiffOutcome } from '../operations/data-diff.js';
 import { plural } from '../report/plural.js';
 import type { Ledger } from './comment/ledger.js';
 import { impactView, type ImpactView } from './comment/render-impact.js';

@@ -1,10 +1,8 @@
 /**
- * Production's model files, from the platform: the deploy branch's source tree, with content, kept
- * to what Cube compiles (src/model/model-files.ts; the pull request's side comes from the checkout).
+ * Production's model files as the platform lists them: the deploy branch's source tree, flattened to
+ * paths and texts (read by src/operations/impact.ts; the pull request's side comes from the checkout).
  */
-import { AbortedError, messageOf } from '../../client/errors.js';
-import type { OpContext } from '../../operations/context.js';
-import { modelFilesOf, type FileTexts } from '../../model/model-files.js';
+import type { FileTexts } from '../../model/model-files.js';
 
 export type { FileTexts } from '../../model/model-files.js';
 
@@ -34,20 +32,4 @@ export function flattenSourceTree(nodes: readonly unknown[], parent = '', depth 
     if (n.type !== 'directory' && typeof n.content === 'string' && path) out.set(path, n.content);
   }
   return out;
-}
-
-/** The deploy branch's model files, with their content, from the platform. */
-export async function branchModelFiles(ctx: OpContext, branch: string): Promise<FileTexts> {
-  const nodes: unknown[] = [];
-  try {
-    for await (const node of ctx.client.dataModel.iterateFiles(
-      { deploymentId: ctx.deploymentId, query: { branchName: branch, withContent: true } },
-      { signal: ctx.signal },
-    ))
-      nodes.push(node);
-  } catch (e) {
-    if (e instanceof AbortedError) throw e;
-    throw new Error(`the files of ${branch} could not be read (${messageOf(e)})`, { cause: e });
-  }
-  return modelFilesOf(flattenSourceTree(nodes));
 }

@@ -1,16 +1,22 @@
 /**
- * The data diff: every key query on production and on the preview's staging environment, at most
+ * The data diff, after the impact: the key queries picked, then every one on production and on the
+ * preview's staging environment, at most
  * `concurrency` in flight on each, each with its own deadline; then the two results compared. Tokens
  * are minted for each environment with the security context given (access policies shape the
  * numbers) and masked. A query that fails on a side is reported as failed, never as a difference.
  */
-import { AbortedError, messageOf } from '../../client/errors.js';
-import type { HttpClient } from '../../client/http.js';
-import type { OpContext } from '../../operations/context.js';
-import { dataApiClient } from '../../operations/data-api.js';
-import { compareRows, newRows } from './compare.js';
-import { loadQuery, type LoadResult } from './load.js';
-import type { DataDiffLimits, DataDiffMode, DataDiffResult, KeyQuery, QueryOutcome } from './types.js';
+import { AbortedError, messageOf } from '../client/errors.js';
+import type { HttpClient } from '../client/http.js';
+import type { OpContext } from './context.js';
+import { dataApiClient } from './data-api.js';
+import { compareRows, newRows } from '../impact/data/compare.js';
+import { loadQuery, type LoadResult } from '../impact/data/load.js';
+import type { DataDiffLimits, DataDiffMode, DataDiffResult, KeyQuery, QueryOutcome } from '../impact/data/types.js';
+import { keyQueries } from '../impact/data/key-queries.js';
+import type { DataDiffPlan } from '../impact/data/plan.js';
+import type { DataDiffSettings } from '../impact/data/types.js';
+import { plural } from '../report/plural.js';
+import type { ImpactResult } from './impact.js';
 
 /** An environment's data API, as the impact found it. */
 export interface DataEnvironment {
@@ -107,4 +113,85 @@ export async function runDataDiff(ctx: OpContext, input: DataDiffInput): Promise
   } finally {
     await Promise.all(sides.map((s) => s.client.close().catch(() => undefined)));
   }
+}
+
+/** Members of the pull request whose own definition moved (not only through another member). */
+const direct = (why: string) => !why.startsWith('uses ') && !why.startsWith('stands for ');
+
+/** The key queries and the run; `{ skipped }` when there is nothing to compare on. */
+export async function dataDiffFor(
+  ctx: OpContext,
+  impact: ImpactResult,
+  s: DataDiffSettings & { mode: 'values' | 'relative' },
+  fileQueries: KeyQuery[],
+  ca?: string,
+): Promise<DataDiffResult | { skipped: string }> {
+  const src = impact.sources;
+  if (impact.unavailable || !src || !impact.changes) return { skipped: `the semantic layers were not compared (${impact.unavailable ?? 'no change set'})` };
+  if (!src.production) return { skipped: 'the deployment lists no production environment' };
+  if (!src.staging) return { skipped: `the staging environment of ${impact.head} is not known` };
+  const values = new Map((impact.definition?.values ?? []).map((v) => [v.member, v.why] as const));
+  const fromMeta = impact.changes.members.filter((m) => m.values && !m.breaking);
+  for (const m of fromMeta) if (!values.has(m.member)) values.set(m.member, m.details.join('; '));
+  const changedMeasures = [
+    ...new Set([...[...values].filter(([, why]) => direct(why)).map(([m]) => m), ...fromMeta.filter((m) => m.kind === 'measure').map((m) => m.member)]),
+  ];
+  const addedMeasures = impact.changes.members.filter((m) => m.change === 'added' && m.kind === 'measure').map((m) => m.member);
+  const picked = keyQueries({
+    file: fileQueries,
+    content: src.content,
+    values,
+    changedMeasures,
+    addedMeasures,
+    head: src.headMeta,
+    maxQueries: s.limits.maxQueries,
+    maxRows: s.limits.maxRows,
+  });
+  if (!picked.run.length) return { skipped: 'no key query: no member whose numbers change is used or probed, and no key-queries file was given' };
+  ctx.reporter.info(
+    `data diff: ${picked.run.length} key queries on production and on ${src.staging.label}${picked.notRun ? ` (${picked.notRun} more not run: data-diff-max-queries)` : ''}`,
+  );
+  const r = await runDataDiff(ctx, {
+    production: src.production,
+    staging: src.staging,
+    queries: picked.run,
+    notRun: picked.notRun,
+    mode: s.mode,
+    limits: s.limits,
+    securityContext: s.securityContext,
+    ...(ca ? { ca } : {}),
+  });
+  for (const n of r.notices) ctx.reporter.notice(`data diff: ${n}`);
+  return r;
+}
+
+/** What the data diff step came to: its result, or why it did not run (`off`: the input has it off). */
+export interface DataDiffOutcome {
+  mode: 'values' | 'relative';
+  off?: boolean;
+  skipped?: string;
+  result?: DataDiffResult;
+}
+
+/** The data diff after the impact, when it may run. */
+export async function dataDiffStep(ctx: OpContext, plan: DataDiffPlan, impact: ImpactResult, ca?: string): Promise<DataDiffOutcome> {
+  const s = plan.settings;
+  const mode = s.mode === 'relative' ? 'relative' : 'values';
+  if (plan.refusal) {
+    if (s.mode === 'off') return { mode, off: true, skipped: plan.refusal };
+    ctx.reporter.notice(`data diff: not run: ${plan.refusal}`);
+    return { mode, skipped: plan.refusal };
+  }
+  const d = await ctx.reporter.group('Numbers: the key queries on production and on the preview', () =>
+    dataDiffFor(ctx, impact, { ...s, mode }, plan.fileQueries, ca),
+  );
+  if ('skipped' in d) {
+    ctx.reporter.info(`data diff: not run: ${d.skipped}`);
+    return { mode, skipped: d.skipped };
+  }
+  const count = (status: string) => d.queries.filter((q) => q.status === status).length;
+  ctx.reporter.info(
+    `data diff: ${plural(d.queries.length, 'key query', 'key queries')} in ${(d.elapsedMs / 1000).toFixed(1)} s: ${d.changed} changed, ${count('unchanged')} unchanged, ${count('new')} new, ${count('failed')} failed`,
+  );
+  return { mode, result: d };
 }
