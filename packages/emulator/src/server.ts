@@ -116,7 +116,17 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   }
 
   const { directUploads, wrapFileHashes, flatFileList, buildMs, warmupMs, dbtInvisibleMs, continueWaitPolls, coldMs, idleMs } = options;
-  const behaviour = behaviourWith(DEFAULT_BEHAVIOUR, { directUploads, wrapFileHashes, flatFileList, buildMs, warmupMs, dbtInvisibleMs, continueWaitPolls, coldMs, idleMs });
+  const behaviour = behaviourWith(DEFAULT_BEHAVIOUR, {
+    directUploads,
+    wrapFileHashes,
+    flatFileList,
+    buildMs,
+    warmupMs,
+    dbtInvisibleMs,
+    continueWaitPolls,
+    coldMs,
+    idleMs,
+  });
   const clock = new Clock(options.clock);
   const state: State = statePath && existsSync(statePath) ? (JSON.parse(readFileSync(statePath, 'utf8')) as State) : seedState(options.seed ?? 'demo', clock);
   for (const id of options.olderDeployments ?? []) {
