@@ -70,7 +70,7 @@ const BRANCH: InputSpec = {
 const EXCLUDE: InputSpec = {
   name: 'exclude',
   description:
-    'Files of `model-dir` not to upload: globs of paths relative to it, one per line or comma-separated (e.g. `model/drafts/**`). Dot-files other than `.gitignore`, `node_modules` and `dashboard-app` are never uploaded.',
+    'Files of `model-dir` to leave out (neither uploaded nor read): globs of paths relative to it, one per line or comma-separated (e.g. `model/drafts/**`). Dot-files other than `.gitignore`, `node_modules` and `dashboard-app` are never uploaded.',
   default: '',
 };
 const UPLOAD_VIA: InputSpec = {

@@ -5,7 +5,7 @@
  * the emulator and the GitHub stand-in.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseComment } from '../src/github/comment.js';
+import { parseComment } from '../src/pr/comment/ledger.js';
 import { cube, sha1, startLifecycle, type Lifecycle } from './support/lifecycle.js';
 
 let lc: Lifecycle;

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Io } from '../src/io.js';
 import { runCli } from '../src/main.js';
-import type { DoctorReport } from '../src/workflows/doctor.js';
+import type { DoctorReport } from '../src/operations/doctor.js';
 import type { Emulator } from '../packages/emulator/src/index.js';
 import { emulatorFixture, type EmulatorFixture } from './support/emulator.js';
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
-import { parseComment } from '../src/github/comment.js';
+import { parseComment } from '../src/pr/comment/ledger.js';
 import { DEMO_MODEL, startEmulator, startGitHubStandin, type Emulator, type GitHubStandin } from '../packages/emulator/src/index.js';
 import { PlatformClient, collect } from '../src/client/index.js';
 import { runAction, runJob, type ActionRunResult, type JobRunResult } from './harness/runner.js';

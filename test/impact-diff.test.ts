@@ -11,7 +11,7 @@ import { compileTree } from '../packages/emulator/src/engine/model.js';
 import { countChanges, diffMeta } from '../src/impact/diff.js';
 import { parseMeta, type MetaDocument } from '../src/impact/meta.js';
 import { privateIn } from '../src/impact/definition/merge.js';
-import { modelDefinition } from '../src/impact/definition/model.js';
+import { modelDefinition } from '../src/impact/definition/source.js';
 
 const ORDERS = 'model/cubes/orders.yml';
 const VIEW = 'model/views/orders_view.yml';

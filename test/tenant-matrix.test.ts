@@ -7,7 +7,7 @@
  * The matrix (row × step) is printed at the end with each step's time.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseComment } from '../src/github/comment.js';
+import { parseComment } from '../src/pr/comment/ledger.js';
 import { PROFILES, type ProfileName } from '../packages/emulator/src/profiles.js';
 import { control } from './support/emulator.js';
 import { cube, sha1, startLifecycle, type Lifecycle, type Run } from './support/lifecycle.js';

@@ -12,12 +12,12 @@ import { withoutEngineDifferences } from '../src/impact/engine-version.js';
 import { parseMeta } from '../src/impact/meta.js';
 import { diffMeta } from '../src/impact/diff.js';
 import { MemoryReporter } from '../src/report/reporter.js';
-import { targetOf, waitForBuild } from '../src/workflows/branch-build.js';
-import type { OpContext } from '../src/workflows/context.js';
-import { startDevBranch } from '../src/workflows/start-dev-branch.js';
+import { targetOf, waitForBuild } from '../src/operations/branch-build.js';
+import type { OpContext } from '../src/operations/context.js';
+import { startDevBranch } from '../src/operations/start-dev-branch.js';
 import { PlatformClient } from '../src/client/index.js';
 import { main } from '../packages/emulator/src/main.js';
-import { json, startTestServer } from '../packages/emulator/src/github/https-server.js';
+import { json, startTestServer } from './support/https-server.js';
 import { control, emulatorFixture, failure, snapshot, type EmulatorFixture } from './support/emulator.js';
 import { cube, startLifecycle } from './support/lifecycle.js';
 

@@ -15,7 +15,7 @@ import { JsonReporter } from '../report/json.js';
 import { TerminalReporter } from '../report/terminal.js';
 import type { Reporter } from '../report/reporter.js';
 import { InputReader, readConnection, sourceOf, type ConnectionSettings } from '../settings.js';
-import { runDoctor, type DoctorReport } from '../workflows/doctor.js';
+import { runDoctor, type DoctorReport } from '../operations/doctor.js';
 import { plural } from '../report/plural.js';
 import { retryNotice } from '../report/retry-notice.js';
 import { inputFlags, JSON_FLAG, parseFor, VERBOSE_FLAG, type CommandSpec } from './spec.js';
@@ -52,11 +52,11 @@ export async function doctorFor(connection: ConnectionSettings, deploymentId: nu
     baseUrl: connection.apiUrl,
     apiKey,
     timeoutMs: connection.requestTimeoutMs,
-    ...(connection.caCert ? { ca: connection.caCert } : {}),
+    ca: connection.caCert,
     onSecret: (s: string) => reporter.secret(s),
     onRetry: retryNotice(reporter, connection.apiUrl),
   };
-  const client = new PlatformClient({ ...options, ...(connection.authScheme ? { authScheme: connection.authScheme } : {}) });
+  const client = new PlatformClient({ ...options, authScheme: connection.authScheme });
   const scheme = connection.authScheme ?? authSchemeFor(apiKey);
   const ca = connection.caCert ? trustStore(loadCa(connection.caCert)) : undefined;
   try {
@@ -65,7 +65,7 @@ export async function doctorFor(connection: ConnectionSettings, deploymentId: nu
       {
         apiKey,
         authScheme: scheme,
-        ...(connection.caCert ? { ca: connection.caCert } : {}),
+        ca: connection.caCert,
         probes: {
           otherScheme: async () => {
             const other = new HttpClient({ ...options, authScheme: scheme === 'api-key' ? 'bearer' : 'api-key', retry: { maxAttempts: 1 } });

@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { runActionCommand } from '../../src/commands/index.js';
-import { parseComment } from '../../src/github/comment.js';
+import { parseComment } from '../../src/pr/comment/ledger.js';
 import { startEmulator, startGitHubStandin, type Emulator, type FileMap, type GitHubStandin } from '../../packages/emulator/src/index.js';
 import { pushRef } from '../../packages/emulator/src/deployments/repository.js';
 import { applyProfiles } from '../../packages/emulator/src/profile-state.js';

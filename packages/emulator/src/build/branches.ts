@@ -1,4 +1,5 @@
 /** A deployment's branches: naming rules, lookup, creation, commit, merge and removal. */
+import { branchNameProblem } from '@datamodel-ci/platform-api';
 import { HttpError, type Ctx } from '../context.js';
 import type { DeploymentRec } from '../deployments/models.js';
 import { syncRef } from '../deployments/repository.js';
@@ -7,13 +8,10 @@ import type { BranchRec, FileMap } from './models.js';
 import { newRuntime, triggerBuild, type BuildEnv } from './runtime.js';
 import { hashTree, mergeTrees, sameTree, sha1Hex, treeHash } from './trees.js';
 
-/** Shared branch names: letters, digits, `.`, `_`, `-`, `/`; no `..`, no spaces; `dev-` is reserved. */
-const BRANCH_NAME = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$/;
-
+/** A branch name the platform takes: the contract's one rule (`dev-` forks are the platform's own). */
 export function checkBranchName(name: string, input = 'name'): void {
-  if (!BRANCH_NAME.test(name) || name.includes('..') || name.endsWith('/') || name.endsWith('.lock') || name.includes('//')) {
-    throw new HttpError(400, `${input}: got ${JSON.stringify(name)}, expected a branch name of letters, digits, ".", "_", "-" and "/" (no spaces, no "..")`);
-  }
+  const problem = branchNameProblem(name);
+  if (problem) throw new HttpError(400, `${input}: got ${JSON.stringify(name)}, expected ${problem}`);
 }
 
 /** A POSIX path inside the model: relative, no `..`, no backslash, no empty segment. */

@@ -7,7 +7,7 @@ import type { ServerResponse } from 'node:http';
 import { checkRunMessage, checkRunRules, createChecks, type NewCheckRun, type StandinCheckRun } from './checks.js';
 import { createDeployments, deploymentRules, type StandinDeployment } from './deployments.js';
 import { githubDescription, type Json } from './description.js';
-import { json, startTestServer, type RecordedRequest } from './https-server.js';
+import { json, startTestServer, type RecordedRequest } from '../https-server.js';
 import { createPulls, MAX_COMMENT_BODY, type NewPull, type StandinComment, type StandinPull } from './pulls.js';
 import type { Exchange } from './service.js';
 import { publicUser } from './shapes.js';
