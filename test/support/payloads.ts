@@ -1,4 +1,4 @@
-/** Real pull_request event payloads (@octokit/webhooks-examples), adjusted per test and written to a file. */
+/** Real pull_request and merge_group event payloads (@octokit/webhooks-examples), adjusted per test and written to a file. */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -7,6 +7,7 @@ import { join } from 'node:path';
 type Payload = Record<string, any>;
 const definitions = createRequire(import.meta.url)('@octokit/webhooks-examples') as { name: string; examples: Payload[] }[];
 const pullRequestExamples = definitions.find((d) => d.name === 'pull_request')?.examples ?? [];
+const mergeGroupExamples = definitions.find((d) => d.name === 'merge_group')?.examples ?? [];
 
 /** The first published example of an action, deep-copied. */
 export function example(action: string): Payload {
@@ -15,8 +16,11 @@ export function example(action: string): Payload {
   return structuredClone(found);
 }
 
-/** A payload for PR `number` at `headSha`; `merged` sets the flag the examples never set. */
-export function pullRequestEvent(action: string, opts: { number?: number; headSha?: string; merged?: boolean; fork?: boolean; title?: string } = {}): Payload {
+/** A payload for PR `number` at `headSha`; `merged` sets the flag the examples never set (and `mergeCommitSha` the commit it made). */
+export function pullRequestEvent(
+  action: string,
+  opts: { number?: number; headSha?: string; merged?: boolean; mergeCommitSha?: string; fork?: boolean; title?: string } = {},
+): Payload {
   const p = example(action);
   const pr = p.pull_request;
   if (opts.number !== undefined) {
@@ -26,8 +30,38 @@ export function pullRequestEvent(action: string, opts: { number?: number; headSh
   if (opts.headSha) pr.head.sha = opts.headSha;
   if (opts.title) pr.title = opts.title;
   if (opts.merged !== undefined) pr.merged = opts.merged;
+  if (opts.mergeCommitSha) pr.merge_commit_sha = opts.mergeCommitSha;
   if (action === 'closed') pr.state = 'closed';
   if (opts.fork) pr.head.repo = { ...pr.head.repo, full_name: 'someone-else/Hello-World', fork: true };
+  return p;
+}
+
+/** The group fields of a merge_group payload (what the GitHub stand-in's `enqueue` returns has them all). */
+export interface GroupFields {
+  headSha: string;
+  headRef: string;
+  baseSha: string;
+  baseRef: string;
+}
+
+/**
+ * A merge_group `checks_requested` payload for a queued group: the published example with the group's
+ * SHAs and refs, its head commit, and (when given) the repository of a pull_request payload.
+ */
+export function mergeGroupEvent(group: GroupFields, repository?: Payload): Payload {
+  const found = mergeGroupExamples.find((e) => e.action === 'checks_requested');
+  if (!found) throw new Error('no merge_group.checks_requested example in @octokit/webhooks-examples');
+  const p = structuredClone(found);
+  const pr = /\/pr-(\d+)-/.exec(group.headRef)?.[1] ?? '1';
+  p.merge_group = {
+    ...p.merge_group,
+    head_sha: group.headSha,
+    head_ref: group.headRef,
+    base_sha: group.baseSha,
+    base_ref: group.baseRef,
+    head_commit: { ...p.merge_group.head_commit, id: group.headSha, message: `Merge pull request #${pr}` },
+  };
+  if (repository) p.repository = structuredClone(repository);
   return p;
 }
 
