@@ -49,7 +49,7 @@ function settingsOf(ctx: Ctx, d: DeploymentRec) {
     deployBranchName: d.deployBranch,
     deployBranchReadOnly: false,
     deployBranchMergeAllowed: true,
-    deployProjectRoot: '/',
+    deployProjectRoot: textOf(d.settings.deployProjectRoot ?? '/'),
     isCubeSqlEnabled: true,
     isSupportPreAggregations: true,
   };

@@ -8,14 +8,21 @@ import { newDeployment, type DeploymentRec, type DeployMode } from '../deploymen
 import { nextId, type State } from '../state.js';
 
 /** A ready deployment, 90 days old, with `model` committed once on `main` and built for production. */
-export function seedDeployment(state: State, name: string, clock: Clock, model: Record<string, string>, deployMode: DeployMode = 'git'): DeploymentRec {
+export function seedDeployment(
+  state: State,
+  name: string,
+  clock: Clock,
+  model: Record<string, string>,
+  deployMode: DeployMode = 'git',
+  deployProjectRoot = '/',
+): DeploymentRec {
   const id = nextId(state, 'deployment');
   const d = newDeployment({
     id,
     name,
     createdAt: new Date(clock.now() - 90 * 86400_000).toISOString(),
     creationStep: 'ready',
-    settings: { cloudProvider: 'aws', region: 'us-east-1', deployMode, creationMethod: 'github', template: 'single' },
+    settings: { cloudProvider: 'aws', region: 'us-east-1', deployMode, creationMethod: 'github', template: 'single', deployProjectRoot },
     version: '1.6.28',
     envVars: [{ name: 'CUBEJS_DB_TYPE', value: 'postgres' }],
   });
