@@ -14,8 +14,8 @@ import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import type { PlatformClient } from '../src/client/index.js';
 import { MemoryReporter } from '../src/report/reporter.js';
-import type { OpContext } from '../src/workflows/context.js';
-import { testTls } from '../packages/emulator/src/github/https-server.js';
+import type { OpContext } from '../src/operations/context.js';
+import { testTls } from '../test/support/https-server.js';
 
 export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 export const REPO_DIR = join(BENCH_DIR, '..');

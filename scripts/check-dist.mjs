@@ -1,28 +1,13 @@
 #!/usr/bin/env node
-// Fail when the committed dist/ differs from a fresh bundle of src/ (same ncc flags as `npm run bundle`).
-import { execFileSync } from 'node:child_process';
+// Fail when the committed dist/ differs from a fresh bundle of src/ (scripts/bundle.mjs, as `npm run bundle`).
 import { mkdtempSync, readdirSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { bundle } from './bundle.mjs';
 
 const fresh = mkdtempSync(join(tmpdir(), 'datamodel-ci-dist-'));
 try {
-  execFileSync(
-    process.execPath,
-    [
-      'node_modules/@vercel/ncc/dist/ncc/cli.js',
-      'build',
-      'src/index.ts',
-      '-o',
-      fresh,
-      '--minify',
-      '--no-source-map-register',
-      '--license',
-      'licenses.txt',
-      '--quiet',
-    ],
-    { stdio: ['ignore', 'ignore', 'inherit'] },
-  );
+  bundle(fresh);
   const names = new Set([...readdirSync(fresh), ...(existsSync('dist') ? readdirSync('dist') : [])]);
   const differing = [];
   for (const name of [...names].sort()) {

@@ -6,6 +6,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { probeCancel } from '../test/reliability/cancel.js';
 import { runSoak, type SoakReport } from '../test/reliability/soak.js';
+import { parseProfiles } from '../packages/emulator/src/profiles.js';
 
 const HELP = `npm run soak -- [options]
 
@@ -23,6 +24,8 @@ Options:
                      kinds: 5xx, 429 (Retry-After: 1), reset, hang (cut by the 2 s request timeout),
                      lost (the request takes effect, its answer is lost)
   --min-correct N    lifecycles per seed that must be correct without a rerun (default: all)
+  --profiles P       tenant profiles (docs/emulator.md): draw (default: each lifecycle on a tenant with
+                     profiles drawn at random, each on with a 30% chance, seeded), none, or a,b for all
   --no-cancel        skip the SIGINT probe
   --help             this text
 
@@ -51,6 +54,14 @@ export async function main(argv: string[]): Promise<number> {
     .map((x) => Number(x.trim()));
   const faults = arg('faults', '5xx=0.1,429=0.05,reset=0.02,hang=0.01');
   const minCorrect = Number(arg('min-correct', String(lifecycles)));
+  const profileArg = arg('profiles', 'draw');
+  let profiles: 'draw' | ReturnType<typeof parseProfiles>;
+  try {
+    profiles = profileArg === 'draw' ? 'draw' : profileArg === 'none' ? [] : parseProfiles(profileArg, '--profiles');
+  } catch (e) {
+    process.stderr.write(`soak: ${(e as Error).message} (or draw, or none; see --help)\n`);
+    return 2;
+  }
   for (const [name, value, ok] of [
     ['lifecycles', lifecycles, Number.isInteger(lifecycles) && lifecycles >= 1],
     ['seeds', seeds.join(','), seeds.length > 0 && seeds.every((x) => Number.isInteger(x))],
@@ -61,7 +72,9 @@ export async function main(argv: string[]): Promise<number> {
       return 2;
     }
   }
-  process.stdout.write(`soak: ${lifecycles} PR lifecycles per seed (open, push, close), faults ${faults}, seeds ${seeds.join(', ')}\n`);
+  process.stdout.write(
+    `soak: ${lifecycles} PR lifecycles per seed (open, push, close), faults ${faults}, seeds ${seeds.join(', ')}, tenant profiles ${profileArg}\n`,
+  );
   const entries: Entry[] = await Promise.all(
     seeds.map(async (seed) => ({
       seed,
@@ -70,6 +83,7 @@ export async function main(argv: string[]): Promise<number> {
         faults,
         faultSeed: seed,
         requestTimeout: 2,
+        profiles,
         log: (l) => process.stdout.write(`[seed ${seed}] ${l}\n`),
       })),
     })),
@@ -84,7 +98,13 @@ export async function main(argv: string[]): Promise<number> {
   } catch {
     all = {};
   }
-  all[faults] = { lifecycles, seeds: entries, ...(cancel ? { cancel } : {}), node: process.version, date: new Date().toISOString() };
+  all[profileArg === 'none' ? faults : `${faults} profiles=${profileArg}`] = {
+    lifecycles,
+    seeds: entries,
+    ...(cancel ? { cancel } : {}),
+    node: process.version,
+    date: new Date().toISOString(),
+  };
   writeFileSync(file, `${JSON.stringify({ mixes: all }, null, 2)}\n`);
 
   let ok = true;
@@ -104,6 +124,13 @@ export async function main(argv: string[]): Promise<number> {
     line('retries spent', `${r.retries} repeated requests, ${r.checks} effect checks`);
     line('secrets found in logs', r.secretsFound);
     line('wall time', `${r.seconds} s`);
+    line(
+      'by tenant profile',
+      Object.entries(r.byProfile)
+        .sort()
+        .map(([p, c]) => `${p} ${c.correct}/${c.lifecycles}`)
+        .join(', '),
+    );
     for (const f of r.failures.slice(0, 20)) process.stdout.write(`  ! ${f}\n`);
     ok &&=
       r.correct >= minCorrect &&

@@ -70,7 +70,7 @@ const BRANCH: InputSpec = {
 const EXCLUDE: InputSpec = {
   name: 'exclude',
   description:
-    'Files of `model-dir` not to upload: globs of paths relative to it, one per line or comma-separated (e.g. `model/drafts/**`). Dot-files other than `.gitignore`, `node_modules` and `dashboard-app` are never uploaded.',
+    'Files of `model-dir` to leave out (neither uploaded nor read): globs of paths relative to it, one per line or comma-separated (e.g. `model/drafts/**`). Dot-files other than `.gitignore`, `node_modules` and `dashboard-app` are never uploaded.',
   default: '',
 };
 const UPLOAD_VIA: InputSpec = {
@@ -205,7 +205,7 @@ export const ACTIONS: ActionSpec[] = [
     command: 'start-dev-branch',
     dir: 'actions/start-dev-branch',
     title: 'datamodel-ci: start dev branch',
-    description: "Make sure the PR's shared branch exists (created from the deploy branch), then open dev mode on it.",
+    description: "Make sure the PR's shared branch exists (created from the deploy branch), fork its dev branch, and release the key's dev-mode session.",
     inputs: [BRANCH, FAIL_WITHOUT_CREDENTIALS],
     outputs: [O.branch, O.devBranch, O.status, O.skipped],
   },
@@ -213,7 +213,7 @@ export const ACTIONS: ActionSpec[] = [
     command: 'upload-model',
     dir: 'actions/upload-model',
     title: 'datamodel-ci: upload model',
-    description: 'Upload the data model to a dev branch (only new and changed files), commit, and merge it into the shared branch.',
+    description: 'Upload the data model to the shared branch (only new and changed files), straight or through a dev-mode fork where the tenant requires it.',
     inputs: [
       BRANCH,
       { name: 'concurrency', description: 'Files uploaded in parallel at most (the connection pool holds 16).', default: String(DEFAULTS.uploadConcurrency) },
@@ -290,7 +290,11 @@ export const ACTIONS: ActionSpec[] = [
       BRANCH,
       { name: 'mode', description: '`pr` (the PR of the event) or `sweep` (every branch under `branch-prefix` whose PR is closed or gone).', default: 'pr' },
       { name: 'min-age', description: 'Sweep: only branches whose PR closed at least this long ago (`30m`, `12h`, `7d`).', default: DEFAULTS.sweepMinAge },
-      { name: 'remove-on-upstream', description: 'Also delete the git ref on the connected remote.', default: 'false' },
+      {
+        name: 'remove-on-upstream',
+        description: "Also delete the branch's git ref in the deployment's connected repository (the toolkit's own preview branches; `false` keeps the refs).",
+        default: 'true',
+      },
       FAIL_WITHOUT_CREDENTIALS,
     ],
     outputs: [O.branch, O.deleted, O.status, O.skipped],
@@ -312,11 +316,21 @@ export const ACTIONS: ActionSpec[] = [
       'Data-model preview per pull request: a shared branch, the model uploaded and validated, an always-on staging environment and one PR comment; merge or clean up on close.',
     inputs: [
       BRANCH,
-      { name: 'merge-on-close', description: 'Merge into the deploy branch when the PR is merged.', default: 'true' },
+      {
+        name: 'merge-on-close',
+        description:
+          "When the PR is merged: `auto` (default) merges the preview into the deploy branch unless the deployment is fed from a connected repository (GitHub's merge deploys it) or refuses merges (`deployBranchMergeAllowed: false`); `true` always merges (refused on such a deployment, before any write); `false` never.",
+        default: 'auto',
+      },
       { name: 'fail-on-invalid', description: 'Fail the job when the model is invalid.', default: 'true' },
       { name: 'smoke-test', description: 'Query the staging environment once it is enabled.', default: 'false' },
       { name: 'concurrency', description: 'Files uploaded in parallel at most (the connection pool holds 16).', default: String(DEFAULTS.uploadConcurrency) },
-      { name: 'remove-on-upstream', description: 'Also delete the git ref on the connected remote at cleanup.', default: 'false' },
+      {
+        name: 'remove-on-upstream',
+        description:
+          "At cleanup, also delete the preview branch's git ref in the deployment's connected repository (the branch is the toolkit's own; `false` keeps the ref).",
+        default: 'true',
+      },
       EXCLUDE,
       UPLOAD_VIA,
       DEPLOY_ON_MERGE,

@@ -31,6 +31,11 @@ export const DEFAULTS = {
   dbtFirstPollSeconds: 20,
   /** How long a branch's build may take before validation gives up, minutes (the vendor's CLI waits 15). */
   buildWaitMinutes: 15,
+  /**
+   * How long a staging environment reported `Branch is not active` right after it was enabled (or woken)
+   * is given to start, ms: the vendor says staging environments sleep when idle and workers take a while.
+   */
+  stagingWakeMs: 180_000,
   /** How long a build reported `none` or `stopped` is taken as about to start, ms (the vendor's grace). */
   buildIdleGraceMs: 60_000,
   /** A dbt sync may be invisible (404) this long after it started, ms (measured by the vendor). */

@@ -1,13 +1,15 @@
 /**
  * The terminal entry: `datamodel-ci <command> [--flags]`. Exit codes: 0 done, 1 failed, 2 bad input,
- * 3 platform unreachable or refused (src/report/hints.ts). stdout carries only the result.
+ * 3 platform unreachable or refused (src/commands/exit-codes.ts). stdout carries only the result.
  */
+import { messageOf } from './client/errors.js';
 import { UsageError } from './commands/args.js';
 import { commandHelp, mainHelp } from './commands/help.js';
 import { COMMANDS, findCommand } from './commands/index.js';
 import { asksForHelp } from './commands/spec.js';
 import { processIo, type Io } from './io.js';
-import { EXIT, exitCodeFor, hintFor } from './report/hints.js';
+import { EXIT, exitCodeFor } from './commands/exit-codes.js';
+import { hintFor } from './report/hints.js';
 import { VERSION } from './version.js';
 
 /** The --api-url a command line or its variable gives, for the hints (never checked here). */
@@ -55,7 +57,7 @@ export async function runCli(argv: string[], io: Io = processIo): Promise<number
   try {
     return await command.run(rest, io);
   } catch (error) {
-    const message = `datamodel-ci ${name}: ${error instanceof Error ? error.message : String(error)}`;
+    const message = `datamodel-ci ${name}: ${messageOf(error)}`;
     const hint = hintFor(error, apiUrlOf(rest, io));
     const code = exitCodeFor(error);
     io.err(hint ? `${message}\nhint: ${hint}` : message);

@@ -3,13 +3,14 @@
  * `DATAMODEL_CI_*` variable (how action.yml passes inputs), else the action table's default. A bad value
  * is an InputError naming the input, the value and the expected form; nothing has been sent yet.
  */
-import { branchNameProblem, prefixProblem } from '@datamodel-ci/platform-api';
+import { branchNameProblem } from '@datamodel-ci/platform-api';
+import { prefixProblem } from './branch-names.js';
 import { actionSpec, COMMON_INPUTS, envName, inputsOf, type CommandName, type InputSpec } from './action-spec.js';
 import { InputError } from './client/errors.js';
 import { parseBaseUrl, type AuthScheme } from './client/http.js';
 import { DEFAULTS } from './defaults.js';
-import type { UploadVia } from './workflows/upload-model.js';
-import { readDataDiff, type DataDiffSettings } from './impact/data/settings.js';
+import type { UploadVia } from './operations/upload-model.js';
+import type { DataDiffSettings } from './impact/data/types.js';
 
 export type Source = (name: string) => string | undefined;
 
@@ -168,7 +169,7 @@ export interface CommandInputs {
   impact: { branch?: string; failOnBreaking: boolean; dataDiff: DataDiffSettings };
   pr: {
     branch?: string;
-    mergeOnClose: boolean;
+    mergeOnClose: 'auto' | 'true' | 'false';
     failOnInvalid: boolean;
     smokeTest: boolean;
     concurrency: number;
@@ -225,6 +226,49 @@ export function readCommon(r: InputReader): CommonSettings {
 const UPLOAD_VIAS = ['auto', 'direct', 'dev-mode'] as const satisfies readonly UploadVia[];
 const CONCURRENCY = { min: 1, max: 64, fallback: DEFAULTS.uploadConcurrency };
 
+/** A number of at least 0 (fractions allowed). */
+function nonNegative(r: InputReader, name: string): number {
+  const v = r.raw(name) ?? '0';
+  const n = Number(v);
+  if (!/^\d+(\.\d+)?(e-?\d+)?$/i.test(v) || !Number.isFinite(n)) throw new InputError(name, v, 'a number of at least 0');
+  return n;
+}
+
+function securityContext(r: InputReader): Record<string, unknown> {
+  const v = r.raw('data-diff-security-context');
+  if (v === undefined) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(v);
+  } catch {
+    throw new InputError('data-diff-security-context', '(not shown)', 'a JSON object, e.g. {"tenant":"acme"}');
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new InputError('data-diff-security-context', '(not shown)', 'a JSON object, e.g. {"tenant":"acme"}');
+  return parsed as Record<string, unknown>;
+}
+
+/** The data diff's inputs (the impact and pr actions). */
+function readDataDiff(r: InputReader): DataDiffSettings {
+  const mode = r.oneOf('data-diff', ['off', 'values', 'relative'] as const);
+  const queriesFile = r.string('data-diff-queries');
+  return {
+    mode,
+    allowPublic: r.bool('data-diff-allow-public'),
+    ...(queriesFile ? { queriesFile } : {}),
+    securityContext: securityContext(r),
+    limits: {
+      maxQueries: r.int('data-diff-max-queries', 1, 500) ?? DEFAULTS.dataDiffMaxQueries,
+      maxRows: r.int('data-diff-max-rows', 1, 50_000) ?? DEFAULTS.dataDiffMaxRows,
+      concurrency: r.int('data-diff-concurrency', 1, 16) ?? DEFAULTS.dataDiffConcurrency,
+      queryTimeoutMs: (r.int('data-diff-query-timeout', 1, 600) ?? DEFAULTS.dataDiffQueryTimeoutSeconds) * 1000,
+      absTolerance: nonNegative(r, 'data-diff-abs-tolerance'),
+      relTolerance: nonNegative(r, 'data-diff-rel-tolerance'),
+    },
+    failOnChange: r.bool('fail-on-data-change'),
+  };
+}
+
 type Readers = { [C in CommandName]: (r: InputReader) => CommandInputs[C] };
 
 /** One reader per command: each reads all of its command's own inputs. */
@@ -268,7 +312,7 @@ const readers: Readers = {
   impact: (r) => ({ branch: r.branch('branch'), failOnBreaking: r.bool('fail-on-breaking'), dataDiff: readDataDiff(r) }),
   pr: (r) => ({
     branch: r.branch('branch'),
-    mergeOnClose: r.bool('merge-on-close'),
+    mergeOnClose: r.oneOf('merge-on-close', ['auto', 'true', 'false'] as const),
     failOnInvalid: r.bool('fail-on-invalid'),
     smokeTest: r.bool('smoke-test'),
     concurrency: r.int('concurrency', CONCURRENCY.min, CONCURRENCY.max) ?? CONCURRENCY.fallback,

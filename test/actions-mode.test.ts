@@ -11,7 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InputError } from '../src/client/index.js';
 import { DEMO_MODEL, startGitHubStandin, type GitHubStandin } from '../packages/emulator/src/index.js';
-import { branchForPr } from '@datamodel-ci/platform-api';
+import { branchForPr } from '../src/branch-names.js';
 import { pullRequestFromPayload } from '../src/github/event.js';
 import { runActionCommand } from '../src/commands/index.js';
 import { emulatorFixture, type EmulatorFixture } from './support/emulator.js';

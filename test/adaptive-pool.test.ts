@@ -1,6 +1,6 @@
 /** The upload pool's concurrency: starts low, doubles after healthy windows up to the ceiling, halves when told to slow down. */
 import { describe, expect, it } from 'vitest';
-import { AdaptivePool } from '../src/workflows/adaptive-pool.js';
+import { AdaptivePool } from '../src/operations/adaptive-pool.js';
 
 /** Run `n` tasks that each take a tick, recording how many ran at once. */
 async function run(pool: AdaptivePool, n: number, onTask?: (i: number) => void) {

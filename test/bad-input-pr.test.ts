@@ -44,7 +44,7 @@ const cases = (): { input: string; value: string; says: string }[] => [
   { input: 'dry-run', value: 'yes', says: 'dry-run: got "yes", expected true or false' },
   { input: 'request-timeout', value: '0', says: 'request-timeout: got "0", expected a positive number' },
   { input: 'branch', value: 'my branch', says: 'branch: got "my branch", expected a branch name' },
-  { input: 'merge-on-close', value: 'maybe', says: 'merge-on-close: got "maybe", expected true or false' },
+  { input: 'merge-on-close', value: 'maybe', says: 'merge-on-close: got "maybe", expected "auto" or "true" or "false"' },
   { input: 'allow-model-deletion', value: 'sure', says: 'allow-model-deletion: got "sure", expected true or false' },
   { input: 'fail-on-invalid', value: 'maybe', says: 'fail-on-invalid: got "maybe", expected true or false' },
   { input: 'smoke-test', value: 'yes', says: 'smoke-test: got "yes", expected true or false' },

@@ -1,7 +1,8 @@
 /**
  * The three rooms stay apart: the product (src/) never reaches into the emulator, the emulator uses
- * only the contract of the project's code, the contract depends on nothing of ours, and the
- * operations (src/workflows/) know nothing of GitHub or the Actions runtime.
+ * only the contract of the project's code, the contract depends on nothing of ours. Inside the
+ * product, imports run one way: commands/ -> pr/ -> operations/ -> model/ and client/, with report/
+ * at the bottom; only pr/ writes to GitHub, and the platform's operations know nothing of it.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -50,7 +51,7 @@ function emulatorFileWith(marker: string): string | undefined {
 
 describe('import boundaries', () => {
   it('finds the imports it checks (the scanner itself works)', () => {
-    expect(importsOf('src/commands/pr.ts')).toContain('../workflows/pr-preview.js');
+    expect(importsOf('src/commands/pr.ts')).toContain('../operations/pr-preview.js');
     expect(importsOf('packages/emulator/src/index.ts').length).toBeGreaterThan(2);
   });
 
@@ -69,9 +70,37 @@ describe('import boundaries', () => {
     expect(violations('packages/platform-api/src', ok)).toEqual([]);
   });
 
-  it('src/workflows/ imports no @actions/* and nothing of src/github/', () => {
-    const ok = (i: Import) => (i.path ? !i.path.startsWith('src/github') : !i.spec.startsWith('@actions/') && !i.spec.startsWith('@octokit/'));
-    expect(violations('src/workflows', ok)).toEqual([]);
+  it("src/operations/ imports no @actions/*, nothing of GitHub (src/github/), the pull request's side (src/pr/) or the commands", () => {
+    const ok = (i: Import) => (i.path ? !/^src\/(github|pr|commands)\//.test(i.path) : !i.spec.startsWith('@actions/') && !i.spec.startsWith('@octokit/'));
+    expect(violations('src/operations', ok)).toEqual([]);
+  });
+
+  it('src/model/ (the local model) imports no operation, nothing of GitHub, the pull request or the commands', () => {
+    const ok = (i: Import) => (i.path ? !/^src\/(operations|github|pr|commands|impact)\//.test(i.path) : !i.spec.startsWith('@actions/'));
+    expect(violations('src/model', ok)).toEqual([]);
+  });
+
+  it("src/report/ imports nothing above it (only itself, the client's errors and the Actions runtime)", () => {
+    const ok = (i: Import) => (i.path ? /^src\/(report|client)\//.test(i.path) : i.spec.startsWith('node:') || i.spec === '@actions/core');
+    expect(violations('src/report', ok)).toEqual([]);
+  });
+
+  it("src/pr/ (the pull request's side) never reaches up into the commands", () => {
+    expect(violations('src/pr', (i) => !i.path?.startsWith('src/commands/'))).toEqual([]);
+  });
+
+  it('src/impact/ (the diffs) calls no platform operation and knows no GitHub: it imports only itself, the local model and the client', () => {
+    expect(violations('src/impact', (i) => !i.path || /^src\/(impact|model|client)\//.test(i.path))).toEqual([]);
+  });
+
+  it('only src/pr/ writes to GitHub (comments, check runs, deployments); src/github/ is the port it writes through', () => {
+    const writes = /\.(createComment|updateComment|createCheckRun|addCheckRunAnnotations|createDeployment|createDeploymentStatus)\(/;
+    const writers = sources('src')
+      .filter((f) => !f.startsWith('src/pr/') && !f.startsWith('src/github/'))
+      .filter((f) => writes.test(readFileSync(join(REPO, f), 'utf8')));
+    expect(writers).toEqual([]);
+    // The rule has something to hold: the writes are there, in src/pr/.
+    expect(sources('src/pr').filter((f) => writes.test(readFileSync(join(REPO, f), 'utf8'))).length).toBeGreaterThanOrEqual(2);
   });
 
   it('the bundle a runner downloads holds no emulator code', () => {

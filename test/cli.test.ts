@@ -4,7 +4,7 @@ import { runCli } from '../src/main.js';
 import type { Io } from '../src/io.js';
 import { parseArgs } from '../src/commands/args.js';
 import { VERSION } from '../src/version.js';
-import { json, startTestServer, type TestServer } from '../packages/emulator/src/github/https-server.js';
+import { json, startTestServer, type TestServer } from './support/https-server.js';
 
 const KEY = 'cli-key-0123456789';
 let server: TestServer;

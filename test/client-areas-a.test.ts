@@ -12,7 +12,7 @@ import { notificationsApi } from '../src/client/areas/notifications.js';
 import { auditLogsApi } from '../src/client/areas/audit-logs.js';
 import { usageAnalyticsApi } from '../src/client/areas/usage-analytics.js';
 import { scimApi } from '../src/client/areas/scim.js';
-import { json, startTestServer, type TestServer } from '../packages/emulator/src/github/https-server.js';
+import { json, startTestServer, type TestServer } from './support/https-server.js';
 
 let server: TestServer;
 const clients: HttpClient[] = [];

@@ -8,7 +8,7 @@ import { githubApi } from '../src/client/areas/github.js';
 import { embedApi } from '../src/client/areas/embed.js';
 import { workspaceApi } from '../src/client/areas/workspace.js';
 import { appApi } from '../src/client/areas/app.js';
-import { json, startTestServer, type TestServer } from '../packages/emulator/src/github/https-server.js';
+import { json, startTestServer, type TestServer } from './support/https-server.js';
 
 let server: TestServer;
 const clients: HttpClient[] = [];

@@ -2,7 +2,7 @@
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { AbortedError, ConnectionError, PlatformClient, RateLimitError, ServerError, TimeoutError, parseRetryAfter } from '../src/client/index.js';
-import { json } from '../packages/emulator/src/github/https-server.js';
+import { json } from './support/https-server.js';
 import { KEY, client, clients, server, useTestServer, validation } from './support/platform-test-server.js';
 
 useTestServer();

@@ -22,7 +22,7 @@ import {
   iterateOffset,
 } from '../src/client/index.js';
 import { VERSION } from '../src/version.js';
-import { json } from '../packages/emulator/src/github/https-server.js';
+import { json } from './support/https-server.js';
 import { KEY, client, server, useTestServer, validation } from './support/platform-test-server.js';
 
 useTestServer();

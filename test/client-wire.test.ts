@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BadRequestError, NotAvailableError, PlatformClient, extractPlatformMessage, type ClientOptions } from '../src/client/index.js';
-import { json, startTestServer, type TestServer } from '../packages/emulator/src/github/https-server.js';
+import { json, startTestServer, type TestServer } from './support/https-server.js';
 
 let server: TestServer;
 const clients: PlatformClient[] = [];

@@ -5,7 +5,7 @@
  * the emulator and the GitHub stand-in.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseComment } from '../src/github/comment.js';
+import { parseComment } from '../src/pr/comment/ledger.js';
 import { cube, sha1, startLifecycle, type Lifecycle } from './support/lifecycle.js';
 
 let lc: Lifecycle;
@@ -63,9 +63,9 @@ describe('merging on close', () => {
     lc.gh.setHead(3, head(3, 'b'));
     lc.gh.closePull(3, true);
     const before = lc.main();
-    // The tenant starts refusing uploads to shared branches: the branch cannot be brought up to date.
+    // The tenant starts refusing uploads to shared branches, and upload-via is direct: the branch cannot be brought up to date.
     lc.em.controls.behaviour = { ...lc.em.controls.behaviour, directUploads: false };
-    const failed = await lc.run(3, 'closed', { headSha: head(3, 'b'), merged: true });
+    const failed = await lc.run(3, 'closed', { headSha: head(3, 'b'), merged: true, env: { DATAMODEL_CI_UPLOAD_VIA: 'direct' } });
     lc.em.controls.behaviour = { ...lc.em.controls.behaviour, directUploads: true };
     expect(failed.code).toBe(1);
     const text = failed.lines.join('\n');
@@ -83,6 +83,25 @@ describe('merging on close', () => {
     expect(branches()['preview-pr-3']).toBeUndefined();
     expect(ledgerOf(3)?.view).toMatchObject({ state: 'merged' });
     expect(ledgerOf(3)?.view?.pending).toBeUndefined();
+  }, 90_000);
+
+  it('the merged close brings the branch up to date the way the preview uploads: through dev mode on a tenant that refuses direct uploads', async () => {
+    lc.gh.addPull({ number: 6, headSha: head(6, 'a'), headRef: 'six' });
+    lc.checkout({ 'model/cubes/six.yml': cube('six', 1) });
+    expect((await lc.run(6, 'opened', { headSha: head(6, 'a') })).code).toBe(0);
+    lc.checkout({ 'model/cubes/six.yml': cube('six', 2) });
+    lc.gh.setHead(6, head(6, 'b'));
+    lc.gh.closePull(6, true);
+    lc.em.controls.behaviour = { ...lc.em.controls.behaviour, directUploads: false };
+    try {
+      const r = await lc.run(6, 'closed', { headSha: head(6, 'b'), merged: true });
+      expect(r.code, r.lines.join('\n')).toBe(0);
+      expect(r.lines.join('\n')).toMatch(/uploading through dev mode instead/);
+    } finally {
+      lc.em.controls.behaviour = { ...lc.em.controls.behaviour, directUploads: true };
+    }
+    expect(lc.main()['model/cubes/six.yml']).toBe(sha1(cube('six', 2)));
+    expect(Object.values(branches()).filter((b) => b.kind === 'dev' || b.name === 'preview-pr-6')).toEqual([]);
   }, 90_000);
 
   it('a failed preview is repaired by rerunning the same event: branch, comment and outputs as a clean run leaves them', async () => {

@@ -4,7 +4,7 @@
  * ledger steers nothing (cleanup deletes only this PR's branches by our naming rule).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commentMarker, encodeLedger } from '../src/github/comment.js';
+import { commentMarker, encodeLedger } from '../src/pr/comment/ledger.js';
 import { createGitHubApi } from '../src/github/octokit.js';
 import { cube, startLifecycle, type Lifecycle } from './support/lifecycle.js';
 

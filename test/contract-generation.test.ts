@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { FileBytes, alias, refine, schemas } from '@datamodel-ci/platform-api';
+import { FileBytes, ReadDate, ReadInt, ReadNumber, alias, refine, schemas } from '@datamodel-ci/platform-api';
 import { ROOT, writeGenerated } from '../packages/platform-api/scripts/generate.js';
 import { applyAction, select } from '../packages/platform-api/scripts/jsonpath.js';
 import { print } from '../packages/platform-api/scripts/printer.js';
@@ -49,9 +49,9 @@ async function build(schema: Schema, mode: Mode, components: Record<string, Sche
   const defs = names.map((n) => `const ${n} = ${print(zodOf(components[n] as Schema, { ...ctx, at: n }))};`).join('\n');
   const code = print(zodOf(schema, ctx));
   const file = join(out, `schema-${++modules}.mjs`);
-  writeFileSync(file, `export default (z, FileBytes, alias, refine) => {\n${defs}\nreturn ${code};\n};\n`);
+  writeFileSync(file, `export default (z, FileBytes, alias, refine, ReadInt, ReadNumber, ReadDate) => {\n${defs}\nreturn ${code};\n};\n`);
   const made = (await import(/* @vite-ignore */ pathToFileURL(file).href)) as { default: (...scope: unknown[]) => z.ZodType };
-  return made.default(z, FileBytes, alias, refine);
+  return made.default(z, FileBytes, alias, refine, ReadInt, ReadNumber, ReadDate);
 }
 
 const ok = (s: z.ZodType, v: unknown) => s.safeParse(v).success;
@@ -90,7 +90,20 @@ describe('JSON Schema to zod', () => {
     expect(ok(s, { id: 0, kind: 'new-kind', name: 'much too long', tags: [], extra: 1 })).toBe(true);
     expect(ok(s, { id: 1, kind: 'a', name: null, tags: null })).toBe(true);
     expect(ok(s, { id: 1 })).toBe(false);
-    expect(ok(s, { id: '1', kind: 'a' })).toBe(false);
+    // A number may come as its decimal text (ids especially), read as the number; other text is refused.
+    expect(s.parse({ id: '1', kind: 'a' })).toMatchObject({ id: 1 });
+    expect(ok(s, { id: 'one', kind: 'a' })).toBe(false);
+  });
+
+  it('an answer reads dates in any text form or as a count since the epoch; a union with text keeps the text', async () => {
+    const when = await build({ type: 'string', format: 'date-time' }, 'response');
+    expect(when.parse('Tue, 01 Dec 2026 10:00:00 GMT')).toBe('Tue, 01 Dec 2026 10:00:00 GMT');
+    expect(when.parse(1_796_119_200)).toBe('2026-12-01T10:00:00.000Z');
+    expect(when.parse(1_796_119_200_000)).toBe('2026-12-01T10:00:00.000Z');
+    expect(ok(await build({ type: 'string', format: 'date-time' }, 'request'), 1_796_119_200)).toBe(false);
+    const id = await build({ oneOf: [{ type: 'integer' }, { type: 'string' }] }, 'response');
+    expect(id.parse('1')).toBe('1');
+    expect(id.parse(1)).toBe(1);
   });
 
   it('unions, allOf merges, formats, defaults and the overlay vocabulary', async () => {

@@ -5,12 +5,12 @@
  * with the tolerances, and the relative mode keeping no value at all.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, startTestServer, type RecordedRequest, type TestServer } from '../packages/emulator/src/github/https-server.js';
+import { json, startTestServer, type RecordedRequest, type TestServer } from './support/https-server.js';
 import { PlatformClient } from '../src/client/index.js';
-import { runDataDiff, type DataDiffInput } from '../src/impact/data/run.js';
+import { runDataDiff, type DataDiffInput } from '../src/operations/data-diff.js';
 import type { DataDiffLimits, KeyQuery } from '../src/impact/data/types.js';
 import { MemoryReporter } from '../src/report/reporter.js';
-import type { OpContext } from '../src/workflows/context.js';
+import type { OpContext } from '../src/operations/context.js';
 
 let server: TestServer;
 let client: PlatformClient;

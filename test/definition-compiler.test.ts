@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { DEMO_MODEL } from '../packages/emulator/src/index.js';
 import { compileFiles } from '../packages/emulator/src/engine/compile.js';
-import { modelDefinition, type ModelDefinition } from '../src/impact/definition/model.js';
+import type { ModelDefinition } from '../src/impact/definition/model.js';
+import { modelDefinition } from '../src/impact/definition/source.js';
 
 type Fn = ((...args: unknown[]) => unknown) | undefined;
 type Def = Record<string, unknown>;

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { compareDefinitions } from '../src/impact/definition/index.js';
-import { flattenSourceTree, modelFilesOf } from '../src/impact/definition/files.js';
+import { flattenSourceTree } from '../src/impact/definition/files.js';
+import { modelFilesOf } from '../src/model/model-files.js';
 
 const ORDERS = `cubes:
   - name: orders

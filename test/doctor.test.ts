@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Io } from '../src/io.js';
 import { runCli } from '../src/main.js';
-import type { DoctorReport } from '../src/workflows/doctor.js';
+import type { DoctorReport } from '../src/operations/doctor.js';
 import type { Emulator } from '../packages/emulator/src/index.js';
 import { emulatorFixture, type EmulatorFixture } from './support/emulator.js';
 
@@ -47,10 +47,13 @@ describe('doctor', () => {
       'auth scheme',
       'content-length',
       'deploy settings',
+      'duplicate branch',
       'upload',
       'hash algorithm',
       'staging URL',
       'build status',
+      'hash form',
+      'staging wake',
       'validation errors',
       'clean-up',
     ]) {
@@ -77,6 +80,37 @@ describe('doctor', () => {
       expect(leftovers(fx.em)).toEqual([]);
     } finally {
       fx.em.controls.behaviour.directUploads = true;
+    }
+  });
+
+  it("names the tenant as it finds it: fed from a repository, a duplicate's status, the hash form, the staging wake; its branch's ref goes too", async () => {
+    const tenant = await emulatorFixture({ profiles: ['github-connected', 'duplicate-branch-400', 'short-hash', 'staging-cold'] });
+    try {
+      const r = await doctor(tenant.em);
+      const text = r.out.join('\n');
+      expect(r.code, text).toBe(0);
+      expect(text).toMatch(
+        /^✓ deploy settings: deploy branch main, fed from acme\/analytics \(creationMethod github\): production is built from pushes to main; merges into the deploy branch refused, the deploy branch is read-only$/m,
+      );
+      expect(text).toContain("→ the toolkit previews the PR's own head branch (pull, no upload) and never merges on close");
+      expect(text).toMatch(/^✓ duplicate branch: a second create of the same name answers 400 /m);
+      expect(text).toMatch(/^✓ hash form: upload\/finish reports 40 hex characters, build status 7 hex characters, the same commit$/m);
+      expect(text).toMatch(/^✓ staging wake: the staging environment said "Branch is not active" after it was enabled; one data request woke it/m);
+      expect(leftovers(tenant.em)).toEqual([]);
+      expect(Object.keys(tenant.em.state.deployments[0]!.connected!.refs).filter((n) => n.startsWith('datamodel-ci-doctor-'))).toEqual([]);
+    } finally {
+      await tenant.close();
+    }
+  });
+
+  it("ends no dev-mode session: the Content-Length probe names a branch that does not exist (a session is the key's, maybe another run's)", async () => {
+    await fx.admin.branches.startDevMode({ deploymentId: 1, body: { branchName: 'feature-revenue' } });
+    try {
+      const r = await doctor(fx.em);
+      expect(r.code, r.err.join('\n')).toBe(0);
+      expect(Object.keys(fx.em.state.deployments[0]!.devSessions)).toEqual(['key-admin']);
+    } finally {
+      await fx.admin.branches.stopDevMode({ deploymentId: 1 });
     }
   });
 

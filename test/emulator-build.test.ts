@@ -317,13 +317,13 @@ describe('staging environment (4.4)', () => {
   it('enables a shared branch: listed as an environment of type staging with the dev-mode URL', async () => {
     const shared = await freshShared('stg-on');
     const r = await c.branches.setStagingEnvironment({ deploymentId: D, body: { enabled: true, branchName: shared } });
-    expect(r.data).toMatchObject({ name: shared, isStagingEnvironmentEnabled: true, parentBranch: 'main' });
+    expect(r!.data).toMatchObject({ name: shared, isStagingEnvironmentEnabled: true, parentBranch: 'main' });
     const envs = await c.deployments.environments({ deploymentId: D, query: { type: 'staging' } });
     const list = envs.items.filter((e) => e.name === shared);
     expect(list).toHaveLength(1);
     expect(list[0]!.type).toBe('staging');
     expect(environmentRestUrl(list[0]!)).toBe(`${fx.em.deployments[0]!.deploymentUrl}/dev-mode/${shared}/cubejs-api/v1`);
-    await c.branches.setStagingEnvironment({ deploymentId: D, body: { enabled: false, branchId: r.data.id } });
+    await c.branches.setStagingEnvironment({ deploymentId: D, body: { enabled: false, branchId: r!.data.id } });
     const after = await c.deployments.environments({ deploymentId: D, query: { type: 'staging' } });
     expect(after.items.some((e) => e.name === shared)).toBe(false);
   });

@@ -227,11 +227,11 @@ describe('deploy mode and production', () => {
 });
 
 describe('staging URL and createBranch default', () => {
-  it('reports <deploymentUrl>/dev-mode/<encoded branch>/cubejs-api/v1, and the data API serves that URL for a branch with "/"', async () => {
+  it('reports <deploymentUrl>/dev-mode/<branch, "/" kept>/cubejs-api/v1 (the vendor\'s examples); the data API serves the branch', async () => {
     const name = await shared('team/pr-11');
     await c.branches.setStagingEnvironment({ deploymentId: 1, body: { enabled: true, branchName: name } });
     const env = (await c.deployments.environments({ deploymentId: 1, query: { type: 'staging' } })).items.find((e) => e.name === name)!;
-    expect(environmentRestUrl(env)).toBe(`${fx.em.deployments[0]!.deploymentUrl}/dev-mode/team%2Fpr-11/cubejs-api/v1`);
+    expect(environmentRestUrl(env)).toBe(`${fx.em.deployments[0]!.deploymentUrl}/dev-mode/team/pr-11/cubejs-api/v1`);
     expect(await served(1, name)).toEqual(['customers', 'orders', 'orders_view']);
   });
 

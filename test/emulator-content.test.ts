@@ -212,14 +212,14 @@ describe('reports', () => {
       reportId: r.id,
       body: { externalWorkbookId: 'gsheet-1', sheetName: 'Other', anchorCell: 'B2' },
     });
-    expect(noop.externalWorkbookPlacements).toHaveLength(2);
+    expect(noop!.externalWorkbookPlacements).toHaveLength(2);
     expect(snapshot()).toBe(before);
     const left = await c.workspace.disconnectReportFromWorkbook({
       deploymentId: D,
       reportId: r.id,
       body: { externalWorkbookId: 'gsheet-1', resultLocation: "'Sheet 1'!B2" },
     });
-    expect(left.externalWorkbookPlacements?.map((p) => p.workbookId)).toEqual(['xlsx-9']);
+    expect(left!.externalWorkbookPlacements?.map((p) => p.workbookId)).toEqual(['xlsx-9']);
   });
 });
 

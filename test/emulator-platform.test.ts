@@ -107,12 +107,11 @@ describe('start-up', () => {
       const branches = await collect(c.branches.iterate({ deploymentId: id }));
       expect(branches.some((b) => b.parentBranch === 'main')).toBe(true);
     }
-    // finance: the monorepo's second model, a project root of its own, valid on the platform's compiler.
+    // finance: the monorepo's second model, valid on the platform's compiler.
     const finance = Object.keys(await c.dataModel.fileHashes({ deploymentId: 3, query: { branchName: 'main' } })).sort();
     expect(finance).toEqual(['cube.js', 'model/cubes/payments.yml', 'model/views/payments_view.yml']);
     expect((await c.dataModel.validate({ deploymentId: 3 })).valid).toBe(true);
-    expect(await c.deployments.settings({ deploymentId: 3 })).toMatchObject({ name: 'finance', deployMode: 'git', deployProjectRoot: '/finance' });
-    expect((await c.deployments.settings({ deploymentId: 1 })).deployProjectRoot).toBe('/');
+    expect(await c.deployments.settings({ deploymentId: 3 })).toMatchObject({ name: 'finance', deployMode: 'git' });
     const page = await c.dbtSync.list({ deploymentId: 1, query: { first: 500 } });
     expect(page.items).toHaveLength(100);
     expect(page.pageInfo?.hasNextPage).toBe(true);
@@ -254,7 +253,7 @@ describe('dbt sync (section 3, 4.12)', () => {
     const start = await c.dbtSync.start({ deploymentId: 1, body: { ref: 'develop' } });
     fx.em.clock.advance(5_000);
     const cancel = await c.dbtSync.cancel({ deploymentId: 1, syncJobId: start.syncJobId });
-    expect(cancel.message).toContain('cancelled');
+    expect(cancel!.message).toContain('cancelled');
     const status = await c.dbtSync.status({ deploymentId: 1, syncJobId: start.syncJobId });
     expect(status.status).toBe('FAILED');
     expect(status.error).toMatch(/cancelled/);

@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMMENT_LIMIT, commentMarker, composeComment, encodeLedger, findStickyComments, parseComment, type Ledger } from '../src/github/comment.js';
-import { nextView, type PreviewView } from '../src/github/preview-view.js';
-import { readLedger, upsertStickyComment, type UpsertOptions } from '../src/github/comment-thread.js';
+import { COMMENT_LIMIT, commentMarker, composeComment, encodeLedger, findStickyComments, parseComment, type Ledger } from '../src/pr/comment/ledger.js';
+import { nextView, type PreviewView } from '../src/pr/comment/view.js';
+import { readLedger, upsertStickyComment, type UpsertOptions } from '../src/pr/comment/thread.js';
 import { createGitHubApi } from '../src/github/octokit.js';
 import type { GitHubApi } from '../src/github/types.js';
 import { BOT_LOGIN, startGitHubStandin, type GitHubStandin } from '../packages/emulator/src/index.js';

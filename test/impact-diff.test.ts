@@ -11,7 +11,7 @@ import { compileTree } from '../packages/emulator/src/engine/model.js';
 import { countChanges, diffMeta } from '../src/impact/diff.js';
 import { parseMeta, type MetaDocument } from '../src/impact/meta.js';
 import { privateIn } from '../src/impact/definition/merge.js';
-import { modelDefinition } from '../src/impact/definition/model.js';
+import { modelDefinition } from '../src/impact/definition/source.js';
 
 const ORDERS = 'model/cubes/orders.yml';
 const VIEW = 'model/views/orders_view.yml';
@@ -129,7 +129,7 @@ describe('the member diff on /meta from Cube’s compiler', () => {
       onlyGranularities: ['fortnight'],
       details: ['granularity fortnight removed', 'granularity quarter_shifted added'],
     });
-    expect(cs.members.find((m) => m.member === 'orders.status')).toMatchObject({ breaking: true, details: ['type string → number', 'format (none) → number'] });
+    expect(cs.members.find((m) => m.member === 'orders.status')).toMatchObject({ breaking: true, details: ['type string → number'] });
     expect(cs.members.find((m) => m.member === 'orders_view.status')).toMatchObject({ breaking: true, change: 'changed' });
   });
 

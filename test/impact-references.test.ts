@@ -3,14 +3,14 @@
  * change set breaks, and the comment section: its summary line, its tables, the size cap and escaping.
  */
 import { describe, expect, it } from 'vitest';
-import { composeComment, COMMENT_LIMIT } from '../src/github/comment.js';
-import { nextView } from '../src/github/preview-view.js';
-import { impactView, renderImpact } from '../src/github/render-impact.js';
-import { renderPreview } from '../src/github/render-preview.js';
+import { composeComment, COMMENT_LIMIT } from '../src/pr/comment/ledger.js';
+import { nextView } from '../src/pr/comment/view.js';
+import { impactView, renderImpact } from '../src/pr/comment/render-impact.js';
+import { renderPreview } from '../src/pr/comment/render-preview.js';
 import { affectedContent, dashboardContent, notificationContent, reportContent } from '../src/impact/affected.js';
 import type { ChangeSet, MemberChange } from '../src/impact/diff.js';
 import { controlUses, queryUses } from '../src/impact/references.js';
-import { impactSummaryLine, type ImpactResult } from '../src/workflows/impact.js';
+import { impactSummaryLine, type ImpactResult } from '../src/operations/impact.js';
 
 const removed = (member: string, extra: Partial<MemberChange> = {}): MemberChange => ({
   member,

@@ -10,11 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_MODEL } from '../packages/emulator/src/index.js';
 import type { PlatformClient } from '../src/client/index.js';
 import { MemoryReporter } from '../src/report/reporter.js';
-import type { OpContext } from '../src/workflows/context.js';
-import { enableStaging } from '../src/workflows/enable-staging.js';
-import { analyseImpact, impactSummaryLine } from '../src/workflows/impact.js';
-import { ensureSharedBranch } from '../src/workflows/start-dev-branch.js';
-import { uploadModel } from '../src/workflows/upload-model.js';
+import type { OpContext } from '../src/operations/context.js';
+import { enableStaging } from '../src/operations/enable-staging.js';
+import { analyseImpact, impactSummaryLine } from '../src/operations/impact.js';
+import { ensureSharedBranch } from '../src/operations/start-dev-branch.js';
+import { uploadModel } from '../src/operations/upload-model.js';
 import { runCli } from '../src/main.js';
 import type { Io } from '../src/io.js';
 import { emulatorFixture, snapshot, type EmulatorFixture } from './support/emulator.js';
@@ -94,7 +94,7 @@ describe('impact', () => {
     expect(impactSummaryLine(r)).toBe('no member changes; no content affected');
   });
 
-  it('a key that may mint only metadata tokens and may not list notifications: the diff still runs; two notices say what was not done', async () => {
+  it('a key that may not mint environment tokens and may not list notifications: the diff still runs with the deployment token; notices say what was not done', async () => {
     await branchWith('preview-pr-42', WITHOUT_COUNTRY);
     const c = ctx(fx.member);
     const r = await analyseImpact(c, { branch: 'preview-pr-42', deployBranch: 'main' }, { ca: fx.em.ca });
@@ -103,7 +103,7 @@ describe('impact', () => {
     expect(r.affected.map((a) => a.kind)).toEqual(['report', 'dashboard']);
     expect(r.notices).toEqual([
       expect.stringMatching(
-        /^this API key may not mint data-API tokens for production \(POST \/api\/v1\/deployments\/1\/environments\/1-production\/tokens -> 403: .*admin.*\): read its \/meta with a metadata token$/,
+        /^this API key may not mint data-API tokens for production \(POST \/api\/v1\/deployments\/1\/environments\/1-production\/tokens -> 403: .*admin.*\): read its \/meta with the deployment's data-API token$/,
       ),
       expect.stringMatching(/^this API key may not mint data-API tokens for the staging environment of preview-pr-42 /),
       expect.stringMatching(/^notifications were not checked: this API key may not read them \(GET \/api\/v1\/deployments\/1\/notifications -> 403: /),

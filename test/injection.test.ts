@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseComment } from '../src/github/comment.js';
+import { parseComment } from '../src/pr/comment/ledger.js';
 import { DEMO_MODEL, startEmulator, startGitHubStandin, type Emulator, type GitHubStandin } from '../packages/emulator/src/index.js';
 import { runAction } from './harness/runner.js';
 import { renderGfm } from './support/gfm.js';

@@ -6,7 +6,7 @@
  * `@cubejs-backend/schema-compiler` (test/support/broken-models.ts).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { CompilerError } from '../src/workflows/locate/index.js';
+import type { CompilerError } from '../src/model/locate/index.js';
 import { compileCorpus, corpusFigures, loadBrokenModels, placeCorpus } from './support/broken-models.js';
 
 /** Errors whose intended line the message cannot lead to, and why. */

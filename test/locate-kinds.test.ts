@@ -5,7 +5,7 @@
  * kinds on whole models compiled by Cube.
  */
 import { describe, expect, it } from 'vitest';
-import { locateError, placeErrors, type CompilerError } from '../src/workflows/locate/index.js';
+import { locateError, placeErrors, type CompilerError } from '../src/model/locate/index.js';
 
 const USERS = `cubes:
   - name: users

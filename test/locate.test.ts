@@ -1,13 +1,14 @@
-/** The error locator (src/workflows/locate/): each wording of Cube's compiler, on small models of ours. */
+/** The error locator (src/model/locate/): each wording of Cube's compiler, on small models of ours. */
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createLocator, locateError } from '../src/workflows/locate/index.js';
-import { resolveFileName } from '../src/workflows/locate/model-set.js';
-import { readModelTexts } from '../src/workflows/locate/read-model-texts.js';
-import { keyVariants, parsePath } from '../src/workflows/locate/model-tree.js';
-import { mistakeClaim, validatorClaims } from '../src/workflows/locate/message.js';
+import { createLocator, locateError } from '../src/model/locate/index.js';
+import { resolveFileName } from '../src/model/locate/model-set.js';
+import { readModelTexts } from '../src/model/locate/read-model-texts.js';
+import { walkModel } from '../src/model/local-model.js';
+import { keyVariants, parsePath } from '../src/model/locate/model-tree.js';
+import { mistakeClaim, validatorClaims } from '../src/model/locate/message.js';
 
 const ORDERS_YML = `cubes:
   - name: orders
@@ -286,7 +287,7 @@ describe('references and duplicates', () => {
 });
 
 describe('reading the checkout', () => {
-  it('reads the YAML and JS files under model-dir by their platform path; skips what is never uploaded; tolerates a missing dir', async () => {
+  it("reads the YAML and JS files of the upload's walk by their platform path (a symlinked folder inside as the upload sends it); skips what is never uploaded or excluded; tolerates a missing dir", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dmci-locate-'));
     const put = (p: string, text: string) => {
       mkdirSync(dirname(join(dir, p)), { recursive: true });
@@ -300,7 +301,10 @@ describe('reading the checkout', () => {
     symlinkSync(join(dir, 'model'), join(dir, 'model-link'));
     try {
       const texts = await readModelTexts(dir);
-      expect([...texts.keys()].sort()).toEqual(['model/cubes/a.yml', 'model/cubes/b.js']);
+      expect([...texts.keys()].sort()).toEqual(['model-link/cubes/a.yml', 'model-link/cubes/b.js', 'model/cubes/a.yml', 'model/cubes/b.js']);
+      // The run's own walk is used when given (exclude honoured), not walked again.
+      const walked = await walkModel(dir, { exclude: ['model-link/**', 'model/cubes/b.js'] });
+      expect([...(await readModelTexts(join(dir, 'missing'), walked)).keys()]).toEqual(['model/cubes/a.yml']);
       expect(texts.get('model/cubes/a.yml')).toBe('cubes: []\n');
       expect((await readModelTexts(join(dir, 'missing'))).size).toBe(0);
     } finally {

@@ -1,10 +1,10 @@
 /**
- * Outside text in markdown (src/github/markdown.ts), checked the way GitHub shows it: rendered as GFM,
+ * Outside text in markdown (src/pr/comment/markdown.ts), checked the way GitHub shows it: rendered as GFM,
  * sanitised, then read back. Whatever goes in comes out as the same visible text, in one paragraph or
  * code span, with no element, link, mention or reference of its own.
  */
 import { describe, expect, it } from 'vitest';
-import { code, cut, link, plain, text } from '../src/github/markdown.js';
+import { code, cut, link, plain, text } from '../src/pr/comment/markdown.js';
 import { renderGfm } from './support/gfm.js';
 
 const hostile = [

@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { guardModelDeletion } from '../src/workflows/model-guard.js';
+import { guardModelDeletion } from '../src/model/guard.js';
 import { cube, startLifecycle, type Lifecycle } from './support/lifecycle.js';
 
 let lc: Lifecycle;

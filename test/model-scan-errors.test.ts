@@ -2,11 +2,12 @@
  * Clear errors from scanning the model (issue 15's list): a symlink loop is named in one short line, and
  * a file name that is not UTF-8 is named as such (it used to surface as a raw ENOENT).
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { scanModel } from '../src/workflows/local-model.js';
+import { scanModel } from '../src/model/local-model.js';
 
 function model(): string {
   const dir = mkdtempSync(join(tmpdir(), 'dmci-scan-'));
@@ -33,4 +34,24 @@ describe('scanning the model', () => {
     expect(err.message).not.toMatch(/ENOENT/);
     expect(err.message).toBe('model-dir file in model/cubes: got "café.yml", expected a file name in UTF-8');
   });
+});
+
+describe('hashing the model', () => {
+  const euro = Buffer.from('€', 'utf8');
+  // Small files are checked from one read, large ones (over the 256 KiB read) as a stream: the same answers.
+  for (const size of [10, 300 * 1024]) {
+    it(`hashes a ${size}-byte text file as the platform does, and refuses bytes that are not UTF-8 or one cut short at the end`, async () => {
+      const dir = model();
+      const body = Buffer.alloc(size, 'a');
+      const file = join(dir, 'model', 'cubes', 'a.yml');
+      const text = Buffer.concat([body, euro]);
+      writeFileSync(file, text);
+      const sha1 = (await scanModel(dir)).find((f) => f.path === 'model/cubes/a.yml')?.sha1;
+      expect(sha1).toBe(createHash('sha1').update(text).digest('hex'));
+      writeFileSync(file, Buffer.concat([body, Buffer.from([0xe9]), body]));
+      await expect(scanModel(dir)).rejects.toThrow('model-dir file model/cubes/a.yml: got "bytes that are not UTF-8", expected a UTF-8 text file');
+      writeFileSync(file, Buffer.concat([body, euro.subarray(0, 2)]));
+      await expect(scanModel(dir)).rejects.toThrow('model-dir file model/cubes/a.yml: got "a truncated UTF-8 sequence at the end", expected a UTF-8 text file');
+    });
+  }
 });

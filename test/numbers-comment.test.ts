@@ -7,11 +7,11 @@
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { readRunContext } from '../src/github/event.js';
-import { nextView } from '../src/github/preview-view.js';
-import { numbersView, renderNumbers } from '../src/github/render-numbers.js';
-import { renderPreview } from '../src/github/render-preview.js';
-import type { DataDiffSettings } from '../src/impact/data/settings.js';
-import { dataDiffRefusal } from '../src/impact/data/step.js';
+import { nextView } from '../src/pr/comment/view.js';
+import { numbersView, renderNumbers } from '../src/pr/comment/render-numbers.js';
+import { renderPreview } from '../src/pr/comment/render-preview.js';
+import type { DataDiffSettings } from '../src/impact/data/types.js';
+import { dataDiffRefusal } from '../src/impact/data/plan.js';
 import type { DataDiffResult, QueryOutcome } from '../src/impact/data/types.js';
 import { renderGfm } from './support/gfm.js';
 import { pullRequestEvent, writeEvent } from './support/payloads.js';

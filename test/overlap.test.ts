@@ -8,9 +8,9 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runActionCommand } from '../src/commands/index.js';
 import type { Io } from '../src/io.js';
-import { parseComment } from '../src/github/comment.js';
+import { parseComment } from '../src/pr/comment/ledger.js';
 import { DEMO_MODEL, startGitHubStandin, type GitHubStandin } from '../packages/emulator/src/index.js';
-import { scanModel } from '../src/workflows/local-model.js';
+import { scanModel } from '../src/model/local-model.js';
 import { emulatorFixture, type EmulatorFixture } from './support/emulator.js';
 import { pullRequestEvent } from './support/payloads.js';
 

@@ -4,10 +4,10 @@
  * character in what a person reads or copies, no run of blank lines, and hostile text inert.
  */
 import { describe, expect, it } from 'vitest';
-import { composeComment } from '../src/github/comment.js';
-import { hint } from '../src/github/error-hints.js';
-import { nextView, type PreviewView, type ViewError } from '../src/github/preview-view.js';
-import { renderPreview } from '../src/github/render-preview.js';
+import { composeComment } from '../src/pr/comment/ledger.js';
+import { hint } from '../src/pr/comment/error-hints.js';
+import { nextView, type PreviewView, type ViewError } from '../src/pr/comment/view.js';
+import { renderPreview } from '../src/pr/comment/render-preview.js';
 import { selectAll } from 'hast-util-select';
 import { toText } from 'hast-util-to-text';
 import { renderGfm, type Rendered } from './support/gfm.js';

@@ -99,5 +99,6 @@ describe('npm run demo', () => {
     expect(stdout).toMatch(/5\. A push removes a member a report uses[\s\S]*breaking-count=2 added-count=2 changed-count=0 affected-content-count=3/);
     expect(stdout).toMatch(/✓ done in \d/);
     expect(stdout).not.toContain('✗');
-  });
+    // Six jobs in a child process: about 20 s alone, more beside the rest of the suite.
+  }, 120_000);
 });

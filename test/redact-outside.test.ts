@@ -5,10 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { maskSecretLooking, secretsIn } from '../src/client/redact.js';
-import { renderPreview } from '../src/github/render-preview.js';
-import { nextView } from '../src/github/preview-view.js';
-import { composeComment } from '../src/github/comment.js';
-import { json } from '../packages/emulator/src/github/https-server.js';
+import { renderPreview } from '../src/pr/comment/render-preview.js';
+import { nextView } from '../src/pr/comment/view.js';
+import { composeComment } from '../src/pr/comment/ledger.js';
+import { json } from './support/https-server.js';
 import { client, server, useTestServer } from './support/platform-test-server.js';
 
 useTestServer();

@@ -7,9 +7,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { platformPageUrl } from '../src/commands/publish.js';
+import { platformPageUrl } from '../src/pr/publish.js';
 import { parseBaseUrl } from '../src/client/http.js';
-import { json } from '../packages/emulator/src/github/https-server.js';
+import { json } from './support/https-server.js';
 import { client, server, useTestServer } from './support/platform-test-server.js';
 
 useTestServer();

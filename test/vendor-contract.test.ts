@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PlatformClient } from '../src/client/index.js';
-import { json, startTestServer, type RecordedRequest, type TestServer } from '../packages/emulator/src/github/https-server.js';
+import { json, startTestServer, type RecordedRequest, type TestServer } from './support/https-server.js';
 import { vendorOperation, vendorValidate } from './support/vendor.js';
 
 let server: TestServer;

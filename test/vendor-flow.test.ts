@@ -2,22 +2,23 @@
  * The operations against the emulator behaving as the vendor documents the service (issue 10): what a
  * real tenant does that our first reading of the spec got wrong, each a regression test.
  */
+import { branchRestUrl } from '@datamodel-ci/platform-api';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PlatformClient } from '../src/client/index.js';
 import { DEMO_MODEL } from '../packages/emulator/src/index.js';
-import { json, startTestServer } from '../packages/emulator/src/github/https-server.js';
-import { ensureBuilt, waitForBuild, BuildError } from '../src/workflows/branch-build.js';
-import type { OpContext } from '../src/workflows/context.js';
-import { dbtSyncAndWait, RefIgnoredError } from '../src/workflows/dbt-sync-and-wait.js';
-import { enableStaging } from '../src/workflows/enable-staging.js';
-import { scanModel } from '../src/workflows/local-model.js';
-import { mergeToDefault } from '../src/workflows/merge-to-default.js';
+import { json, startTestServer } from './support/https-server.js';
+import { ensureBuilt, waitForBuild, BuildError } from '../src/operations/branch-build.js';
+import type { OpContext } from '../src/operations/context.js';
+import { dbtSyncAndWait, RefIgnoredError } from '../src/operations/dbt-sync-and-wait.js';
+import { enableStaging } from '../src/operations/enable-staging.js';
+import { readLocalModel, scanModel } from '../src/model/local-model.js';
+import { mergeToDefault } from '../src/operations/merge-to-default.js';
 import { MemoryReporter } from '../src/report/reporter.js';
-import { ensureSharedBranch, openDevMode } from '../src/workflows/start-dev-branch.js';
-import { hashLocalModel, uploadModel } from '../src/workflows/upload-model.js';
+import { ensureSharedBranch, openDevMode } from '../src/operations/start-dev-branch.js';
+import { uploadModel } from '../src/operations/upload-model.js';
 import { emulatorFixture, type EmulatorFixture } from './support/emulator.js';
 
 let fx: EmulatorFixture;
@@ -190,7 +191,7 @@ describe('merge in CLI deploy mode', () => {
     const before = await fx.admin.deployments.buildStatus({ deploymentId: 2, query: { branchName: 'main' } });
     expect(before.lastHash).not.toBe(before.filesHash);
     const deploying = c2();
-    const local = await hashLocalModel(deploying, dir);
+    const local = await readLocalModel(deploying.reporter, dir);
     const d = await mergeToDefault(deploying, { branch: 'preview-pr-53', message: 'Merge', keepBranch: true, deployModel: { local, concurrency: 4 } });
     expect(d).toMatchObject({ merged: true, deployMode: 'cli', productionUpdated: true });
     const after = await fx.admin.deployments.buildStatus({ deploymentId: 2, query: { branchName: 'main' } });
@@ -217,10 +218,11 @@ describe('file-hashes wrapped in { files }', () => {
 });
 
 describe('staging URL', () => {
-  it('has one form, ending in /v1, with a branch name that holds "/" encoded', async () => {
+  it('has one form, ending in /v1, with the "/" of a branch name kept (each segment encoded), as the vendor\'s examples write it', async () => {
     await ensureSharedBranch(ctx(), 'team/preview-pr-54', 'main');
     const r = await enableStaging(ctx(), { branch: 'team/preview-pr-54', smokeTest: false });
-    expect(r.stagingUrl).toBe(`${fx.em.deployments[0]!.deploymentUrl}/dev-mode/team%2Fpreview-pr-54/cubejs-api/v1`);
+    expect(r.stagingUrl).toBe(`${fx.em.deployments[0]!.deploymentUrl}/dev-mode/team/preview-pr-54/cubejs-api/v1`);
+    expect(branchRestUrl('https://x.example/d/1', 'team/a b')).toBe('https://x.example/d/1/dev-mode/team/a%20b/cubejs-api/v1');
   });
 });
 

@@ -1,4 +1,4 @@
-/** The seven operations (src/workflows) against the emulator over HTTPS. */
+/** The seven operations (src/operations) against the emulator over HTTPS. */
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
@@ -6,18 +6,18 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InputError, collect } from '../src/client/index.js';
 import { DEMO_MODEL } from '../packages/emulator/src/index.js';
-import { cleanupBranch } from '../src/workflows/cleanup-branch.js';
-import type { OpContext } from '../src/workflows/context.js';
-import { dbtSyncAndWait } from '../src/workflows/dbt-sync-and-wait.js';
-import { nextPollDelay } from '../src/workflows/dbt-progress.js';
-import { enableStaging } from '../src/workflows/enable-staging.js';
-import { scanModel } from '../src/workflows/local-model.js';
-import { mergeToDefault } from '../src/workflows/merge-to-default.js';
+import { cleanupBranch } from '../src/operations/cleanup-branch.js';
+import type { OpContext } from '../src/operations/context.js';
+import { dbtSyncAndWait } from '../src/operations/dbt-sync-and-wait.js';
+import { nextPollDelay } from '../src/operations/dbt-progress.js';
+import { enableStaging } from '../src/operations/enable-staging.js';
+import { scanModel } from '../src/model/local-model.js';
+import { mergeToDefault } from '../src/operations/merge-to-default.js';
 import { MemoryReporter } from '../src/report/reporter.js';
-import { ensureSharedBranch, startDevBranch } from '../src/workflows/start-dev-branch.js';
-import { ensureBuilt } from '../src/workflows/branch-build.js';
-import { uploadModel } from '../src/workflows/upload-model.js';
-import { repoPath, validateBranch } from '../src/workflows/validate.js';
+import { ensureSharedBranch, startDevBranch } from '../src/operations/start-dev-branch.js';
+import { ensureBuilt } from '../src/operations/branch-build.js';
+import { uploadModel } from '../src/operations/upload-model.js';
+import { repoPath, validateBranch } from '../src/operations/validate.js';
 import { emulatorFixture, type EmulatorFixture } from './support/emulator.js';
 
 let fx: EmulatorFixture;

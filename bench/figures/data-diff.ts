@@ -10,12 +10,12 @@ import { DEMO_MODEL, startEmulator } from '../../packages/emulator/src/index.js'
 import { PlatformClient } from '../../src/client/index.js';
 import { DEFAULTS } from '../../src/defaults.js';
 import { compareDefinitions } from '../../src/impact/definition/index.js';
-import { runDataDiff, type DataEnvironment } from '../../src/impact/data/run.js';
+import { runDataDiff, type DataEnvironment } from '../../src/operations/data-diff.js';
 import type { DataDiffLimits, DataDiffResult, KeyQuery } from '../../src/impact/data/types.js';
-import { enableStaging } from '../../src/workflows/enable-staging.js';
-import { findEnvironments } from '../../src/workflows/impact.js';
-import { ensureSharedBranch } from '../../src/workflows/start-dev-branch.js';
-import { uploadModel } from '../../src/workflows/upload-model.js';
+import { enableStaging } from '../../src/operations/enable-staging.js';
+import { findEnvironments } from '../../src/operations/impact.js';
+import { ensureSharedBranch } from '../../src/operations/start-dev-branch.js';
+import { uploadModel } from '../../src/operations/upload-model.js';
 import { LATENCY_MS, median, opContext, part, record, round, tempDir, writeTree } from '../lib.js';
 
 const QUERIES = 50;

@@ -2,7 +2,7 @@
 import { startEmulator } from '../../packages/emulator/src/index.js';
 import { describe, it } from 'vitest';
 import { PlatformClient } from '../../src/client/index.js';
-import { dbtSyncAndWait } from '../../src/workflows/dbt-sync-and-wait.js';
+import { dbtSyncAndWait } from '../../src/operations/dbt-sync-and-wait.js';
 import { DBT_PHASES } from '../../packages/emulator/src/dbt/runs.js';
 import { delta, opContext, part, record, round } from '../lib.js';
 

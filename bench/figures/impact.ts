@@ -1,5 +1,5 @@
 /**
- * Figure 10 of the bench: the impact step (src/workflows/impact.ts) on a deployment with 1,000 reports
+ * Figure 10 of the bench: the impact step (src/operations/impact.ts) on a deployment with 1,000 reports
  * and 200 dashboards at 50 ms per request: its time and requests, and how both grow with the content
  * (250, 500 and 1,000 reports, one dashboard per five reports), measured side by side in one run.
  */
@@ -10,10 +10,10 @@ import { DEMO_MODEL, startEmulator, type Emulator } from '../../packages/emulato
 import type { ReportRec, WorkbookRec } from '../../packages/emulator/src/content/models.js';
 import { allocId, putRecord } from '../../packages/emulator/src/state.js';
 import { PlatformClient } from '../../src/client/index.js';
-import { enableStaging } from '../../src/workflows/enable-staging.js';
-import { analyseImpact } from '../../src/workflows/impact.js';
-import { ensureSharedBranch } from '../../src/workflows/start-dev-branch.js';
-import { uploadModel } from '../../src/workflows/upload-model.js';
+import { enableStaging } from '../../src/operations/enable-staging.js';
+import { analyseImpact } from '../../src/operations/impact.js';
+import { ensureSharedBranch } from '../../src/operations/start-dev-branch.js';
+import { uploadModel } from '../../src/operations/upload-model.js';
 import { LATENCY_MS, delta, median, opContext, part, record, round, tempDir, writeTree } from '../lib.js';
 
 const SIZES = [250, 500, 1000];

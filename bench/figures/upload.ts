@@ -6,8 +6,8 @@ import { performance } from 'node:perf_hooks';
 import { describe, it } from 'vitest';
 import { PlatformClient } from '../../src/client/index.js';
 import { actionSpec, inputsOf } from '../../src/action-spec.js';
-import { ensureBuilt } from '../../src/workflows/branch-build.js';
-import { uploadModel, type UploadResult } from '../../src/workflows/upload-model.js';
+import { ensureBuilt } from '../../src/operations/branch-build.js';
+import { uploadModel, type UploadResult } from '../../src/operations/upload-model.js';
 import { LATENCY_MS, cubeYaml, delta, median, opContext, part, record, round, tempDir, writeTree } from '../lib.js';
 
 /** The upload-model action's default concurrency: what users get. */

@@ -3,6 +3,9 @@ import { InputError, showValue } from '@datamodel-ci/platform-api';
 
 export { InputError, showValue };
 
+/** A thrown value's message (a non-Error as its string). */
+export const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
 /** A copy of a request that is safe to print: no Authorization header, secrets replaced. */
 export interface RedactedRequest {
   method: string;

@@ -35,16 +35,23 @@ export interface OffsetPageResult<T> {
 
 /**
  * Walk an offset list to its end: `offset`/`limit` (default 20), stopping when `offset` reaches
- * `pagination.total`, or at a short or empty page when the server gives no total.
+ * `pagination.total`, or at a short or empty page when the server gives no total. A server that ignores
+ * the paging (some answer their whole list whatever `offset` and `limit` say) is read once: a page longer
+ * than `limit` is the whole list, and a page that starts as the one before it is not read twice.
  */
 export async function* iterateOffset<T>(
   fetchPage: (offset: number, limit: number) => Promise<OffsetPageResult<T>>,
   limit = 20,
 ): AsyncGenerator<T, void, undefined> {
   let offset = 0;
+  let previousFirst: string | undefined;
   for (;;) {
     const page = await fetchPage(offset, limit);
+    const first = page.items.length ? JSON.stringify(page.items[0]) : undefined;
+    if (offset > 0 && first !== undefined && first === previousFirst) return;
+    previousFirst = first;
     for (const item of page.items) yield item;
+    if (page.items.length > limit) return;
     offset += page.items.length;
     const total = page.pagination?.total;
     if (page.items.length === 0) return;

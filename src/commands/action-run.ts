@@ -4,24 +4,24 @@
  * the outputs, write the PR comment and the job summary. Exit codes (terminal): 0 done, 1 failed,
  * 2 bad input, 3 platform unreachable or refused; in Actions every failure is 1.
  */
-import { branchForPr } from '@datamodel-ci/platform-api';
-import { InputError, PlatformError } from '../client/errors.js';
+import { InputError, messageOf, PlatformError } from '../client/errors.js';
 import { PlatformClient } from '../client/client.js';
 import { actionSpec, inputsOf, type CommandName } from '../action-spec.js';
-import { CommentThread } from '../github/comment-thread.js';
-import { renderPreview } from '../github/render-preview.js';
+import { renderPreview } from '../pr/comment/render-preview.js';
 import { readRunContext, type RunContext } from '../github/event.js';
+import type { Outputs } from '../pr/presenters.js';
+import { PullRequestSide } from '../pr/pull-request.js';
 import { createGitHubApi } from '../github/octokit.js';
-import type { GitHubApi } from '../github/types.js';
 import type { Io } from '../io.js';
 import { ActionsReporter } from '../report/actions.js';
-import { exitCodeFor, hintFor } from '../report/hints.js';
+import { hintFor } from '../report/hints.js';
+import { exitCodeFor } from './exit-codes.js';
 import { JsonReporter } from '../report/json.js';
 import { retryNotice } from '../report/retry-notice.js';
 import type { Reporter } from '../report/reporter.js';
 import { TerminalReporter } from '../report/terminal.js';
 import { readSettings, sourceOf, type Settings } from '../settings.js';
-import type { OpContext } from '../workflows/context.js';
+import type { OpContext } from '../operations/context.js';
 import { UsageError } from './args.js';
 import { inputFlags, JSON_FLAG, parseFor, VERBOSE_FLAG, type FlagDoc } from './spec.js';
 
@@ -30,71 +30,24 @@ export function ACTION_FLAGS(command: CommandName): FlagDoc[] {
   return [...inputFlags(inputsOf(actionSpec(command))), JSON_FLAG, VERBOSE_FLAG];
 }
 
-export type Outputs = Record<string, string>;
-
-/** One run of an action command: its settings, the event, the clients and where results go. */
+/** One run of an action command: its settings, the event, the platform's side, the pull request's side, and where results go. */
 export interface ActionRun<C extends CommandName = CommandName> {
   settings: Settings<C>;
-  run: RunContext;
+  event: RunContext;
+  /** The platform operations' context (client, deployment, reporter, dry run, signal). */
   op: OpContext;
-  github: GitHubApi | undefined;
+  /** The pull request's side: GitHub, the comment thread, the branch and the PR helpers. */
+  pr: PullRequestSide;
   reporter: Reporter;
   out: Outputs;
-  /** The PR's conversation with our comment (listed once per run), when there is a PR and a token. */
-  thread(): Promise<CommentThread | undefined>;
   /** A JSON value the command's `--json` output carries as `result` (the impact's change set). */
   setResult(value: unknown): void;
 }
 
-export type ActionHandler<C extends CommandName> = (x: ActionRun<C>) => Promise<number>;
+export type ActionHandler<C extends CommandName> = (run: ActionRun<C>) => Promise<number>;
 
 /** A failure already reported (annotations, comment); the command exits 1. */
 export class StepFailed extends Error {}
-
-/**
- * The shared branch: the input, else `<prefix>pr-<n>` of the event. The ledger only confirms it: a
- * ledger naming any other branch is ignored, so no comment can steer a write or a delete elsewhere.
- */
-export async function resolveBranch(x: ActionRun<Exclude<CommandName, 'dbt-sync-and-wait'>>): Promise<string> {
-  const given = x.settings.inputs.branch;
-  if (given) return given;
-  const ledger = (await x.thread())?.ledger;
-  if (x.run.pr) {
-    const ours = branchForPr(x.settings.branchPrefix, x.run.pr.number);
-    if (ledger?.branch && ledger.branch !== ours) {
-      x.reporter.warning(`the PR comment's ledger names branch ${JSON.stringify(ledger.branch)}, not this PR's ${ours}: ignoring it`);
-    }
-    return ours;
-  }
-  if (ledger?.branch) return ledger.branch;
-  throw new InputError('branch', undefined, 'a branch name (this run has no pull_request event to derive it from)');
-}
-
-/** True when the PR's head moved on since this run started: a stale run stops quietly. */
-export async function isStale(x: ActionRun): Promise<boolean> {
-  const pr = x.run.pr;
-  if (!pr || !x.github) return false;
-  const current = await x.github.getPull(pr.number).catch(() => undefined);
-  return !!current && current.headSha !== pr.headSha;
-}
-
-/** The commit message of an upload: the input, else one naming the PR and its head. */
-export function commitMessage(x: ActionRun, given?: string): string {
-  if (given) return given;
-  const pr = x.run.pr;
-  return pr ? `datamodel-ci: PR #${pr.number} at ${pr.headSha.slice(0, 7)}` : 'datamodel-ci upload';
-}
-
-/** Who the token is: only its own comments are ours (another bot's forged ledger steers nothing). */
-async function tokenIdentity(github: GitHubApi, reporter: Reporter): Promise<readonly string[]> {
-  const login = await github.login?.();
-  if (login) return [login];
-  reporter.warning(`could not learn which account the github-token acts as: trusting only comments by ${ACTIONS_BOT}`);
-  return [ACTIONS_BOT];
-}
-
-/** The account GITHUB_TOKEN writes as. */
-const ACTIONS_BOT = 'github-actions[bot]';
 
 /** Logs and progress go to stderr; stdout keeps the result (name=value outputs, or the JSON document). */
 function pickReporter(io: Io, inActions: boolean, json: boolean, verbose: boolean): Reporter {
@@ -171,7 +124,7 @@ export async function runAction<C extends CommandName>(command: C, handler: Acti
       apiKey: connection.apiKey,
       authScheme: connection.authScheme,
       timeoutMs: connection.requestTimeoutMs,
-      ...(connection.caCert ? { ca: connection.caCert } : {}),
+      ca: connection.caCert,
       onSecret: (s) => reporter.secret(s),
       logger: { debug: (m) => reporter.debug(m) },
       // In Actions a log line: an annotation would outlive a retry that then succeeded.
@@ -184,13 +137,12 @@ export async function runAction<C extends CommandName>(command: C, handler: Acti
             token: settings.githubToken,
             repository: run.repository,
             apiUrl: run.apiUrl,
-            ...(connection.caCert ? { ca: connection.caCert } : {}),
+            ca: connection.caCert,
           })
         : undefined;
-    let threadOpened: Promise<CommentThread | undefined> | undefined;
-    const x: ActionRun<C> = {
+    const actionRun: ActionRun<C> = {
       settings,
-      run,
+      event: run,
       op: {
         client,
         deploymentId: settings.deploymentId,
@@ -199,30 +151,23 @@ export async function runAction<C extends CommandName>(command: C, handler: Acti
         signal: controller.signal,
         requestTimeoutMs: connection.requestTimeoutMs,
       },
-      github,
+      pr: new PullRequestSide(run, github, reporter, {
+        deploymentId: settings.deploymentId,
+        apiUrl: connection.apiUrl,
+        dryRun: settings.dryRun,
+        branchPrefix: settings.branchPrefix,
+      }),
       reporter,
       out,
-      thread: () => {
-        if (!run.pr || !github) return Promise.resolve(undefined);
-        threadOpened ??= CommentThread.open(github, {
-          pr: run.pr.number,
-          deploymentId: String(settings.deploymentId),
-          authors: tokenIdentity(github, reporter),
-        }).catch((e: unknown) => {
-          reporter.warning(`could not read the pull request comments: ${e instanceof Error ? e.message : String(e)}`);
-          return undefined;
-        });
-        return threadOpened;
-      },
       setResult: (value) => {
         result = value;
       },
     };
     out.skipped = 'false';
-    code = await handler(x);
+    code = await handler(actionRun);
     return code;
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     const text = error instanceof StepFailed ? message : `${as}: ${message}`;
     const hint = hintFor(error, apiUrl);
     if (reporter instanceof JsonReporter) reporter.failure(text, hint);

@@ -21,7 +21,7 @@ export function connectionOptions(
     apiKey: c.apiKey,
     authScheme: c.authScheme,
     timeoutMs: c.requestTimeoutMs,
-    ...(c.caCert ? { ca: c.caCert } : {}),
+    ca: c.caCert,
     onRetry: retryNotice({ warning: (m) => io.err(`warning: ${m}`) }, c.apiUrl),
     // In a GitHub Actions step, mask every secret the client learns.
     ...(io.env.GITHUB_ACTIONS === 'true' ? { onSecret: (secret: string) => io.out(`::add-mask::${secret}`) } : {}),

@@ -1,22 +1,14 @@
 /** `dbt-sync-and-wait`: start a dbt sync and wait for its end; a run that did not complete fails the step. */
-import { dbtTable } from '../github/render-tables.js';
-import { dbtSyncAndWait } from '../workflows/dbt-sync-and-wait.js';
+import { dbtSyncAndWait } from '../operations/dbt-sync-and-wait.js';
+import { presentDbt } from '../pr/presenters.js';
 import { StepFailed, type ActionRun } from './action-run.js';
 
-export async function dbtSyncCommand(x: ActionRun<'dbt-sync-and-wait'>): Promise<number> {
-  const { ref, branchName, source, timeoutMs, firstPollMs } = x.settings.inputs;
-  const r = await dbtSyncAndWait(x.op, {
-    ...(ref !== undefined ? { ref } : {}),
-    ...(branchName ? { branchName } : {}),
-    source,
-    timeoutMs,
-    firstPollMs,
-  });
-  x.out['sync-job-id'] = r.syncJobId;
-  x.out.branch = r.branch;
-  x.out.status = r.status;
-  x.out['timed-out'] = String(r.timedOut);
-  x.reporter.summary(`### datamodel-ci: dbt sync\n\n${dbtTable(r)}`);
-  if (r.status !== 'COMPLETED') throw new StepFailed(`dbt sync ${r.syncJobId} ended ${r.status}${r.error ? `: ${r.error}` : ''}`);
+export async function dbtSyncCommand(run: ActionRun<'dbt-sync-and-wait'>): Promise<number> {
+  const { ref, branchName, source, timeoutMs, firstPollMs } = run.settings.inputs;
+  const r = await dbtSyncAndWait(run.op, { ref, branchName: branchName || undefined, source, timeoutMs, firstPollMs });
+  const shown = presentDbt(r);
+  Object.assign(run.out, shown.outputs);
+  run.reporter.summary(shown.summary);
+  if (shown.failure) throw new StepFailed(shown.failure);
   return 0;
 }

@@ -3,6 +3,7 @@
  * validation errors, staging URL, auth scheme, Content-Length), on a throwaway branch it removes.
  * One line per check, or one JSON document with --json; --dry-run only reads.
  */
+import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'undici';
 import { COMMON_INPUTS } from '../action-spec.js';
 import { PlatformClient } from '../client/client.js';
@@ -14,7 +15,7 @@ import { JsonReporter } from '../report/json.js';
 import { TerminalReporter } from '../report/terminal.js';
 import type { Reporter } from '../report/reporter.js';
 import { InputReader, readConnection, sourceOf, type ConnectionSettings } from '../settings.js';
-import { runDoctor, type DoctorReport } from '../workflows/doctor.js';
+import { runDoctor, type DoctorReport } from '../operations/doctor.js';
 import { plural } from '../report/plural.js';
 import { retryNotice } from '../report/retry-notice.js';
 import { inputFlags, JSON_FLAG, parseFor, VERBOSE_FLAG, type CommandSpec } from './spec.js';
@@ -51,11 +52,11 @@ export async function doctorFor(connection: ConnectionSettings, deploymentId: nu
     baseUrl: connection.apiUrl,
     apiKey,
     timeoutMs: connection.requestTimeoutMs,
-    ...(connection.caCert ? { ca: connection.caCert } : {}),
+    ca: connection.caCert,
     onSecret: (s: string) => reporter.secret(s),
     onRetry: retryNotice(reporter, connection.apiUrl),
   };
-  const client = new PlatformClient({ ...options, ...(connection.authScheme ? { authScheme: connection.authScheme } : {}) });
+  const client = new PlatformClient({ ...options, authScheme: connection.authScheme });
   const scheme = connection.authScheme ?? authSchemeFor(apiKey);
   const ca = connection.caCert ? trustStore(loadCa(connection.caCert)) : undefined;
   try {
@@ -64,6 +65,7 @@ export async function doctorFor(connection: ConnectionSettings, deploymentId: nu
       {
         apiKey,
         authScheme: scheme,
+        ca: connection.caCert,
         probes: {
           otherScheme: async () => {
             const other = new HttpClient({ ...options, authScheme: scheme === 'api-key' ? 'bearer' : 'api-key', retry: { maxAttempts: 1 } });
@@ -75,12 +77,18 @@ export async function doctorFor(connection: ConnectionSettings, deploymentId: nu
               await other.close();
             }
           },
-          // undici leaves Content-Length out of a bodyless DELETE: what a client that does not send it gets.
+          // undici leaves Content-Length out of a bodyless DELETE: what a client that does not send it gets. The
+          // DELETE names a branch that does not exist: nothing is removed, and no dev-mode session (per credential,
+          // perhaps another run's) is ended.
           bodylessWithoutLength: async () => {
             const dispatcher = new Agent(ca ? { connect: { ca } } : {});
+            const none = `datamodel-ci-doctor-probe-${randomBytes(4).toString('hex')}`;
             try {
               const res = await request(
-                new URL(`${new URL(connection.apiUrl).pathname.replace(/\/+$/, '')}/build/api/v1/deployments/${deploymentId}/dev-mode`, connection.apiUrl),
+                new URL(
+                  `${new URL(connection.apiUrl).pathname.replace(/\/+$/, '')}/build/api/v1/deployments/${deploymentId}/branches?branchName=${none}`,
+                  connection.apiUrl,
+                ),
                 {
                   method: 'DELETE',
                   headers: { authorization: scheme === 'api-key' ? `Api-Key ${apiKey}` : `Bearer ${apiKey}` },

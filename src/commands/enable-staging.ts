@@ -1,24 +1,16 @@
 /** `enable-staging`: turn on the shared branch's staging environment; optionally query it once. */
-import { enableStaging } from '../workflows/enable-staging.js';
-import { resolveBranch, type ActionRun } from './action-run.js';
-import { publish } from './publish.js';
+import { enableStaging } from '../operations/enable-staging.js';
+import { presentStaging } from '../pr/presenters.js';
+import { publish } from '../pr/publish.js';
+import type { ActionRun } from './action-run.js';
 
-export async function enableStagingCommand(x: ActionRun<'enable-staging'>): Promise<number> {
-  const branch = await resolveBranch(x);
-  const { inputs, connection } = x.settings;
-  const r = await enableStaging(x.op, {
-    branch,
-    smokeTest: inputs.smokeTest,
-    smoke: { timeoutMs: inputs.smokeTimeoutMs, ...(connection.caCert ? { ca: connection.caCert } : {}) },
-  });
-  x.out.branch = branch;
-  x.out['staging-url'] = r.stagingUrl ?? '';
-  x.out['environment-id'] = r.environmentId ?? '';
-  x.out.status = r.stagingUrl ? 'enabled' : 'dry-run';
-  await publish(
-    x,
-    { branch, staging: { enabled: !!r.stagingUrl, ...(r.smoke ? { smoke: r.smoke } : {}) }, ...(r.stagingUrl ? { restUrl: r.stagingUrl } : {}) },
-    { branch, ...(r.stagingUrl ? { stagingUrl: r.stagingUrl } : {}) },
-  );
+export async function enableStagingCommand(run: ActionRun<'enable-staging'>): Promise<number> {
+  const { inputs, connection } = run.settings;
+  const branch = await run.pr.resolveBranch(inputs.branch);
+  const r = await enableStaging(run.op, { branch, smokeTest: inputs.smokeTest, smoke: { timeoutMs: inputs.smokeTimeoutMs, ca: connection.caCert } });
+  const shown = presentStaging(r);
+  run.out.branch = branch;
+  Object.assign(run.out, shown.outputs, { status: shown.status });
+  await publish(run.pr, { branch, ...shown.view }, { branch, ...shown.ledger });
   return 0;
 }

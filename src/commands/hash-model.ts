@@ -1,6 +1,6 @@
 /** `hash-model <dir>` (hidden; bench/): list and hash a model dir as an upload does; files, bytes and peak RSS. */
 import type { Io } from '../io.js';
-import { scanModel } from '../workflows/local-model.js';
+import { scanModel } from '../model/local-model.js';
 import { JSON_FLAG, parseFor, type CommandSpec } from './spec.js';
 
 export const hashModel: CommandSpec = {

@@ -1,30 +1,29 @@
 /** `upload-model`: send the changed files of the model to the shared branch. */
-import { uploadModel } from '../workflows/upload-model.js';
-import { commitMessage, isStale, resolveBranch, type ActionRun } from './action-run.js';
-import { publish } from './publish.js';
+import { uploadModel } from '../operations/upload-model.js';
+import { presentUpload } from '../pr/presenters.js';
+import { publish } from '../pr/publish.js';
+import type { ActionRun } from './action-run.js';
 
-export async function uploadModelCommand(x: ActionRun<'upload-model'>): Promise<number> {
-  const branch = await resolveBranch(x);
-  const { inputs } = x.settings;
-  const r = await uploadModel(x.op, {
+export async function uploadModelCommand(run: ActionRun<'upload-model'>): Promise<number> {
+  const { inputs, modelDir } = run.settings;
+  const branch = await run.pr.resolveBranch(inputs.branch);
+  const r = await uploadModel(run.op, {
     branch,
-    modelDir: x.settings.modelDir,
+    modelDir,
     exclude: inputs.exclude,
     concurrency: inputs.concurrency,
     via: inputs.via,
-    commitMessage: commitMessage(x, inputs.commitMessage),
-    isStale: () => isStale(x),
+    commitMessage: run.pr.commitMessage(inputs.commitMessage),
+    isStale: () => run.pr.isStale(),
     allowModelDeletion: inputs.allowModelDeletion,
   });
-  x.out.branch = branch;
-  x.out['dev-branch'] = r.devBranch ?? '';
-  x.out.uploaded = String(r.uploaded);
-  x.out.deleted = String(r.deleted);
-  x.out.status = r.stale ? 'stale' : 'uploaded';
+  const shown = presentUpload(r);
+  run.out.branch = branch;
+  Object.assign(run.out, shown.outputs, { status: shown.status });
   if (r.stale) {
-    x.out.skipped = 'true';
+    run.out.skipped = 'true';
     return 0;
   }
-  await publish(x, { branch, upload: { sent: r.uploaded, deleted: r.deleted, unchanged: r.unchanged, via: r.via } }, { branch });
+  await publish(run.pr, { branch, ...shown.view }, { branch });
   return 0;
 }

@@ -1,28 +1,22 @@
 /** `validate`: compile a branch on the platform; errors become annotations and the comment's error list. */
-import { ensureBuilt } from '../workflows/branch-build.js';
-import { validateBranch } from '../workflows/validate.js';
-import { resolveBranch, StepFailed, type ActionRun } from './action-run.js';
-import { annotate } from './annotate.js';
-import { publish, viewErrors } from './publish.js';
-import { plural } from '../report/plural.js';
+import { ensureBuilt } from '../operations/branch-build.js';
+import { validateBranch } from '../operations/validate.js';
+import { annotate } from '../pr/check-run.js';
+import { presentValidation } from '../pr/presenters.js';
+import { publish } from '../pr/publish.js';
+import { StepFailed, type ActionRun } from './action-run.js';
 
-export async function validateCommand(x: ActionRun<'validate'>): Promise<number> {
-  const branch = await resolveBranch(x);
+export async function validateCommand(run: ActionRun<'validate'>): Promise<number> {
+  const { inputs, modelDir } = run.settings;
+  const branch = await run.pr.resolveBranch(inputs.branch);
   // The platform validates with the branch's running instance: make sure it runs and is built.
-  await ensureBuilt(x.op, branch);
-  const r = await validateBranch(x.op, { branch, modelDir: x.settings.modelDir });
-  await annotate(x, r.errors, r);
-  x.out.branch = branch;
-  x.out.valid = String(r.valid);
-  x.out['error-count'] = String(r.errors.length);
-  x.out.status = r.valid ? 'valid' : 'invalid';
-  const errors = viewErrors(r.errors);
-  await publish(
-    x,
-    { branch, validation: { valid: r.valid, errorCount: r.errors.length, errors, ...(r.cubes !== undefined ? { cubes: r.cubes } : {}) } },
-    { branch },
-    { errors },
-  );
-  if (!r.valid && x.settings.inputs.failOnInvalid) throw new StepFailed(`the data model on ${branch} is invalid: ${plural(r.errors.length, 'error')}`);
+  await ensureBuilt(run.op, branch);
+  const r = await validateBranch(run.op, { branch, modelDir });
+  await annotate(run.pr, r.errors, r);
+  const shown = presentValidation(r, inputs.failOnInvalid);
+  run.out.branch = branch;
+  Object.assign(run.out, shown.outputs, { status: shown.status });
+  await publish(run.pr, { branch, ...shown.view }, { branch }, { errors: shown.errors });
+  if (shown.failure) throw new StepFailed(shown.failure);
   return 0;
 }

@@ -10,6 +10,8 @@ export interface PullRequestEvent {
   baseRef: string;
   title: string;
   merged: boolean;
+  /** The merge commit GitHub made (`merge_commit_sha`), once merged. */
+  mergeCommitSha?: string;
   /** The head repository is not the base repository (a fork): secrets are not available. */
   fork: boolean;
   htmlUrl: string;
@@ -58,6 +60,7 @@ export function pullRequestFromPayload(payload: unknown, source = 'event payload
     baseRef: typeof base?.ref === 'string' ? base.ref : '',
     title: typeof pr.title === 'string' ? pr.title : '',
     merged: pr.merged === true,
+    ...(typeof pr.merge_commit_sha === 'string' && /^[0-9a-f]{7,64}$/i.test(pr.merge_commit_sha) ? { mergeCommitSha: pr.merge_commit_sha } : {}),
     fork,
     htmlUrl: typeof pr.html_url === 'string' ? pr.html_url : '',
   };

@@ -7,9 +7,9 @@ import { Octokit as OctokitCore } from '@octokit/core';
 import { paginateRest } from '@octokit/plugin-paginate-rest';
 import { restEndpointMethods } from '@octokit/plugin-rest-endpoint-methods';
 import { EnvHttpProxyAgent, fetch as undiciFetch, type Dispatcher } from 'undici';
-import { InputError } from '../client/errors.js';
+import { InputError, messageOf } from '../client/errors.js';
 import { loadCa, trustStore } from '../client/trust.js';
-import type { CheckRunOutput, GitHubApi, IssueComment, PullRequestInfo } from './types.js';
+import { GitHubRefused, type CheckRunOutput, type GitHubApi, type IssueComment, type PullRequestInfo } from './types.js';
 
 export const DEFAULT_GITHUB_API_URL = 'https://api.github.com';
 
@@ -109,6 +109,22 @@ function checkOutput(o: CheckRunOutput) {
   };
 }
 
+/** The port's one reading of a refusal: a 403 from any call becomes a GitHubRefused (same message). */
+function withRefusals(api: GitHubApi): GitHubApi {
+  const out: Record<string, unknown> = {};
+  for (const [name, call] of Object.entries(api) as [string, (...args: unknown[]) => Promise<unknown>][]) {
+    out[name] = async (...args: unknown[]) => {
+      try {
+        return await call(...args);
+      } catch (e) {
+        if (status(e) === 403) throw new GitHubRefused(messageOf(e), { cause: e });
+        throw e;
+      }
+    };
+  }
+  return out as unknown as GitHubApi;
+}
+
 /** A `GitHubApi` for one repository. */
 export function createGitHubApi(options: GitHubApiOptions): GitHubApi {
   const { owner, repo } = parseRepository(options.repository);
@@ -124,7 +140,7 @@ export function createGitHubApi(options: GitHubApiOptions): GitHubApi {
     },
   });
 
-  return {
+  return withRefusals({
     async login() {
       // GraphQL's viewer answers for every kind of token (an installation token cannot read GET /user).
       try {
@@ -212,5 +228,5 @@ export function createGitHubApi(options: GitHubApiOptions): GitHubApi {
       const data = await octokit.paginate(octokit.rest.repos.listDeployments, { owner, repo, environment, per_page: 100 });
       return data.map((d) => d.id);
     },
-  };
+  });
 }

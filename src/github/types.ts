@@ -72,3 +72,8 @@ export interface GitHubApi {
   /** Ids of the deployments to `environment`. */
   listDeployments(environment: string): Promise<number[]>;
 }
+
+/** GitHub's 403: the token may not do this (the job lacks a permission). Whoever writes decides whether the step goes on. */
+export class GitHubRefused extends Error {
+  readonly status = 403;
+}

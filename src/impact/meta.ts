@@ -13,7 +13,7 @@ export interface MetaMember {
   kind: MemberKind;
   type?: string;
   aggType?: string;
-  /** `format` when the model sets one, else the compiler's `formatDescription.name`. */
+  /** The format the model declares, as written (a named format by its name, a custom one by its specifier). */
   format?: string;
   title?: string;
   description?: string;
@@ -43,12 +43,20 @@ export interface MetaDocument {
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
+/**
+ * The declared format in a form every Cube version writes alike: 1.6.33 and later resolve a named format
+ * to `{ type, value, alias }` (the name in `alias`), custom specifiers are `{ type, value }`, older
+ * versions kept the name as text; `formatDescription` (1.7 and later, a default for every numeric
+ * member) is derived, not declared, and is not read.
+ */
 function formatOf(m: Record<string, unknown>): string | undefined {
   const f = m.format;
   if (typeof f === 'string') return f;
-  if (f && typeof f === 'object') return JSON.stringify(f);
-  const d = m.formatDescription as { name?: unknown } | undefined;
-  return str(d?.name);
+  if (f && typeof f === 'object') {
+    const o = f as { alias?: unknown; value?: unknown };
+    return str(o.alias) ?? str(o.value) ?? JSON.stringify(f);
+  }
+  return undefined;
 }
 
 function memberOf(raw: unknown, kind: MemberKind): MetaMember | undefined {

@@ -1,12 +1,11 @@
 /**
- * What a person can do about a failure: the exit code it ends with (0 done, 1 failed, 2 bad input,
- * 3 platform unreachable or refused) and one hint naming the fix (the key, its scope, the CA, the
- * address). Every command, in the terminal and in Actions, reads failures through here.
+ * What a person can do about a failure: one hint naming the fix (the key, its scope, the CA, the
+ * address), and whether the platform could not be reached (the exit code's part: src/commands/exit-codes.ts).
+ * Every command, in the terminal and in Actions, reads failures through here.
  */
 import {
   AuthenticationError,
   ConnectionError,
-  InputError,
   NotAvailableError,
   PermissionDeniedError,
   PlatformError,
@@ -14,10 +13,6 @@ import {
   ServerError,
   TimeoutError,
 } from '../client/errors.js';
-import { UsageError } from '../commands/args.js';
-
-export const EXIT = { done: 0, failed: 1, badInput: 2, platform: 3 } as const;
-export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 /** The docs page section a hint points at. */
 const KEY_DOCS = 'docs/cli.md#the-api-key-and-the-deployment-id';
@@ -55,11 +50,6 @@ export function isPlatformUnavailable(error: unknown): boolean {
     e instanceof ServerError ||
     e instanceof NotAvailableError
   );
-}
-
-export function exitCodeFor(error: unknown): ExitCode {
-  if (error instanceof UsageError || error instanceof InputError) return EXIT.badInput;
-  return isPlatformUnavailable(error) ? EXIT.platform : EXIT.failed;
 }
 
 /** `/api/v1/deployments/12/…` -> 12. */

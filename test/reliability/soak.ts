@@ -11,8 +11,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { runActionCommand } from '../../src/commands/index.js';
-import { parseComment } from '../../src/github/comment.js';
+import { parseComment } from '../../src/pr/comment/ledger.js';
 import { startEmulator, startGitHubStandin, type Emulator, type FileMap, type GitHubStandin } from '../../packages/emulator/src/index.js';
+import { pushRef } from '../../packages/emulator/src/deployments/repository.js';
+import { applyProfiles } from '../../packages/emulator/src/profile-state.js';
+import { PROFILES, type ProfileName } from '../../packages/emulator/src/profiles.js';
 import { pullRequestEvent, writeEvent } from '../support/payloads.js';
 
 export interface SoakOptions {
@@ -21,7 +24,28 @@ export interface SoakOptions {
   faultSeed: number;
   /** Seconds a request may take before the client retries it (hangs are cut by this). */
   requestTimeout?: number;
+  /** `draw`: each lifecycle runs on a tenant with profiles drawn at random (seeded); a list: these for all; default none. */
+  profiles?: 'draw' | ProfileName[];
   log?: (line: string) => void;
+}
+
+/** Each profile is on with this chance in a drawn tenant (`short-hash` and `no-hash` never together). */
+const DRAW_CHANCE = 0.3;
+
+/** A seeded draw of tenant profiles (mulberry32). */
+function profileDraws(seed: number): () => ProfileName[] {
+  let a = (seed * 2654435761) >>> 0;
+  const random = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return () => {
+    const on = PROFILES.filter(() => random() < DRAW_CHANCE);
+    return on.includes('short-hash') && on.includes('no-hash') ? on.filter((p) => p !== 'no-hash') : on;
+  };
 }
 
 export interface SoakReport {
@@ -54,9 +78,14 @@ export interface SoakReport {
   deployBranchWrong: number;
   /** Branches the sweep removed at the end (left by closes that failed twice). */
   swept: string[];
+  /** By profile: lifecycles run on a tenant with it, and how many of those ended correct (first try or after a rerun). */
+  byProfile: Record<string, { lifecycles: number; correct: number }>;
 }
 
 const sha1 = (b: Buffer | string) => createHash('sha1').update(b).digest('hex');
+
+/** What a repository-fed PR's event carries besides its number and head. */
+type Extra = { headRef?: string; mergeCommitSha?: string };
 
 function hashes(files: FileMap): Record<string, string> {
   return Object.fromEntries(Object.entries(files).map(([p, b64]) => [p, sha1(Buffer.from(b64, 'base64'))]));
@@ -98,13 +127,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     correctAfterRerun: 0,
     deployBranchWrong: 0,
     swept: [],
+    byProfile: {},
   };
+  const draw = options.profiles === 'draw' ? profileDraws(options.faultSeed) : () => (options.profiles as ProfileName[] | undefined) ?? [];
   /** What the deploy branch must hold at the end: the seed plus every merged PR's file. */
   const expectedMain: Record<string, string> = hashes(d().branches.main!.head);
 
   /** Every line any run printed, for the secrets scan. */
   const captured: string[] = [];
-  const runOnce = async (pr: number, action: string, headSha: string, modelDir: string, merged: boolean, attempt: number) => {
+  const runOnce = async (pr: number, action: string, headSha: string, modelDir: string, merged: boolean, attempt: number, extra: Extra) => {
     const lines: string[] = [];
     const env: NodeJS.ProcessEnv = {
       DATAMODEL_CI_API_URL: em.baseUrl,
@@ -119,7 +150,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       GITHUB_RUN_ID: String(pr * 10 + ['opened', 'synchronize', 'closed'].indexOf(action)),
       GITHUB_RUN_ATTEMPT: String(attempt),
       GITHUB_EVENT_NAME: 'pull_request',
-      GITHUB_EVENT_PATH: writeEvent(pullRequestEvent(action, { number: pr, headSha, merged })),
+      GITHUB_EVENT_PATH: writeEvent(pullRequestEvent(action, { number: pr, headSha, merged, ...extra })),
     };
     // --verbose: the debug lines (every retry) are captured and scanned for secrets too.
     const code = await runActionCommand('pr', ['--verbose'], { out: (l) => lines.push(l), err: (l) => lines.push(l), env });
@@ -141,12 +172,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   };
   /** Run the event; a failed run is rerun once, as a person reruns the job. */
   const current = { rerun: false };
-  const run = async (pr: number, action: string, headSha: string, modelDir: string, merged = false) => {
-    const code = await runOnce(pr, action, headSha, modelDir, merged, 1);
+  const run = async (pr: number, action: string, headSha: string, modelDir: string, merged = false, extra: Extra = {}) => {
+    const code = await runOnce(pr, action, headSha, modelDir, merged, 1, extra);
     if (code === 0) return 0;
     report.reruns += 1;
     current.rerun = true;
-    const again = await runOnce(pr, action, headSha, modelDir, merged, 2);
+    const again = await runOnce(pr, action, headSha, modelDir, merged, 2, extra);
     if (again === 0) report.repaired += 1;
     return again;
   };
@@ -162,26 +193,37 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       ok = false;
       report.failures.push(`PR ${pr}: ${why}`);
     };
+    // The tenant of this lifecycle: its profiles drawn (a repository-fed one previews the PR's head branch).
+    const profiles = draw();
+    applyProfiles({ state: em.state, clock: em.clock, controls: em.controls }, profiles);
+    const github = profiles.includes('github-connected');
+    const headRef = `soak-${i}`;
+    const previewBranch = github ? headRef : branch;
+    const sha = (v: string) => `${pr}${v}`.padEnd(40, '0');
+    const extra: Extra = { headRef };
     // The PR's checkout: the deploy branch as it is now, plus the PR's own cube.
     const dir = join(work, `pr-${pr}`);
     for (const [p, b64] of Object.entries(d().branches.main!.head)) {
       mkdirSync(dirname(join(dir, p)), { recursive: true });
       writeFileSync(join(dir, p), Buffer.from(b64, 'base64'));
     }
-    const write = (v: number) => {
+    const tree = (v: number): FileMap => ({ ...d().branches.main!.head, [`model/cubes/${name}.yml`]: Buffer.from(cube(name, v)).toString('base64') });
+    /** The checkout; on a repository-fed tenant GitHub holds the same at the PR's head. */
+    const write = (v: number, headSha: string) => {
       mkdirSync(join(dir, 'model', 'cubes'), { recursive: true });
       writeFileSync(join(dir, 'model', 'cubes', `${name}.yml`), cube(name, v));
+      if (github) pushRef({ clock: em.clock, controls: em.controls }, d(), headRef, tree(v), headSha);
     };
     const local = (v: number) => ({ ...hashes(d().branches.main!.head), [`model/cubes/${name}.yml`]: sha1(cube(name, v)) });
 
     const checkPreview = (v: number, headSha: string) => {
-      const shared = d().branches[branch];
-      if (!shared) return fail('no shared branch after a preview run');
+      const shared = d().branches[previewBranch];
+      if (!shared) return fail(`no ${previewBranch} after a preview run`);
       const got = hashes(shared.head);
       const want = local(v);
       if (JSON.stringify(Object.entries(got).sort()) !== JSON.stringify(Object.entries(want).sort())) {
         report.lostOrStaleFiles += 1;
-        fail('the shared branch does not hold the local files');
+        fail(`${previewBranch} does not hold the local files`);
       }
       const ours = gh.comments(pr);
       if (ours.length !== 1) {
@@ -191,19 +233,29 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       if (parseComment(ours[0]!.body).ledger?.headSha !== headSha) fail('the comment does not show the head SHA');
     };
 
-    gh.addPull({ number: pr, headSha: `${pr}a`.padEnd(40, '0'), headRef: `soak-${i}` });
-    write(1);
-    if ((await run(pr, 'opened', `${pr}a`.padEnd(40, '0'), dir)) !== 0) fail('opened run failed');
-    else checkPreview(1, `${pr}a`.padEnd(40, '0'));
+    gh.addPull({ number: pr, headSha: sha('a'), headRef });
+    write(1, sha('a'));
+    if ((await run(pr, 'opened', sha('a'), dir, false, extra)) !== 0) fail('opened run failed');
+    else checkPreview(1, sha('a'));
 
-    gh.setHead(pr, `${pr}b`.padEnd(40, '0'));
-    write(2);
-    if ((await run(pr, 'synchronize', `${pr}b`.padEnd(40, '0'), dir)) !== 0) fail('synchronize run failed');
-    else checkPreview(2, `${pr}b`.padEnd(40, '0'));
+    gh.setHead(pr, sha('b'));
+    write(2, sha('b'));
+    if ((await run(pr, 'synchronize', sha('b'), dir, false, extra)) !== 0) fail('synchronize run failed');
+    else checkPreview(2, sha('b'));
 
     gh.closePull(pr, merge);
-    if ((await run(pr, 'closed', `${pr}b`.padEnd(40, '0'), dir, merge)) !== 0) fail('closed run failed');
-    if (d().branches[branch]) fail('the shared branch is still there after close');
+    // A repository-fed tenant: GitHub's merge pushes main, which deploys it; the close must not merge again.
+    let mainCommits = d().branches.main!.commits;
+    if (github && merge) {
+      pushRef({ clock: em.clock, controls: em.controls }, d(), 'main', tree(2), sha('m'));
+      mainCommits += 1;
+    }
+    if ((await run(pr, 'closed', sha('b'), dir, merge, { ...extra, ...(github ? { mergeCommitSha: sha('m') } : {}) })) !== 0) fail('closed run failed');
+    if (d().branches[branch]) fail(`${branch} is still there after close`);
+    if (github && d().branches.main!.commits !== mainCommits) fail('main was merged into on a repository-fed tenant (a second deploy)');
+    if (github && d().branches[headRef]?.staging) fail(`the staging environment of ${headRef} is still on after close`);
+    const refs = Object.keys(d().connected?.refs ?? {}).filter((r) => r.startsWith('preview-'));
+    if (github && refs.length) fail(`refs left in the connected repository: ${refs.join(', ')}`);
     const strays = Object.values(d().branches).filter((b) => b.kind === 'dev' || b.name.startsWith(`${branch}`));
     if (strays.length) {
       report.duplicateBranches += strays.filter((b) => b.name !== branch).length;
@@ -226,9 +278,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     }
     if (ok && !current.rerun) report.correct += 1;
     if (ok && current.rerun) report.correctAfterRerun += 1;
+    for (const p of profiles.length ? profiles : ['none']) {
+      const row = (report.byProfile[p] ??= { lifecycles: 0, correct: 0 });
+      row.lifecycles += 1;
+      if (ok) row.correct += 1;
+    }
     rmSync(dir, { recursive: true, force: true });
     log(
-      `lifecycle ${i + 1}/${options.lifecycles}: ${ok ? 'ok' : 'NOT OK'} (${report.runsOk}/${report.runs} runs ok, faults ${JSON.stringify(em.faults.injected)})`,
+      `lifecycle ${i + 1}/${options.lifecycles} [${profiles.join(',') || 'no profile'}]: ${ok ? 'ok' : 'NOT OK'} (${report.runsOk}/${report.runs} runs ok, faults ${JSON.stringify(em.faults.injected)})`,
     );
   }
 

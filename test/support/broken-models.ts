@@ -12,7 +12,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
-import { placeErrors, type CompilerError, type ErrorLocation } from '../../src/workflows/locate/index.js';
+import { placeErrors, type CompilerError, type ErrorLocation } from '../../src/model/locate/index.js';
 import { encodeFile } from '../../packages/emulator/src/build/trees.js';
 import { compileTree } from '../../packages/emulator/src/engine/model.js';
 

@@ -38,7 +38,11 @@ export interface Lifecycle {
   /** Write the checkout: the deploy branch as it is now plus `extra` files. */
   checkout(extra: Record<string, string>): void;
   /** Run a command for PR `pr` (event `action`); `env` adds or overrides variables. */
-  run(pr: number, action: string, opts?: { headSha?: string; merged?: boolean; env?: NodeJS.ProcessEnv; command?: CommandName; argv?: string[] }): Promise<Run>;
+  run(
+    pr: number,
+    action: string,
+    opts?: { headSha?: string; headRef?: string; mergeCommitSha?: string; merged?: boolean; env?: NodeJS.ProcessEnv; command?: CommandName; argv?: string[] },
+  ): Promise<Run>;
   /** The deploy branch's files, hashed. */
   main(): Record<string, string>;
   close(): Promise<void>;
@@ -83,7 +87,15 @@ export async function startLifecycle(options: { faults?: string; emulator?: Para
         GITHUB_API_URL: gh.url,
         GITHUB_RUN_ID: String(pr),
         GITHUB_EVENT_NAME: 'pull_request',
-        GITHUB_EVENT_PATH: writeEvent(pullRequestEvent(action, { number: pr, headSha, merged: opts.merged ?? false })),
+        GITHUB_EVENT_PATH: writeEvent(
+          pullRequestEvent(action, {
+            number: pr,
+            headSha,
+            merged: opts.merged ?? false,
+            ...(opts.headRef ? { headRef: opts.headRef } : {}),
+            ...(opts.mergeCommitSha ? { mergeCommitSha: opts.mergeCommitSha } : {}),
+          }),
+        ),
         ...opts.env,
       };
       const code = await runActionCommand(opts.command ?? 'pr', opts.argv ?? ['--verbose'], { out: (l) => lines.push(l), err: (l) => lines.push(l), env });

@@ -16,10 +16,10 @@ export function example(action: string): Payload {
   return structuredClone(found);
 }
 
-/** A payload for PR `number` at `headSha`; `merged` sets the flag the examples never set (and `mergeCommitSha` the commit it made). */
+/** A payload for PR `number` at `headSha`; `merged` sets the flag the examples never set. */
 export function pullRequestEvent(
   action: string,
-  opts: { number?: number; headSha?: string; merged?: boolean; mergeCommitSha?: string; fork?: boolean; title?: string } = {},
+  opts: { number?: number; headSha?: string; headRef?: string; mergeCommitSha?: string; merged?: boolean; fork?: boolean; title?: string } = {},
 ): Payload {
   const p = example(action);
   const pr = p.pull_request;
@@ -28,9 +28,10 @@ export function pullRequestEvent(
     pr.number = opts.number;
   }
   if (opts.headSha) pr.head.sha = opts.headSha;
+  if (opts.headRef) pr.head.ref = opts.headRef;
+  if (opts.mergeCommitSha) pr.merge_commit_sha = opts.mergeCommitSha;
   if (opts.title) pr.title = opts.title;
   if (opts.merged !== undefined) pr.merged = opts.merged;
-  if (opts.mergeCommitSha) pr.merge_commit_sha = opts.mergeCommitSha;
   if (action === 'closed') pr.state = 'closed';
   if (opts.fork) pr.head.repo = { ...pr.head.repo, full_name: 'someone-else/Hello-World', fork: true };
   return p;

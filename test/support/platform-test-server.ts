@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { PlatformClient, type ClientOptions } from '../../src/client/index.js';
-import { json, startTestServer, type TestServer } from '../../packages/emulator/src/github/https-server.js';
+import { json, startTestServer, type TestServer } from './https-server.js';
 
 export const KEY = 'test-key-0123456789abcdef';
 /** The server's default answer: a valid model. */

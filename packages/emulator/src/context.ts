@@ -5,6 +5,7 @@ import type { Clock } from './clock.js';
 import type { DbtPhasePlan } from './dbt/models.js';
 import type { DeploymentRec } from './deployments/models.js';
 import type { Engine } from './engine/index.js';
+import type { ProfileName } from './profiles.js';
 import type { State } from './state.js';
 
 /** A rejection: status and the `{ error }` message (spec section 7). */
@@ -61,6 +62,10 @@ export interface Behaviour {
   dbtInvisibleMs: number;
   /** Polls of a data query answered `{"error":"Continue wait"}` before its rows. */
   continueWaitPolls: number;
+  /** Profile `staging-cold`: emulated ms a staging environment stays asleep after it is enabled (unless a data request wakes it). */
+  coldMs: number;
+  /** Profile `staging-cold`: emulated ms without a data request after which a staging environment falls asleep. */
+  idleMs: number;
 }
 
 /** Builds and warm-ups short enough for the demo and the tests, long enough that their states are seen. */
@@ -72,6 +77,8 @@ export const DEFAULT_BEHAVIOUR: Behaviour = {
   warmupMs: 500,
   dbtInvisibleMs: 5_000,
   continueWaitPolls: 2,
+  coldMs: 60_000,
+  idleMs: 15 * 60_000,
 };
 
 /** The behaviour with `changes` applied; checked whole first (a bad field changes nothing), undefined fields skipped. */
@@ -82,7 +89,7 @@ export function behaviourWith(current: Behaviour, changes: Record<string, unknow
     if (key === 'directUploads' || key === 'wrapFileHashes' || key === 'flatFileList') {
       if (typeof value !== 'boolean') throw new HttpError(400, `${key}: got ${JSON.stringify(value)}, expected true or false`);
       next[key] = value;
-    } else if (key === 'buildMs' || key === 'warmupMs' || key === 'dbtInvisibleMs') {
+    } else if (key === 'buildMs' || key === 'warmupMs' || key === 'dbtInvisibleMs' || key === 'coldMs' || key === 'idleMs') {
       if (typeof value !== 'number' || !(value >= 0) || !Number.isFinite(value)) {
         throw new HttpError(400, `${key}: got ${JSON.stringify(value)}, expected a non-negative number of ms`);
       }
@@ -108,6 +115,8 @@ export interface BuildFailure {
 /** Hooks the tests and the control routes use to steer the emulator. */
 export interface Controls {
   behaviour: Behaviour;
+  /** The tenant profiles on (see profiles.ts). */
+  profiles: ProfileName[];
   /** The next build of a branch fails, keyed by `<deploymentId>:<branch>`. */
   failNextBuild: Record<string, BuildFailure>;
   /** The next dbt sync started fails in this phase with this message. */
@@ -116,6 +125,11 @@ export interface Controls {
   minted: string[];
   /** The phases (and durations) of every dbt sync started from now on; default `DBT_PHASES`. */
   dbtPhases?: DbtPhasePlan[];
+}
+
+/** Is this tenant profile on? */
+export function profileOn(env: { controls: Controls }, name: ProfileName): boolean {
+  return env.controls.profiles.includes(name);
 }
 
 export interface Ctx {

@@ -9,6 +9,10 @@ import { failNextBuild } from './build/runtime.js';
 import { behaviourWith, HttpError, type Controls } from './context.js';
 import type { DeploymentRec } from './deployments/models.js';
 import { parseFaults, type FaultInjector } from './faults.js';
+import { encodeFile } from './build/trees.js';
+import { pushRef, newSha } from './deployments/repository.js';
+import { applyProfiles } from './profile-state.js';
+import { parseProfiles, PROFILE_SUMMARY, PROFILES } from './profiles.js';
 import { send } from './http.js';
 import { textOf } from './json.js';
 import type { State } from './state.js';
@@ -69,6 +73,42 @@ export function serveControl(s: Steering, req: IncomingMessage, res: ServerRespo
     d.olderDeployment = body.older;
     if (body.savedRef !== undefined) d.dbtSavedRef = text(body.savedRef, 'savedRef', 'a branch of the dbt project');
     return send(res, 200, { deploymentId: d.id, older: d.olderDeployment, savedRef: d.dbtSavedRef ?? 'main' });
+  }
+  if (method === 'GET' && path === '/_emulator/profiles') return send(res, 200, { on: controls.profiles, available: PROFILE_SUMMARY });
+  if (method === 'POST' && path === '/_emulator/profiles') {
+    let names;
+    try {
+      names = parseProfiles(Array.isArray(body.profiles) || typeof body.profiles === 'string' ? (body.profiles as string | unknown[]) : undefined, 'profiles');
+    } catch (e) {
+      throw new HttpError(400, (e as Error).message);
+    }
+    if (body.profiles === undefined)
+      throw new HttpError(400, `profiles: got undefined, expected a list of profile names (from: ${PROFILES.join(', ')}), [] for none`);
+    applyProfiles(s, names);
+    return send(res, 200, { on: controls.profiles });
+  }
+  if (method === 'GET' && path === '/_emulator/repository') {
+    const d = deploymentOf(s, Number(new URL(req.url ?? '', 'https://x').searchParams.get('deploymentId')));
+    if (!d.connected) throw new HttpError(400, `deployment ${d.id} is not connected to a repository (turn on the github-connected profile)`);
+    return send(res, 200, { repository: d.connected.repository, refs: Object.fromEntries(Object.entries(d.connected.refs).map(([k, r]) => [k, r.sha])) });
+  }
+  if (method === 'POST' && path === '/_emulator/repository/push') {
+    const d = deploymentOf(s, body.deploymentId);
+    const branch = text(body.branch, 'branch', 'a branch name');
+    const files = body.files;
+    if (!files || typeof files !== 'object' || Array.isArray(files) || !Object.values(files).every((v) => typeof v === 'string')) {
+      throw new HttpError(400, `files: got ${JSON.stringify(files)?.slice(0, 80)}, expected an object of path -> text`);
+    }
+    const sha = body.sha === undefined ? newSha() : text(body.sha, 'sha', 'a commit id');
+    const tree = Object.fromEntries(Object.entries(files as Record<string, string>).map(([p, t]) => [p, encodeFile(t)]));
+    pushRef(s, d, branch, tree, sha);
+    return send(res, 200, { branch, sha });
+  }
+  if (method === 'POST' && path === '/_emulator/repository/delete') {
+    const d = deploymentOf(s, body.deploymentId);
+    const branch = text(body.branch, 'branch', 'a branch name');
+    if (d.connected) delete d.connected.refs[branch];
+    return send(res, 200, { branch, deleted: true });
   }
   if (method === 'GET' && path === '/_emulator/state') return send(res, 200, s.state);
   throw new HttpError(404, `no such control route: ${method} ${path}`);

@@ -1,6 +1,7 @@
 /** `datamodel-ci-emulator`: run the platform emulator over HTTPS until Ctrl-C (or SIGTERM). */
 import { parseArgs } from 'node:util';
 import { parseFaults } from './faults.js';
+import { parseProfiles, PROFILE_SUMMARY, PROFILES } from './profiles.js';
 import { SEEDS, type SeedName } from './seed/index.js';
 import { DEFAULT_BEHAVIOUR } from './context.js';
 import { startEmulator } from './server.js';
@@ -27,6 +28,7 @@ const FLAGS = [
   { name: 'no-direct-uploads', value: '', text: 'refuse uploads to shared and deploy branches (dev-mode branches only), as some tenants do' },
   { name: 'wrap-file-hashes', value: '', text: 'answer file-hashes as { files: {...} } instead of the plain map' },
   { name: 'flat-file-list', value: '', text: "list data-model files flat (relative paths) instead of the vendor's nested tree" },
+  { name: 'profile', value: 'A,B', text: 'answer as a tenant with these profiles (below; docs/emulator.md gives the evidence for each)' },
 ] as const;
 
 const helpLine = (flag: string, text: string) => `  ${flag.padEnd(28)}${text}`;
@@ -45,6 +47,10 @@ Postgres per deployment holding demo data, started on the first data query (a fe
 Jinja and Python models cannot be compiled here: they are reported as such.
 
 ${[...FLAGS.map((f) => helpLine(`--${f.name} ${f.value}`.trimEnd(), f.text)), helpLine('-h, --help', 'this text')].join('\n')}
+
+Tenant profiles (--profile, or POST /_emulator/profiles {"profiles":[...]}): where the vendor's documents
+are silent, each answers as one plausible real tenant does.
+${PROFILES.map((p) => `  ${p.padEnd(22)}${PROFILE_SUMMARY[p]}`).join('\n')}
 `;
 
 export interface Io {
@@ -116,8 +122,10 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
     const port = number(flags, 'port', 0, 0);
     if (!Number.isInteger(port) || port > 65535) throw new UsageError(`--port: got ${JSON.stringify(flags.port)}, expected an integer from 0 to 65535`);
     let faults;
+    let profiles;
     try {
       faults = parseFaults(flags.faults as string | undefined);
+      profiles = parseProfiles(flags.profile as string | undefined);
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
@@ -138,6 +146,7 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
       dbtInvisibleMs: number(flags, 'dbt-invisible-ms', 0, DEFAULT_BEHAVIOUR.dbtInvisibleMs),
       continueWaitPolls: wholeNumber(flags, 'continue-wait', DEFAULT_BEHAVIOUR.continueWaitPolls),
       olderDeployments: ids(flags, 'older-deployments'),
+      profiles,
     };
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;

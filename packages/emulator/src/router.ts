@@ -8,9 +8,10 @@ import { allEndpoints, formatPath, InputError, parseInput, pathParams, type Endp
 import { z } from 'zod';
 import { authenticate, authorize } from './auth.js';
 import type { Clock } from './clock.js';
-import { HttpError, isReply, type Controls, type Ctx, type HandlerTable, type Principal } from './context.js';
+import { HttpError, isReply, profileOn, type Controls, type Ctx, type HandlerTable, type Principal } from './context.js';
 import type { Engine } from './engine/index.js';
 import { parseBody, readBody, send, sendText } from './http.js';
+import { looseAnswer } from './loose.js';
 import type { State } from './state.js';
 
 /** Request bytes of one endpoint: the request as sent (before TLS), and the file parts of multipart bodies. */
@@ -172,6 +173,7 @@ export function platformApi(api: PlatformApi): (req: IncomingMessage, res: Serve
         throw new HttpError(500, `emulator bug: the answer of ${e.id} does not match its schema: ${issues.join('; ')}`);
       }
     }
+    if (profileOn(api, 'loose-answers')) ({ status, payload } = looseAnswer(e, status, payload));
     send(res, status, payload, headers);
   };
 }

@@ -20,6 +20,9 @@ import { platformApi, type ByteTally } from './router.js';
 import { seedState, type SeedName } from './seed/index.js';
 import type { State } from './state.js';
 import { makeLocalTls, type LocalTls } from './tls.js';
+import { retryAfterDate } from './loose.js';
+import { applyProfiles } from './profile-state.js';
+import type { ProfileName } from './profiles.js';
 
 export interface EmulatorOptions {
   host?: string;
@@ -48,8 +51,13 @@ export interface EmulatorOptions {
   dbtInvisibleMs?: number;
   /** Polls of each data query answered "Continue wait" before its rows (default 2; 0 allowed). */
   continueWaitPolls?: number;
+  /** Profile staging-cold: emulated ms a staging environment sleeps after it is enabled, and without a data request before it sleeps again. */
+  coldMs?: number;
+  idleMs?: number;
   /** Deployments (by id) that behave as older ones: dbt sync ignores `ref`. */
   olderDeployments?: number[];
+  /** Tenant profiles to start with (see profiles.ts and docs/emulator.md). */
+  profiles?: ProfileName[];
 }
 
 export interface EmulatorInfo {
@@ -107,8 +115,18 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     writeFileSync(join(dir, 'key.pem'), tls.key, { mode: 0o600 });
   }
 
-  const { directUploads, wrapFileHashes, flatFileList, buildMs, warmupMs, dbtInvisibleMs, continueWaitPolls } = options;
-  const behaviour = behaviourWith(DEFAULT_BEHAVIOUR, { directUploads, wrapFileHashes, flatFileList, buildMs, warmupMs, dbtInvisibleMs, continueWaitPolls });
+  const { directUploads, wrapFileHashes, flatFileList, buildMs, warmupMs, dbtInvisibleMs, continueWaitPolls, coldMs, idleMs } = options;
+  const behaviour = behaviourWith(DEFAULT_BEHAVIOUR, {
+    directUploads,
+    wrapFileHashes,
+    flatFileList,
+    buildMs,
+    warmupMs,
+    dbtInvisibleMs,
+    continueWaitPolls,
+    coldMs,
+    idleMs,
+  });
   const clock = new Clock(options.clock);
   const state: State = statePath && existsSync(statePath) ? (JSON.parse(readFileSync(statePath, 'utf8')) as State) : seedState(options.seed ?? 'demo', clock);
   for (const id of options.olderDeployments ?? []) {
@@ -116,7 +134,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     if (!d) throw new Error(`olderDeployments: got ${id}, expected the id of a deployment (${state.deployments.map((x) => x.id).join(', ')})`);
     d.olderDeployment = true;
   }
-  const controls: Controls = { minted: [], behaviour, failNextBuild: {} };
+  const controls: Controls = { minted: [], behaviour, failNextBuild: {}, profiles: [] };
+  applyProfiles({ state, clock, controls }, options.profiles ?? []);
   const engine = new Engine();
   const serveData = dataApi({ state, clock, controls, engine });
   const faults = new FaultInjector(typeof options.faults === 'string' ? parseFaults(options.faults) : (options.faults ?? {}), options.faultSeed ?? 1);
@@ -176,7 +195,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       return;
     }
     if (fault === '5xx') return send(res, 503, { error: 'injected fault: service unavailable' });
-    if (fault === '429') return send(res, 429, { error: 'injected fault: rate limited' }, { 'retry-after': '1' });
+    // Retry-After in seconds, or (profile loose-answers) as an HTTP date.
+    const retryAfter = controls.profiles.includes('loose-answers') ? retryAfterDate(1) : '1';
+    if (fault === '429') return send(res, 429, { error: 'injected fault: rate limited' }, { 'retry-after': retryAfter });
 
     if (path.startsWith('/d/')) {
       counts['data-api'] = (counts['data-api'] ?? 0) + 1;

@@ -160,7 +160,7 @@ export function emit(doc: Schema, overlay: Overlay, header: string): Emitted {
   return { schemas: schemasTs, endpoints: endpointsTs, areas: areasCode(ops, overlay, header) };
 }
 
-const PRIMITIVES = ['Bool', 'FileBytes', 'Int', 'Name', 'NonNegInt', 'PosInt', 'alias', 'intBetween', 'refine', 'unwrap'];
+const PRIMITIVES = ['Bool', 'FileBytes', 'Int', 'Name', 'NonNegInt', 'PosInt', 'ReadDate', 'ReadInt', 'ReadNumber', 'alias', 'intBetween', 'refine', 'unwrap'];
 
 /** The import of the hand-written primitives a generated module uses. */
 function primitives(code: string): string {
@@ -233,7 +233,11 @@ function endpointCode(o: Op, inline: (mode: Mode, at: string) => Ctx): Code {
   if (ok.type === 'empty') e.push(['response', 'z.void()']);
   else if (ok.type === 'csv') e.push(['response', 'z.string()']);
   else if (ok.type === 'binary' || !ok.schema || Object.keys(ok.schema).length === 0) e.push(['response', 'z.unknown()']);
-  else e.push(['response', zodOf(ok.schema, inline('response', `${at} response`))]);
+  else {
+    const answer = zodOf(ok.schema, inline('response', `${at} response`));
+    // A delete (204 with no body) and a write whose answer the toolkit can do without (202, nothing in it) may come empty.
+    e.push(['response', o.method === 'DELETE' || o.meta.emptyAnswer ? seq(answer, '.optional()') : answer]);
+  }
   if (ok.type !== 'json') e.push(['responseType', str(ok.type)]);
   if (ok.status !== 200) e.push(['status', String(ok.status)]);
   if (o.meta.idempotent) e.push(['idempotent', 'true']);

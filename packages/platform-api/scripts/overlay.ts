@@ -32,6 +32,8 @@ export interface OperationMeta {
   access?: Access;
   pagination?: 'offset' | 'cursor';
   idempotent?: boolean;
+  /** The answer may come with no body (202 or 204): nothing in it is needed. */
+  emptyAnswer?: boolean;
 }
 
 /** One decision: a row of docs/api-assumptions.md and the actions that apply it (none for behaviour rows). */
@@ -103,8 +105,10 @@ function readOperations(path: string): { areas: Area[]; operations: OperationMet
       if (raw.access) meta.access = raw.access;
       if (raw.pagination) meta.pagination = raw.pagination as OperationMeta['pagination'];
       if (raw.idempotent === true) meta.idempotent = true;
+      if (raw.emptyAnswer === true) meta.emptyAnswer = true;
       for (const k of Object.keys(raw)) {
-        if (!['id', 'section', 'summary', 'spec', 'access', 'pagination', 'idempotent'].includes(k)) throw new Error(`overlay: ${where}: unknown key ${k}`);
+        if (!['id', 'section', 'summary', 'spec', 'access', 'pagination', 'idempotent', 'emptyAnswer'].includes(k))
+          throw new Error(`overlay: ${where}: unknown key ${k}`);
       }
       out.push(meta);
     }

@@ -173,6 +173,14 @@ function vocabulary(base: Code, s: Schema, ctx: Ctx): Code {
   return out;
 }
 
+/** In a union with a text branch, a number branch reads JSON numbers only (else "1" would become 1). */
+function exactNumbers(code: Code, hasText: boolean): Code {
+  if (!hasText) return code;
+  if (code === 'ReadInt') return 'z.number().int()';
+  if (code === 'ReadNumber') return 'z.number()';
+  return code;
+}
+
 /** The zod source of one schema (nullability included). */
 export function zodOf(input: Schema, ctx: Ctx): Code {
   const { schema: s, nullable } = unwrapNull(input, ctx);
@@ -196,25 +204,32 @@ function baseOf(s: Schema, ctx: Ctx): Code {
   }
   const branches = (s.oneOf ?? s.anyOf) as Schema[] | undefined;
   if (branches) {
-    const alternatives = branches.map((b, i) => zodOf(b, { ...ctx, at: `${ctx.at}|${i}` }));
+    // A union that has a text branch keeps text as text: its number branches read JSON numbers only.
+    const hasText = branches.some((b) => (typeof b.$ref === 'string' ? ctx.resolve(b.$ref) : b).type === 'string');
+    const alternatives = branches.map((b, i) => exactNumbers(zodOf(b, { ...ctx, at: `${ctx.at}|${i}` }), hasText));
     let out: Code = call('z.union', array(alternatives));
     if (s['x-to-string'] === true) out = seq(out, '.transform((v) => String(v))');
     return out;
   }
   if (Array.isArray(s.enum)) return enumCode(s.enum, ctx);
   if ('const' in s) return strict ? `z.literal(${lit(s.const)})` : typeof s.const === 'string' ? 'z.string()' : 'z.unknown()';
-  if (Array.isArray(s.type)) return call('z.union', array((s.type as string[]).map((t) => baseOf({ ...s, type: t }, ctx))));
+  if (Array.isArray(s.type)) {
+    const hasText = (s.type as string[]).includes('string');
+    return call('z.union', array((s.type as string[]).map((t) => exactNumbers(baseOf({ ...s, type: t }, ctx), hasText))));
+  }
   switch (s.type) {
     case 'string': {
       if (s.format === 'binary') return 'FileBytes';
-      if (!strict) return 'z.string()';
+      // An answer's date may come as text of any standard form, or as a count since the epoch.
+      if (!strict) return s.format === 'date-time' ? 'ReadDate' : 'z.string()';
       const base = s.format === 'url' || s.format === 'uri' ? 'z.url()' : s.format === 'email' ? 'z.email()' : 'z.string()';
       return chain(base, [...stringChecks(s), ...notCheck(s, ctx)]);
     }
+    // An answer's number may come as its decimal text (ids especially); what is sent is a JSON number.
     case 'integer':
-      return chain('z.number().int()', strict ? numberChecks(s) : []);
+      return strict ? chain('z.number().int()', numberChecks(s)) : 'ReadInt';
     case 'number':
-      return chain('z.number()', strict ? numberChecks(s) : []);
+      return strict ? chain('z.number()', numberChecks(s)) : 'ReadNumber';
     case 'boolean':
       return 'z.boolean()';
     case 'null':

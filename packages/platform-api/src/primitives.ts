@@ -26,6 +26,23 @@ export const Bool = z
 /** A non-empty string (path values: an empty segment would change the route). */
 export const Name = z.string().min(1, 'expected a non-empty string');
 
+// ---------------------------------------------------------------------------------------------
+// Reading answers: the forms a real service may send where the vendor's file leaves the form open.
+
+/** A number in an answer: a JSON number, or its decimal text (some services send ids as strings). */
+export const ReadNumber = z
+  .union([z.number(), z.string().regex(/^\s*-?\d+(\.\d+)?([eE][+-]?\d+)?\s*$/, 'expected a number or its decimal text')])
+  .transform((v) => Number(v));
+
+/** An integer in an answer: a JSON integer, or its decimal text. */
+export const ReadInt = z.union([z.number().int(), z.string().regex(/^\s*-?\d+\s*$/, 'expected an integer or its decimal text')]).transform((v) => Number(v));
+
+/** A date in an answer: any text (ISO 8601, an HTTP date, ...), or seconds or milliseconds since the epoch, read as ISO 8601. */
+export const ReadDate = z.union([z.string(), z.number()]).transform((v) => {
+  if (typeof v === 'string') return v;
+  return new Date(Math.abs(v) < 1e11 ? v * 1000 : v).toISOString();
+});
+
 /** A file part of a multipart body: the bytes, or text. */
 export const FileBytes = z.union([z.instanceof(Buffer), z.string()]);
 

@@ -50,7 +50,7 @@ async function drain(body: Readable, writable: Writable, options: ExportStreamOp
       }
     },
     writable,
-    { end: options.end ?? true, ...(options.signal ? { signal: options.signal } : {}) },
+    { end: options.end ?? true, signal: options.signal },
   );
   return bytes;
 }

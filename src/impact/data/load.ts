@@ -4,7 +4,7 @@
  * runs), until the rows come or the query's own deadline passes. Any other answer without rows is
  * the query's failure, in the gateway's words.
  */
-import { AbortedError, isHtml, PlatformError } from '../../client/errors.js';
+import { AbortedError, isHtml, messageOf } from '../../client/errors.js';
 import type { HttpClient } from '../../client/http.js';
 import { sleep } from '../../client/retry.js';
 import type { Row } from './compare.js';
@@ -34,7 +34,7 @@ export async function loadQuery(client: HttpClient, path: string, query: CubeQue
       text = res.text ?? '';
     } catch (e) {
       if (e instanceof AbortedError || signal?.aborted) throw e;
-      return done({ error: e instanceof PlatformError ? e.message : e instanceof Error ? e.message : String(e) });
+      return done({ error: messageOf(e) });
     }
     if (isHtml(text)) return done({ error: `${path} answered with a web page, not the data API` });
     let body: { error?: unknown; data?: unknown; results?: { data?: unknown }[] };

@@ -103,3 +103,14 @@ export interface DataDiffResult {
   elapsedMs: number;
   limits: DataDiffLimits;
 }
+
+/** The data diff's inputs, read and checked with the other inputs (src/settings.ts) before the first network call. */
+export interface DataDiffSettings {
+  mode: DataDiffMode | 'off';
+  allowPublic: boolean;
+  /** Path of the key-queries file (read by the command before its first call). */
+  queriesFile?: string;
+  securityContext: Record<string, unknown>;
+  limits: DataDiffLimits;
+  failOnChange: boolean;
+}

@@ -1,22 +1,10 @@
 /**
- * The model files of each side: production's from the platform (the deploy branch's source tree, with
- * content), the pull request's from the checkout. Both keep what Cube compiles: the files under
- * `model/` (else the older `schema/`), as its file repository picks them.
+ * Production's model files as the platform lists them: the deploy branch's source tree, flattened to
+ * paths and texts (read by src/operations/impact.ts; the pull request's side comes from the checkout).
  */
-import { AbortedError } from '../../client/errors.js';
-import type { OpContext } from '../../workflows/context.js';
+import type { FileTexts } from '../../model/model-files.js';
 
-/** Paths (repository-relative, POSIX) to texts. */
-export type FileTexts = Map<string, string>;
-
-const MODEL_FILE = /\.(js|ya?ml|jinja|py)$/i;
-
-/** The files Cube reads as the model: under `model/`, else under `schema/` when there is no `model/`. */
-export function modelFilesOf(all: ReadonlyMap<string, string>): FileTexts {
-  const paths = [...all.keys()];
-  const root = paths.some((p) => p.startsWith('model/')) || !paths.some((p) => p.startsWith('schema/')) ? 'model/' : 'schema/';
-  return new Map([...all].filter(([p]) => p.startsWith(root) && MODEL_FILE.test(p) && !p.split('/').includes('node_modules')));
-}
+export type { FileTexts } from '../../model/model-files.js';
 
 interface SourceNode {
   path?: unknown;
@@ -44,20 +32,4 @@ export function flattenSourceTree(nodes: readonly unknown[], parent = '', depth 
     if (n.type !== 'directory' && typeof n.content === 'string' && path) out.set(path, n.content);
   }
   return out;
-}
-
-/** The deploy branch's model files, with their content, from the platform. */
-export async function branchModelFiles(ctx: OpContext, branch: string): Promise<FileTexts> {
-  const nodes: unknown[] = [];
-  try {
-    for await (const node of ctx.client.dataModel.iterateFiles(
-      { deploymentId: ctx.deploymentId, query: { branchName: branch, withContent: true } },
-      { signal: ctx.signal },
-    ))
-      nodes.push(node);
-  } catch (e) {
-    if (e instanceof AbortedError) throw e;
-    throw new Error(`the files of ${branch} could not be read (${e instanceof Error ? e.message : String(e)})`, { cause: e });
-  }
-  return modelFilesOf(flattenSourceTree(nodes));
 }

@@ -1,6 +1,7 @@
 /** The definition diff of two sides' model files: the changes, the members whose numbers move, and what was not read. */
 import { diffDefinitions, type DefinitionChange } from './diff.js';
-import { modelDefinition, type ModelDefinition } from './model.js';
+import type { ModelDefinition } from './model.js';
+import { modelDefinition } from './source.js';
 import { valuesChanged, type ValuesChanged } from './propagate.js';
 
 export type { ChangeClass, DefinitionChange } from './diff.js';

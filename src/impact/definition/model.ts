@@ -4,7 +4,39 @@
  * become view members that each stand for a cube member (`aliasMember`). Every value the diff compares
  * is text in one canonical form: YAML `{CUBE}.amount` and JS `${CUBE}.amount` read the same.
  */
-import { field, isCode, isMap, readModelFiles, type Raw, type RawEntity, type RawMap } from './source.js';
+/** Source text of an expression the reader does not evaluate: compared as text. */
+export interface Code {
+  code: string;
+}
+
+export type Raw = string | number | boolean | null | Code | Raw[] | { [key: string]: Raw };
+export type RawMap = { [key: string]: Raw };
+
+/** A cube or view definition as written, before `extends` and view includes are resolved. */
+export interface RawEntity {
+  kind: 'cube' | 'view';
+  name: string;
+  body: RawMap;
+  file: string;
+}
+
+/** What the reader (./source.ts) makes of the files. */
+export interface ReadModel {
+  entities: RawEntity[];
+  /** Files that could not be read (syntax errors, templates), and why. */
+  skipped: { file: string; why: string }[];
+}
+
+export const isCode = (v: Raw | undefined): v is Code => !!v && typeof v === 'object' && !Array.isArray(v) && typeof (v as Code).code === 'string';
+export const isMap = (v: Raw | undefined): v is RawMap => !!v && typeof v === 'object' && !Array.isArray(v) && !isCode(v);
+
+/** Both spellings of a key: YAML writes `sql_table`, JS `sqlTable` (the compiler accepts either). */
+export function field(map: RawMap | undefined, key: string): Raw | undefined {
+  if (!map) return undefined;
+  if (key in map) return map[key];
+  const snake = key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  return snake in map ? map[snake] : undefined;
+}
 
 export type MemberKind = 'measure' | 'dimension' | 'segment';
 
@@ -242,9 +274,8 @@ function resolveView(view: CubeDef, body: RawMap, cubes: Map<string, CubeDef>): 
   }
 }
 
-/** Read and resolve the model files (paths under the model folder). */
-export function modelDefinition(files: ReadonlyMap<string, string>): ModelDefinition {
-  const read = readModelFiles(files);
+/** Resolve what the reader made of the model files: `extends`, then views. */
+export function resolveModel(read: ReadModel): ModelDefinition {
   const cubes = new Map<string, CubeDef>();
   const bodies = new Map<string, RawMap>();
   for (const e of read.entities) {

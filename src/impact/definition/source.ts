@@ -7,40 +7,8 @@
  */
 import { parse as parseYaml } from 'yaml';
 import type { Node } from 'acorn';
-import { parseJs } from '../../workflows/locate/js-model.js';
-
-/** Source text of an expression the reader does not evaluate: compared as text. */
-export interface Code {
-  code: string;
-}
-
-export type Raw = string | number | boolean | null | Code | Raw[] | { [key: string]: Raw };
-export type RawMap = { [key: string]: Raw };
-
-/** A cube or view definition as written, before `extends` and view includes are resolved. */
-export interface RawEntity {
-  kind: 'cube' | 'view';
-  name: string;
-  body: RawMap;
-  file: string;
-}
-
-export interface ReadModel {
-  entities: RawEntity[];
-  /** Files that could not be read (syntax errors, templates), and why. */
-  skipped: { file: string; why: string }[];
-}
-
-export const isCode = (v: Raw | undefined): v is Code => !!v && typeof v === 'object' && !Array.isArray(v) && typeof (v as Code).code === 'string';
-export const isMap = (v: Raw | undefined): v is RawMap => !!v && typeof v === 'object' && !Array.isArray(v) && !isCode(v);
-
-/** Both spellings of a key: YAML writes `sql_table`, JS `sqlTable` (the compiler accepts either). */
-export function field(map: RawMap | undefined, key: string): Raw | undefined {
-  if (!map) return undefined;
-  if (key in map) return map[key];
-  const snake = key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-  return snake in map ? map[snake] : undefined;
-}
+import { parseJs } from '../../model/locate/js-model.js';
+import { isMap, resolveModel, type ModelDefinition, type RawMap, type Raw, type ReadModel } from './model.js';
 
 /** The compiler's own test for a YAML file that goes through Jinja first. */
 const TEMPLATE = /{%|%}|{{|}}/;
@@ -160,4 +128,9 @@ export function readModelFiles(files: ReadonlyMap<string, string>): ReadModel {
     else if (/\.(jinja|py)$/i.test(file)) out.skipped.push({ file, why: 'a Jinja or Python file (its output is known only to the platform)' });
   }
   return out;
+}
+
+/** Read and resolve the model files (paths under the model folder). */
+export function modelDefinition(files: ReadonlyMap<string, string>): ModelDefinition {
+  return resolveModel(readModelFiles(files));
 }

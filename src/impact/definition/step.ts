@@ -1,8 +1,10 @@
 /** The definition diff as a step of the impact: both sides' files, compared; what could not be read becomes a notice. */
+import { messageOf } from '../../client/errors.js';
 import type { ChangeSet } from '../diff.js';
 import type { FileTexts } from './files.js';
 import { compareDefinitions, type DefinitionChange } from './index.js';
-import { localModelFiles } from './local.js';
+import { localModelFiles } from '../../model/model-files.js';
+import { walkModel } from '../../model/local-model.js';
 import { mergeDefinitions, privateIn } from './merge.js';
 
 /** What the impact result keeps of the definition diff. */
@@ -21,8 +23,6 @@ export interface DefinitionStep {
   apply(cs: ChangeSet): DefinitionOutcome;
 }
 
-const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
-
 /** Read the two sides (production's files were requested at the start; the checkout's are given or read now). */
 export async function definitionsFor(
   baseFiles: Promise<FileTexts | { problem: string }>,
@@ -32,9 +32,9 @@ export async function definitionsFor(
   let head = input.headFiles;
   if (!head && input.modelDir) {
     try {
-      head = await localModelFiles(input.modelDir);
+      head = await localModelFiles(await walkModel(input.modelDir), input.modelDir);
     } catch (e) {
-      return { ...none, notices: [`the model definitions were not compared: ${message(e)}`] };
+      return { ...none, notices: [`the model definitions were not compared: ${messageOf(e)}`] };
     }
   }
   if (!head) return none;

@@ -1,18 +1,17 @@
 /** A deployment's branches: naming rules, lookup, creation, commit, merge and removal. */
+import { branchNameProblem } from '@datamodel-ci/platform-api';
 import { HttpError, type Ctx } from '../context.js';
 import type { DeploymentRec } from '../deployments/models.js';
+import { syncRef } from '../deployments/repository.js';
 import type { CompiledModel } from '../engine/index.js';
 import type { BranchRec, FileMap } from './models.js';
 import { newRuntime, triggerBuild, type BuildEnv } from './runtime.js';
 import { hashTree, mergeTrees, sameTree, sha1Hex, treeHash } from './trees.js';
 
-/** Shared branch names: letters, digits, `.`, `_`, `-`, `/`; no `..`, no spaces; `dev-` is reserved. */
-const BRANCH_NAME = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$/;
-
+/** A branch name the platform takes: the contract's one rule (`dev-` forks are the platform's own). */
 export function checkBranchName(name: string, input = 'name'): void {
-  if (!BRANCH_NAME.test(name) || name.includes('..') || name.endsWith('/') || name.endsWith('.lock') || name.includes('//')) {
-    throw new HttpError(400, `${input}: got ${JSON.stringify(name)}, expected a branch name of letters, digits, ".", "_", "-" and "/" (no spaces, no "..")`);
-  }
+  const problem = branchNameProblem(name);
+  if (problem) throw new HttpError(400, `${input}: got ${JSON.stringify(name)}, expected ${problem}`);
 }
 
 /** A POSIX path inside the model: relative, no `..`, no backslash, no empty segment. */
@@ -119,6 +118,8 @@ export function commit(d: DeploymentRec, b: BranchRec): void {
   b.head = { ...b.files };
   b.commits += 1;
   b.lastHash = treeHash(b.head, `${d.id}:${b.name}:${b.commits}:${b.id}`);
+  // On a connected deployment the commit is pushed to the branch's ref.
+  syncRef(d, b);
 }
 
 /** Delete a branch: children move to its parent, sessions and uploads on it end. */
@@ -142,6 +143,12 @@ export function mergedTree(b: BranchRec, theirs: FileMap, into: BranchRec): File
 export function mergeInto(env: BuildEnv, d: DeploymentRec, b: BranchRec, into: BranchRec, deleteAfter: boolean) {
   if (b === into) throw new HttpError(400, `cannot merge branch ${JSON.stringify(b.name)} into itself`);
   if (into.kind === 'dev') throw new HttpError(400, `cannot merge into dev-mode branch ${JSON.stringify(into.name)}`);
+  if (into.kind === 'deploy' && d.connected) {
+    throw new HttpError(
+      403,
+      `merging into ${JSON.stringify(into.name)} is not allowed (deployBranchMergeAllowed: false): production is built from pushes to ${d.connected.repository}`,
+    );
+  }
   const files = mergedTree(b, b.head, into);
   // Already merged: like git, no new commit and no build.
   if (!sameTree(files, into.head)) {

@@ -51,6 +51,12 @@ export interface RuntimeRec {
   stoppedAt?: number;
   /** The last successful build and what came after it. */
   builds: BuildRec[];
+  /** Profile `staging-cold`: the staging environment sleeps until then (a data request wakes it sooner). */
+  wakesAt?: number;
+  /** Profile `staging-cold`: the last data request it served (it falls asleep after `idleMs` without one). */
+  usedAt?: number;
+  /** Profile `stale-build-status`: build-status reads still answered with the previous build. */
+  staleReads?: number;
 }
 
 export interface UploadRec {

@@ -4,7 +4,8 @@
  * handler checks everything first and changes state last, so a rejected request changes nothing;
  * the runtimes a write starts or stops are reconciled after it.
  */
-import { HttpError, requireDeployment, type HandlerTable } from '../context.js';
+import { HttpError, profileOn, requireDeployment, type HandlerTable } from '../context.js';
+import { pullFromRepository, syncRef } from '../deployments/repository.js';
 import { cursorPageWithData, type CursorQuery } from '../paging.js';
 import {
   branchById,
@@ -26,7 +27,7 @@ import {
 } from './branches.js';
 import { allCubes } from '../engine/meta.js';
 import type { BranchRec } from './models.js';
-import { isActive, triggerBuild, withRuntimes } from './runtime.js';
+import { asleep, isActive, servedBuild, triggerBuild, withRuntimes } from './runtime.js';
 import { decodeFile, encodeFile, hashTree, mergeTrees, treeHash } from './trees.js';
 import { uploadHandlers } from './uploads.js';
 
@@ -73,20 +74,24 @@ const branchHandlers: HandlerTable = {
     checkBranchName(body.name, 'body.name');
     if (body.name.startsWith('dev-'))
       throw new HttpError(400, `body.name: got ${JSON.stringify(body.name)}, expected a name not starting with "dev-" (reserved for dev-mode branches)`);
-    if (d.branches[body.name]) throw new HttpError(409, `branch ${JSON.stringify(body.name)} already exists`);
+    // Which status a duplicate name gets is not documented: 409 here, 400 under the duplicate-branch-400 profile.
+    if (d.branches[body.name]) throw new HttpError(profileOn(ctx, 'duplicate-branch-400') ? 400 : 409, `branch ${JSON.stringify(body.name)} already exists`);
     const from = branchByName(d, body.from ?? d.deployBranch);
     if (from.kind === 'dev') throw new HttpError(400, `body.from: got ${JSON.stringify(from.name)}, expected a shared branch or the deploy branch`);
-    makeBranch(d, body.name, from, 'shared', ctx.clock.iso());
+    // On a connected deployment the new branch is pushed to the repository as a ref.
+    syncRef(d, makeBranch(d, body.name, from, 'shared', ctx.clock.iso()));
     return { active: false, branchName: body.name, parentBranch: from.name };
   },
 
   removeBranch(ctx) {
     const d = requireDeployment(ctx);
-    const q = ctx.query as { branchName: string };
+    const q = ctx.query as { branchName: string; removeOnUpstream?: boolean };
     const b = branchByName(d, q.branchName);
     if (b.kind === 'deploy') throw new HttpError(400, `branch ${JSON.stringify(b.name)} is the deploy branch and cannot be deleted`);
     requireOwner(ctx, b);
     removeBranch(d, b);
+    // The ref in the connected repository goes only when asked (the vendor's default keeps it).
+    if (q.removeOnUpstream && d.connected) delete d.connected.refs[b.name];
     return { success: true };
   },
 
@@ -184,8 +189,9 @@ const branchHandlers: HandlerTable = {
       b = s;
     } else b = branchByName(d, q.branchName ?? d.deployBranch);
     // Validation asks the branch's own runtime: a shared branch with none running cannot answer.
-    if (b.kind === 'shared' && !isActive(d, b)) throw new HttpError(400, 'Branch is not active');
-    const result = await compileBranch(ctx, b);
+    if (b.kind === 'shared' && (!isActive(d, b) || asleep(ctx, b, ctx.clock.now()))) throw new HttpError(400, 'Branch is not active');
+    // A shared branch's runtime compiles what its last finished build serves, not what was uploaded since.
+    const result = b.kind === 'shared' ? await ctx.engine.compile(servedBuild(b, ctx.clock.now())?.files ?? b.files) : await compileBranch(ctx, b);
     return {
       deploymentId: d.id,
       branchName: b.name,
@@ -214,6 +220,7 @@ const branchHandlers: HandlerTable = {
   pull(ctx) {
     const d = requireDeployment(ctx);
     const body = ctx.body as { branchName: string };
+    if (d.connected) return pullFromRepository(ctx, d, body.branchName);
     const b = branchByName(d, body.branchName);
     if (!b.parent) return { buildTriggered: true };
     const parent = branchByName(d, b.parent);

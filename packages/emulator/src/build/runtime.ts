@@ -5,7 +5,7 @@
  * finish or merge on a running branch builds it. A build is a plan from its start and its state is
  * read off the clock, like a dbt run: no timers, a test advances the clock.
  */
-import type { Ctx, HandlerTable } from '../context.js';
+import { profileOn, type Ctx, type HandlerTable } from '../context.js';
 import { deployModeOf, type DeploymentRec } from '../deployments/models.js';
 import type { BranchRec, BuildRec, FileMap } from './models.js';
 
@@ -61,6 +61,30 @@ function startBuild(env: BuildEnv, d: DeploymentRec, b: BranchRec, kind: BuildRe
   if (failure) build.errorText = failure.errorText;
   // A newer build supersedes one still running: the older one never finishes.
   b.runtime.builds = [...keep(b.runtime.builds.filter((x) => x.endsAt <= now)), build];
+  if (kind === 'build' && profileOn(env, 'stale-build-status')) b.runtime.staleReads = STALE_READS;
+}
+
+/** Profile `stale-build-status`: reads after a change that still show the build before it. */
+const STALE_READS = 2;
+
+/** Profile `staging-cold`: a staging environment asleep (just enabled, or idle) until a data request or its wake time. */
+export function asleep(env: BuildEnv, b: BranchRec, now: number): boolean {
+  const { wakesAt, usedAt } = b.runtime;
+  if (!profileOn(env, 'staging-cold') || b.kind !== 'shared' || !b.staging || wakesAt === undefined) return false;
+  return now < wakesAt || now - Math.max(wakesAt, usedAt ?? 0) > env.controls.behaviour.idleMs;
+}
+
+/** A data request reached the branch's runtime: an asleep one starts (warms up), an awake one stays so. */
+export function touch(env: BuildEnv, d: DeploymentRec, b: BranchRec): boolean {
+  if (!profileOn(env, 'staging-cold')) return false;
+  const now = env.clock.now();
+  const wasAsleep = asleep(env, b, now);
+  if (wasAsleep) {
+    b.runtime.wakesAt = Math.min(b.runtime.wakesAt ?? now, now);
+    startBuild(env, d, b, 'warmup');
+  }
+  b.runtime.usedAt = now;
+  return wasAsleep;
 }
 
 /** Build a branch after a change landed on it, if its runtime runs (and, in `cli` mode, production only on finish). */
@@ -80,6 +104,11 @@ export function reconcileRuntimes(env: BuildEnv, d: DeploymentRec): void {
     if (active) {
       delete b.runtime.stoppedAt;
       startBuild(env, d, b, 'warmup');
+      // Profile staging-cold: a staging environment just enabled sleeps a while first.
+      if (profileOn(env, 'staging-cold') && b.kind === 'shared' && b.staging) {
+        b.runtime.wakesAt = now + env.controls.behaviour.coldMs;
+        delete b.runtime.usedAt;
+      }
     } else {
       b.runtime.stoppedAt = now;
       b.runtime.builds = keep(b.runtime.builds.filter((x) => x.endsAt <= now));
@@ -110,8 +139,16 @@ export function productionFiles(b: BranchRec, now: number): FileMap {
 /**
  * Build status as the vendor reports it: `built`, `building`, `warmup`, `failed`, `cancelled`,
  * `stopped`, `none`. `filesHash` is the branch's commit, `lastHash` what its last finished build serves.
+ * `env` brings the profiles in: an asleep staging environment, a stale answer, the hash form.
  */
-export function buildStatusOf(d: DeploymentRec, name: string, now: number) {
+export function buildStatusOf(d: DeploymentRec, name: string, now: number, env?: BuildEnv) {
+  const s = rawBuildStatus(d, name, now, env);
+  if (env && profileOn(env, 'no-hash')) return { ...s, filesHash: null, lastHash: null };
+  if (env && profileOn(env, 'short-hash')) return { ...s, filesHash: s.filesHash?.slice(0, 7) ?? null, lastHash: s.lastHash?.slice(0, 7) ?? null };
+  return s;
+}
+
+function rawBuildStatus(d: DeploymentRec, name: string, now: number, env?: BuildEnv) {
   const at = (ms: number) => new Date(ms).toISOString();
   const b = d.branches[name];
   const base = { deploymentId: d.id, branchName: name, deploymentStatus: 'running' };
@@ -127,11 +164,25 @@ export function buildStatusOf(d: DeploymentRec, name: string, now: number) {
     lastHash: servedBuild(b, now)?.hash ?? null,
     buildJobId: last?.jobId ?? null,
   };
-  if (!isActive(d, b)) {
+  // Profile stale-build-status: the build before the newest one, still shown as built.
+  const previous = builds.slice(0, -1).findLast((x) => x.outcome === 'success' && x.endsAt <= now);
+  if (env && (b.runtime.staleReads ?? 0) > 0 && previous) {
+    b.runtime.staleReads = (b.runtime.staleReads ?? 1) - 1;
+    return {
+      ...known,
+      filesHash: previous.hash,
+      lastHash: previous.hash,
+      buildJobId: previous.jobId,
+      status: 'built',
+      errorText: null,
+      updatedAt: at(previous.endsAt),
+    };
+  }
+  if (!isActive(d, b) || (env && asleep(env, b, now))) {
     const stoppedAt = b.runtime.stoppedAt;
     return {
       ...known,
-      status: stoppedAt === undefined ? 'building' : 'stopped',
+      status: stoppedAt === undefined && !(env && asleep(env, b, now)) ? 'building' : 'stopped',
       errorText: 'Branch is not active',
       updatedAt: at(stoppedAt ?? Date.parse(b.createdAt)),
     };
@@ -139,8 +190,8 @@ export function buildStatusOf(d: DeploymentRec, name: string, now: number) {
   if (!last) return { ...known, status: 'none', errorText: null, updatedAt: at(Date.parse(b.createdAt)) };
   if (now < last.endsAt) {
     // A failed build's text stays while the next one runs (the vendor's CLI waits through it).
-    const previous = builds.at(-2);
-    const leftover = previous && previous.outcome !== 'success' ? (previous.errorText ?? null) : null;
+    const before = builds.at(-2);
+    const leftover = before && before.outcome !== 'success' ? (before.errorText ?? null) : null;
     return { ...known, status: last.kind === 'warmup' ? 'warmup' : 'building', errorText: leftover, updatedAt: at(last.startedAt) };
   }
   const status = last.outcome === 'success' ? 'built' : last.outcome;

@@ -4,7 +4,7 @@
  * and builds. Any existing branch may be the target (unless the tenant refuses direct uploads).
  */
 import { randomBytes } from 'node:crypto';
-import { HttpError, reply, requireDeployment, type Ctx, type HandlerTable } from '../context.js';
+import { HttpError, profileOn, reply, requireDeployment, type Ctx, type HandlerTable } from '../context.js';
 import type { DeploymentRec } from '../deployments/models.js';
 import { branchByName, checkFilePath, commit, requireOwner, sessionBranch, targetBranch } from './branches.js';
 import type { BranchRec, FileMap, UploadRec } from './models.js';
@@ -39,6 +39,12 @@ function uploadTarget(ctx: Ctx, d: DeploymentRec, name: string | undefined): Bra
   const b = name ? branchByName(d, name) : (sessionBranch(ctx, d) ?? branchByName(d, d.deployBranch));
   if (b.kind !== 'dev' && !ctx.controls.behaviour.directUploads) {
     throw new HttpError(400, `branch ${JSON.stringify(b.name)} is not a dev-mode branch: this tenant accepts uploads on a personal dev-mode branch only`);
+  }
+  if (b.kind === 'deploy' && d.connected) {
+    throw new HttpError(
+      400,
+      `branch ${JSON.stringify(b.name)} is read-only (deployBranchReadOnly: true): production is built from pushes to ${d.connected.repository}`,
+    );
   }
   requireOwner(ctx, b);
   return b;
@@ -140,6 +146,7 @@ export const uploadHandlers: HandlerTable = {
     commit(d, b);
     triggerBuild(ctx, d, b, 'finish');
     delete d.uploads[tx.id];
-    return { lastHash: b.lastHash };
+    // Profile no-hash: the finish answers without the commit.
+    return profileOn(ctx, 'no-hash') ? {} : { lastHash: b.lastHash };
   },
 };

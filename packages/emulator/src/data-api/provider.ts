@@ -8,12 +8,13 @@
  * `{"error":"Continue wait"}` to the first polls of each query (`continueWaitPolls`).
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { isActive, productionFiles } from '../build/runtime.js';
+import { isActive, productionFiles, servedBuild, touch } from '../build/runtime.js';
 import type { Clock } from '../clock.js';
-import type { Controls } from '../context.js';
+import { profileOn, type Controls } from '../context.js';
 import { ApiError, asApiError, userError } from '../engine/errors.js';
 import type { Engine } from '../engine/index.js';
 import { metaBody, visibleCubes } from '../engine/meta.js';
+import { asOlderEngine } from '../engine/older-meta.js';
 import { normalizeQuery, parseQueryParam, type NormalizedQuery } from '../engine/query.js';
 import { annotate, loadResult, multiBody, transformRows } from '../engine/results.js';
 import { buildSql, buildTotalSql, dryRunBody, sqlBody, type BuiltSql } from '../engine/sql.js';
@@ -65,7 +66,10 @@ function authenticate(env: DataApiEnv, headers: IncomingHttpHeaders, deploymentI
   const check = verifyJwt(token, env.state.secret, env.clock.now());
   // Each deployment signs with its own secret: another deployment's token does not verify here.
   if (!check.ok || check.payload.deploymentId !== deploymentId) throw new ApiError(403, { error: 'Invalid token' });
-  // A metadata token (minted for meta sync) carries the `meta` scope only.
+  // A metadata token (minted for meta sync) carries the `meta` scope only; under meta-token-scoped not even that.
+  if (check.payload.kind === 'meta' && profileOn(env, 'meta-token-scoped')) {
+    throw new ApiError(403, { error: 'Invalid token: a metadata token is valid for the metadata API only, not the data API' });
+  }
   const scopes: Scope[] = check.payload.kind === 'meta' ? ['meta'] : ['meta', 'data', 'sql'];
   if (!scopes.includes(scope)) throw new ApiError(403, { error: `API scope is missing: ${scope}` });
   const context = check.payload.securityContext;
@@ -104,7 +108,10 @@ export function dataApi(env: DataApiEnv): (req: DataRequest) => Promise<DataResp
   /** Polls answered "Continue wait" so far, by deployment, branch and query. */
   const waits = new Map<string, number>();
 
-  async function compiledModel(deploymentId: number, branchName: string | undefined): Promise<{ compilers: CubeCompilers; branch: string }> {
+  async function compiledModel(
+    deploymentId: number,
+    branchName: string | undefined,
+  ): Promise<{ compilers: CubeCompilers; branch: string; production: boolean }> {
     const d = env.state.deployments.find((x) => x.id === deploymentId) as NonNullable<State['deployments'][number]>;
     const b = d.branches[branchName ?? d.deployBranch];
     if (!b) throw new ApiError(404, { error: `branch ${JSON.stringify(branchName)} not found` });
@@ -113,10 +120,17 @@ export function dataApi(env: DataApiEnv): (req: DataRequest) => Promise<DataResp
         error: `the staging environment of branch ${JSON.stringify(b.name)} is disabled and nobody is in dev mode on it: enable it first`,
       });
     }
-    const compiled = await env.engine.compile(b.kind === 'deploy' ? productionFiles(b, env.clock.now()) : b.files);
+    // Profile staging-cold: a request to an asleep staging environment wakes it, and is answered once it runs.
+    if (b.kind === 'shared' && touch(env, d, b)) {
+      throw new ApiError(503, { error: `the staging environment of branch ${JSON.stringify(b.name)} was asleep and is starting: try again in a few seconds` });
+    }
+    // Production and a staging environment serve their last finished build; a dev-mode branch its working tree.
+    const now = env.clock.now();
+    const files = b.kind === 'deploy' ? productionFiles(b, now) : b.kind === 'shared' ? (servedBuild(b, now)?.files ?? b.files) : b.files;
+    const compiled = await env.engine.compile(files);
     // What the gateway answers when the model does not compile: the compiler's error, as text.
     if (!compiled.compilers) throw new ApiError(500, { error: compiled.failure ?? 'Error: Compile errors' });
-    return { compilers: compiled.compilers, branch: b.name };
+    return { compilers: compiled.compilers, branch: b.name, production: b.kind === 'deploy' };
   }
 
   async function load(
@@ -154,8 +168,12 @@ export function dataApi(env: DataApiEnv): (req: DataRequest) => Promise<DataResp
       const deploymentId = Number(m[1]);
       if (!env.state.deployments.some((x) => x.id === deploymentId)) throw new ApiError(404, { error: `deployment ${deploymentId} not found` });
       const context = authenticate(env, req.headers, deploymentId, op.scope);
-      const { compilers, branch } = await compiledModel(deploymentId, m[2] ? decodeURIComponent(m[2]) : undefined);
-      if (m[3] === 'meta') return { status: 200, body: metaBody(compilers, req.url.searchParams.get('onlyViews') === 'true') };
+      const { compilers, branch, production } = await compiledModel(deploymentId, m[2] ? decodeURIComponent(m[2]) : undefined);
+      if (m[3] === 'meta') {
+        const body = metaBody(compilers, req.url.searchParams.get('onlyViews') === 'true');
+        // Profile newer-staging-engine: production answers as the older Cube of its release channel.
+        return { status: 200, body: production && profileOn(env, 'newer-staging-engine') ? asOlderEngine(body) : body };
+      }
 
       const params = readParams(req);
       const q = normalizeQuery(singleQuery(params.query, params.queryType), env.clock.now());

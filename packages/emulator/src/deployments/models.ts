@@ -2,6 +2,7 @@
 import type { BuildState } from '../build/models.js';
 import type { DbtRunRec } from '../dbt/models.js';
 import type { JsonObject } from '../json.js';
+import type { ConnectedRepo } from './repository.js';
 
 export interface EnvVarRec {
   name: string;
@@ -25,6 +26,8 @@ export interface DeploymentRec extends BuildState {
   olderDeployment?: boolean;
   /** The branch of the dbt project a sync uses when no `ref` is given (default `main`). */
   dbtSavedRef?: string;
+  /** Fed from a connected repository (GitHub): its refs. */
+  connected?: ConnectedRepo;
 }
 
 export type DeployMode = 'git' | 'cli';

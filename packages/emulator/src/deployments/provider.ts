@@ -1,12 +1,14 @@
 /** Deployments, environments, tokens, versions, build status, env vars, regions (spec 4.1–4.7, 4.15, 8, 9). */
+import { branchPath } from '@datamodel-ci/platform-api';
 import { makeBranch, sessionBranch } from '../build/branches.js';
 import { buildStatusOf, reconcileRuntimes } from '../build/runtime.js';
-import { deploymentUrl, HttpError, requireDeployment, type Ctx, type HandlerTable } from '../context.js';
+import { deploymentUrl, HttpError, profileOn, requireDeployment, type Ctx, type HandlerTable } from '../context.js';
 import { textOf, type JsonObject } from '../json.js';
 import { cursorPageWithData, cursorPaginate, offsetPage, type CursorQuery } from '../paging.js';
 import { mintToken } from '../tokens.js';
 import type { BranchRec } from '../build/models.js';
 import { newDeployment, type DeploymentRec } from './models.js';
+import { connectRepository } from './repository.js';
 
 /** Runtime versions by channel, newest first (the head of each channel is its latest). */
 const VERSION_CATALOG: Record<string, string[]> = {
@@ -47,9 +49,10 @@ function settingsOf(ctx: Ctx, d: DeploymentRec) {
     cubeImageVersion: d.version,
     templateVariables: d.templateVariables,
     deployBranchName: d.deployBranch,
-    deployBranchReadOnly: false,
-    deployBranchMergeAllowed: true,
-    deployProjectRoot: textOf(d.settings.deployProjectRoot ?? '/'),
+    // A deployment fed from a repository takes production from its pushes: no uploads to, no merges into, its deploy branch.
+    deployBranchReadOnly: !!d.connected,
+    deployBranchMergeAllowed: !d.connected,
+    deployProjectRoot: d.connected?.projectRoot ?? '/',
     isCubeSqlEnabled: true,
     isSupportPreAggregations: true,
   };
@@ -92,7 +95,7 @@ function environmentsOf(ctx: Ctx, d: DeploymentRec) {
         name: b.name,
         type: 'staging',
         branch: b.name,
-        api_credentials: { rest: { url: `${base}/dev-mode/${encodeURIComponent(b.name)}/cubejs-api/v1` }, sql: { host, port: 15432 } },
+        api_credentials: { rest: { url: `${base}/dev-mode/${branchPath(b.name)}/cubejs-api/v1` }, sql: { host, port: 15432 } },
       });
     }
   }
@@ -102,10 +105,27 @@ function environmentsOf(ctx: Ctx, d: DeploymentRec) {
       name,
       type: 'development',
       branch: name,
-      api_credentials: { rest: { url: `${base}/dev-mode/${encodeURIComponent(name)}/cubejs-api/v1` }, sql: { host, port: 15432 } },
+      api_credentials: { rest: { url: `${base}/dev-mode/${branchPath(name)}/cubejs-api/v1` }, sql: { host, port: 15432 } },
     });
   }
   return envs;
+}
+
+/** Profile environments-unpaged: 120 staging environments of other teams' branches (listed, never queried). */
+function otherTeams(ctx: Ctx, d: DeploymentRec, type: string | undefined) {
+  if (type && type !== 'staging') return [];
+  const base = deploymentUrl(ctx.origin, d.id);
+  const host = new URL(ctx.origin).hostname;
+  return Array.from({ length: 120 }, (_, i) => {
+    const name = `team-${String(i + 1).padStart(3, '0')}/work`;
+    return {
+      id: `${d.id}-staging-team-${i + 1}`,
+      name,
+      type: 'staging',
+      branch: name,
+      api_credentials: { rest: { url: `${base}/dev-mode/${branchPath(name)}/cubejs-api/v1` }, sql: { host, port: 15432 } },
+    };
+  });
 }
 
 function findEnvironment(ctx: Ctx, d: DeploymentRec) {
@@ -190,6 +210,12 @@ export const deploymentHandlers: HandlerTable = {
     const d = requireDeployment(ctx);
     const q = ctx.query as { type?: string; offset?: number; limit?: number };
     const envs = environmentsOf(ctx, d).filter((e) => !q.type || e.type === q.type);
+    // Whether this list pages is not documented: the environments-unpaged profile answers it whole, offset
+    // and limit ignored, for a tenant with many other teams' staging environments listed first.
+    if (profileOn(ctx, 'environments-unpaged')) {
+      const all = [...envs.filter((e) => e.type === 'production'), ...otherTeams(ctx, d, q.type), ...envs.filter((e) => e.type !== 'production')];
+      return { data: all, items: all };
+    }
     const { rows, pagination } = offsetPage(envs, q);
     return {
       data: { environments: rows },
@@ -217,6 +243,7 @@ export const deploymentHandlers: HandlerTable = {
   createDeploymentEnvironmentToken(ctx) {
     const d = requireDeployment(ctx);
     const env = findEnvironment(ctx, d);
+    if (profileOn(ctx, 'meta-token-scoped')) throw new HttpError(403, 'this API key may not mint environment tokens');
     const body = ctx.body as { security_context: JsonObject; expires_in?: number | null };
     const t = mint(
       ctx,
@@ -251,7 +278,7 @@ export const deploymentHandlers: HandlerTable = {
   buildStatus(ctx) {
     const d = requireDeployment(ctx);
     const q = ctx.query as { branchName?: string | null };
-    return buildStatusOf(d, q.branchName ?? sessionBranch(ctx, d)?.name ?? d.deployBranch, ctx.clock.now());
+    return buildStatusOf(d, q.branchName ?? sessionBranch(ctx, d)?.name ?? d.deployBranch, ctx.clock.now(), ctx);
   },
 
   logs(ctx) {
@@ -329,8 +356,7 @@ export const deploymentHandlers: HandlerTable = {
   connect(ctx) {
     const d = requireDeployment(ctx);
     const body = ctx.body as { name: string; deployBranchName?: string | null };
-    d.settings.repository = body.name;
-    d.settings.creationMethod = 'github';
+    connectRepository(d, body.name);
     return deploymentRecord(ctx, d);
   },
 

@@ -1,6 +1,6 @@
 /** Check runs (the Checks API): create, update with annotations appended, list for a ref, read back. */
 import type { JsonObject } from './description.js';
-import { json } from './https-server.js';
+import { json } from '../https-server.js';
 import { pageOf } from './paging.js';
 import { bodyOf, notFound, unprocessable, type Route } from './service.js';
 import { ACTIONS_APP, appId, appJson, timestamp } from './shapes.js';

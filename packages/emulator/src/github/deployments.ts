@@ -1,6 +1,6 @@
 /** Deployments and their statuses: create (gated on the commit's checks), list with filters, read back. */
 import type { Json, JsonObject } from './description.js';
-import { json } from './https-server.js';
+import { json } from '../https-server.js';
 import { pageOf } from './paging.js';
 import { bodyOf, notFound, unprocessable, type Exchange, type Route } from './service.js';
 import { appJson, errorBody, simpleUser, timestamp } from './shapes.js';

@@ -1,5 +1,5 @@
 /** GitHub's page-number pagination: `per_page` (1–100, default 30), `page`, and the `Link` header. */
-import type { RecordedRequest } from './https-server.js';
+import type { RecordedRequest } from '../https-server.js';
 
 /** The requested page of `items`, and the headers GitHub sends with it. */
 export function pageOf<T>(req: RecordedRequest, base: string, items: T[]): { items: T[]; headers: Record<string, string> } {

@@ -1,7 +1,7 @@
 /** Pull requests and their issue comments: state, answers, and the refs they give names to. */
 import { BASE_SHA, changeOf, diffEntry, shaOf, type FileChange } from './commits.js';
 import type { Json, JsonObject } from './description.js';
-import { json } from './https-server.js';
+import { json } from '../https-server.js';
 import { pageOf } from './paging.js';
 import { notFound, type Route } from './service.js';
 import { BOT_LOGIN, timestamp } from './shapes.js';

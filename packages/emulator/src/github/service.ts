@@ -1,6 +1,6 @@
 /** What the stand-in hands each of its services for one request, and the answers they share. */
 import type { ServerResponse } from 'node:http';
-import { json, type RecordedRequest } from './https-server.js';
+import { json, type RecordedRequest } from '../https-server.js';
 import { errorBody } from './shapes.js';
 import type { Caller } from './tokens.js';
 

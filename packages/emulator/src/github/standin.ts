@@ -8,7 +8,7 @@ import { checkRunMessage, checkRunRules, createChecks, type NewCheckRun, type St
 import { createCommits, type FileChange, type NewCommit, type StandinCommit } from './commits.js';
 import { createDeployments, deploymentRules, type StandinDeployment } from './deployments.js';
 import { githubDescription, type Json } from './description.js';
-import { json, startTestServer, type RecordedRequest } from './https-server.js';
+import { json, startTestServer, type RecordedRequest } from '../https-server.js';
 import { createPulls, MAX_COMMENT_BODY, type NewPull, type StandinComment, type StandinPull } from './pulls.js';
 import { createQueue, type EnqueueOptions, type MergeGroup, type Verdict } from './queue.js';
 import type { Exchange } from './service.js';

@@ -4,7 +4,7 @@
  * personal access tokens. Refusals are answered the way GitHub answers them.
  */
 import type { ServerResponse } from 'node:http';
-import { json, type RecordedRequest } from './https-server.js';
+import { json, type RecordedRequest } from '../https-server.js';
 import { appSlugOf, BOT_LOGIN, errorBody } from './shapes.js';
 
 /** A permission of GITHUB_TOKEN, as named in a workflow's `permissions:` key. */

@@ -14,7 +14,6 @@ export function seedDeployment(
   clock: Clock,
   model: Record<string, string>,
   deployMode: DeployMode = 'git',
-  deployProjectRoot = '/',
 ): DeploymentRec {
   const id = nextId(state, 'deployment');
   const d = newDeployment({
@@ -22,7 +21,7 @@ export function seedDeployment(
     name,
     createdAt: new Date(clock.now() - 90 * 86400_000).toISOString(),
     creationStep: 'ready',
-    settings: { cloudProvider: 'aws', region: 'us-east-1', deployMode, creationMethod: 'github', template: 'single', deployProjectRoot },
+    settings: { cloudProvider: 'aws', region: 'us-east-1', deployMode, creationMethod: deployMode === 'cli' ? 'upload' : 'cubecloud', template: 'single' },
     version: '1.6.28',
     envVars: [{ name: 'CUBEJS_DB_TYPE', value: 'postgres' }],
   });

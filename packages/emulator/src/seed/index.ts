@@ -35,8 +35,8 @@ export function seedState(seed: SeedName, clock: Clock): State {
     makeBranch(d, 'feature-revenue', d.branches.main as BranchRec, 'shared', new Date(clock.now() - 5 * 86400_000).toISOString());
     return d;
   });
-  // A monorepo's second model: finance/ of the same repository, a git deployment whose project root says so.
-  seedDeployment(state, 'finance', clock, FINANCE_MODEL, 'git', '/finance');
+  // A monorepo's second model: finance/ of the same repository, in a deployment of its own.
+  seedDeployment(state, 'finance', clock, FINANCE_MODEL);
   seedDbtHistory(analytics as DeploymentRec, clock, people.admin.id);
   seedAuditEvents(state, clock, people);
   seedDashboards(state, clock);

@@ -49,7 +49,7 @@ export const endpoints = {
     section: '4.6',
     summary: 'Delete a deployment',
     params: z.object({ deploymentId: PosInt }),
-    response: S.DeploymentDeleteResponse,
+    response: S.DeploymentDeleteResponse.optional(),
   }),
   getDeploymentSettings: endpoint({
     id: 'getDeploymentSettings',
@@ -257,7 +257,7 @@ export const endpoints = {
     summary: 'Create a shared branch (from another branch, default the deploy branch)',
     params: z.object({ deploymentId: PosInt }),
     body: S.CreateBranchRequest,
-    response: S.DevBranchResponse,
+    response: S.DevBranchResponse.optional(),
     access: { permissions: ['SchemaRead', 'SchemaUpdate', 'DeploymentRead'] },
   }),
   removeBranch: endpoint({
@@ -268,7 +268,7 @@ export const endpoints = {
     summary: 'Delete a branch and its git ref; children move to its parent',
     params: z.object({ deploymentId: PosInt }),
     query: z.object({ branchName: z.string().min(1), removeOnUpstream: Bool.optional() }),
-    response: S.DataModelWriteResponse,
+    response: S.DataModelWriteResponse.optional(),
     access: { permissions: ['SchemaRead', 'SchemaUpdate', 'DeploymentRead'] },
   }),
   setBranchStagingEnvironment: endpoint({
@@ -279,7 +279,7 @@ export const endpoints = {
     summary: 'Enable or disable the always-on staging environment of a shared branch',
     params: z.object({ deploymentId: PosInt }),
     body: S.SetBranchStagingEnvironmentRequest,
-    response: S.SetBranchStagingEnvironmentResponse,
+    response: S.SetBranchStagingEnvironmentResponse.optional(),
     access: { permissions: ['SchemaRead', 'SchemaUpdate', 'DeploymentRead'] },
   }),
   startDevMode: endpoint({
@@ -300,7 +300,7 @@ export const endpoints = {
     section: '4.15',
     summary: 'End the caller’s dev-mode session',
     params: z.object({ deploymentId: PosInt }),
-    response: S.DataModelWriteResponse,
+    response: S.DataModelWriteResponse.optional(),
     access: { permissions: ['SchemaRead', 'DeploymentRead'] },
   }),
   commitChanges: endpoint({
@@ -311,7 +311,7 @@ export const endpoints = {
     summary: 'Commit the dev branch’s changes',
     params: z.object({ deploymentId: PosInt }),
     body: S.CommitChangesRequest.optional(),
-    response: S.DataModelWriteResponse,
+    response: S.DataModelWriteResponse.optional(),
     access: { permissions: ['SchemaRead', 'SchemaUpdate', 'SchemaUpdateDevBranches', 'DeploymentRead'] },
   }),
   pull: endpoint({
@@ -322,7 +322,7 @@ export const endpoints = {
     summary: 'Pull a branch from its upstream',
     params: z.object({ deploymentId: PosInt }),
     body: S.PullRequest,
-    response: S.PullResponse,
+    response: S.PullResponse.optional(),
     access: { permissions: ['SchemaRead', 'SchemaUpdate', 'DeploymentRead'] },
   }),
   mergeIntoParentBranch: endpoint({
@@ -333,7 +333,7 @@ export const endpoints = {
     summary: 'Merge a branch into its parent (deleted unless told to keep it)',
     params: z.object({ deploymentId: PosInt }),
     body: S.MergeIntoParentBranchRequest.optional(),
-    response: S.MergeResponse,
+    response: S.MergeResponse.optional(),
     access: { permissions: ['SchemaRead', 'SchemaUpdate', 'DeploymentRead'] },
   }),
   mergeToDefaultBranch: endpoint({
@@ -344,7 +344,7 @@ export const endpoints = {
     summary: 'Merge a branch into the deploy branch',
     params: z.object({ deploymentId: PosInt }),
     body: S.MergeToDefaultBranchRequest,
-    response: S.MergeResponse,
+    response: S.MergeResponse.optional(),
     access: { permissions: ['SchemaRead', 'SchemaUpdate', 'DeploymentRead'] },
   }),
   listFiles: endpoint({
@@ -373,7 +373,7 @@ export const endpoints = {
     summary: 'Create or overwrite data-model files on a dev-mode branch',
     params: z.object({ deploymentId: PosInt }),
     body: S.UpdateDataModelFilesInput,
-    response: S.DataModelWriteResponse,
+    response: S.DataModelWriteResponse.optional(),
     access: { permissions: ['SchemaRead', 'SchemaUpdate', 'SchemaUpdateDevBranches', 'DeploymentRead'] },
   }),
   removeFiles: endpoint({
@@ -384,7 +384,7 @@ export const endpoints = {
     summary: 'Delete data-model files on a dev-mode branch',
     params: z.object({ deploymentId: PosInt }),
     body: S.RemoveDataModelFilesInput,
-    response: S.DataModelWriteResponse,
+    response: S.DataModelWriteResponse.optional(),
     access: { permissions: ['SchemaRead', 'SchemaUpdate', 'SchemaUpdateDevBranches', 'DeploymentRead'] },
   }),
   renameFiles: endpoint({
@@ -395,7 +395,7 @@ export const endpoints = {
     summary: 'Rename data-model files on a dev-mode branch',
     params: z.object({ deploymentId: PosInt }),
     body: S.RenameDataModelFilesInput,
-    response: S.DataModelWriteResponse,
+    response: S.DataModelWriteResponse.optional(),
     access: { permissions: ['SchemaRead', 'SchemaUpdate', 'SchemaUpdateDevBranches', 'DeploymentRead'] },
   }),
   startUpload: endpoint({
@@ -527,7 +527,7 @@ export const endpoints = {
     section: '4.12',
     summary: 'Cancel a running sync (RUNNING -> CANCELLED)',
     params: z.object({ deploymentId: PosInt, syncJobId: Name }),
-    response: S.DbtSyncCancelResponse,
+    response: S.DbtSyncCancelResponse.optional(),
     access: { permissions: ['SchemaRead', 'SchemaUpdate'] },
   }),
   getDbtSyncGeneratedFiles: endpoint({
@@ -1687,7 +1687,7 @@ export const endpoints = {
     summary: 'Remove one placement of a report (a target matching nothing changes nothing)',
     params: z.object({ deploymentId: PosInt, reportId: PosInt }),
     body: S.DisconnectReportFromWorkbookInput.optional(),
-    response: S.Report,
+    response: S.Report.optional(),
   }),
   refreshReport: endpoint({
     id: 'refreshReport',

@@ -1,0 +1,89 @@
+/**
+ * A deployment fed from a connected GitHub repository (profile `github-connected`, or `github/connect`):
+ * the repository's refs. Shared branches made on the platform are pushed there as refs (and stay there
+ * unless removed with `removeOnUpstream=true`); a push to the production branch builds production (the
+ * vendor's continuous deployment); `pull` brings a branch to its ref and rebuilds it when it changed.
+ */
+import { randomBytes } from 'node:crypto';
+import { makeBranch } from '../build/branches.js';
+import type { BranchRec, FileMap } from '../build/models.js';
+import { isActive, triggerBuild, type BuildEnv } from '../build/runtime.js';
+import { hashTree, sameTree } from '../build/trees.js';
+import { HttpError } from '../context.js';
+import type { DeploymentRec } from './models.js';
+
+/** One ref of the connected repository: its commit and the tree at it. */
+export interface RefRec {
+  sha: string;
+  files: FileMap;
+}
+
+export interface ConnectedRepo {
+  /** `owner/name` of the repository. */
+  repository: string;
+  /** Where the Cube project sits in the repository (the vendor's `deployProjectRoot`). */
+  projectRoot: string;
+  refs: Record<string, RefRec>;
+}
+
+/** Connect a deployment: its deploy and shared branches become refs; production is fed from the repository. */
+export function connectRepository(d: DeploymentRec, repository: string): void {
+  const refs: Record<string, RefRec> = {};
+  for (const b of Object.values(d.branches)) if (b.kind !== 'dev') refs[b.name] = { sha: b.lastHash, files: { ...b.head } };
+  d.connected = { repository, projectRoot: '/', refs: { ...refs, ...(d.connected?.refs ?? {}) } };
+  d.settings = { ...d.settings, deployMode: 'git', creationMethod: 'github', repoType: 'git', repository };
+}
+
+export function disconnectRepository(d: DeploymentRec): void {
+  delete d.connected;
+  d.settings = { ...d.settings, creationMethod: 'cubecloud', repoType: 'deployRepo' };
+  delete d.settings.repository;
+}
+
+/** After a commit on a platform branch of a connected deployment: the commit is pushed to its ref. */
+export function syncRef(d: DeploymentRec, b: BranchRec): void {
+  if (d.connected && b.kind !== 'dev') d.connected.refs[b.name] = { sha: b.lastHash, files: { ...b.head } };
+}
+
+/** A git-like commit id. */
+export function newSha(): string {
+  return randomBytes(20).toString('hex');
+}
+
+/**
+ * A push to the repository (what GitHub does on a user's push or a merged PR). On the production branch
+ * it is deployed at once, as continuous deployment does; other branches wait for a `pull`.
+ */
+export function pushRef(env: BuildEnv, d: DeploymentRec, branch: string, files: FileMap, sha: string): RefRec {
+  if (!d.connected) throw new HttpError(400, `deployment ${d.id} is not connected to a repository (turn on the github-connected profile)`);
+  const ref = { sha, files: { ...files } };
+  d.connected.refs[branch] = ref;
+  const b = d.branches[branch];
+  if (b?.kind === 'deploy') bringToRef(env, d, b, ref);
+  return ref;
+}
+
+/** Take the ref's tree and commit as the branch's; builds it when it changed and runs. True when it changed. */
+function bringToRef(env: BuildEnv, d: DeploymentRec, b: BranchRec, ref: RefRec): boolean {
+  if (b.lastHash === ref.sha && sameTree(b.head, ref.files)) return false;
+  b.files = { ...ref.files };
+  b.head = { ...ref.files };
+  b.lastHash = ref.sha;
+  b.commits += 1;
+  const parent = b.parent ? d.branches[b.parent] : undefined;
+  if (parent) b.base = hashTree(parent.head);
+  triggerBuild(env, d, b, 'merge');
+  return true;
+}
+
+/** `pull` on a connected deployment: the branch (made when the repository has it and the platform not yet) takes its ref. */
+export function pullFromRepository(env: BuildEnv & { clock: { iso(): string } }, d: DeploymentRec, name: string): { buildTriggered: boolean } {
+  const repo = d.connected as ConnectedRepo;
+  const ref = repo.refs[name];
+  if (!ref) throw new HttpError(404, `branch ${JSON.stringify(name)} not found in the connected repository ${repo.repository}`);
+  let b = d.branches[name];
+  if (b?.kind === 'dev') throw new HttpError(400, `branch ${JSON.stringify(name)} is a dev-mode branch: it has no remote to pull from`);
+  b ??= makeBranch(d, name, d.branches[d.deployBranch] ?? null, 'shared', env.clock.iso());
+  const changed = bringToRef(env, d, b, ref);
+  return { buildTriggered: changed && isActive(d, b) };
+}

@@ -1,0 +1,57 @@
+/**
+ * Tenant profiles: where the vendor's documents are silent, each plausible answer of a real tenant as a
+ * switch (`--profile a,b`, `POST /_emulator/profiles`). The default emulator answers as the toolkit was
+ * first written against; each profile answers one silent point another way. docs/emulator.md gives the
+ * evidence behind each.
+ */
+
+export const PROFILES = [
+  'github-connected',
+  'duplicate-branch-400',
+  'short-hash',
+  'no-hash',
+  'stale-build-status',
+  'staging-cold',
+  'environments-unpaged',
+  'meta-token-scoped',
+  'newer-staging-engine',
+  'loose-answers',
+] as const;
+
+export type ProfileName = (typeof PROFILES)[number];
+
+/** One line per profile: what the tenant does differently (`--help`, the control route's listing). */
+export const PROFILE_SUMMARY: Record<ProfileName, string> = {
+  'github-connected':
+    'deployments fed from a connected GitHub repository: our branches become refs there (gone only with removeOnUpstream=true), pushes to main build production, merges into main are refused',
+  'duplicate-branch-400': 'creating a branch that exists answers 400, not 409',
+  'short-hash': 'build status reports 7-character hashes while upload/finish reports the full one',
+  'no-hash': 'neither build status nor upload/finish reports a hash',
+  'stale-build-status': 'after a change, build status shows the previous build as built for two more polls',
+  'staging-cold': 'a staging environment is not active for a while after it is enabled and after it idles; one data request wakes it',
+  'environments-unpaged': "the environments list answers whole (120 other teams' staging environments first) whatever offset and limit say, with no pagination",
+  'meta-token-scoped': 'environment tokens cannot be minted, and a metadata token is refused by the data API (/meta included)',
+  'newer-staging-engine': "production's /meta comes from the older Cube of its release channel, staging's from the newest",
+  'loose-answers':
+    'answers in every form a real service may use: ids as text, unknown fields, 202 for writes, 204 with no body for deletes, dates as HTTP dates, Retry-After as a date',
+};
+
+/** Profiles that answer the same point two ways cannot be on together. */
+const EXCLUSIVE: [ProfileName, ProfileName][] = [['short-hash', 'no-hash']];
+
+/** Parse `a,b` (or a list); the error names the value and the known profiles. */
+export function parseProfiles(spec: string | readonly unknown[] | undefined, input = '--profile'): ProfileName[] {
+  if (spec === undefined) return [];
+  const parts = (typeof spec === 'string' ? spec.split(',') : [...spec]).map((p) => (typeof p === 'string' ? p.trim() : p)).filter((p) => p !== '');
+  const out: ProfileName[] = [];
+  for (const p of parts) {
+    if (typeof p !== 'string' || !(PROFILES as readonly string[]).includes(p)) {
+      throw new Error(`${input}: got ${JSON.stringify(p)}, expected profile names separated by commas, from: ${PROFILES.join(', ')}`);
+    }
+    if (!out.includes(p as ProfileName)) out.push(p as ProfileName);
+  }
+  for (const [a, b] of EXCLUSIVE) {
+    if (out.includes(a) && out.includes(b)) throw new Error(`${input}: got ${a} with ${b}, expected at most one of them (they answer the same point two ways)`);
+  }
+  return out;
+}

@@ -1,0 +1,12 @@
+/** The exit codes of the terminal: 0 done, 1 failed, 2 bad input, 3 platform unreachable or refused (in Actions every failure is 1). */
+import { InputError } from '../client/errors.js';
+import { isPlatformUnavailable } from '../report/hints.js';
+import { UsageError } from './args.js';
+
+export const EXIT = { done: 0, failed: 1, badInput: 2, platform: 3 } as const;
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+export function exitCodeFor(error: unknown): ExitCode {
+  if (error instanceof UsageError || error instanceof InputError) return EXIT.badInput;
+  return isPlatformUnavailable(error) ? EXIT.platform : EXIT.failed;
+}

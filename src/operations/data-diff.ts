@@ -1,0 +1,197 @@
+/**
+ * The data diff, after the impact: the key queries picked, then every one on production and on the
+ * preview's staging environment, at most
+ * `concurrency` in flight on each, each with its own deadline; then the two results compared. Tokens
+ * are minted for each environment with the security context given (access policies shape the
+ * numbers) and masked. A query that fails on a side is reported as failed, never as a difference.
+ */
+import { AbortedError, messageOf } from '../client/errors.js';
+import type { HttpClient } from '../client/http.js';
+import type { OpContext } from './context.js';
+import { dataApiClient } from './data-api.js';
+import { compareRows, newRows } from '../impact/data/compare.js';
+import { loadQuery, type LoadResult } from '../impact/data/load.js';
+import type { DataDiffLimits, DataDiffMode, DataDiffResult, KeyQuery, QueryOutcome } from '../impact/data/types.js';
+import { keyQueries } from '../impact/data/key-queries.js';
+import type { DataDiffPlan } from '../impact/data/plan.js';
+import type { DataDiffSettings } from '../impact/data/types.js';
+import { plural } from '../report/plural.js';
+import type { ImpactResult } from './impact.js';
+
+/** An environment's data API, as the impact found it. */
+export interface DataEnvironment {
+  id: string;
+  restUrl: string;
+  label: string;
+}
+
+export interface DataDiffInput {
+  production: DataEnvironment;
+  staging: DataEnvironment;
+  queries: KeyQuery[];
+  notRun: number;
+  mode: DataDiffMode;
+  limits: DataDiffLimits;
+  securityContext: Record<string, unknown>;
+  ca?: string;
+}
+
+/** A data-API token for `env` under `securityContext`, masked before anything can print it. */
+async function mint(ctx: OpContext, env: DataEnvironment, securityContext: Record<string, unknown>): Promise<string> {
+  const args = { deploymentId: ctx.deploymentId, environmentId: env.id, body: { security_context: securityContext, expires_in: 900 } };
+  const token = (await ctx.client.deployments.createEnvironmentToken(args, { signal: ctx.signal, repeatable: true })).data.token;
+  ctx.reporter.secret(token);
+  return token;
+}
+
+/** At most `limit` tasks of one pool running at once. */
+function pool(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async (task) => {
+    if (running >= limit) await new Promise<void>((go) => waiting.push(go));
+    running += 1;
+    try {
+      return await task();
+    } finally {
+      running -= 1;
+      waiting.shift()?.();
+    }
+  };
+}
+
+function outcomeOf(k: KeyQuery, base: LoadResult | undefined, head: LoadResult, input: DataDiffInput): QueryOutcome {
+  const out: QueryOutcome = { name: k.name, source: k.source, ...(k.why ? { why: k.why } : {}), query: k.query, status: 'unchanged', ms: { head: head.ms } };
+  if (base) out.ms.base = base.ms;
+  // Only a cap this run imposed can have cut rows the query itself wanted.
+  const asked = k.capped ? (k.query.limit ?? input.limits.maxRows) : Number.POSITIVE_INFINITY;
+  const baseError = base?.error;
+  if (baseError || head.error) {
+    const side = baseError && head.error ? 'both' : baseError ? 'production' : 'preview';
+    return { ...out, status: 'failed', failed: { side, message: (side === 'preview' ? head.error : baseError) ?? '' } };
+  }
+  if (!base) return { ...out, status: 'new', comparison: newRows(k.query, head.rows ?? [], input.mode, asked) };
+  const comparison = compareRows(k.query, base.rows ?? [], head.rows ?? [], input.limits, input.mode, asked);
+  const moved = comparison.added + comparison.removed + comparison.changed > 0;
+  return { ...out, status: moved ? 'changed' : 'unchanged', comparison };
+}
+
+/** Run the key queries on both environments and compare; a token that cannot be minted ends it with a notice. */
+export async function runDataDiff(ctx: OpContext, input: DataDiffInput): Promise<DataDiffResult> {
+  const started = Date.now();
+  const result = (queries: QueryOutcome[], notices: string[]): DataDiffResult => ({
+    mode: input.mode,
+    queries,
+    notRun: input.notRun,
+    changed: queries.filter((q) => q.status === 'changed').length,
+    notices,
+    elapsedMs: Date.now() - started,
+    limits: input.limits,
+  });
+  if (!input.queries.length) return result([], []);
+  let tokens: [string, string];
+  try {
+    tokens = await Promise.all([mint(ctx, input.production, input.securityContext), mint(ctx, input.staging, input.securityContext)]);
+  } catch (e) {
+    if (e instanceof AbortedError || ctx.signal?.aborted) throw e;
+    return result([], [`the data diff did not run: no data-API token could be minted (${messageOf(e)})`]);
+  }
+  const sides = [input.production, input.staging].map((env, i) => {
+    const url = new URL(`${env.restUrl}/load`);
+    return { client: dataApiClient(ctx, url.origin, tokens[i] as string, input.ca), path: url.pathname, limit: pool(input.limits.concurrency) };
+  }) as [{ client: HttpClient; path: string; limit: ReturnType<typeof pool> }, { client: HttpClient; path: string; limit: ReturnType<typeof pool> }];
+  const run = (side: (typeof sides)[number], k: KeyQuery) =>
+    side.limit(() => loadQuery(side.client, side.path, k.query, input.limits.queryTimeoutMs, ctx.signal));
+  try {
+    const outcomes = await Promise.all(
+      input.queries.map(async (k) => {
+        const [base, head] = await Promise.all([k.headOnly ? undefined : run(sides[0], k), run(sides[1], k)]);
+        return outcomeOf(k, base, head, input);
+      }),
+    );
+    return result(outcomes, []);
+  } finally {
+    await Promise.all(sides.map((s) => s.client.close().catch(() => undefined)));
+  }
+}
+
+/** Members of the pull request whose own definition moved (not only through another member). */
+const direct = (why: string) => !why.startsWith('uses ') && !why.startsWith('stands for ');
+
+/** The key queries and the run; `{ skipped }` when there is nothing to compare on. */
+export async function dataDiffFor(
+  ctx: OpContext,
+  impact: ImpactResult,
+  s: DataDiffSettings & { mode: 'values' | 'relative' },
+  fileQueries: KeyQuery[],
+  ca?: string,
+): Promise<DataDiffResult | { skipped: string }> {
+  const src = impact.sources;
+  if (impact.unavailable || !src || !impact.changes) return { skipped: `the semantic layers were not compared (${impact.unavailable ?? 'no change set'})` };
+  if (!src.production) return { skipped: 'the deployment lists no production environment' };
+  if (!src.staging) return { skipped: `the staging environment of ${impact.head} is not known` };
+  const values = new Map((impact.definition?.values ?? []).map((v) => [v.member, v.why] as const));
+  const fromMeta = impact.changes.members.filter((m) => m.values && !m.breaking);
+  for (const m of fromMeta) if (!values.has(m.member)) values.set(m.member, m.details.join('; '));
+  const changedMeasures = [
+    ...new Set([...[...values].filter(([, why]) => direct(why)).map(([m]) => m), ...fromMeta.filter((m) => m.kind === 'measure').map((m) => m.member)]),
+  ];
+  const addedMeasures = impact.changes.members.filter((m) => m.change === 'added' && m.kind === 'measure').map((m) => m.member);
+  const picked = keyQueries({
+    file: fileQueries,
+    content: src.content,
+    values,
+    changedMeasures,
+    addedMeasures,
+    head: src.headMeta,
+    maxQueries: s.limits.maxQueries,
+    maxRows: s.limits.maxRows,
+  });
+  if (!picked.run.length) return { skipped: 'no key query: no member whose numbers change is used or probed, and no key-queries file was given' };
+  ctx.reporter.info(
+    `data diff: ${picked.run.length} key queries on production and on ${src.staging.label}${picked.notRun ? ` (${picked.notRun} more not run: data-diff-max-queries)` : ''}`,
+  );
+  const r = await runDataDiff(ctx, {
+    production: src.production,
+    staging: src.staging,
+    queries: picked.run,
+    notRun: picked.notRun,
+    mode: s.mode,
+    limits: s.limits,
+    securityContext: s.securityContext,
+    ...(ca ? { ca } : {}),
+  });
+  for (const n of r.notices) ctx.reporter.notice(`data diff: ${n}`);
+  return r;
+}
+
+/** What the data diff step came to: its result, or why it did not run (`off`: the input has it off). */
+export interface DataDiffOutcome {
+  mode: 'values' | 'relative';
+  off?: boolean;
+  skipped?: string;
+  result?: DataDiffResult;
+}
+
+/** The data diff after the impact, when it may run. */
+export async function dataDiffStep(ctx: OpContext, plan: DataDiffPlan, impact: ImpactResult, ca?: string): Promise<DataDiffOutcome> {
+  const s = plan.settings;
+  const mode = s.mode === 'relative' ? 'relative' : 'values';
+  if (plan.refusal) {
+    if (s.mode === 'off') return { mode, off: true, skipped: plan.refusal };
+    ctx.reporter.notice(`data diff: not run: ${plan.refusal}`);
+    return { mode, skipped: plan.refusal };
+  }
+  const d = await ctx.reporter.group('Numbers: the key queries on production and on the preview', () =>
+    dataDiffFor(ctx, impact, { ...s, mode }, plan.fileQueries, ca),
+  );
+  if ('skipped' in d) {
+    ctx.reporter.info(`data diff: not run: ${d.skipped}`);
+    return { mode, skipped: d.skipped };
+  }
+  const count = (status: string) => d.queries.filter((q) => q.status === status).length;
+  ctx.reporter.info(
+    `data diff: ${plural(d.queries.length, 'key query', 'key queries')} in ${(d.elapsedMs / 1000).toFixed(1)} s: ${d.changed} changed, ${count('unchanged')} unchanged, ${count('new')} new, ${count('failed')} failed`,
+  );
+  return { mode, result: d };
+}

@@ -1,0 +1,111 @@
+/** enable-staging: turn on the always-on staging environment of the shared branch; optionally query it. */
+import { branchRestUrl, environmentRestUrl, normaliseRestUrl } from '@datamodel-ci/platform-api';
+import { InputError, isHtml, messageOf } from '../client/errors.js';
+import { collect } from '../client/pagination.js';
+import { sleep } from '../client/retry.js';
+import { DEFAULTS } from '../defaults.js';
+import { enableBranchStaging } from './branch-build.js';
+import type { OpContext } from './context.js';
+import { dataApiClient } from './data-api.js';
+import { plural } from '../report/plural.js';
+
+export interface EnableStagingResult {
+  branch: string;
+  stagingUrl: string | undefined;
+  environmentId: string | undefined;
+  smoke?: { cubes: number; rows: number; waits: number };
+}
+
+export interface SmokeOptions {
+  timeoutMs: number;
+  /** Trusted CA for the data API (same as the management API's). */
+  ca?: string;
+}
+
+export async function enableStaging(ctx: OpContext, input: { branch: string; smokeTest: boolean; smoke?: SmokeOptions }): Promise<EnableStagingResult> {
+  const { client, deploymentId } = ctx;
+  const opts = { signal: ctx.signal };
+  if (!(await enableBranchStaging(ctx, input.branch))) return { branch: input.branch, stagingUrl: undefined, environmentId: undefined };
+  // Every page: a tenant with many branches lists more staging environments than one page holds.
+  const envs = await collect(client.deployments.iterateEnvironments({ deploymentId, query: { type: 'staging' }, limit: 100 }, opts));
+  const env = envs.find((e) => e.branch === input.branch || e.name === input.branch);
+  const reported = env ? environmentRestUrl(env) : undefined;
+  const stagingUrl = reported ? normaliseRestUrl(reported) : branchRestUrl((await client.deployments.get({ deploymentId }, opts)).deploymentUrl, input.branch);
+  ctx.reporter.info(`staging environment of ${input.branch}: ${stagingUrl}`);
+  const result: EnableStagingResult = { branch: input.branch, stagingUrl, environmentId: env ? String(env.id) : undefined };
+  if (input.smokeTest) result.smoke = await smokeTest(ctx, stagingUrl, input.smoke ?? { timeoutMs: DEFAULTS.smokeTimeoutSeconds * 1000 });
+  return result;
+}
+
+/**
+ * One data request to a staging environment, which wakes it when it sleeps (the vendor: staging
+ * environments suspend when idle). Its answer does not matter; a failure is only logged.
+ */
+export async function wakeStaging(ctx: OpContext, stagingUrl: string, ca?: string): Promise<void> {
+  const { cubeApiToken } = await ctx.client.deployments.token(
+    { deploymentId: ctx.deploymentId, body: { expiresIn: 600 } },
+    { signal: ctx.signal, repeatable: true },
+  );
+  ctx.reporter.secret(cubeApiToken);
+  const url = new URL(`${stagingUrl.replace(/\/+$/, '')}/meta`);
+  const data = dataApiClient(ctx, url.origin, cubeApiToken, ca);
+  try {
+    const timeoutMs = ctx.requestTimeoutMs ?? DEFAULTS.requestTimeoutSeconds * 1000;
+    await data.send({ method: 'GET', path: url.pathname }, { signal: ctx.signal, timeoutMs, retry: { maxAttempts: 1 } }).catch((e: unknown) => {
+      if (ctx.signal?.aborted) throw e;
+      ctx.reporter.debug(`wake request to ${url.pathname}: ${messageOf(e)}`);
+    });
+  } finally {
+    await data.close();
+  }
+}
+
+/**
+ * Mint a short-lived data-API token (masked), read `/meta`, then run one `/load`, retrying
+ * "Continue wait" until the deadline.
+ */
+export async function smokeTest(ctx: OpContext, stagingUrl: string, options: SmokeOptions) {
+  // Minting twice only mints an unused second token.
+  const { cubeApiToken } = await ctx.client.deployments.token(
+    { deploymentId: ctx.deploymentId, body: { expiresIn: 600 } },
+    { signal: ctx.signal, repeatable: true },
+  );
+  ctx.reporter.secret(cubeApiToken);
+  const url = new URL(stagingUrl.endsWith('/') ? stagingUrl : `${stagingUrl}/`);
+  const data = dataApiClient(ctx, url.origin, cubeApiToken, options.ca);
+  /** GET a data-API path and read its JSON; the web app's HTML page means this is not the deployment's own host. */
+  const get = async <T>(path: string): Promise<T> => {
+    const text = (await data.send({ method: 'GET', path: `${url.pathname}${path}` }, { signal: ctx.signal })).text ?? '';
+    if (isHtml(text))
+      throw new Error(
+        `smoke test: ${url.origin}${url.pathname}${path.split('?')[0]} answered with a web page, not the data API (the staging URL must be on the deployment's own host)`,
+      );
+    return JSON.parse(text || '{}') as T;
+  };
+  try {
+    const meta = await get<{ cubes?: { name: string; measures?: { name: string }[] }[] }>('meta');
+    const cubes = meta.cubes ?? [];
+    const measure = cubes.flatMap((c) => c.measures ?? [])[0]?.name;
+    if (!measure) throw new InputError('smoke-test', `${cubes.length} cubes`, 'a model with at least one measure to query');
+    const query = encodeURIComponent(JSON.stringify({ measures: [measure], limit: 1 }));
+    const deadline = Date.now() + options.timeoutMs;
+    let waits = 0;
+    for (;;) {
+      const body = await get<{ error?: string; data?: unknown[] }>(`load?query=${query}`);
+      // The data API answers "Continue wait" (sometimes with more words) while the query still runs.
+      if (typeof body.error === 'string' && body.error.includes('Continue wait')) {
+        waits += 1;
+        if (Date.now() >= deadline) throw new Error(`smoke test: /load still answered "Continue wait" after ${options.timeoutMs} ms`);
+        await sleep(Math.min(2_000, 200 * waits), ctx.signal);
+        continue;
+      }
+      if (body.error) throw new Error(`smoke test: /load answered ${body.error}`);
+      ctx.reporter.info(
+        `smoke test: /meta lists ${cubes.length} cubes and views; /load of ${measure} returned ${plural(body.data?.length ?? 0, 'row')} after ${plural(waits, 'wait')}`,
+      );
+      return { cubes: cubes.length, rows: body.data?.length ?? 0, waits };
+    }
+  } finally {
+    await data.close();
+  }
+}

@@ -1,0 +1,372 @@
+/**
+ * impact: what a pull request changes in the semantic layer, and which content it breaks. The deploy
+ * branch's `/meta` (production) and the pull request's (its staging environment) are read with a
+ * data-API token minted for each environment, else the deployment's (see `metaToken`);
+ * reports, workbooks and notifications are paged through with the client's iterators. What cannot be
+ * read becomes a notice in the result, never a failure: the rest is still compared.
+ *
+ * The work is split so the PR lifecycle can overlap it with the upload: `startImpact` reads what does
+ * not depend on the pull request (production's `/meta`, the content); `environmentMeta` reads one
+ * environment's; `finishImpact` compares.
+ */
+import { environmentRestUrl, normaliseRestUrl, type schemas } from '@datamodel-ci/platform-api';
+import { AbortedError, AuthenticationError, isHtml, PermissionDeniedError, PlatformError, messageOf } from '../client/errors.js';
+import { HttpClient } from '../client/http.js';
+import { collect } from '../client/pagination.js';
+import { DEFAULTS } from '../defaults.js';
+import {
+  affectedContent,
+  countContent,
+  dashboardContent,
+  notificationContent,
+  reportContent,
+  type AffectedItem,
+  type ContentCounts,
+  type ContentItem,
+} from '../impact/affected.js';
+import { countChanges, diffMeta, type ChangeCounts, type ChangeSet } from '../impact/diff.js';
+import { withoutEngineDifferences } from '../impact/engine-version.js';
+import { parseMeta, type MetaDocument } from '../impact/meta.js';
+import { definitionsFor, type DefinitionOutcome } from '../impact/definition/step.js';
+import { flattenSourceTree } from '../impact/definition/files.js';
+import { modelFilesOf, type FileTexts } from '../model/model-files.js';
+import { plural } from '../report/plural.js';
+import type { OpContext } from './context.js';
+import { dataApiClient } from './data-api.js';
+import type { EnableStagingResult } from './enable-staging.js';
+
+/** One environment's `/meta`, or why it could not be read. */
+export interface MetaRead {
+  meta?: MetaDocument;
+  problem?: string;
+  /** Said when the read took a detour (another token than the environment's own). */
+  notice?: string;
+}
+
+export interface ContentScan {
+  items: ContentItem[];
+  /** How many of each were read. */
+  scanned: ContentCounts;
+  /** Lists that could not be read, and why. */
+  notices: string[];
+}
+
+export interface ImpactResult {
+  /** The deploy branch (production) and the pull request's branch (its staging environment). */
+  base: string;
+  head: string;
+  /** The member diff; absent when one side's `/meta` could not be read (`unavailable` says why). */
+  changes?: ChangeSet;
+  counts: ChangeCounts;
+  affected: AffectedItem[];
+  affectedCounts: ContentCounts;
+  scanned: ContentCounts;
+  notices: string[];
+  unavailable?: string;
+  /** The definition diff (absent when it did not run: a notice says why). */
+  definition?: DefinitionOutcome;
+  /** What the data diff reads next: the pull request's `/meta`, the content, the two environments (never in the JSON file). */
+  sources?: { headMeta: MetaDocument; content: ContentItem[]; production?: EnvironmentRef; staging?: EnvironmentRef };
+}
+
+export interface ImpactOptions {
+  /** Trusted CA for the data API (the management API's). */
+  ca?: string;
+}
+
+/** An environment of the deployment, as the impact needs it. */
+export interface EnvironmentRef {
+  id: string;
+  restUrl: string;
+  /** `production`, or `staging of <branch>`: how messages name it. */
+  label: string;
+}
+
+const PAGE = { first: DEFAULTS.impactPageSize };
+const refused = (e: unknown) => e instanceof PermissionDeniedError || e instanceof AuthenticationError;
+
+/** The production environment and (when given) the branch's staging environment. */
+export async function findEnvironments(ctx: OpContext, branch?: string): Promise<{ production?: EnvironmentRef; staging?: EnvironmentRef }> {
+  const envs = await collect(ctx.client.deployments.iterateEnvironments({ deploymentId: ctx.deploymentId, limit: 100 }, { signal: ctx.signal }));
+  const ref = (e: schemas.DeploymentEnvironment | undefined, label: string): EnvironmentRef | undefined => {
+    const url = e ? environmentRestUrl(e) : undefined;
+    return e && url ? { id: String(e.id), restUrl: normaliseRestUrl(url), label } : undefined;
+  };
+  const staging = branch ? envs.find((e) => e.type === 'staging' && (e.branch === branch || e.name === branch)) : undefined;
+  return {
+    production: ref(
+      envs.find((e) => e.type === 'production'),
+      'production',
+    ),
+    staging: ref(staging, `the staging environment of ${branch}`),
+  };
+}
+
+export interface MetaToken {
+  token: string;
+  notice?: string;
+}
+
+/**
+ * A token that may read `/meta` of an environment: the environment's own data-API token; else the
+ * deployment's data-API token (`POST /api/v1/deployments/{id}/token`, the one the vendor documents for
+ * the data API); a metadata token only as the last resort (the vendor scopes it to its metadata
+ * endpoints, and some tenants refuse it on `/cubejs-api/v1/meta`).
+ */
+export async function metaToken(ctx: OpContext, env: EnvironmentRef): Promise<MetaToken> {
+  const args = { deploymentId: ctx.deploymentId, environmentId: env.id, body: { security_context: {}, expires_in: 600 } };
+  // Minting twice only mints an unused second token: retried like a read.
+  const opts = { signal: ctx.signal, repeatable: true };
+  try {
+    const t = (await ctx.client.deployments.createEnvironmentToken(args, opts)).data.token;
+    ctx.reporter.secret(t);
+    return { token: t };
+  } catch (e) {
+    if (!refused(e)) throw e;
+    const why = `this API key may not mint data-API tokens for ${env.label} (${messageOf(e)})`;
+    try {
+      const { cubeApiToken } = await ctx.client.deployments.token({ deploymentId: ctx.deploymentId, body: { expiresIn: 600 } }, opts);
+      ctx.reporter.secret(cubeApiToken);
+      return { token: cubeApiToken, notice: `${why}: read its /meta with the deployment's data-API token` };
+    } catch (e2) {
+      if (!refused(e2)) throw e2;
+      const t = (await ctx.client.deployments.createMetaSyncToken(args, opts)).data.token;
+      ctx.reporter.secret(t);
+      return { token: t, notice: `${why}, nor the deployment's (${messageOf(e2)}): read its /meta with a metadata token` };
+    }
+  }
+}
+
+/** Read one environment's `/meta`; a failure is the result's `problem`, never thrown (an abort is). */
+export async function environmentMeta(
+  ctx: OpContext,
+  env: EnvironmentRef | Promise<EnvironmentRef | undefined>,
+  options: ImpactOptions = {},
+  /** A token already being minted for this environment (the PR lifecycle mints it while validation runs). */
+  minted?: Promise<MetaToken>,
+): Promise<MetaRead> {
+  let data: HttpClient | undefined;
+  let label = 'an environment';
+  try {
+    const e = await env;
+    if (!e) return { problem: 'no environment to read' };
+    label = e.label;
+    const { token, notice } = await (minted ?? metaToken(ctx, e));
+    const url = new URL(`${e.restUrl}/meta`);
+    data = dataApiClient(ctx, url.origin, token, options.ca);
+    // A few tries only: a model that does not compile answers 500 every time, and the comparison is an extra.
+    // `/meta` is no long poll: it gets the request timeout, not the data API's 95 s floor.
+    const timeoutMs = ctx.requestTimeoutMs ?? DEFAULTS.requestTimeoutSeconds * 1000;
+    const text = (await data.send({ method: 'GET', path: url.pathname }, { signal: ctx.signal, timeoutMs, retry: { maxAttempts: 3 } })).text ?? '';
+    if (isHtml(text)) return { problem: `${label}: ${url.origin}${url.pathname} answered with a web page, not the data API` };
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return { problem: `${label}: /meta answered with something that is not JSON (${JSON.stringify(text.slice(0, 80))})` };
+    }
+    return { meta: parseMeta(body, label), ...(notice ? { notice } : {}) };
+  } catch (e) {
+    if (e instanceof AbortedError || ctx.signal?.aborted) throw e;
+    return { problem: e instanceof PlatformError ? `${label}: ${e.message}` : messageOf(e) };
+  } finally {
+    await data?.close().catch(() => undefined);
+  }
+}
+
+/** Every item of one content list, or a notice saying why the list was not read. */
+async function readList<T>(ctx: OpContext, what: string, list: () => AsyncIterable<T>, notices: string[]): Promise<T[]> {
+  try {
+    return await collect(list());
+  } catch (e) {
+    if (e instanceof AbortedError || ctx.signal?.aborted) throw e;
+    notices.push(
+      refused(e)
+        ? `${what} were not checked: this API key may not read them (${messageOf(e)})`
+        : `${what} were not checked: the list could not be read (${messageOf(e)})`,
+    );
+    return [];
+  }
+}
+
+/** Reports, workbooks (with their dashboards) and notifications of the deployment. */
+export async function scanContent(ctx: OpContext): Promise<ContentScan> {
+  const { client, deploymentId } = ctx;
+  const opts = { signal: ctx.signal };
+  const notices: string[] = [];
+  const [reports, workbooks, notifications] = await Promise.all([
+    readList(ctx, 'reports', () => client.workspace.iterateReports({ deploymentId, query: PAGE }, opts), notices),
+    readList(ctx, 'dashboards', () => client.workspace.iterateWorkbooks({ deploymentId, query: PAGE }, opts), notices),
+    readList(ctx, 'notifications', () => client.notifications.iterate({ deploymentId, query: PAGE }, opts), notices),
+  ]);
+  // A list without the dashboards' configs: read each workbook (a few at a time).
+  const full = [...workbooks];
+  const bare = full
+    .map((w, i) => [w, i] as const)
+    .filter(
+      ([w]) =>
+        (w.dashboardDraft === undefined && w.dashboardPublished === undefined && !w.publishedDashboard?.config) ||
+        // A published dashboard without its record has no id a notification could name.
+        (w.dashboardPublished && !w.publishedDashboard),
+    );
+  for (let at = 0; at < bare.length; at += 8) {
+    await Promise.all(
+      bare.slice(at, at + 8).map(async ([w, i]) => {
+        full[i] = await client.workspace.getWorkbook({ deploymentId, workbookId: w.id }, opts).catch((e: unknown) => {
+          if (e instanceof AbortedError) throw e;
+          notices.push(`workbook ${w.id} (${w.name}): its dashboard was not checked (${messageOf(e)})`);
+          return w;
+        });
+      }),
+    );
+  }
+  const dashboards = full.filter((w) => w.dashboardPublished || w.dashboardDraft || w.publishedDashboard);
+  const items = [...reports.map(reportContent), ...dashboards.map(dashboardContent), ...notifications.map(notificationContent)];
+  return { items, scanned: { report: reports.length, dashboard: dashboards.length, notification: notifications.length }, notices };
+}
+
+/** Work that does not depend on the pull request, started at once. */
+export interface StartedImpact {
+  base: Promise<MetaRead>;
+  /** The deploy branch's model files (production's definitions), or why they could not be read. */
+  baseFiles: Promise<FileTexts | { problem: string }>;
+  content: Promise<ContentScan>;
+  environments: Promise<{ production?: EnvironmentRef; staging?: EnvironmentRef }>;
+}
+
+/** Start reading production's `/meta` and the content (the staging environment is found here too when it already runs). */
+export function startImpact(ctx: OpContext, input: { branch?: string; deployBranch?: string }, options: ImpactOptions = {}): StartedImpact {
+  const environments = findEnvironments(ctx, input.branch);
+  const base = environmentMeta(
+    ctx,
+    environments.then((e) => e.production),
+    options,
+  ).then((r) => (r.problem === 'no environment to read' ? { problem: 'the deployment lists no production environment' } : r));
+  const content = scanContent(ctx);
+  const baseFiles = input.deployBranch
+    ? branchModelFiles(ctx, input.deployBranch).catch((e: unknown) => {
+        if (e instanceof AbortedError || ctx.signal?.aborted) throw e;
+        return { problem: messageOf(e) };
+      })
+    : Promise.resolve({ problem: 'the deploy branch is not known' });
+  // Awaited later; a rejection here must not be unhandled meanwhile.
+  for (const p of [environments, base, content, baseFiles]) p.catch(() => undefined);
+  return { base, baseFiles, content, environments };
+}
+
+/** Compare the two sides, find the content the breaking changes hit, and say what could not be read. */
+export async function finishImpact(
+  ctx: OpContext,
+  started: StartedImpact,
+  head: Promise<MetaRead>,
+  input: { branch: string; deployBranch: string; modelDir?: string; headFiles?: FileTexts; staging?: EnvironmentRef },
+): Promise<ImpactResult> {
+  const [base, headRead, content, envs] = await Promise.all([started.base, head, started.content, started.environments.catch(() => ({}) as const)]);
+  const notices = [base.notice, headRead.notice, ...content.notices].filter((n): n is string => !!n);
+  const result: ImpactResult = {
+    base: input.deployBranch,
+    head: input.branch,
+    counts: { breaking: 0, added: 0, changed: 0 },
+    affected: [],
+    affectedCounts: { report: 0, dashboard: 0, notification: 0 },
+    scanned: content.scanned,
+    notices,
+  };
+  if (!base.meta || !headRead.meta) {
+    result.unavailable = [base.problem, headRead.problem].filter(Boolean).join('; ') || 'a /meta could not be read';
+    ctx.reporter.warning(`impact: the semantic layers were not compared: ${result.unavailable}`);
+    return result;
+  }
+  const defs = await definitionsFor(started.baseFiles, input);
+  // Staging may run a newer Cube than production: what only the versions explain is not a change.
+  result.changes = withoutEngineDifferences(diffMeta(base.meta, headRead.meta, { privateInHead: defs.privateInHead }));
+  if (defs.outcome) result.definition = defs.apply(result.changes);
+  result.notices.push(...defs.notices);
+  result.counts = countChanges(result.changes);
+  result.affected = affectedContent(result.changes, content.items);
+  const staging = input.staging ?? ('staging' in envs ? envs.staging : undefined);
+  const production = 'production' in envs ? envs.production : undefined;
+  result.sources = { headMeta: headRead.meta, content: content.items, ...(production ? { production } : {}), ...(staging ? { staging } : {}) };
+  result.affectedCounts = countContent(result.affected);
+  for (const n of notices) ctx.reporter.notice(`impact: ${n}`);
+  ctx.reporter.info(`impact: ${impactSummaryLine(result)}`);
+  return result;
+}
+
+/** Every step for a branch whose staging environment already runs (the `impact` action, `datamodel-ci diff`). */
+export async function analyseImpact(
+  ctx: OpContext,
+  input: { branch: string; deployBranch: string; modelDir?: string; headFiles?: FileTexts },
+  options: ImpactOptions = {},
+): Promise<ImpactResult> {
+  const started = startImpact(ctx, { branch: input.branch, deployBranch: input.deployBranch }, options);
+  const head = started.environments.then(async (e) =>
+    e.staging
+      ? environmentMeta(ctx, e.staging, options)
+      : { problem: `${input.branch} has no staging environment (enable it first: datamodel-ci enable-staging, or the enable-staging action)` },
+  );
+  return finishImpact(ctx, started, head, input);
+}
+
+/** `2 breaking, 5 added, 1 changed; 3 reports and 1 notification affected`. */
+export function impactSummaryLine(r: Pick<ImpactResult, 'counts' | 'affectedCounts' | 'changes' | 'unavailable'>): string {
+  if (r.unavailable || !r.changes) return `not compared: ${r.unavailable ?? 'no change set'}`;
+  const { breaking, added, changed } = r.counts;
+  const values = r.counts.values ?? 0;
+  const changes =
+    breaking + values + added + changed === 0
+      ? 'no member changes'
+      : `${breaking} breaking, ${values ? `${plural(values, 'values change')}, ` : ''}${added} added, ${changed} changed`;
+  const a = r.affectedCounts;
+  const parts = [
+    a.report ? plural(a.report, 'report') : '',
+    a.dashboard ? plural(a.dashboard, 'dashboard') : '',
+    a.notification ? plural(a.notification, 'notification') : '',
+  ].filter(Boolean);
+  const joined = parts.length > 1 ? `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}` : (parts[0] ?? '');
+  return `${changes}; ${joined ? `${joined} affected` : 'no content affected'}`;
+}
+
+/** The deploy branch's model files, with their content, from the platform. */
+export async function branchModelFiles(ctx: OpContext, branch: string): Promise<FileTexts> {
+  const nodes: unknown[] = [];
+  try {
+    for await (const node of ctx.client.dataModel.iterateFiles(
+      { deploymentId: ctx.deploymentId, query: { branchName: branch, withContent: true } },
+      { signal: ctx.signal },
+    ))
+      nodes.push(node);
+  } catch (e) {
+    if (e instanceof AbortedError) throw e;
+    throw new Error(`the files of ${branch} could not be read (${messageOf(e)})`, { cause: e });
+  }
+  return modelFilesOf(flattenSourceTree(nodes));
+}
+
+/** The staging environment's `/meta` against production's, once the branch's model is valid. */
+export function compareWithProduction(
+  ctx: OpContext,
+  started: StartedImpact,
+  s: Pick<EnableStagingResult, 'stagingUrl' | 'environmentId'>,
+  input: { branch: string; deployBranch: string; modelDir: string; impact?: { ca?: string }; modelFiles?: FileTexts },
+  minted?: Promise<MetaToken>,
+): Promise<ImpactResult> {
+  const label = `the staging environment of ${input.branch}`;
+  const env =
+    s.stagingUrl && s.environmentId
+      ? Promise.resolve({ id: s.environmentId, restUrl: s.stagingUrl, label })
+      : findEnvironments(ctx, input.branch).then((e) => e.staging);
+  const head = s.stagingUrl
+    ? environmentMeta(ctx, env, input.impact, s.environmentId ? minted : undefined).then((r) =>
+        r.problem === 'no environment to read' ? { problem: `${label} is not listed` } : r,
+      )
+    : Promise.resolve({ problem: `${label} is not enabled` });
+  const staging = s.stagingUrl && s.environmentId ? { staging: { id: s.environmentId, restUrl: s.stagingUrl, label } } : {};
+  return finishImpact(ctx, started, head, {
+    ...staging,
+    branch: input.branch,
+    deployBranch: input.deployBranch,
+    modelDir: input.modelDir,
+    headFiles: input.modelFiles,
+  });
+}

@@ -1,0 +1,187 @@
+/**
+ * upload-model: put the local model on the shared branch, sending only new and changed files. The
+ * vendor's way first: one upload transaction straight to the shared branch (`deploy --branch`). A
+ * tenant that refuses direct uploads to a shared branch gets the vendor's dev-mode recipe instead:
+ * upload to the credential's fork, `commit` (which pushes the fork's edits to the shared branch it was
+ * forked from), then release dev mode and delete the fork. Afterwards the shared branch holds exactly
+ * the local files, and no fork or session is left behind, also when a step fails.
+ */
+import { isDevBranch } from '@datamodel-ci/platform-api';
+import { BadRequestError, PermissionDeniedError, messageOf } from '../client/errors.js';
+import { gitWrite, ignoreNotFound, type OpContext } from './context.js';
+import { readLocalModel, type LocalFile } from '../model/local-model.js';
+import { openDevMode } from './start-dev-branch.js';
+import { guardModelDeletion } from '../model/guard.js';
+import { holds, manifestOf, plan, remoteTree, uploadTransaction, type TransactionResult } from './upload-transaction.js';
+import { plural } from '../report/plural.js';
+
+/** How the model reaches the shared branch: `auto` tries a direct upload and falls back to dev mode. */
+export type UploadVia = 'auto' | 'direct' | 'dev-mode';
+
+export interface UploadInput {
+  branch: string;
+  modelDir: string;
+  /** The local model, when the caller hashed it already (before its first platform write). */
+  local?: LocalFile[];
+  /** Globs of files not to upload. */
+  exclude?: readonly string[];
+  concurrency: number;
+  commitMessage: string;
+  via?: UploadVia;
+  /** Asked before the upload is committed: true stops it (a newer run owns the PR). */
+  isStale?: () => Promise<boolean>;
+  /** Called right before the files land (finish, or commit of the fork): a caller marks the build status then. */
+  beforeLanding?: () => Promise<void>;
+  /** Called as soon as the files have landed on the shared branch (a caller can start validating). */
+  onLanded?: (lastHash: string | undefined) => void;
+  /** Allow an upload that deletes most of the branch's model (input `allow-model-deletion`). */
+  allowModelDeletion?: boolean;
+}
+
+export interface UploadResult {
+  branch: string;
+  /** The dev-mode fork the upload went through (dev-mode path only). */
+  devBranch: string | undefined;
+  via: 'direct' | 'dev-mode' | 'none';
+  /** Files sent (new or changed). */
+  uploaded: number;
+  /** Files deleted on the platform. */
+  deleted: number;
+  unchanged: number;
+  bytes: number;
+  /** Nothing was committed because a newer run owns the PR. */
+  stale: boolean;
+  files: { sent: string[]; deleted: string[] };
+  /** The commit that holds the model, when the platform reported it. */
+  lastHash?: string;
+}
+
+/** A refusal of a direct upload to a shared branch (the tenant takes uploads on dev-mode forks only). */
+export function refusesDirectUpload(e: unknown): boolean {
+  return (e instanceof BadRequestError || e instanceof PermissionDeniedError) && /dev-?mode/i.test(e.platformMessage ?? '');
+}
+
+function result(input: UploadInput, t: TransactionResult, via: UploadResult['via'], devBranch?: string): UploadResult {
+  return {
+    branch: input.branch,
+    devBranch,
+    via,
+    uploaded: t.sent.length,
+    deleted: t.removed.length,
+    unchanged: t.unchanged,
+    bytes: t.bytes,
+    stale: t.stopped,
+    files: { sent: t.sent, deleted: t.removed },
+    ...(t.lastHash ? { lastHash: t.lastHash } : {}),
+  };
+}
+
+export async function uploadModel(ctx: OpContext, input: UploadInput): Promise<UploadResult> {
+  const local = input.local ?? (await readLocalModel(ctx.reporter, input.modelDir, input.exclude));
+  if (ctx.dryRun) return dryRunPlan(ctx, input, local);
+  const via = input.via ?? 'auto';
+  if (via === 'dev-mode') return viaDevMode(ctx, input, local);
+  try {
+    return await direct(ctx, input, local);
+  } catch (e) {
+    if (via !== 'auto' || !refusesDirectUpload(e)) throw e;
+    ctx.reporter.notice(
+      `this tenant refuses direct uploads to a shared branch (${(e as Error).message}); uploading through dev mode instead (set upload-via: dev-mode to skip the first try)`,
+    );
+    return viaDevMode(ctx, input, local);
+  }
+}
+
+async function dryRunPlan(ctx: OpContext, input: UploadInput, local: LocalFile[]): Promise<UploadResult> {
+  // A branch a dry run did not create reads as empty: everything would be sent.
+  const remote = await remoteTree(ctx, input.branch).catch(() => ({}));
+  const p = plan(local, remote);
+  await guardModelDeletion({
+    branch: input.branch,
+    modelDir: input.modelDir,
+    local: local.map((f) => f.path),
+    remote: Object.keys(remote),
+    remove: p.remove,
+    allow: input.allowModelDeletion ?? false,
+  });
+  ctx.reporter.info(
+    `dry run: would upload ${plural(p.send.length, 'file')} (${p.send.map((f) => f.path).join(', ') || 'none'}) to ${input.branch} and delete ${p.remove.length} (${p.remove.join(', ') || 'none'})`,
+  );
+  const sent = p.send.map((f) => f.path);
+  const t = { sent, removed: p.remove, unchanged: p.unchanged, bytes: p.send.reduce((a, f) => a + f.size, 0), finished: false, stopped: false };
+  return result(input, t, 'none');
+}
+
+/** Straight to the shared branch; when another writer's files land in between, start over (twice at most). */
+async function direct(ctx: OpContext, input: UploadInput, local: LocalFile[]): Promise<UploadResult> {
+  const manifest = manifestOf(local);
+  for (let attempt = 1; ; attempt++) {
+    const t = await uploadTransaction(ctx, {
+      branch: input.branch,
+      local,
+      concurrency: input.concurrency,
+      commitMessage: input.commitMessage,
+      guard: { modelDir: input.modelDir, allow: input.allowModelDeletion ?? false },
+      stopBeforeFinish: input.isStale,
+      beforeFinish: input.beforeLanding,
+    });
+    if (t.stopped) {
+      ctx.reporter.notice(`a newer run owns this pull request: not committing to ${input.branch}`);
+      return result(input, t, 'direct');
+    }
+    input.onLanded?.(t.lastHash);
+    // Another run of the PR can finish between this run's finish and now: check what the branch holds.
+    if (!t.finished || (await holds(ctx, input.branch, manifest))) {
+      ctx.reporter.info(`${input.branch}: ${t.sent.length} sent, ${t.removed.length} deleted, ${t.unchanged} unchanged`);
+      return result(input, t, t.finished ? 'direct' : 'none');
+    }
+    if (input.isStale && (await input.isStale())) {
+      ctx.reporter.notice(`a newer run owns this pull request and wrote ${input.branch}: stopping`);
+      return { ...result(input, t, 'direct'), stale: true };
+    }
+    if (attempt >= 3) throw new Error(`${input.branch} does not hold this run's files after 3 uploads: another writer keeps changing it`);
+    ctx.reporter.warning(`${input.branch} changed under this upload (another writer); uploading again`);
+  }
+}
+
+/** The vendor's dev-mode recipe: fork, upload to the fork, commit (to the shared branch), release, delete the fork. */
+async function viaDevMode(ctx: OpContext, input: UploadInput, local: LocalFile[]): Promise<UploadResult> {
+  const { client, deploymentId } = ctx;
+  const fork = await openDevMode(ctx, input.branch);
+  if (!fork || !isDevBranch(fork) || fork === input.branch) {
+    throw new Error(`dev mode on ${input.branch} answered without a dev- fork (${JSON.stringify(fork ?? null)}): nothing safe to write to`);
+  }
+  try {
+    const t = await uploadTransaction(ctx, {
+      branch: fork,
+      local,
+      concurrency: input.concurrency,
+      commitMessage: input.commitMessage,
+      guard: { modelDir: input.modelDir, allow: input.allowModelDeletion ?? false },
+    });
+    if (input.isStale && (await input.isStale())) {
+      ctx.reporter.notice(`a newer run owns this pull request: not committing ${fork} to ${input.branch}`);
+      return { ...result(input, t, 'dev-mode', fork), stale: true };
+    }
+    const manifest = manifestOf(local);
+    await input.beforeLanding?.();
+    // Commit pushes the fork's edits to the shared branch it was forked from.
+    await client.branches.commit(
+      { deploymentId, body: { branchName: fork, message: input.commitMessage } },
+      { ...gitWrite(ctx), settle: async () => ((await holds(ctx, input.branch, manifest)) ? { success: true } : undefined) },
+    );
+    if (!(await holds(ctx, input.branch, manifest))) {
+      throw new Error(`${input.branch} does not hold this run's files after committing ${fork} (another writer changed it)`);
+    }
+    input.onLanded?.(undefined);
+    return result(input, t, 'dev-mode', fork);
+  } finally {
+    // Leave nothing behind: the session and the fork (deleting a fork also ends its session).
+    await ignoreNotFound(() => client.branches.stopDevMode({ deploymentId })).catch((e: unknown) =>
+      ctx.reporter.warning(`could not release dev mode: ${messageOf(e)}`),
+    );
+    await ignoreNotFound(() => client.branches.remove({ deploymentId, query: { branchName: fork } })).catch((e: unknown) =>
+      ctx.reporter.warning(`could not delete dev branch ${fork}: ${messageOf(e)}`),
+    );
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * One upload transaction to a named branch, as the vendor's `deploy --branch` makes it: the branch's
+ * file hashes, `upload/start`, the new and changed files, then `upload/finish` with the full manifest,
+ * which commits, removes what the manifest lacks and starts one build. Every call names the branch
+ * (query and body): a credential's dev-mode session is never relied on.
+ */
+import type { FileHashes } from '@datamodel-ci/platform-api';
+import { DEFAULTS } from '../defaults.js';
+import { AdaptivePool } from './adaptive-pool.js';
+import { gitWrite, type OpContext } from './context.js';
+import { readLocal, type LocalFile } from '../model/local-model.js';
+import { guardModelDeletion } from '../model/guard.js';
+import { formatBytes, plural } from '../report/plural.js';
+
+/** POSIX path -> `{ hash }`: the shape of `file-hashes` and of the finish manifest. */
+export type Manifest = Record<string, { hash: string }>;
+
+export function manifestOf(local: readonly LocalFile[]): Manifest {
+  const m: Manifest = {};
+  for (const f of local) m[f.path] = { hash: f.sha1 };
+  return m;
+}
+
+/** Two trees hold the same files. */
+export function sameTree(a: Manifest, b: Manifest): boolean {
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((k) => b[k]?.hash === a[k]?.hash);
+}
+
+/** Compare local hashes with the remote ones. */
+export function plan(local: readonly LocalFile[], remote: Manifest) {
+  const localPaths = new Set(local.map((f) => f.path));
+  const send = local.filter((f) => remote[f.path]?.hash !== f.sha1);
+  const remove = Object.keys(remote)
+    .filter((p) => !localPaths.has(p))
+    .sort();
+  return { send, remove, unchanged: local.length - send.length };
+}
+
+/** The branch's files with their hashes. */
+export async function remoteTree(ctx: OpContext, branch: string): Promise<FileHashes> {
+  return ctx.client.dataModel.fileHashes({ deploymentId: ctx.deploymentId, query: { branchName: branch } }, { signal: ctx.signal });
+}
+
+/** The branch holds exactly `manifest` (to recognise a write whose answer was lost). */
+export async function holds(ctx: OpContext, branch: string, manifest: Manifest): Promise<boolean> {
+  return sameTree(await remoteTree(ctx, branch), manifest);
+}
+
+export interface TransactionInput {
+  branch: string;
+  local: readonly LocalFile[];
+  /** Files uploaded in parallel at most; the pool starts lower and grows while answers stay healthy. */
+  concurrency: number;
+  commitMessage: string;
+  /** Asked while the files upload, and awaited before `finish`: true stops the transaction unfinished (a newer run owns the PR). */
+  stopBeforeFinish?: () => Promise<boolean>;
+  /**
+   * Finish even when nothing changed: `finish` is what starts the build (the vendor's `deploy` always
+   * finishes, so a production deploy rebuilds even when the deploy branch already holds the files).
+   */
+  alwaysFinish?: boolean;
+  /** Refuse an upload that would wipe the branch's model (a wrong model-dir) unless `allow`. */
+  guard?: { modelDir: string; allow: boolean };
+  /** Called right before `finish` (a caller marks the build status it must see replaced). */
+  beforeFinish?: () => Promise<void>;
+}
+
+export interface TransactionResult {
+  sent: string[];
+  removed: string[];
+  unchanged: number;
+  bytes: number;
+  /** `finish` ran (false when the branch already held the model, or the run stopped). */
+  finished: boolean;
+  /** Stopped by `stopBeforeFinish`. */
+  stopped: boolean;
+  /** The commit `finish` reported, when it did. */
+  lastHash?: string;
+}
+
+export async function uploadTransaction(ctx: OpContext, input: TransactionInput): Promise<TransactionResult> {
+  const { client, deploymentId, reporter } = ctx;
+  const branchName = input.branch;
+  const manifest = manifestOf(input.local);
+  const remote = await remoteTree(ctx, branchName);
+  const p = plan(input.local, remote);
+  if (input.guard) {
+    await guardModelDeletion({
+      branch: branchName,
+      modelDir: input.guard.modelDir,
+      local: input.local.map((f) => f.path),
+      remote: Object.keys(remote),
+      remove: p.remove,
+      allow: input.guard.allow,
+    });
+  }
+  const base = { sent: p.send.map((f) => f.path), removed: p.remove, unchanged: p.unchanged, bytes: 0 };
+  reporter.info(`${branchName}: ${p.send.length} to send, ${p.remove.length} to delete, ${p.unchanged} unchanged`);
+  if (p.send.length === 0 && p.remove.length === 0 && !input.alwaysFinish) return { ...base, finished: false, stopped: false };
+
+  // A second transaction after a lost answer stays unused: harmless to repeat.
+  const started = await client.dataModel.startUpload({ deploymentId, query: { branchName }, body: { branchName } }, { signal: ctx.signal, repeatable: true });
+  // Both vendor clients send the transaction as the JSON text of the whole object `start` returned.
+  const transaction = JSON.stringify(started.transaction);
+  const pool = new AdaptivePool({
+    start: DEFAULTS.uploadStartConcurrency,
+    max: input.concurrency,
+    onChange: (n, why) => reporter.debug(`upload concurrency ${n} (${why})`),
+  });
+  let bytes = 0;
+  let sentFiles = 0;
+  let sentBytes = 0;
+  const totalBytes = p.send.reduce((a, f) => a + f.size, 0);
+  const phase = `upload to ${branchName}`;
+  const showProgress = () => reporter.progress(phase, `${sentFiles}/${plural(p.send.length, 'file')}, ${formatBytes(sentBytes)} of ${formatBytes(totalBytes)}`);
+  // The stale check needs nothing from the platform: it runs while the files upload, still before finish.
+  const stopping = input.stopBeforeFinish?.();
+  stopping?.catch(() => undefined);
+  await reporter.group(`Upload ${plural(p.send.length, 'file')} to ${branchName}`, async () => {
+    showProgress();
+    await pool.map(p.send, async (file) => {
+      const data = await readLocal(file);
+      bytes += data.length;
+      // The same bytes under the same transaction and name have the same effect: harmless to repeat.
+      await client.dataModel.uploadFile(
+        { deploymentId, query: { branchName }, body: { transaction, fileName: file.path, file: data } },
+        { signal: ctx.signal, repeatable: true, onRetry: (e) => pool.slowDown(e.status ? `answer ${e.status}` : e.name) },
+      );
+      reporter.debug(`sent ${file.path} (${data.length} bytes)`);
+      sentFiles += 1;
+      sentBytes += data.length;
+      showProgress();
+    });
+    reporter.progress('');
+    for (const path of p.remove) reporter.info(`delete ${path}`);
+  });
+  if (stopping && (await stopping)) return { ...base, bytes, finished: false, stopped: true };
+  await input.beforeFinish?.();
+  const finished = await client.dataModel.finishUpload(
+    {
+      deploymentId,
+      query: { branchName },
+      body: { transaction: started.transaction, files: manifest, autoRemoveFiles: true, commitMessage: input.commitMessage, branchName },
+    },
+    // The branch holding the manifest means a finish whose answer was lost did land.
+    { ...gitWrite(ctx), settle: async () => ((await holds(ctx, branchName, manifest)) ? {} : undefined) },
+  );
+  return { ...base, bytes, finished: true, stopped: false, ...(finished.lastHash ? { lastHash: finished.lastHash } : {}) };
+}

@@ -1,0 +1,86 @@
+/**
+ * Where validation errors are pinned to lines: a check run "datamodel-ci / validation" on the PR's head
+ * with every annotation (GitHub takes 50 per request), when the token may write checks; else the step's
+ * workflow commands, of which GitHub shows 10 per step, with a note of how many were not shown.
+ */
+import { messageOf } from '../client/errors.js';
+import { GitHubRefused, type CheckAnnotation } from '../github/types.js';
+import { errorNotes, type ModelError } from '../operations/validate.js';
+import type { PullRequestSide } from './pull-request.js';
+import { plural } from '../report/plural.js';
+
+export const CHECK_NAME = 'datamodel-ci / validation';
+/** Annotations GitHub takes in one check-run request. */
+const PER_REQUEST = 50;
+/** Error annotations GitHub shows for one step from workflow commands. */
+const PER_STEP = 10;
+
+/** An annotation's text: the platform's message, then what the model files add and the files its echoes are on, a line each. */
+export const annotationText = (e: ModelError) => [e.message, ...errorNotes(e)].join('\n');
+
+/** Echoes folded under the root causes (never annotations of their own). */
+const echoCount = (errors: ModelError[]) => errors.reduce((n, e) => n + (e.echoes?.length ?? 0), 0);
+
+/** Pin the root causes (their echoes are folded into their text): a check run when possible, else workflow commands. */
+export async function annotate(side: PullRequestSide, errors: ModelError[], result: { branch: string; valid: boolean }): Promise<void> {
+  const placed = errors.filter((e): e is ModelError & { file: string; line: number } => !!e.file && !!e.line);
+  const head = side.event.pr?.headSha;
+  if (side.github && head && !side.settings.dryRun && (await checkRun(side, head, errors, placed, result))) return;
+  const inActions = side.event.runId !== undefined;
+  const shown = inActions ? errors.slice(0, PER_STEP) : errors;
+  for (const e of shown) side.reporter.error(annotationText(e), { file: e.file, line: e.line, ...(e.column ? { column: e.column } : {}), title: 'data model' });
+  if (shown.length < errors.length) {
+    side.reporter.warning(
+      `${plural(errors.length - shown.length, 'more error')} ${errors.length - shown.length === 1 ? 'is' : 'are'} not shown as annotations (GitHub shows ${PER_STEP} per step); every error is in the job summary. Grant the job \`checks: write\` to get them all as annotations of the "${CHECK_NAME}" check.`,
+    );
+  }
+}
+
+/** Publish the check run; false when the token may not (the caller falls back to workflow commands). */
+async function checkRun(
+  side: PullRequestSide,
+  head: string,
+  errors: ModelError[],
+  placed: (ModelError & { file: string; line: number })[],
+  r: { branch: string; valid: boolean },
+): Promise<boolean> {
+  const github = side.github!;
+  const annotations: CheckAnnotation[] = placed.map((e) => ({
+    path: e.file,
+    startLine: e.line,
+    endLine: e.line,
+    ...(e.column ? { startColumn: e.column } : {}),
+    level: 'failure',
+    message: annotationText(e).slice(0, 64_000),
+    title: 'data model',
+  }));
+  const title = r.valid ? `${r.branch}: valid` : `${r.branch}: ${plural(errors.length, 'error')}`;
+  const echoes = echoCount(errors);
+  const folded = echoes
+    ? ` ${plural(echoes, 'more error')} only ${echoes === 1 ? 'echoes' : 'echo'} them (a cube or view that depends on a failed one) and ${echoes === 1 ? 'is' : 'are'} named under ${errors.length === 1 ? 'it' : 'the error it echoes'}.`
+    : '';
+  const summary = r.valid
+    ? 'The data model compiles on the platform.'
+    : `${plural(errors.length, 'error')} from the platform's compiler; ${placed.length} placed on a line.${placed.length < errors.length ? ' The others are in the job summary.' : ''}${folded}`;
+  try {
+    const run = await github.createCheckRun({
+      name: CHECK_NAME,
+      headSha: head,
+      conclusion: r.valid ? 'success' : 'failure',
+      output: { title, summary, annotations: annotations.slice(0, PER_REQUEST) },
+      detailsUrl: side.event.runUrl,
+    });
+    for (let i = PER_REQUEST; i < annotations.length; i += PER_REQUEST) {
+      await github.addCheckRunAnnotations(run.id, { title, summary, annotations: annotations.slice(i, i + PER_REQUEST) });
+    }
+    side.reporter.info(`published ${plural(annotations.length, 'annotation')} on the check "${CHECK_NAME}"${run.htmlUrl ? `: ${run.htmlUrl}` : ''}`);
+    return true;
+  } catch (e) {
+    if (e instanceof GitHubRefused) {
+      side.reporter.debug(`no check run (the token may not write checks): ${messageOf(e)}`);
+      return false;
+    }
+    side.reporter.warning(`could not publish the "${CHECK_NAME}" check: ${messageOf(e)}`);
+    return false;
+  }
+}

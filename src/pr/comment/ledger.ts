@@ -1,0 +1,154 @@
+/**
+ * One sticky PR comment per deployment: a hidden marker, a hidden ledger (what the runs remember, and
+ * the view the comment renders), and the rendered preview, rewritten whole by every run that still
+ * owns the PR's head commit.
+ */
+import { renderPreview, type RenderOptions } from './render-preview.js';
+import { viewOf, type PreviewView } from './view.js';
+import type { IssueComment } from '../../github/types.js';
+
+/** GitHub rejects bodies over 65 536 characters. */
+export const GITHUB_COMMENT_LIMIT = 65_536;
+/** What we allow ourselves, leaving room for GitHub's own counting. */
+export const COMMENT_LIMIT = 65_000;
+
+/** What the runs of one deployment remember between them; cleanup reads it instead of recomputing names. */
+export interface Ledger {
+  /** Platform deployment the comment belongs to. */
+  deploymentId: string;
+  /** Shared branch of the PR. */
+  branch?: string;
+  /** Dev-mode fork an upload went through (dev-mode uploads only). */
+  devBranch?: string;
+  /** URL of the staging environment. */
+  stagingUrl?: string;
+  /** Head commit of the PR when the ledger was written. */
+  headSha?: string;
+  /** Workflow run that wrote the ledger. */
+  runId?: number;
+  /** ISO time of the write. */
+  updatedAt?: string;
+  /** Lifecycle state, e.g. `open`, `merged`, `closed`. */
+  state?: string;
+  /** What the comment shows. */
+  view?: PreviewView;
+}
+
+export interface ParsedComment {
+  /** Deployment named by the first-line marker; undefined when the comment is not ours. */
+  deploymentId: string | undefined;
+  /** The ledger, when present, readable and naming the same deployment. */
+  ledger: Ledger | undefined;
+}
+
+const PREFIX = 'datamodel-ci';
+const COMMENT_RE = new RegExp(`^<!-- ${PREFIX}:comment deployment=(\\S+) -->$`);
+const LEDGER_RE = new RegExp(`^<!-- ${PREFIX}:ledger ([A-Za-z0-9+/=]*) -->$`, 'm');
+const ID_SAFE = /^[A-Za-z0-9._~:]$/;
+
+function percent(ch: string): string {
+  return [...Buffer.from(ch, 'utf8')].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
+}
+
+/** Put a deployment id in a marker: percent-encoded, so it holds no space, `>` or `--`. */
+export function encodeDeploymentId(id: string): string {
+  let out = '';
+  for (const ch of id) out += ID_SAFE.test(ch) || (ch === '-' && !out.endsWith('-')) ? ch : percent(ch);
+  return out;
+}
+
+function decodeDeploymentId(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The first-line marker of the comment of `deploymentId`. */
+export function commentMarker(deploymentId: string): string {
+  if (!deploymentId) throw new Error('The deployment id of a sticky comment must not be empty');
+  return `<!-- ${PREFIX}:comment deployment=${encodeDeploymentId(deploymentId)} -->`;
+}
+
+/** Make `<!--` and `-->` impossible inside rendered content, so no marker or ledger can be forged or closed. */
+export function neutraliseComments(content: string): string {
+  return content.replace(/\r\n?/g, '\n').replace(/<!--/g, '&lt;!--').replace(/-->/g, '--&gt;');
+}
+
+const optionalString = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+/** Encode a ledger as base64 JSON (no content can end the hidden comment). */
+export function encodeLedger(ledger: Ledger): string {
+  return Buffer.from(JSON.stringify(ledger), 'utf8').toString('base64');
+}
+
+/** Decode a ledger, keeping only well-typed known fields; undefined when unreadable. */
+export function decodeLedger(base64: string): Ledger | undefined {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(Buffer.from(base64, 'base64').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
+  const r = raw as Record<string, unknown>;
+  if (typeof r.deploymentId !== 'string' || !r.deploymentId) return undefined;
+  const ledger: Ledger = { deploymentId: r.deploymentId };
+  for (const key of ['branch', 'devBranch', 'stagingUrl', 'headSha', 'updatedAt', 'state'] as const) {
+    const v = optionalString(r[key]);
+    if (v !== undefined) ledger[key] = v;
+  }
+  if (typeof r.runId === 'number' && Number.isSafeInteger(r.runId)) ledger.runId = r.runId;
+  const view = viewOf(r.view);
+  if (view) ledger.view = view;
+  return ledger;
+}
+
+/** Read a comment body: its deployment and ledger (a comment that is not ours has no deployment). */
+export function parseComment(body: string): ParsedComment {
+  const text = body.replace(/\r\n?/g, '\n');
+  const firstLine = text.split('\n', 1)[0] ?? '';
+  const marker = COMMENT_RE.exec(firstLine);
+  const deploymentId = marker?.[1] === undefined ? undefined : decodeDeploymentId(marker[1]);
+  if (deploymentId === undefined) return { deploymentId, ledger: undefined };
+  // The ledger lives in the header, before anything rendered: nothing the preview shows can stand in for it.
+  const header = text.split('\n').slice(0, 2).join('\n');
+  const ledgerText = LEDGER_RE.exec(header)?.[1];
+  let ledger = ledgerText === undefined ? undefined : decodeLedger(ledgerText);
+  if (ledger && ledger.deploymentId !== deploymentId) ledger = undefined;
+  return { deploymentId, ledger };
+}
+
+export interface ComposeInput {
+  deploymentId: string;
+  ledger: Ledger;
+  /** Every error of the run, for the comment's count and its first errors. */
+  render?: Omit<RenderOptions, 'target'>;
+  /** Maximum body length (default 65 000). */
+  limit?: number;
+}
+
+/** The comment body: marker, ledger, the rendered view; fewer errors shown until it fits the limit. */
+export function composeComment(input: ComposeInput): string {
+  const limit = input.limit ?? COMMENT_LIMIT;
+  const ledger: Ledger = { ...input.ledger, deploymentId: input.deploymentId };
+  const header = [commentMarker(input.deploymentId), `<!-- ${PREFIX}:ledger ${encodeLedger(ledger)} -->`].join('\n');
+  const view = ledger.view;
+  if (!view) return `${header}\n`;
+  let shown = input.render?.commentErrors ?? 15;
+  for (;;) {
+    const rows = Math.min(shown, input.render?.commentImpactRows ?? shown);
+    const body = `${header}\n\n${neutraliseComments(renderPreview(view, { ...input.render, target: 'comment', commentErrors: shown, commentImpactRows: rows }))}`;
+    // The ledger's texts are capped (preview-view.ts), so no error at all always fits.
+    if (body.length <= limit || shown === 0) return body;
+    shown = Math.floor(shown / 2);
+  }
+}
+
+/** Our comments for `deploymentId`, oldest first; only authors in `authors` (default: any `[bot]` account) count. */
+export function findStickyComments(comments: IssueComment[], deploymentId: string, authors?: readonly string[]): IssueComment[] {
+  // WHY the author check: anyone can comment on a public PR, and a forged ledger would steer cleanup.
+  const trusted = (login: string): boolean => (authors ? authors.includes(login) : login.endsWith('[bot]'));
+  return comments.filter((c) => trusted(c.author) && parseComment(c.body).deploymentId === deploymentId).sort((a, b) => a.id - b.id);
+}

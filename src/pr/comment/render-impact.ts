@@ -1,0 +1,203 @@
+/**
+ * The semantic-layer section of the PR comment and the job summary: one summary line, then collapsible
+ * tables of the breaking changes, the content they break and the other changes. The comment shows the
+ * first rows of each table and points to the job summary, which shows them all.
+ */
+import type { AffectedItem, ContentKind } from '../../impact/affected.js';
+import type { CubeChange, MemberChange } from '../../impact/diff.js';
+import { impactSummaryLine, type ImpactResult } from '../../operations/impact.js';
+import { code, cut, link, text } from './markdown.js';
+import { plural } from '../../report/plural.js';
+
+/** One row of a change table, as the ledger keeps it. */
+export interface ImpactChangeRow {
+  /** The member's full name; the cube's name for a change of the cube itself (`whole`). */
+  member: string;
+  cube: string;
+  cubeType: 'cube' | 'view';
+  change: MemberChange['change'] | CubeChange['change'];
+  breaking: boolean;
+  /** Same name and type, other numbers. */
+  values?: boolean;
+  /** A change of the cube or view itself (its table, joins, key, access policy, visibility). */
+  whole?: boolean;
+  /** The change in words (`removed`, `type string → number; title …`). */
+  what: string;
+  /** A view member gone because of this cube member's change. */
+  because?: string;
+}
+
+export interface ImpactContentRow {
+  kind: ContentKind;
+  name: string;
+  url?: string;
+  /** `member` in `place`, each use once. */
+  uses: { member: string; place: string }[];
+}
+
+/** What the comment shows of the impact: counts, and the rows (the ledger keeps the first ones). */
+export interface ImpactView {
+  base: string;
+  head: string;
+  /** The summary line (`2 breaking, 5 added, 1 changed; 3 reports and 1 notification affected`). */
+  summary: string;
+  breakingTotal: number;
+  /** Changes that move the numbers (absent in views recorded before there were any). */
+  valuesTotal?: number;
+  otherTotal: number;
+  affectedTotal: number;
+  breaking: ImpactChangeRow[];
+  values?: ImpactChangeRow[];
+  /** Members whose numbers move because they use a changed one (formulas, view members), and how many in all. */
+  moved?: { total: number; members: string[] };
+  other: ImpactChangeRow[];
+  affected: ImpactContentRow[];
+  notices: string[];
+  /** Why the layers were not compared. */
+  unavailable?: string;
+}
+
+const changeRow = (m: MemberChange): ImpactChangeRow => ({
+  member: m.member,
+  cube: m.cube,
+  cubeType: m.cubeType,
+  change: m.change,
+  breaking: m.breaking,
+  ...(m.values ? { values: true } : {}),
+  what: m.change === 'renamed' ? `renamed to ${m.to ?? '?'}` : m.details.join('; '),
+  ...(m.because ? { because: m.because } : {}),
+});
+
+/** A cube or view changed (or made private) itself: one row. */
+const cubeRow = (c: CubeChange): ImpactChangeRow => ({
+  member: c.name,
+  cube: c.name,
+  cubeType: c.type,
+  change: c.change,
+  breaking: c.change === 'private' || !!c.breaking,
+  ...(c.values ? { values: true } : {}),
+  whole: true,
+  what: c.change === 'private' ? 'made private' : (c.details ?? []).join('; '),
+});
+
+const contentRow = (a: AffectedItem): ImpactContentRow => ({
+  kind: a.kind,
+  name: a.name,
+  ...(a.url ? { url: a.url } : {}),
+  uses: a.uses.map((u) => ({ member: u.member, place: u.place })),
+});
+
+/** The whole result as a view (the ledger then keeps the first rows, preview-view.ts). */
+export function impactView(r: ImpactResult): ImpactView {
+  const rows = [
+    ...(r.changes?.cubes ?? []).filter((c) => c.change === 'changed' || c.change === 'private').map(cubeRow),
+    ...(r.changes?.members ?? []).map(changeRow),
+  ];
+  const breaking = rows.filter((m) => m.breaking);
+  const values = rows.filter((m) => !m.breaking && m.values);
+  const other = rows.filter((m) => !m.breaking && !m.values);
+  const direct = new Set(values.map((v) => v.member));
+  const moved = (r.definition?.values ?? []).map((v) => v.member).filter((m) => !direct.has(m));
+  return {
+    base: r.base,
+    head: r.head,
+    summary: impactSummaryLine(r),
+    breakingTotal: breaking.length,
+    valuesTotal: values.length,
+    otherTotal: other.length,
+    affectedTotal: r.affected.length,
+    breaking,
+    values,
+    ...(moved.length ? { moved: { total: moved.length, members: moved.slice(0, 20) } } : {}),
+    other,
+    affected: r.affected.map(contentRow),
+    notices: r.notices,
+    ...(r.unavailable ? { unavailable: r.unavailable } : {}),
+  };
+}
+
+const KIND: Record<ContentKind, string> = { report: 'Report', dashboard: 'Dashboard', notification: 'Notification' };
+
+/** A view member lost through its cube member names that member as code; the rest is prose. */
+function what(r: ImpactChangeRow): string {
+  if (r.change !== 'view-lost' || !r.because || !r.what.startsWith(`${r.because} `)) return text(cut(r.what, 300));
+  return `gone from the view: ${code(r.because, { cell: true })} ${text(cut(r.what.slice(r.because.length + 1), 200))}`;
+}
+
+function changeTable(rows: ImpactChangeRow[]): string[] {
+  return [
+    '| Member | In | Change |',
+    '|---|---|---|',
+    ...rows.map((r) =>
+      r.whole
+        ? `| ${code(r.member, { cell: true })} | the ${r.cubeType} itself | ${what(r)} |`
+        : `| ${code(r.member, { cell: true })} | ${r.cubeType} ${code(r.cube, { cell: true })} | ${what(r)} |`,
+    ),
+  ];
+}
+
+/** The values table, and the members whose numbers move with the changed ones. */
+function valuesTable(moved: ImpactView['moved'], limit: number) {
+  return (rows: ImpactChangeRow[]): string[] => {
+    if (!moved?.total) return changeTable(rows);
+    const names = moved.members.slice(0, Math.min(limit, 10));
+    const rest = moved.total - names.length;
+    return [
+      ...changeTable(rows),
+      '',
+      `Their numbers move with them: ${names.map((m) => code(m)).join(', ')}${rest > 0 ? ` and ${plural(rest, 'more member')}` : ''}.`,
+    ];
+  };
+}
+
+function contentTable(rows: ImpactContentRow[]): string[] {
+  const uses = (r: ImpactContentRow) => {
+    const shown = r.uses.slice(0, 6).map((u) => `${code(u.member, { cell: true })} in ${text(cut(u.place, 120))}`);
+    return shown.join('<br>') + (r.uses.length > 6 ? `<br>… ${plural(r.uses.length - 6, 'more use')}` : '');
+  };
+  return [
+    '| Content | Name | Uses |',
+    '|---|---|---|',
+    ...rows.map((r) => `| ${KIND[r.kind]} | ${r.url ? link(cut(r.name, 200), r.url) : text(cut(r.name, 200))} | ${uses(r)} |`),
+  ];
+}
+
+export interface ImpactRenderOptions {
+  target: 'comment' | 'summary';
+  /** Rows per table in a comment before the rest is left to the job summary. */
+  rows?: number;
+  runUrl?: string;
+}
+
+/** One collapsible table: the first `limit` rows, and a pointer to the job summary for the rest. */
+function block<T>(title: string, total: number, rows: T[], render: (rows: T[]) => string[], open: boolean, limit: number, runUrl?: string): string[] {
+  if (!total) return [];
+  const shown = rows.slice(0, limit);
+  const out = [`<details${open ? ' open' : ''}><summary>${title} (${total})</summary>`, '', ...render(shown), ''];
+  if (shown.length < total) {
+    const rest = `${total - shown.length} more in the job summary`;
+    out.push(runUrl ? `… ${link(rest, runUrl)}.` : `… ${rest}.`, '');
+  }
+  return [...out, '</details>', ''];
+}
+
+/** The section, for a comment (first rows) or the job summary (every row of `full`, else of the view). */
+export function renderImpact(v: ImpactView, options: ImpactRenderOptions, full?: ImpactView): string[] {
+  const head = `**Semantic layer** (${code(v.base)} → ${code(v.head)}): `;
+  if (v.unavailable) return [`${head}not compared: ${text(cut(v.unavailable, 600))}`, '', ...notices(v)];
+  const all = options.target === 'summary' && full ? full : v;
+  const limit = options.target === 'comment' ? (options.rows ?? 15) : Number.POSITIVE_INFINITY;
+  return [
+    head + text(v.summary),
+    '',
+    ...block('Breaking changes', all.breakingTotal, all.breaking, changeTable, true, limit, options.runUrl),
+    ...block('Changes to the numbers', all.valuesTotal ?? 0, all.values ?? [], valuesTable(all.moved, limit), true, limit, options.runUrl),
+    ...block('Affected content', all.affectedTotal, all.affected, contentTable, true, limit, options.runUrl),
+    ...block('Other changes', all.otherTotal, all.other, changeTable, false, limit, options.runUrl),
+    ...notices(v),
+  ];
+}
+
+function notices(v: ImpactView): string[] {
+  return v.notices.flatMap((n) => [`> ⚠️ ${text(cut(n, 500))}`, '']);
+}

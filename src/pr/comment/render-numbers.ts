@@ -1,0 +1,172 @@
+/**
+ * The "Numbers" section of the PR comment and the job summary: per key query, unchanged or how many
+ * rows changed, the largest change in absolute and relative terms, rows added and removed; then a
+ * collapsible table of the rows that moved most. The comment shows the first queries and rows, the job
+ * summary all that were kept. In relative mode no value and no row key is ever shown.
+ */
+import type { ChangedRow, DataDiffResult, KeySource, LargestChange, QueryOutcome } from '../../impact/data/types.js';
+import { plural } from '../../report/plural.js';
+import { code, cut, link, plain, text } from './markdown.js';
+
+export interface NumbersQueryRow {
+  name: string;
+  source: KeySource;
+  why?: string;
+  status: QueryOutcome['status'];
+  rows?: { base: number; head: number };
+  added?: number;
+  removed?: number;
+  changed?: number;
+  largest?: LargestChange;
+  truncated?: boolean;
+  failed?: { side: string; message: string };
+  /** Values mode: the rows that moved most, and keys added and removed. */
+  top?: ChangedRow[];
+  addedKeys?: string[];
+  removedKeys?: string[];
+}
+
+export interface NumbersView {
+  mode: 'values' | 'relative';
+  /** Why the data diff did not run (off, a fork, a public repository, nothing to compare). */
+  notRun?: string;
+  total: number;
+  changed: number;
+  failed: number;
+  /** Queries of a measure only the preview has (absent in views written before). */
+  fresh?: number;
+  /** Key queries found beyond the cap. */
+  notRunQueries: number;
+  seconds?: number;
+  queries: NumbersQueryRow[];
+}
+
+/** The whole result as a view (the ledger then keeps the first queries and rows, preview-view.ts). */
+export function numbersView(r: DataDiffResult | { skipped: string; mode: 'values' | 'relative' }): NumbersView {
+  if ('skipped' in r) return { mode: r.mode, notRun: r.skipped, total: 0, changed: 0, failed: 0, notRunQueries: 0, queries: [] };
+  const queries = r.queries.map((q): NumbersQueryRow => {
+    const c = q.comparison;
+    const row: NumbersQueryRow = { name: q.name, source: q.source, status: q.status, ...(q.why ? { why: q.why } : {}) };
+    if (q.failed) row.failed = q.failed;
+    if (c) {
+      Object.assign(row, { rows: c.rows, added: c.added, removed: c.removed, changed: c.changed, truncated: c.truncated });
+      if (c.largest[0]) row.largest = c.largest[0];
+      if (r.mode === 'values') Object.assign(row, { top: c.top, addedKeys: c.addedKeys, removedKeys: c.removedKeys });
+    }
+    return row;
+  });
+  return {
+    mode: r.mode,
+    ...(r.notices.length && !r.queries.length ? { notRun: r.notices.join('; ') } : {}),
+    total: r.queries.length,
+    changed: r.changed,
+    failed: r.queries.filter((q) => q.status === 'failed').length,
+    fresh: r.queries.filter((q) => q.status === 'new').length,
+    notRunQueries: r.notRun,
+    seconds: Math.round(r.elapsedMs / 100) / 10,
+    queries,
+  };
+}
+
+const NUMBER = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
+/** `1,234.5`, `−12`: a number as people read it (a real minus sign, never a list marker). */
+export const num = (n: number): string => NUMBER.format(n).replace(/^-/, '−');
+const signed = (n: number) => (n > 0 ? `+${num(n)}` : num(n));
+/** `+12.5 %`, `−3.0 %`. */
+export const percent = (rel: number): string => `${rel > 0 ? '+' : rel < 0 ? '−' : ''}${Math.abs(rel * 100).toFixed(Math.abs(rel) < 0.001 ? 3 : 1)} %`;
+const value = (v: number | string | null | undefined) => (v === null || v === undefined ? '∅' : typeof v === 'number' ? num(v) : text(cut(v, 60)));
+const measure = (m: string) => code(m.split('.').slice(1).join('.') || m, { cell: true });
+
+/** Outside text inside an HTML element (a `<summary>`: markdown is not read there): entities, and mentions broken. */
+function htmlText(s: string): string {
+  return plain(s)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/([@#])(?=\w)/g, '$1\u200B');
+}
+
+/** The result cell of a query: unchanged, what moved, or where it failed. */
+function result(q: NumbersQueryRow): string {
+  if (q.status === 'failed') return `failed on ${q.failed?.side === 'both' ? 'both' : (q.failed?.side ?? '?')}: ${text(cut(q.failed?.message ?? '', 160))}`;
+  if (q.status === 'new') return `new on the preview: ${plural(q.rows?.head ?? 0, 'row')}`;
+  const parts: string[] = [];
+  if (q.changed) parts.push(`${plural(q.changed, 'row')} changed`);
+  const l = q.largest;
+  if (l) {
+    const rel = l.rel !== undefined ? percent(l.rel) : '';
+    const abs = l.abs !== undefined ? signed(l.abs) : '';
+    const how = [rel, abs && rel ? `(${abs})` : abs].filter(Boolean).join(' ');
+    parts.push(`largest ${how || 'change'} on ${measure(l.measure)}${l.key && l.key !== '(total)' ? ` at ${text(cut(l.key, 80))}` : ''}`);
+  }
+  if (q.added) parts.push(`${q.added} added`);
+  if (q.removed) parts.push(`${q.removed} removed`);
+  const out = parts.length ? parts.join('; ') : 'unchanged';
+  return q.truncated ? `${out} (row cap reached: rows past it not compared)` : out;
+}
+
+function queryTable(rows: NumbersQueryRow[]): string[] {
+  const rowsCell = (q: NumbersQueryRow) => (q.rows ? `${num(q.rows.base)} → ${num(q.rows.head)}` : '');
+  return ['| Key query | Rows | Result |', '|---|---|---|', ...rows.map((q) => `| ${text(cut(q.name, 120))} | ${rowsCell(q)} | ${result(q)} |`)];
+}
+
+/** The rows that moved most in one query (values mode), with keys added and removed. */
+function detail(q: NumbersQueryRow, limit: number): string[] {
+  const top = (q.top ?? []).slice(0, limit);
+  if (!top.length && !q.addedKeys?.length && !q.removedKeys?.length) return [];
+  const change = (r: ChangedRow) => (r.abs !== undefined ? `${signed(r.abs)}${r.rel !== undefined ? ` (${percent(r.rel)})` : ''}` : 'changed');
+  const out = [`<details><summary>${htmlText(cut(q.name, 120))}: ${q.status === 'new' ? 'first rows' : 'the rows that moved most'}</summary>`, ''];
+  if (top.length) {
+    out.push('| Row | Measure | Production | Preview | Change |', '|---|---|---|---|---|');
+    for (const r of top)
+      out.push(`| ${text(cut(r.key, 100))} | ${measure(r.measure)} | ${value(r.base)} | ${value(r.head)} | ${q.status === 'new' ? 'new' : change(r)} |`);
+    out.push('');
+  }
+  const keys = (label: string, ks: string[] | undefined, n: number | undefined) =>
+    ks?.length
+      ? [
+          `${label}: ${ks
+            .slice(0, limit)
+            .map((k) => text(cut(k, 80)))
+            .join('; ')}${(n ?? 0) > Math.min(ks.length, limit) ? ' …' : ''}`,
+          '',
+        ]
+      : [];
+  out.push(...keys('Rows only on the preview', q.addedKeys, q.added), ...keys('Rows only on production', q.removedKeys, q.removed), '</details>', '');
+  return out;
+}
+
+export interface NumbersRenderOptions {
+  target: 'comment' | 'summary';
+  /** Key queries shown in a comment, and rows of each detail table. */
+  queries?: number;
+  rows?: number;
+  runUrl?: string;
+}
+
+/** The section, for a comment (first queries and rows) or the job summary (all of `full`, else of the view). */
+export function renderNumbers(v: NumbersView, options: NumbersRenderOptions, full?: NumbersView): string[] {
+  if (v.notRun) return [`**Numbers**: not compared: ${text(cut(v.notRun, 400))}`, ''];
+  const all = options.target === 'summary' && full ? full : v;
+  const comment = options.target === 'comment';
+  const shown = comment ? all.queries.slice(0, options.queries ?? 10) : all.queries;
+  const rows = comment ? (options.rows ?? 5) : Number.POSITIVE_INFINITY;
+  const fresh = all.fresh ?? 0;
+  const unchanged = all.total - all.changed - all.failed - fresh;
+  const counts = [`${all.changed} changed`, `${unchanged} unchanged`, ...(fresh ? [`${fresh} new`] : []), ...(all.failed ? [`${all.failed} failed`] : [])].join(
+    ', ',
+  );
+  const mode = all.mode === 'relative' ? '; relative changes only' : '';
+  const head = `**Numbers** (production → preview, ${plural(all.total, 'key query', 'key queries')}${all.seconds !== undefined ? ` in ${all.seconds} s` : ''}${mode}): ${counts}`;
+  const out = [head, '', ...queryTable(shown), ''];
+  const more = all.queries.length - shown.length;
+  if (more > 0)
+    out.push(
+      `… ${options.runUrl ? link(`${plural(more, 'more key query', 'more key queries')} in the job summary`, options.runUrl) : `${plural(more, 'more key query', 'more key queries')} in the job summary`}.`,
+      '',
+    );
+  if (all.notRunQueries) out.push(`${plural(all.notRunQueries, 'more key query', 'more key queries')} found but not run (data-diff-max-queries).`, '');
+  for (const q of shown.filter((x) => x.status === 'changed' || x.status === 'new')) out.push(...detail(q, rows));
+  return out;
+}

@@ -1,0 +1,143 @@
+/**
+ * What the PR comment says, as data: written by the steps of one workflow run, kept in the comment's
+ * ledger, rendered whole each time (src/pr/comment/render-preview.ts). A run never shows another run's
+ * results: the first write of a run starts from an empty view.
+ */
+import type { ImpactView } from './render-impact.js';
+import type { NumbersView } from './render-numbers.js';
+
+import { maskSecretLooking } from '../../client/redact.js';
+
+/** The state the heading leads with. */
+export type PreviewState = 'updating' | 'ready' | 'invalid' | 'failed' | 'merged' | 'closed' | 'skipped';
+
+export interface ViewError {
+  /** Repository path. */
+  file?: string;
+  line?: number;
+  message: string;
+  /** Lines shown under the error: what the model files add, the files its echoes are on. */
+  notes?: string[];
+}
+
+export interface PreviewView {
+  state: PreviewState;
+  /** Head commit the run worked on. */
+  headSha: string;
+  runId?: number;
+  runUrl?: string;
+  /** ISO time of the last write. */
+  updatedAt?: string;
+  /** `https://github.com/owner/repo` (links to files and commits). */
+  repoUrl?: string;
+  branch?: string;
+  deployBranch?: string;
+  /** The platform's page for the deployment and branch. */
+  previewUrl?: string;
+  /** The staging environment's REST API address. */
+  restUrl?: string;
+  upload?: { sent: number; deleted: number; unchanged: number; via?: string };
+  validation?: { valid: boolean; cubes?: number; errorCount: number; errors: ViewError[] };
+  staging?: { enabled: boolean; smoke?: { cubes: number; rows: number } };
+  /**
+   * The close of a merged PR. On a deployment fed from a repository: `repository`, and the commit
+   * production was seen built at (`builtAt`), or why that could not be checked (`unchecked`).
+   */
+  merge?: { deployMode: string; productionUpdated: boolean; repository?: string; builtAt?: string; unchecked?: string };
+  /** `stagingOff`: the repository's head branch whose staging environment was turned off (it stays). */
+  cleanup?: { deleted: string[]; stagingOff?: string };
+  dbt?: { syncJobId: string; branch: string; status: string };
+  /** What the pull request changes in the semantic layer, and the content it breaks. */
+  impact?: ImpactView;
+  /** How the numbers of the key queries moved (the data diff), or why they were not compared. */
+  numbers?: NumbersView;
+  /** What failed, when the run failed on the platform (or its input was refused), with the fix the terminal shows. */
+  failure?: { step: string; message: string; hint?: string };
+  /** Branches a failed close left on the platform (a rerun or the sweep removes them). */
+  pending?: string[];
+  /** Why nothing ran (fork PR). */
+  skipped?: string;
+}
+
+// Outside text kept in the ledger is also masked where it looks like a credential.
+const short = (s: string, max: number) => maskSecretLooking(s.length > max ? `${s.slice(0, max - 1)}…` : s);
+
+/** How many errors the ledger keeps (the comment shows fewer; the job summary has them all). */
+export const LEDGER_ERRORS = 20;
+/** Rows of each impact table the ledger keeps (the job summary has them all). */
+export const LEDGER_IMPACT_ROWS = 20;
+/** Key queries, and rows of each, the ledger keeps of the data diff (the job summary has all that were kept). */
+export const LEDGER_NUMBERS_QUERIES = 12;
+export const LEDGER_NUMBERS_ROWS = 5;
+
+/**
+ * The view after this run's update: a write from another run (or another head) starts from scratch, so
+ * the comment never mixes two runs; steps of the same run add to what the earlier steps wrote.
+ */
+export function nextView(
+  current: PreviewView | undefined,
+  run: { headSha: string; runId: number },
+  update: Partial<PreviewView> & { state: PreviewState },
+): PreviewView {
+  const ended = (s: PreviewState | undefined) => s === 'merged' || s === 'closed';
+  // A new run, a run that starts over ("updating"), or the first word of a close: nothing earlier stays.
+  const fresh =
+    !current || current.headSha !== run.headSha || current.runId !== run.runId || update.state === 'updating' || (ended(update.state) && !ended(current.state));
+  const base: PreviewView = fresh ? { state: update.state, headSha: run.headSha, runId: run.runId } : current;
+  const next: PreviewView = { ...base, ...update, headSha: run.headSha, runId: run.runId };
+  // The ledger travels in the comment: its outside texts are kept short (the job summary has them whole).
+  if (next.validation)
+    next.validation = {
+      ...next.validation,
+      errors: next.validation.errors
+        .slice(0, LEDGER_ERRORS)
+        .map((e) => ({ ...e, message: short(e.message, 500), ...(e.notes ? { notes: e.notes.slice(0, 3).map((n) => short(n, 300)) } : {}) })),
+    };
+  if (next.impact) {
+    const i = next.impact;
+    const rows = <T>(xs: T[]) => xs.slice(0, LEDGER_IMPACT_ROWS);
+    next.impact = {
+      ...i,
+      breaking: rows(i.breaking).map((r) => ({ ...r, what: short(r.what, 300) })),
+      ...(i.values ? { values: rows(i.values).map((r) => ({ ...r, what: short(r.what, 300) })) } : {}),
+      ...(i.moved ? { moved: { total: i.moved.total, members: i.moved.members.slice(0, 10) } } : {}),
+      other: rows(i.other).map((r) => ({ ...r, what: short(r.what, 300) })),
+      affected: rows(i.affected).map((a) => ({ ...a, name: short(a.name, 200), uses: a.uses.slice(0, 7).map((u) => ({ ...u, place: short(u.place, 120) })) })),
+      notices: i.notices.slice(0, 5).map((n) => short(n, 500)),
+      ...(i.unavailable ? { unavailable: short(i.unavailable, 600) } : {}),
+    };
+  }
+  if (next.numbers) {
+    const n = next.numbers;
+    next.numbers = {
+      ...n,
+      ...(n.notRun ? { notRun: short(n.notRun, 400) } : {}),
+      queries: n.queries.slice(0, LEDGER_NUMBERS_QUERIES).map((q) => ({
+        ...q,
+        name: short(q.name, 120),
+        ...(q.why ? { why: short(q.why, 120) } : {}),
+        ...(q.failed ? { failed: { ...q.failed, message: short(q.failed.message, 300) } } : {}),
+        ...(q.largest?.key ? { largest: { ...q.largest, key: short(q.largest.key, 100) } } : {}),
+        ...(q.top ? { top: q.top.slice(0, LEDGER_NUMBERS_ROWS).map((r) => ({ ...r, key: short(r.key, 100) })) } : {}),
+        ...(q.addedKeys ? { addedKeys: q.addedKeys.slice(0, LEDGER_NUMBERS_ROWS).map((k) => short(k, 100)) } : {}),
+        ...(q.removedKeys ? { removedKeys: q.removedKeys.slice(0, LEDGER_NUMBERS_ROWS).map((k) => short(k, 100)) } : {}),
+      })),
+    };
+  }
+  if (next.failure)
+    next.failure = { ...next.failure, message: short(next.failure.message, 2000), ...(next.failure.hint ? { hint: short(next.failure.hint, 1000) } : {}) };
+  if (next.skipped) next.skipped = short(next.skipped, 1000);
+  if (next.pending) next.pending = next.pending.slice(0, 10).map((b) => short(b, 200));
+  return next;
+}
+
+/** Read a view back from the ledger, keeping only well-typed fields (anything else reads as no view). */
+export function viewOf(raw: unknown): PreviewView | undefined {
+  if (!raw || typeof raw !== 'object') return undefined;
+  const v = raw as Partial<PreviewView>;
+  const states: PreviewState[] = ['updating', 'ready', 'invalid', 'failed', 'merged', 'closed', 'skipped'];
+  if (!states.includes(v.state as PreviewState) || typeof v.headSha !== 'string') return undefined;
+  if (v.pending !== undefined && !(Array.isArray(v.pending) && v.pending.every((b) => typeof b === 'string')))
+    return { ...v, pending: undefined } as PreviewView;
+  return v as PreviewView;
+}

@@ -1,0 +1,124 @@
+/**
+ * One presenter per step: an operation's result turned, once, into what the run shows of it: the
+ * action's outputs, the comment's part of the view, and the failure an input asks for. The step's
+ * own command and the `pr` lifecycle both use these, so a result reads the same wherever it runs.
+ */
+import type { DbtSyncResult } from '../operations/dbt-sync-and-wait.js';
+import type { EnableStagingResult } from '../operations/enable-staging.js';
+import type { ImpactResult } from '../operations/impact.js';
+import type { UploadResult } from '../operations/upload-model.js';
+import type { ValidateResult } from '../operations/validate.js';
+import type { DataDiffOutcome } from '../operations/data-diff.js';
+import { plural } from '../report/plural.js';
+import type { Ledger } from './comment/ledger.js';
+import { impactView, type ImpactView } from './comment/render-impact.js';
+import { numbersView, type NumbersView } from './comment/render-numbers.js';
+import { dbtTable } from './comment/render-tables.js';
+import type { PreviewView, ViewError } from './comment/view.js';
+import { viewErrors } from './publish.js';
+
+/** An action's outputs, by name, in the order they are printed. */
+export type Outputs = Record<string, string>;
+
+/** What a run shows of one step's result. */
+export interface Presented {
+  /** The step's outputs (`status` apart: the lifecycle words its own). */
+  outputs: Outputs;
+  /** The step's own `status` output, when it runs as its own action. */
+  status?: string;
+  /** The comment's part. */
+  view: Partial<PreviewView>;
+  /** What the comment's ledger remembers of it. */
+  ledger?: Partial<Ledger>;
+  /** Why the step fails, when an input asks it to. */
+  failure?: string;
+}
+
+export function presentUpload(r: UploadResult): Presented {
+  return {
+    outputs: { 'dev-branch': r.devBranch ?? '', uploaded: String(r.uploaded), deleted: String(r.deleted) },
+    status: r.stale ? 'stale' : 'uploaded',
+    view: { upload: { sent: r.uploaded, deleted: r.deleted, unchanged: r.unchanged, via: r.via } },
+  };
+}
+
+/** The validation, with its errors as the comment lists them (the job summary shows them all). */
+export function presentValidation(r: ValidateResult, failOnInvalid: boolean): Presented & { errors: ViewError[] } {
+  const errors = viewErrors(r.errors);
+  return {
+    outputs: { valid: String(r.valid), 'error-count': String(r.errors.length) },
+    status: r.valid ? 'valid' : 'invalid',
+    view: { validation: { valid: r.valid, errorCount: r.errors.length, errors, ...(r.cubes !== undefined ? { cubes: r.cubes } : {}) } },
+    errors,
+    ...(!r.valid && failOnInvalid ? { failure: `the data model on ${r.branch} is invalid: ${plural(r.errors.length, 'error')}` } : {}),
+  };
+}
+
+export function presentStaging(r: EnableStagingResult): Presented {
+  return {
+    outputs: { 'staging-url': r.stagingUrl ?? '', 'environment-id': r.environmentId ?? '' },
+    status: r.stagingUrl ? 'enabled' : 'dry-run',
+    view: { staging: { enabled: !!r.stagingUrl, ...(r.smoke ? { smoke: r.smoke } : {}) }, ...(r.stagingUrl ? { restUrl: r.stagingUrl } : {}) },
+    ledger: r.stagingUrl ? { stagingUrl: r.stagingUrl } : {},
+  };
+}
+
+/** The failure `fail-on-breaking` asks for, when there is one. */
+function breakingFailure(r: ImpactResult, failOnBreaking: boolean): string | undefined {
+  if (!failOnBreaking || !r.counts.breaking) return undefined;
+  const hit = r.affected.length ? `, used by ${plural(r.affected.length, 'report, dashboard or notification', 'reports, dashboards and notifications')}` : '';
+  return `${r.head} makes ${plural(r.counts.breaking, 'breaking change')} to the semantic layer${hit} (fail-on-breaking is true)`;
+}
+
+/** The impact (the change-set file's path is the writer's output: src/pr/records.ts). */
+export function presentImpact(r: ImpactResult, failOnBreaking: boolean): Presented & { impact: ImpactView } {
+  const compared = !r.unavailable;
+  const count = (n: number) => (compared ? String(n) : '');
+  const impact = impactView(r);
+  const failure = breakingFailure(r, failOnBreaking);
+  return {
+    outputs: {
+      'breaking-count': count(r.counts.breaking),
+      'values-changed-count': count(r.counts.values ?? 0),
+      'added-count': count(r.counts.added),
+      'changed-count': count(r.counts.changed),
+      'affected-content-count': count(r.affected.length),
+    },
+    status: r.unavailable ? 'not-compared' : r.counts.breaking ? 'breaking' : 'compatible',
+    view: { impact },
+    impact,
+    ...(failure ? { failure } : {}),
+  };
+}
+
+/**
+ * The data diff (the file's path is the writer's: src/pr/records.ts). Turned off, it is said only when
+ * some member's numbers do change; `fail-on-data-change` fails when a key query's numbers moved.
+ */
+export function presentNumbers(d: DataDiffOutcome, impact: ImpactResult, failOnChange: boolean): Presented & { numbers?: NumbersView } {
+  const outputs = { 'data-changed-count': d.result ? String(d.result.changed) : '' };
+  const numbers = d.result
+    ? numbersView(d.result)
+    : d.off && !(impact.counts.values ?? 0)
+      ? undefined
+      : numbersView({ skipped: d.skipped ?? '', mode: d.mode });
+  const changed = d.result?.changed ?? 0;
+  return {
+    outputs,
+    view: numbers ? { numbers } : {},
+    ...(numbers ? { numbers } : {}),
+    ...(failOnChange && changed
+      ? { failure: `${impact.head} changes the results of ${plural(changed, 'key query', 'key queries')} against production (fail-on-data-change is true)` }
+      : {}),
+  };
+}
+
+/** A dbt sync: no comment (it is not a PR's step), a table in the job summary. */
+export function presentDbt(r: DbtSyncResult): Presented & { summary: string } {
+  return {
+    outputs: { 'sync-job-id': r.syncJobId, branch: r.branch, status: r.status, 'timed-out': String(r.timedOut) },
+    view: {},
+    summary: `### datamodel-ci: dbt sync\n\n${dbtTable(r)}`,
+    ...(r.status !== 'COMPLETED' ? { failure: `dbt sync ${r.syncJobId} ended ${r.status}${r.error ? `: ${r.error}` : ''}` } : {}),
+  };
+}

@@ -1,0 +1,113 @@
+/**
+ * The pull request's side of a preview: the platform's one outcome turned, through each step's
+ * presenter, into the outputs, the comment's view and the failure; then the writes (check run, comment,
+ * GitHub deployment), which depend on nothing of each other and go out together.
+ */
+import { messageOf } from '../client/errors.js';
+import type { PreviewOutcome } from '../operations/pr-preview.js';
+import { hintFor } from '../report/hints.js';
+import { annotate } from './check-run.js';
+import type { Ledger } from './comment/ledger.js';
+import type { ImpactView } from './comment/render-impact.js';
+import type { NumbersView } from './comment/render-numbers.js';
+import type { PreviewView, ViewError } from './comment/view.js';
+import { deployPreview } from './deployment.js';
+import { presentImpact, presentNumbers, presentStaging, presentUpload, presentValidation, type Outputs } from './presenters.js';
+import { platformPageUrl, publish } from './publish.js';
+import type { PullRequestSide } from './pull-request.js';
+import { changeSetJson, recordChangeSet, recordDataDiff } from './records.js';
+
+/** A failure as the comment shows it: the step, the message, and the hint the terminal prints under it. */
+export function failureOf(step: string, cause: unknown, apiUrl: string, message = messageOf(cause)): NonNullable<PreviewView['failure']> {
+  const hint = hintFor(cause, apiUrl);
+  return { step, message, ...(hint ? { hint } : {}) };
+}
+
+export interface PreviewSettings {
+  deploymentId: number;
+  apiUrl: string;
+  deployBranch: string;
+  dryRun: boolean;
+  failOnInvalid: boolean;
+  failOnBreaking: boolean;
+  failOnDataChange: boolean;
+}
+
+/** What the run shows of a preview. */
+export interface PreviewShown {
+  outputs: Outputs;
+  view: Partial<PreviewView>;
+  ledger: Partial<Ledger>;
+  /** Why the step fails (the platform's failure first, then what an input asks for). */
+  failure?: string;
+  /** Every error of the validation, the whole impact and data diff: for the job summary. */
+  errors: ViewError[];
+  impact?: ImpactView;
+  numbers?: NumbersView;
+  /** The change set, for `--json`'s `result`. */
+  result?: unknown;
+}
+
+/** The outcome as outputs, view and failure (and the change set and data diff written to their files). */
+export function presentPreview(o: PreviewOutcome, s: PreviewSettings): PreviewShown {
+  const outputs: Outputs = {};
+  const view: Partial<PreviewView> = { branch: o.branch, deployBranch: s.deployBranch };
+  const shown: PreviewShown = { outputs, view, ledger: { branch: o.branch, state: 'open' }, errors: [] };
+  if (o.upload) {
+    const p = presentUpload(o.upload);
+    Object.assign(outputs, p.outputs);
+    Object.assign(view, p.view);
+  }
+  if (o.stale) return { ...shown, outputs: { ...outputs, skipped: 'true', status: 'stale' } };
+  if (s.dryRun) return { ...shown, outputs: { ...outputs, status: 'dry-run' } };
+  const failures: (string | undefined)[] = [o.failure];
+  if (o.validation) {
+    const p = presentValidation(o.validation, s.failOnInvalid);
+    Object.assign(outputs, p.outputs, { status: p.status });
+    Object.assign(view, p.view);
+    shown.errors = p.errors;
+    failures.push(p.failure);
+  }
+  if (o.staging) {
+    const p = presentStaging(o.staging);
+    Object.assign(outputs, p.outputs);
+    Object.assign(view, p.view);
+    Object.assign(shown.ledger, p.ledger);
+  }
+  if (o.impact) {
+    const p = presentImpact(o.impact, s.failOnBreaking);
+    Object.assign(outputs, p.outputs, { 'change-set-file': recordChangeSet(s.deploymentId, o.impact) });
+    Object.assign(view, p.view);
+    shown.impact = p.impact;
+    shown.result = changeSetJson(s.deploymentId, o.impact);
+    failures.push(p.failure);
+    if (o.numbers) {
+      const n = presentNumbers(o.numbers, o.impact, s.failOnDataChange);
+      const file = o.numbers.result ? recordDataDiff(s.deploymentId, o.impact.head, o.numbers.result) : '';
+      Object.assign(outputs, n.outputs, { 'data-diff-file': file });
+      Object.assign(view, n.view);
+      if (n.numbers) shown.numbers = n.numbers;
+      failures.push(n.failure);
+    }
+  }
+  if (o.failure) {
+    view.failure = failureOf('Preview', o.failureCause ?? new Error(o.failure), s.apiUrl, o.failure);
+    outputs.status = 'failed';
+  }
+  const failure = failures.find((f) => f !== undefined);
+  return failure ? { ...shown, failure } : shown;
+}
+
+/** The check run, the comment and the GitHub deployment, written together; the first failure is thrown once all are done. */
+export async function writePreview(side: PullRequestSide, o: PreviewOutcome, shown: PreviewShown, environmentPrefix: string | undefined): Promise<void> {
+  const writes: Promise<unknown>[] = [];
+  if (o.validation) writes.push(annotate(side, o.validation.errors, o.validation));
+  const { errors, impact, numbers } = shown;
+  writes.push(publish(side, shown.view, shown.ledger, { errors, ...(impact ? { impact } : {}), ...(numbers ? { numbers } : {}) }));
+  const stagingUrl = o.staging?.stagingUrl;
+  if (stagingUrl && !o.failure)
+    writes.push(deployPreview(side, environmentPrefix, platformPageUrl(side.settings.apiUrl, side.settings.deploymentId, o.branch)));
+  const settled = await Promise.allSettled(writes);
+  const rejected = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (rejected) throw rejected.reason;
+}

@@ -1,0 +1,91 @@
+/**
+ * Where a run's results go: the PR comment (one update of the whole view) and the job summary (one
+ * heading per step). Comment trouble is a warning, never a failure of the step.
+ */
+import { messageOf } from '../client/errors.js';
+import type { Ledger } from './comment/ledger.js';
+import { nextView, type PreviewState, type PreviewView, type ViewError } from './comment/view.js';
+import type { ImpactView } from './comment/render-impact.js';
+import type { NumbersView } from './comment/render-numbers.js';
+import { renderPreview } from './comment/render-preview.js';
+import type { PullRequestSide } from './pull-request.js';
+import { plural } from '../report/plural.js';
+import { errorNotes, type ModelError } from '../operations/validate.js';
+
+/** A change to the view; the state is derived from the steps when not given. */
+export type ViewUpdate = Partial<Omit<PreviewView, 'state'>> & { state?: PreviewState };
+
+/** The errors as the comment lists them: the root causes, each with the lines shown under it. */
+export function viewErrors(errors: ModelError[]): ViewError[] {
+  return errors.map((e) => {
+    const notes = errorNotes(e);
+    return { ...(e.file ? { file: e.file } : {}), ...(e.line ? { line: e.line } : {}), message: e.message, ...(notes.length ? { notes } : {}) };
+  });
+}
+
+/** The state a view's steps add up to: a failure, errors, a valid model, else still going. */
+export function derivedState(v: Omit<PreviewView, 'state'>): PreviewState {
+  if (v.failure) return 'failed';
+  if (v.validation) return v.validation.valid ? 'ready' : 'invalid';
+  if (v.impact) return 'ready';
+  return 'updating';
+}
+
+/** The platform's page for a deployment's branch (the form the vendor's docs give: `/d/<id>/schema?branch=`). */
+export function platformPageUrl(apiUrl: string, deploymentId: number, branch: string): string {
+  const base = new URL(apiUrl);
+  return `${base.origin}${base.pathname.replace(/\/+$/, '')}/d/${deploymentId}/schema?branch=${encodeURIComponent(branch)}`;
+}
+
+export interface PublishOptions {
+  /** Every error of the run (the ledger keeps the first ones). */
+  errors?: ViewError[];
+  /** Write the job summary too (once per step, at its end). */
+  summary?: boolean;
+  /** The whole impact of the run, for the job summary (the ledger keeps the first rows). */
+  impact?: ImpactView;
+  /** The whole data diff of the run, for the job summary. */
+  numbers?: NumbersView;
+}
+
+/** Merge `update` into this run's view, write the comment, and (by default) the job summary. */
+export async function publish(side: PullRequestSide, update: ViewUpdate, ledger: Partial<Ledger> = {}, options: PublishOptions = {}): Promise<void> {
+  const { event, reporter, settings } = side;
+  const pr = event.pr;
+  const runId = Number(event.runId ?? 0);
+  const thread = pr && side.github && !settings.dryRun ? await side.thread() : undefined;
+  const current = thread?.ledger?.view;
+  const branch = update.branch ?? ledger.branch ?? current?.branch;
+  const common: Partial<PreviewView> = {
+    ...(event.runUrl ? { runUrl: event.runUrl } : {}),
+    ...(event.repoUrl ? { repoUrl: event.repoUrl } : {}),
+    ...(branch ? { branch, previewUrl: platformPageUrl(settings.apiUrl, settings.deploymentId, branch) } : {}),
+  };
+  const merged = nextView(current, { headSha: pr?.headSha ?? current?.headSha ?? '', runId }, { ...common, ...update, state: update.state ?? 'updating' });
+  const view: PreviewView = update.state ? merged : { ...merged, state: derivedState(merged) };
+  if (options.summary !== false)
+    reporter.summary(
+      renderPreview(
+        { ...view, updatedAt: new Date().toISOString() },
+        {
+          target: 'summary',
+          ...(options.errors ? { errors: options.errors } : {}),
+          ...(options.impact ? { impact: options.impact } : {}),
+          ...(options.numbers ? { numbers: options.numbers } : {}),
+        },
+      ),
+    );
+  if (!thread || !pr) return;
+  try {
+    const result = await thread.write({
+      headSha: pr.headSha,
+      runId,
+      ...(event.runUrl ? { runUrl: event.runUrl } : {}),
+      update: (state) => ({ ledger: { ...state?.ledger, ...ledger, view }, ...(options.errors ? { errors: options.errors } : {}) }),
+    });
+    if (result.reason === 'stale') reporter.notice('a newer commit of this pull request owns the comment: not overwriting it');
+    if (result.duplicates.length) reporter.warning(`found ${plural(result.duplicates.length, 'extra datamodel-ci comment')}; updated the oldest`);
+  } catch (e) {
+    reporter.warning(`could not update the pull request comment: ${messageOf(e)}`);
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * The pull request's side of a run: the event that started it, GitHub (when a token was given) and our
+ * comment thread on it, opened once. Every write to GitHub goes through this room (src/pr/).
+ */
+import { branchForPr } from '../branch-names.js';
+import { InputError } from '../client/errors.js';
+import { messageOf } from '../client/errors.js';
+import type { RunContext } from '../github/event.js';
+import type { GitHubApi } from '../github/types.js';
+import type { Reporter } from '../report/reporter.js';
+import { CommentThread } from './comment/thread.js';
+
+/** What the pull request's side needs of the run's settings. */
+export interface PullRequestSettings {
+  deploymentId: number;
+  /** The platform's address: the comment links to the deployment's page there. */
+  apiUrl: string;
+  /** A dry run writes nothing to GitHub. */
+  dryRun: boolean;
+  branchPrefix: string;
+}
+
+/** The account GITHUB_TOKEN writes as. */
+const ACTIONS_BOT = 'github-actions[bot]';
+
+export class PullRequestSide {
+  private opened: Promise<CommentThread | undefined> | undefined;
+
+  constructor(
+    readonly event: RunContext,
+    readonly github: GitHubApi | undefined,
+    readonly reporter: Reporter,
+    readonly settings: PullRequestSettings,
+  ) {}
+
+  /** The PR's conversation with our comment (listed once per run), when there is a PR and a token. */
+  thread(): Promise<CommentThread | undefined> {
+    const { pr } = this.event;
+    const github = this.github;
+    if (!pr || !github) return Promise.resolve(undefined);
+    this.opened ??= CommentThread.open(github, {
+      pr: pr.number,
+      deploymentId: String(this.settings.deploymentId),
+      authors: this.tokenIdentity(github),
+    }).catch((e: unknown) => {
+      this.reporter.warning(`could not read the pull request comments: ${messageOf(e)}`);
+      return undefined;
+    });
+    return this.opened;
+  }
+
+  /**
+   * The shared branch: `given` (the input), else `<prefix>pr-<n>` of the event. The ledger only confirms
+   * it: a ledger naming any other branch is ignored, so no comment can steer a write or a delete elsewhere.
+   */
+  async resolveBranch(given: string | undefined): Promise<string> {
+    if (given) return given;
+    const ledger = (await this.thread())?.ledger;
+    const pr = this.event.pr;
+    if (pr) {
+      const ours = branchForPr(this.settings.branchPrefix, pr.number);
+      // A repository-fed preview records the PR's own head branch: not a stray name.
+      if (ledger?.branch && ledger.branch !== ours && ledger.branch !== pr.headRef) {
+        this.reporter.warning(`the PR comment's ledger names branch ${JSON.stringify(ledger.branch)}, not this PR's ${ours}: ignoring it`);
+      }
+      return ours;
+    }
+    if (ledger?.branch) return ledger.branch;
+    throw new InputError('branch', undefined, 'a branch name (this run has no pull_request event to derive it from)');
+  }
+
+  /** True when the PR's head moved on since this run started: a stale run stops quietly. */
+  async isStale(): Promise<boolean> {
+    const pr = this.event.pr;
+    if (!pr || !this.github) return false;
+    const current = await this.github.getPull(pr.number).catch(() => undefined);
+    return !!current && current.headSha !== pr.headSha;
+  }
+
+  /** The commit message of an upload: `given` (the input), else one naming the PR and its head. */
+  commitMessage(given?: string): string {
+    if (given) return given;
+    const pr = this.event.pr;
+    return pr ? `datamodel-ci: PR #${pr.number} at ${pr.headSha.slice(0, 7)}` : 'datamodel-ci upload';
+  }
+
+  /** Who the token is: only its own comments are ours (another bot's forged ledger steers nothing). */
+  private async tokenIdentity(github: GitHubApi): Promise<readonly string[]> {
+    const login = await github.login?.();
+    if (login) return [login];
+    this.reporter.warning(`could not learn which account the github-token acts as: trusting only comments by ${ACTIONS_BOT}`);
+    return [ACTIONS_BOT];
+  }
+}

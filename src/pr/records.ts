@@ -1,0 +1,51 @@
+/**
+ * The records a run leaves beside its outputs: the impact's whole change set and the data diff, each a
+ * JSON file under RUNNER_TEMP (else the system's temporary folder), named by deployment and branch.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DataDiffResult } from '../impact/data/types.js';
+import type { ImpactResult } from '../operations/impact.js';
+
+/** The change set as the JSON file and `--json` give it: everything, nothing cut. */
+export function changeSetJson(deploymentId: number, r: ImpactResult) {
+  return {
+    version: 1,
+    deploymentId,
+    base: r.base,
+    head: r.head,
+    compared: !r.unavailable,
+    ...(r.unavailable ? { unavailable: r.unavailable } : {}),
+    counts: r.counts,
+    affectedCounts: r.affectedCounts,
+    scanned: r.scanned,
+    notices: r.notices,
+    cubes: r.changes?.cubes ?? [],
+    members: r.changes?.members ?? [],
+    definitionChanges: r.definition?.changes ?? [],
+    valuesChanged: r.definition?.values ?? [],
+    affected: r.affected,
+  };
+}
+
+/** The whole data diff as the JSON file holds it (in the mode it ran in). */
+export function dataDiffJson(deploymentId: number, head: string, r: DataDiffResult) {
+  return { version: 1, deploymentId, head, ...r };
+}
+
+/** Write `value` as `<kind>-<deployment>-<branch>.json`; returns its path. */
+function record(kind: string, deploymentId: number, head: string, value: unknown): string {
+  const dir = join(process.env.RUNNER_TEMP || tmpdir(), 'datamodel-ci');
+  const file = join(dir, `${kind}-${deploymentId}-${head.replace(/[^\w.-]+/g, '_')}.json`);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
+  return file;
+}
+
+/** The change-set file (output `change-set-file`). */
+export const recordChangeSet = (deploymentId: number, r: ImpactResult): string => record('impact', deploymentId, r.head, changeSetJson(deploymentId, r));
+
+/** The data-diff file (output `data-diff-file`). */
+export const recordDataDiff = (deploymentId: number, head: string, r: DataDiffResult): string =>
+  record('data-diff', deploymentId, head, dataDiffJson(deploymentId, head, r));
