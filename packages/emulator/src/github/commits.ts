@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { JsonObject } from './description.js';
-import { json } from './https-server.js';
+import { json } from '../https-server.js';
 import { notFound, type Route } from './service.js';
 import { simpleUser, timestamp } from './shapes.js';
 
