@@ -18,13 +18,19 @@ import { failureOf, presentPreview, writePreview } from '../pr/preview.js';
 import { publish } from '../pr/publish.js';
 import { StepFailed, type ActionRun } from './action-run.js';
 import { doctorFor, renderDoctor } from './doctor.js';
+import { queueCommand } from './pr-queue.js';
+import { changesOf, touches } from '../pr/changed-files.js';
+import { neutralCheck, validatedInQueue } from '../pr/check-run.js';
+import type { PullRequestSide } from '../pr/pull-request.js';
 
 /** Events that (re)build the preview. */
 const PREVIEW_ACTIONS = ['opened', 'synchronize', 'reopened', 'ready_for_review'];
 
 export async function prCommand(run: ActionRun<'pr'>): Promise<number> {
   const pr = run.event.pr;
-  if (!pr) throw new InputError('event', run.event.eventName, 'a pull_request event (the lifecycle runs on pull requests)');
+  if (run.event.group) return queueCommand(run);
+  if (!pr)
+    throw new InputError('event', run.event.eventName, 'a pull_request or merge_group event (the lifecycle runs on pull requests and in the merge queue)');
   if (pr.action === 'closed') return close(run);
   if (!PREVIEW_ACTIONS.includes(pr.action)) {
     run.reporter.notice(`pull_request ${pr.action}: nothing to do`);
@@ -40,6 +46,7 @@ async function preview(run: ActionRun<'pr'>): Promise<number> {
   // queries are read and checked before the first platform call; then the PR's comment (its ledger names
   // the branch) and the deployment's settings, read together.
   const local = await readLocalModel(run.reporter, modelDir, inputs.exclude);
+  if (await untouched(run, run.pr, modelDir)) return 0;
   const modelFiles = inputs.impact ? await localModelFiles(local, modelDir, { emptyAllowed: true }) : undefined;
   const numbers = inputs.impact ? await planDataDiff(inputs.dataDiff, run.event) : undefined;
   const [previewBranch, target] = await Promise.all([run.pr.resolveBranch(inputs.branch), deployTarget(run.op)]);
@@ -104,6 +111,28 @@ async function preview(run: ActionRun<'pr'>): Promise<number> {
   await writePreview(run.pr, o, shown, inputs.environmentPrefix);
   if (shown.failure) throw new StepFailed(shown.failure, o.failure ? { cause: o.failureCause } : undefined);
   return 0;
+}
+
+/**
+ * A pull request that changes no file under the model folder gets no preview (a notice, and the check
+ * neutral with the reason), unless `preview-untouched` asks for one or the model has a preview already
+ * (it is kept equal to the pull request, which may have undone its change).
+ */
+export async function untouched(run: ActionRun<'pr'>, side: PullRequestSide, modelDir: string): Promise<boolean> {
+  if (run.settings.inputs.previewUntouched) return false;
+  const changes = await changesOf(side);
+  if (touches(changes, modelDir)) return false;
+  const ledger = (await side.thread())?.ledger;
+  if (ledger?.state === 'open' && ledger.branch) return false;
+  const dir = modelDir === '.' ? 'the repository' : `${modelDir}/`;
+  const why = `pull request #${run.event.pr!.number} changes no file under ${dir}: no preview`;
+  if (!run.settings.targets) {
+    run.reporter.notice(`${why} (preview-untouched: true previews it anyway)`);
+    run.out.skipped = 'true';
+    run.out.status = 'untouched';
+  }
+  await neutralCheck(side, `Not previewed: no change under ${dir}`, `${why[0]!.toUpperCase()}${why.slice(1)}.`);
+  return true;
 }
 
 /** `preflight: true`: the doctor's checks first (in the job summary); `upload-via: auto` takes the way it found. */
@@ -194,7 +223,7 @@ async function close(run: ActionRun<'pr'>): Promise<number> {
   run.out.merged = String(run.settings.dryRun ? merge : (r.merge?.merged ?? false));
   run.out.deleted = String(r.cleanup.deleted.length);
   run.out.status = 'cleaned';
-  await retirePreview(run.pr, inputs.environmentPrefix);
+  const [queued] = await Promise.all([pr.merged ? validatedInQueue(run.pr, pr.mergeCommitSha) : undefined, retirePreview(run.pr, inputs.environmentPrefix)]);
   const fedView = fedHead
     ? {
         deployBranch: target.deployBranch,
@@ -213,6 +242,7 @@ async function close(run: ActionRun<'pr'>): Promise<number> {
       state,
       branch: fedHead ?? branch,
       cleanup: { deleted: r.cleanup.deleted, ...(fedHead ? { stagingOff: fedHead } : {}) },
+      ...(queued ? { queue: { sha: queued } } : {}),
       ...(r.merge ? { deployBranch: r.merge.deployBranch, merge: { deployMode: r.merge.deployMode, productionUpdated: r.merge.productionUpdated } } : fedView),
     },
     { state },
