@@ -41,6 +41,8 @@ export function modelRuns(run: ActionRun<'pr'>, section?: (key: string) => () =>
     }
     return c;
   };
+  // One model: the run's own sides (its comment thread is the one the run has opened).
+  if (!settings.targets) return { runs: [{ target: targets[0]!, label: undefined, op: run.op, side: run.pr }], close: () => Promise.resolve() };
   const runs = targets.map((target): ModelRun => {
     const label = settings.targets ? target.key : undefined;
     const side = new PullRequestSide(

@@ -63,15 +63,19 @@ export class PullRequestSide {
     const { pr } = this.event;
     const github = this.github;
     if (!pr || !github) return Promise.resolve(undefined);
-    this.opened ??= CommentThread.open(github, {
-      pr: pr.number,
-      deploymentId: String(this.settings.deploymentId),
-      authors: this.tokenIdentity(github),
-    }).catch((e: unknown) => {
+    this.opened ??= this.openThread(String(this.settings.deploymentId));
+    return this.opened;
+  }
+
+  /** List the PR's comments and find ours for `key` (a deployment id, or the several models' comment). */
+  openThread(key: string): Promise<CommentThread | undefined> {
+    const { pr } = this.event;
+    const github = this.github;
+    if (!pr || !github) return Promise.resolve(undefined);
+    return CommentThread.open(github, { pr: pr.number, deploymentId: key, authors: this.tokenIdentity(github) }).catch((e: unknown) => {
       this.reporter.warning(`could not read the pull request comments: ${messageOf(e)}`);
       return undefined;
     });
-    return this.opened;
   }
 
   /**
