@@ -42,25 +42,29 @@ export class SectionedComment {
   async section(key: string): Promise<SectionThread | undefined> {
     const thread = await this.opened;
     if (!thread) return undefined;
-    const self = this;
     const index = () => this.sections.findIndex((m) => m.key === key);
+    // What a side sees of its section: the ledger as a comment of its own (none until something was written).
+    const current = (): Ledger | undefined => {
+      const { key: _key, ...ledger } = this.sections[index()] as ModelLedger;
+      return ledger.view || ledger.branch || ledger.untouched ? ledger : undefined;
+    };
+    const write = async (options: WriteOptions): Promise<UpsertResult> => {
+      const i = index();
+      const deploymentId = (this.sections[i] as ModelLedger).deploymentId;
+      const next = await options.update({ ledger: current() });
+      if (next === null) return { written: false, reason: 'skipped', created: false, duplicates: [] };
+      const updatedAt = (options.now?.() ?? new Date()).toISOString();
+      const ledger: ModelLedger = { ...next.ledger, key, deploymentId, headSha: options.headSha, runId: options.runId, updatedAt };
+      if (ledger.view) ledger.view = { ...ledger.view, updatedAt };
+      this.sections[i] = ledger;
+      if (next.errors) this.errors[key] = next.errors;
+      return this.flush(thread, options);
+    };
     return {
       get ledger() {
-        const { key: _key, ...ledger } = self.sections[index()] as ModelLedger;
-        return ledger.view || ledger.branch || ledger.untouched ? ledger : undefined;
+        return current();
       },
-      async write(options) {
-        const i = index();
-        const { key: _key, ...current } = self.sections[i] as ModelLedger;
-        const next = await options.update({ ledger: current.view || current.branch || current.untouched ? current : undefined });
-        if (next === null) return { written: false, reason: 'skipped', created: false, duplicates: [] };
-        const updatedAt = (options.now?.() ?? new Date()).toISOString();
-        const ledger: ModelLedger = { ...next.ledger, key, deploymentId: current.deploymentId, headSha: options.headSha, runId: options.runId, updatedAt };
-        if (ledger.view) ledger.view = { ...ledger.view, updatedAt };
-        self.sections[i] = ledger;
-        if (next.errors) self.errors[key] = next.errors;
-        return self.flush(thread, options);
-      },
+      write,
     };
   }
 
