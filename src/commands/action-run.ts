@@ -13,6 +13,7 @@ import type { Outputs } from '../pr/presenters.js';
 import { PullRequestSide } from '../pr/pull-request.js';
 import { neutralCheck } from '../pr/check-run.js';
 import { createGitHubApi } from '../github/octokit.js';
+import type { GitHubApi } from '../github/types.js';
 import type { Io } from '../io.js';
 import { ActionsReporter } from '../report/actions.js';
 import { hintFor } from '../report/hints.js';
@@ -120,17 +121,17 @@ export async function runAction<C extends CommandName>(command: C, handler: Acti
         undefined,
         `an API key in the merge queue (a queue run has the repository's secrets; a skipped check would let the queue merge pull request #${run.group.pr} with nothing validated)`,
       );
-    const github =
-      settings.githubToken && run.repository
-        ? createGitHubApi({
-            token: settings.githubToken,
-            repository: run.repository,
-            apiUrl: run.apiUrl,
-            ca: connection.caCert,
-          })
-        : undefined;
+    // Made when first needed: after the platform client, whose CA error names the ca-cert input.
+    let github: GitHubApi | undefined | null = null;
+    const githubApi = (): GitHubApi | undefined =>
+      github === null
+        ? (github =
+            settings.githubToken && run.repository
+              ? createGitHubApi({ token: settings.githubToken, repository: run.repository, apiUrl: run.apiUrl, ca: connection.caCert })
+              : undefined)
+        : github;
     const side = (label?: string) =>
-      new PullRequestSide(run, github, reporter, {
+      new PullRequestSide(run, githubApi(), reporter, {
         deploymentId: settings.deploymentId,
         apiUrl: connection.apiUrl,
         dryRun: settings.dryRun,
@@ -171,6 +172,7 @@ export async function runAction<C extends CommandName>(command: C, handler: Acti
       return code;
     }
     client = platformClient({ ...connection, apiKey: connection.apiKey }, connection.apiUrl, reporter, inActions);
+    githubApi();
     const actionRun: ActionRun<C> = {
       settings,
       event: run,
