@@ -149,7 +149,7 @@ describe('the comment of several models', () => {
     const forged = {
       ...ledger,
       models: [...ledger.models!, { deploymentId: '9', branch: 'x' }],
-      view: view('merged', { queue: { sha: '<script>' } as never }),
+      view: view('merged', { queue: { sha: '<script>' } }),
     };
     const parsed = parseComment(`<!-- datamodel-ci:comment deployment=models -->\n<!-- datamodel-ci:ledger ${encodeLedger(forged as Ledger)} -->\n`).ledger!;
     expect(parsed.models?.map((m) => m.key)).toEqual(['analytics', 'finance']);
