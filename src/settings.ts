@@ -56,6 +56,11 @@ export class InputReader {
     return this.raw(name);
   }
 
+  /** Whether the command takes the input at all (the root action's own, such as `deployments`). */
+  declares(name: string): boolean {
+    return this.defaults.has(name);
+  }
+
   required(name: string, expected: string): string {
     const v = this.raw(name);
     if (v === undefined) throw new InputError(name, undefined, `${expected} (input ${name}, --${name} or ${envName(name)})`);
@@ -225,7 +230,7 @@ export function readCommon(r: InputReader): CommonSettings {
   if (modelDirGiven?.split(/[\\/]/).includes('..')) {
     throw new InputError('model-dir', modelDirGiven, 'a folder inside the repository, without ".." segments');
   }
-  const many = r.raw('deployments');
+  const many = r.declares('deployments') ? r.raw('deployments') : undefined;
   const targets = many === undefined ? undefined : parseDeployments(many, connection.apiUrl);
   if (targets && given !== undefined) throw new InputError('deployment-id', given, "empty when `deployments` names each model's deployment");
   if (targets && modelDirGiven !== undefined && modelDirGiven !== '.')

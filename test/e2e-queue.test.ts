@@ -15,6 +15,7 @@ import { mergeGroupEvent, pullRequestEvent } from './support/payloads.js';
 
 const REPO = resolve('.');
 const PREVIEW = join(REPO, 'examples', 'workflows', 'preview.yml');
+const GATE = { file: join(REPO, 'examples', 'workflows', 'merge-queue.yml'), job: 'gate' };
 const CHECK = 'datamodel-ci / validation';
 const ORDERS = 'model/cubes/orders.yml';
 const VIEW = 'model/views/orders_view.yml';
@@ -47,11 +48,17 @@ function checkout(files: Record<string, string>): string {
   return root;
 }
 
-async function play(eventName: 'pull_request' | 'merge_group', event: Record<string, unknown>, tree: string, secrets = true): Promise<JobRunResult> {
-  expect(workflowTriggers(PREVIEW, eventName, event).runs).toBe(true);
+async function play(
+  eventName: 'pull_request' | 'merge_group',
+  event: Record<string, unknown>,
+  tree: string,
+  secrets = true,
+  workflow = { file: PREVIEW, job: 'preview' },
+): Promise<JobRunResult> {
+  expect(workflowTriggers(workflow.file, eventName, event).runs).toBe(true);
   const r = await runJob({
-    workflowFile: PREVIEW,
-    jobId: 'preview',
+    workflowFile: workflow.file,
+    jobId: workflow.job,
     repoDir: REPO,
     checkoutFrom: tree,
     eventName,
@@ -149,15 +156,26 @@ describe('the merge queue (preview.yml on merge_group)', () => {
     expect(body).toContain('### 🔀 Data-model preview · merged into `main`');
   });
 
-  it('an entry that changes no model file is not validated: the check is neutral with the reason, never success', async () => {
+  it('merge-queue.yml (for validation-gate.yml users): an entry that changes no model file is not validated, the check is neutral with the reason', async () => {
     gh.addPull({ number: 13, headSha: 'd'.repeat(40), headRef: 'readme', files: ['README.md'] });
     const g = gh.enqueue(13);
-    const r = await play('merge_group', queueEvent(g), checkout(RENAME));
+    expect(workflowTriggers(GATE.file, 'pull_request', prEvent('opened', 13, 'd'.repeat(40), 1)).runs).toBe(false);
+    const r = await play('merge_group', queueEvent(g), checkout(RENAME), true, GATE);
     expect(r.conclusion).toBe('success');
     expect(ours(r).outputs).toMatchObject({ skipped: 'true', status: 'untouched' });
     const check = gh.checkRuns().find((c) => c.headSha === g.headSha)!;
     expect(check).toMatchObject({ name: CHECK, conclusion: 'neutral', output: expect.objectContaining({ title: 'Not checked: no change under analytics/' }) });
     expect(gh.verdict(g.headSha, [CHECK]).result).toBe('pass');
+  });
+
+  it('a pull request run without an API key skips, and its check says so (neutral), not success', async () => {
+    gh.addPull({ number: 15, headSha: 'f'.repeat(40), headRef: 'no-key-pr', files: files(STATUS_VIEW) });
+    const r = await play('pull_request', prEvent('opened', 15, 'f'.repeat(40), 1), checkout(STATUS_VIEW), false);
+    expect(r.conclusion).toBe('success');
+    expect(ours(r).outputs).toMatchObject({ skipped: 'true' });
+    const check = gh.checkRuns().find((c) => c.headSha === 'f'.repeat(40))!;
+    expect(check).toMatchObject({ name: CHECK, conclusion: 'neutral', output: expect.objectContaining({ title: 'Skipped: no API key' }) });
+    expect(gh.comments(15)).toEqual([]);
   });
 
   it('a queue run without an API key fails instead of skipping: a neutral check would let the queue merge it', async () => {
