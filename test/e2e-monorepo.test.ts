@@ -106,6 +106,7 @@ describe('monorepo.yml: two models, two deployments, one comment', () => {
     expect(text).toContain('#### ✅ `finance/` (deployment 3) · ready');
     expect(text).toContain('payments.average_amount');
     expect(checks(sha(1))).toEqual({ 'datamodel-ci / validation (analytics)': 'neutral', 'datamodel-ci / validation (finance)': 'success' });
+    expect(r.summary).toContain('### ✅ `finance/` (deployment 3) · ready');
     expect(await branchesOf(3)).toContain('preview-pr-21');
     expect(await branchesOf(1)).not.toContain('preview-pr-21');
     expect(gh.deployments().map((d) => d.environment)).toEqual(['preview-pr-21-finance']);
