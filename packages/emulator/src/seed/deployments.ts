@@ -8,13 +8,7 @@ import { newDeployment, type DeploymentRec, type DeployMode } from '../deploymen
 import { nextId, type State } from '../state.js';
 
 /** A ready deployment, 90 days old, with `model` committed once on `main` and built for production. */
-export function seedDeployment(
-  state: State,
-  name: string,
-  clock: Clock,
-  model: Record<string, string>,
-  deployMode: DeployMode = 'git',
-): DeploymentRec {
+export function seedDeployment(state: State, name: string, clock: Clock, model: Record<string, string>, deployMode: DeployMode = 'git'): DeploymentRec {
   const id = nextId(state, 'deployment');
   const d = newDeployment({
     id,
