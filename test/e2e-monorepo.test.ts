@@ -48,8 +48,9 @@ function checkout(analytics: Record<string, string>, finance: Record<string, str
   return root;
 }
 
-async function play(action: string, headSha: string, files: string[], tree: string, extra: { merged?: boolean } = {}): Promise<JobRunResult> {
-  const event = pullRequestEvent(action, { number: PR, headSha, title: 'Payments and sign-ups', ...extra });
+async function play(action: string, headSha: string, files: string[], tree: string, extra: { merged?: boolean; pr?: number } = {}): Promise<JobRunResult> {
+  const { pr = PR, ...flags } = extra;
+  const event = pullRequestEvent(action, { number: pr, headSha, title: 'Payments and sign-ups', ...flags });
   (event.pull_request as Record<string, unknown>).changed_files = files.length;
   expect(workflowTriggers(WORKFLOW, 'pull_request', event).runs).toBe(true);
   return runJob({
@@ -59,7 +60,7 @@ async function play(action: string, headSha: string, files: string[], tree: stri
     checkoutFrom: tree,
     eventName: 'pull_request',
     event,
-    github: { api_url: gh.url, repository: gh.repository, token: 'ghs_mono_token_0123456789', run_id: '990' },
+    github: { api_url: gh.url, repository: gh.repository, token: 'ghs_mono_token_0123456789', run_id: String(990 + pr) },
     secrets: { PLATFORM_API_KEY: em.credentials.admin },
     vars: { PLATFORM_API_URL: em.baseUrl, ANALYTICS_DEPLOYMENT_ID: '1', FINANCE_DEPLOYMENT_ID: '3' },
     env: { NODE_EXTRA_CA_CERTS: caFile },
@@ -158,23 +159,11 @@ describe('monorepo.yml: two models, two deployments, one comment', () => {
 
   it('a pull request touching no model folder: no preview, no comment, a neutral check per model', async () => {
     gh.addPull({ number: 22, headSha: sha(3), headRef: 'docs', files: ['README.md'] });
-    const event = pullRequestEvent('opened', { number: 22, headSha: sha(3) });
-    (event.pull_request as Record<string, unknown>).changed_files = 1;
-    const r = await runJob({
-      workflowFile: WORKFLOW,
-      jobId: 'preview',
-      repoDir: REPO,
-      checkoutFrom: checkout({}, {}),
-      eventName: 'pull_request',
-      event,
-      github: { api_url: gh.url, repository: gh.repository, token: 'ghs_mono_token_0123456789', run_id: '991' },
-      secrets: { PLATFORM_API_KEY: em.credentials.admin },
-      vars: { PLATFORM_API_URL: em.baseUrl, ANALYTICS_DEPLOYMENT_ID: '1', FINANCE_DEPLOYMENT_ID: '3' },
-      env: { NODE_EXTRA_CA_CERTS: caFile },
-    });
+    const r = await play('opened', sha(3), ['README.md'], checkout({}, {}), { pr: 22 });
     expect(r.conclusion).toBe('success');
     expect(ours(r).outputs).toMatchObject({ skipped: 'true', status: 'untouched' });
     expect(checks(sha(3))).toEqual({ 'datamodel-ci / validation (analytics)': 'neutral', 'datamodel-ci / validation (finance)': 'neutral' });
     expect(r.annotations.filter((a) => a.level === 'notice').map((a) => a.message)).toHaveLength(2);
+    expect(gh.comments(22)).toEqual([]);
   });
 });
