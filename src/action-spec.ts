@@ -337,7 +337,7 @@ export const ACTIONS: ActionSpec[] = [
     dir: '.',
     title: 'datamodel-ci',
     description:
-      'Data-model preview per pull request: a shared branch, the model uploaded and validated, an always-on staging environment and one PR comment; merge or clean up on close.',
+      'Data-model preview per pull request: a shared branch, the model uploaded and validated, an always-on staging environment and one PR comment; merge or clean up on close; in a merge queue, the merge commit validated. Several models with `deployments`.',
     inputs: [
       BRANCH,
       {
