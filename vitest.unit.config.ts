@@ -17,6 +17,7 @@ export const UNIT_TESTS = [
   'locate',
   'markdown',
   'model-scan-errors',
+  'models-and-queue',
   'no-sockets',
   'preview-comment',
   'reporters',

@@ -2,14 +2,20 @@
  * `npm run demo`: one pull request's life on one machine. The platform emulator and a GitHub REST
  * stand-in run in-process; the runner harness plays examples/workflows/preview.yml with the committed
  * bundle for six events (open, a broken push, a fix, a push that changes how a measure is computed,
- * a push that removes a member a report uses, merge), printing each run's outputs, timing and the PR comment as that run left it. `--keep` leaves the emulator running for the CLI.
+ * a push that removes a member a report uses, merge), then examples/workflows/monorepo.yml for a
+ * monorepo's pull request (two models, two deployments, one comment: one model touched, then both,
+ * merged), printing each run's outputs, timing and the PR comment as that run left it. `--keep` leaves
+ * the emulator running for the CLI.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { DEMO_MODEL, startEmulator, startGitHubStandin } from '../packages/emulator/src/index.js';
+import { DEMO_MODEL, FINANCE_MODEL, startEmulator, startGitHubStandin } from '../packages/emulator/src/index.js';
 import { runJob, type JobRunResult } from '../test/harness/runner.js';
 import { pullRequestEvent } from '../test/support/payloads.js';
+
+/** finance/'s model file the monorepo's pull request changes. */
+const PAYMENTS = 'model/cubes/payments.yml';
 
 /** The demo's fourth push: revenue leaves cancelled orders out. */
 export const REVENUE_SQL = "CASE WHEN status = 'cancelled' THEN 0 ELSE amount END";
@@ -53,21 +59,32 @@ export async function playDemo(options: { keep?: boolean; print?: (line: string)
 
   // The data team's repository: the model lives in analytics/.
   const userRepo = join(work, 'repo');
-  const write = (files: Record<string, string>) => {
+  const write = (files: Record<string, string>, folder = 'analytics') => {
     for (const [p, c] of Object.entries(files)) {
-      mkdirSync(dirname(join(userRepo, 'analytics', p)), { recursive: true });
-      writeFileSync(join(userRepo, 'analytics', p), c);
+      mkdirSync(dirname(join(userRepo, folder, p)), { recursive: true });
+      writeFileSync(join(userRepo, folder, p), c);
     }
   };
   write(DEMO_MODEL);
   const payments =
     'cubes:\n  - name: payments\n    sql_table: public.payments\n    measures:\n      - name: count\n        type: count\n      - name: amount\n        type: sum\n        sql: amount\n    dimensions:\n      - name: id\n        sql: id\n        type: number\n        primary_key: true\n';
 
-  const PR = 1;
+  // The pull request being played: preview.yml's, then the monorepo's (monorepo.yml, one deployment per model).
+  let PR = 1;
+  let workflow = 'preview.yml';
+  let title = 'Add a payments cube';
+  let vars: Record<string, string> = { PLATFORM_API_URL: em.baseUrl, PLATFORM_DEPLOYMENT_ID: '1', DATAMODEL_DATA_DIFF: 'values' };
+  /** The event's `changed_files`, when the stand-in lists the pull request's files. */
+  let changedFiles: number | undefined;
   const privateRepo = { ...(pullRequestEvent('opened').repository as Record<string, unknown>), private: true, visibility: 'private' };
   const sha = (n: number) => `${n}`.repeat(40).slice(0, 40);
   gh.addPull({ number: PR, headSha: sha(1), headRef: 'add-payments', baseRef: 'main', title: 'Add a payments cube' });
 
+  const event = (action: string, headSha: string, extra: { merged?: boolean }) => {
+    const e: Record<string, unknown> = { ...pullRequestEvent(action, { number: PR, headSha, title, ...extra }), repository: privateRepo };
+    if (changedFiles !== undefined) (e.pull_request as Record<string, unknown>).changed_files = changedFiles;
+    return e;
+  };
   let ok = true;
   // The demo's own run numbers (the harness counts runs per process, which a test process shares).
   let runs = 0;
@@ -76,12 +93,12 @@ export async function playDemo(options: { keep?: boolean; print?: (line: string)
     say(bold(`▶ ${title}`) + dim(`  (pull_request.${action}, head ${headSha.slice(0, 7)})`));
     const started = Date.now();
     const r: JobRunResult = await runJob({
-      workflowFile: join(repo, 'examples', 'workflows', 'preview.yml'),
+      workflowFile: join(repo, 'examples', 'workflows', workflow),
       jobId: 'preview',
       repoDir: repo,
       checkoutFrom: userRepo,
       eventName: 'pull_request',
-      event: { ...pullRequestEvent(action, { number: PR, headSha, title: 'Add a payments cube', ...extra }), repository: privateRepo },
+      event: event(action, headSha, extra),
       github: {
         api_url: gh.url,
         repository: gh.repository,
@@ -91,7 +108,7 @@ export async function playDemo(options: { keep?: boolean; print?: (line: string)
       },
       secrets: { PLATFORM_API_KEY: em.credentials.admin },
       // The data diff is on: the team's repository is private (the event says so), so it needs no allow.
-      vars: { PLATFORM_API_URL: em.baseUrl, PLATFORM_DEPLOYMENT_ID: '1', DATAMODEL_DATA_DIFF: 'values' },
+      vars,
       env: { NODE_EXTRA_CA_CERTS: caFile },
     });
     const ms = Date.now() - started;
@@ -169,6 +186,36 @@ export async function playDemo(options: { keep?: boolean; print?: (line: string)
 
   gh.closePull(PR, true);
   await play('6. The pull request is merged', 'closed', sha(5), 'success', { merged: true });
+
+  // A monorepo: finance/ beside analytics/, each its own deployment (1 and 3), one comment per pull request.
+  say();
+  say(bold('A monorepo: two models, two deployments, one comment (examples/workflows/monorepo.yml)'));
+  write(FINANCE_MODEL, 'finance');
+  [PR, workflow, title] = [2, 'monorepo.yml', 'Average payments, sign-up dates'];
+  vars = { PLATFORM_API_URL: em.baseUrl, ANALYTICS_DEPLOYMENT_ID: '1', FINANCE_DEPLOYMENT_ID: '3' };
+  const average = FINANCE_MODEL[PAYMENTS]!.replace(
+    '    dimensions:\n',
+    '      - name: average_amount\n        type: avg\n        sql: amount\n    dimensions:\n',
+  );
+  gh.addPull({ number: PR, headSha: sha(7), headRef: 'averages', baseRef: 'main', title, files: [`finance/${PAYMENTS}`] });
+  changedFiles = 1;
+  write({ [PAYMENTS]: average }, 'finance');
+  await play('7. A monorepo pull request touches finance/ only', 'opened', sha(7), 'success');
+
+  gh.setHead(PR, sha(8));
+  gh.setFiles(PR, [`finance/${PAYMENTS}`, 'analytics/model/cubes/customers.yml']);
+  changedFiles = 2;
+  const customers = readFileSync(join(userRepo, 'analytics', 'model/cubes/customers.yml'), 'utf8');
+  write({
+    'model/cubes/customers.yml': customers.replace(
+      '      - name: name\n',
+      '      - name: signed_up_at\n        sql: signed_up_at\n        type: time\n      - name: name\n',
+    ),
+  });
+  await play('8. A push touches both models', 'synchronize', sha(8), 'success');
+
+  gh.closePull(PR, true);
+  await play('9. The monorepo pull request is merged', 'closed', sha(8), 'success', { merged: true });
 
   say();
   say(`${ok ? '✓ done' : '✗ something did not go as expected'} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);

@@ -30,6 +30,8 @@ export interface ActionSpec {
   description: string;
   inputs: InputSpec[];
   outputs: OutputSpec[];
+  /** Common inputs this action does not require (the root action takes `deployments` instead of `deployment-id`). */
+  optional?: string[];
 }
 
 /** `api-url` -> `DATAMODEL_CI_API_URL`. */
@@ -146,6 +148,23 @@ const DATA_DIFF_INPUTS: InputSpec[] = [
   },
 ];
 
+/** Several models of one repository, each its own deployment (the root action). */
+const MODELS_INPUTS: InputSpec[] = [
+  {
+    name: 'deployments',
+    description:
+      'Several data models in one repository: a YAML or JSON map of model folder to deployment id, or to `{ deployment-id, api-url }` (docs/merge-queues-and-monorepos.md). Replaces `deployment-id` and `model-dir`; one comment with a section per model.',
+    default: '',
+  },
+  { name: 'deployments-concurrency', description: 'With `deployments`: models previewed at once at most.', default: String(DEFAULTS.deploymentsConcurrency) },
+  {
+    name: 'preview-untouched',
+    description:
+      'Preview a model even when the pull request changes no file under its folder (by default it is skipped with a line saying so; one with a preview already is always updated).',
+    default: 'false',
+  },
+];
+
 const O = {
   branch: { name: 'branch', description: 'Shared branch of the PR.' },
   devBranch: { name: 'dev-branch', description: 'Dev-mode fork the upload went through (empty for a direct upload).' },
@@ -182,6 +201,11 @@ const O = {
   dataDiffFile: {
     name: 'data-diff-file',
     description: 'Path of a JSON file with the whole data diff, in the mode it ran in (in `RUNNER_TEMP`; empty when it did not run).',
+  },
+  previews: {
+    name: 'previews',
+    description:
+      'With `deployments`: a JSON map of model folder to its outcome (`status`, `branch`, `valid`, `error-count`, `staging-url`); the other outputs then add up the models (`valid` only when every previewed one is).',
   },
   changeSetFile: {
     name: 'change-set-file',
@@ -313,7 +337,7 @@ export const ACTIONS: ActionSpec[] = [
     dir: '.',
     title: 'datamodel-ci',
     description:
-      'Data-model preview per pull request: a shared branch, the model uploaded and validated, an always-on staging environment and one PR comment; merge or clean up on close.',
+      'Data-model preview per pull request: a shared branch, the model uploaded and validated, an always-on staging environment and one PR comment; merge or clean up on close; in a merge queue, the merge commit validated. Several models with `deployments`.',
     inputs: [
       BRANCH,
       {
@@ -355,9 +379,11 @@ export const ACTIONS: ActionSpec[] = [
       },
       FAIL_ON_BREAKING,
       ...DATA_DIFF_INPUTS,
+      ...MODELS_INPUTS,
       FAIL_WITHOUT_CREDENTIALS,
     ],
     outputs: Object.values(O),
+    optional: ['deployment-id'],
   },
 ];
 
@@ -379,5 +405,8 @@ export function flagsOf(inputs: readonly InputSpec[]): { boolean: string[]; stri
 
 /** Every input an action takes: the common ones, then its own. */
 export function inputsOf(spec: ActionSpec): InputSpec[] {
-  return [...COMMON_INPUTS, ...spec.inputs];
+  const common = COMMON_INPUTS.map((i) =>
+    spec.optional?.includes(i.name) ? { ...i, required: false, description: `${i.description} Required unless \`deployments\` is given.` } : i,
+  );
+  return [...common, ...spec.inputs];
 }

@@ -21,3 +21,18 @@ export function prOfBranch(prefix: string, name: string): number | undefined {
   const m = /^pr-([1-9]\d*)$/.exec(name.slice(prefix.length));
   return m ? Number(m[1]) : undefined;
 }
+
+/**
+ * The short-lived branch a merge queue entry is validated on: `<prefix>mq-<number>-<first 12 of the
+ * group's commit>`, so a rerun of the same entry finds it and two entries never share one.
+ */
+export function branchForQueue(prefix: string, number: number, headSha: string): string {
+  return `${prefix}mq-${number}-${headSha.slice(0, 12)}`.toLowerCase();
+}
+
+/** The PR number of a queue branch the toolkit made (`<prefix>mq-<n>-<sha>`), or undefined for any other name. */
+export function prOfQueueBranch(prefix: string, name: string): number | undefined {
+  if (!name.startsWith(prefix)) return undefined;
+  const m = /^mq-([1-9]\d*)-[0-9a-f]{7,40}$/.exec(name.slice(prefix.length));
+  return m ? Number(m[1]) : undefined;
+}

@@ -55,6 +55,8 @@ export const DEFAULTS = {
   dataDiffCommentRows: 5,
   /** Key queries shown in a comment (the job summary shows them all). */
   dataDiffCommentQueries: 10,
+  /** Models of `deployments` previewed at once (input `deployments-concurrency`): each preview is itself many calls. */
+  deploymentsConcurrency: 2,
   /** Prefix of a PR's shared branch (input `branch-prefix`). */
   branchPrefix: 'preview-',
   /** Sweep: only branches whose PR closed at least this long ago (input `min-age`). */

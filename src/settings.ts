@@ -9,6 +9,7 @@ import { actionSpec, COMMON_INPUTS, envName, inputsOf, type CommandName, type In
 import { InputError } from './client/errors.js';
 import { parseBaseUrl, type AuthScheme } from './client/http.js';
 import { DEFAULTS } from './defaults.js';
+import { parseDeployments, type ModelTarget } from './deployments-input.js';
 import type { UploadVia } from './operations/upload-model.js';
 import type { DataDiffSettings } from './impact/data/types.js';
 
@@ -53,6 +54,11 @@ export class InputReader {
 
   string(name: string): string | undefined {
     return this.raw(name);
+  }
+
+  /** Whether the command takes the input at all (the root action's own, such as `deployments`). */
+  declares(name: string): boolean {
+    return this.defaults.has(name);
   }
 
   required(name: string, expected: string): string {
@@ -150,7 +156,10 @@ export interface ConnectionSettings {
 
 export interface CommonSettings {
   connection: ConnectionSettings;
+  /** The deployment (with `deployments`: the first model's). */
   deploymentId: number;
+  /** Several models, each its own deployment (input `deployments`); undefined for one model. */
+  targets?: ModelTarget[];
   githubToken: string | undefined;
   modelDir: string;
   branchPrefix: string;
@@ -184,6 +193,10 @@ export interface CommandInputs {
     impact: boolean;
     failOnBreaking: boolean;
     dataDiff: DataDiffSettings;
+    /** With `deployments`: models previewed at once. */
+    deploymentsConcurrency: number;
+    /** Preview a model the pull request does not touch. */
+    previewUntouched: boolean;
   };
 }
 
@@ -212,15 +225,22 @@ export function readCommon(r: InputReader): CommonSettings {
   const branchPrefix = r.raw('branch-prefix') ?? '';
   const badPrefix = prefixProblem(branchPrefix);
   if (badPrefix) throw new InputError('branch-prefix', branchPrefix, badPrefix);
-  const deploymentId = r.int('deployment-id', 1);
-  if (deploymentId === undefined) throw new InputError('deployment-id', undefined, 'the id of the platform deployment (a positive integer)');
-  const modelDir = r.raw('model-dir') ?? '.';
-  if (modelDir.split(/[\\/]/).includes('..')) {
-    throw new InputError('model-dir', modelDir, 'a folder inside the repository, without ".." segments');
+  const given = r.int('deployment-id', 1);
+  const modelDirGiven = r.raw('model-dir');
+  if (modelDirGiven?.split(/[\\/]/).includes('..')) {
+    throw new InputError('model-dir', modelDirGiven, 'a folder inside the repository, without ".." segments');
   }
+  const many = r.declares('deployments') ? r.raw('deployments') : undefined;
+  const targets = many === undefined ? undefined : parseDeployments(many, connection.apiUrl);
+  if (targets && given !== undefined) throw new InputError('deployment-id', given, "empty when `deployments` names each model's deployment");
+  if (targets && modelDirGiven !== undefined && modelDirGiven !== '.')
+    throw new InputError('model-dir', modelDirGiven, "empty when `deployments` names each model's folder");
+  const deploymentId = targets?.[0]?.deploymentId ?? given;
+  if (deploymentId === undefined) throw new InputError('deployment-id', undefined, 'the id of the platform deployment (a positive integer)');
+  const modelDir = targets?.[0]?.modelDir ?? modelDirGiven ?? '.';
   const githubToken = r.raw('github-token');
   if (githubToken && /\s/.test(githubToken)) throw new InputError('github-token', '(hidden)', 'a token without spaces or line breaks');
-  return { connection, deploymentId, githubToken, modelDir, branchPrefix, dryRun: r.bool('dry-run') };
+  return { connection, deploymentId, ...(targets ? { targets } : {}), githubToken, modelDir, branchPrefix, dryRun: r.bool('dry-run') };
 }
 
 const UPLOAD_VIAS = ['auto', 'direct', 'dev-mode'] as const satisfies readonly UploadVia[];
@@ -326,6 +346,8 @@ const readers: Readers = {
     impact: r.bool('impact'),
     failOnBreaking: r.bool('fail-on-breaking'),
     dataDiff: readDataDiff(r),
+    deploymentsConcurrency: r.int('deployments-concurrency', 1, 8) ?? DEFAULTS.deploymentsConcurrency,
+    previewUntouched: r.bool('preview-untouched'),
   }),
 };
 

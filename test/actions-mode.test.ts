@@ -11,7 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InputError } from '../src/client/index.js';
 import { DEMO_MODEL, startGitHubStandin, type GitHubStandin } from '../packages/emulator/src/index.js';
-import { branchForPr } from '../src/branch-names.js';
+import { branchForPr, branchForQueue } from '../src/branch-names.js';
 import { pullRequestFromPayload } from '../src/github/event.js';
 import { runActionCommand } from '../src/commands/index.js';
 import { emulatorFixture, type EmulatorFixture } from './support/emulator.js';
@@ -148,6 +148,8 @@ describe('as a GitHub Actions step', () => {
 describe('cleanup-branch sweep', () => {
   it('deletes the branches of closed or missing PRs only; dry-run deletes nothing', async () => {
     for (const n of [31, 32, 33, 34]) await fx.admin.branches.create({ deploymentId: 1, body: { name: branchForPr('preview-', n) } });
+    // Branches merge queue runs left (killed before they removed them): they go with their pull request.
+    for (const n of [31, 33]) await fx.admin.branches.create({ deploymentId: 1, body: { name: branchForQueue('preview-', n, 'f'.repeat(40)) } });
     gh.addPull({ number: 31, headSha: 'a'.repeat(40), headRef: 'x' }); // open
     gh.addPull({ number: 32, headSha: 'b'.repeat(40), headRef: 'y' });
     gh.closePull(32, false); // closed just now: younger than min-age
@@ -168,18 +170,19 @@ describe('cleanup-branch sweep', () => {
     };
     const names = () =>
       Object.keys(fx.em.state.deployments[0]!.branches)
-        .filter((n) => /^preview-pr-3\d$/.test(n))
+        .filter((n) => /^preview-(pr|mq)-3\d/.test(n))
         .sort();
     const dry: string[] = [];
     expect(await runActionCommand('cleanup-branch', ['--json'], { ...io(dry), env: { ...env, DATAMODEL_CI_DRY_RUN: 'true' } })).toBe(0);
-    expect(names()).toEqual(['preview-pr-31', 'preview-pr-32', 'preview-pr-33', 'preview-pr-34']);
+    const queued = (n: number) => `preview-mq-${n}-ffffffffffff`;
+    expect(names()).toEqual([queued(31), queued(33), 'preview-pr-31', 'preview-pr-32', 'preview-pr-33', 'preview-pr-34']);
     expect(JSON.parse(dry.at(-1)!).outputs).toMatchObject({ deleted: '0', status: 'dry-run' });
     const young: string[] = [];
     expect(await runActionCommand('cleanup-branch', ['--json'], { ...io(young), env: { ...env, DATAMODEL_CI_MIN_AGE: '1h' } })).toBe(0);
-    expect(names()).toEqual(['preview-pr-31', 'preview-pr-32', 'preview-pr-33']);
+    expect(names()).toEqual([queued(31), queued(33), 'preview-pr-31', 'preview-pr-32', 'preview-pr-33']);
     const all: string[] = [];
     expect(await runActionCommand('cleanup-branch', ['--json'], { ...io(all), env })).toBe(0);
-    expect(names()).toEqual(['preview-pr-31']);
+    expect(names()).toEqual([queued(31), 'preview-pr-31']);
     expect(gh.violations).toEqual([]);
   });
 });

@@ -69,6 +69,21 @@ const cases = (): { input: string; value: string; says: string }[] => [
   { input: 'data-diff-abs-tolerance', value: 'abc', says: 'data-diff-abs-tolerance: got "abc", expected a number of at least 0' },
   { input: 'data-diff-rel-tolerance', value: '-0.1', says: 'data-diff-rel-tolerance: got "-0.1", expected a number of at least 0' },
   { input: 'fail-on-data-change', value: 'if-big', says: 'fail-on-data-change: got "if-big", expected true or false' },
+  { input: 'deployments', value: 'analytics: [1', says: 'deployments: got "analytics: [1", expected a map of model folder to deployment' },
+  { input: 'deployments', value: '- analytics', says: 'deployments: got "- analytics", expected a map of model folder to deployment' },
+  { input: 'deployments', value: 'analytics: twelve', says: 'deployments (entry analytics): got "twelve", expected the id of the platform deployment' },
+  { input: 'deployments', value: '../shared: 1', says: 'deployments (entry "../shared"): got "../shared", expected a folder inside the repository' },
+  { input: 'deployments', value: 'a: 1\nb: 1', says: 'deployments (entries a and b): got 1, expected a deployment of its own for each model' },
+  { input: 'deployments', value: 'a: 1\na/b: 2', says: 'deployments (entries a and a/b): got "a, a/b", expected model folders apart' },
+  { input: 'deployments', value: 'a: { deployment-id: 1, token: x }', says: 'deployments (entry a): got "token", expected only deployment-id and api-url' },
+  {
+    input: 'deployments',
+    value: 'a: { deployment-id: 2, api-url: "http://x" }',
+    says: 'deployments (entry a).api-url: got "http://x", expected an https:// URL',
+  },
+  { input: 'deployments', value: 'a: 2', says: 'deployment-id: got 1, expected empty when `deployments` names each model' },
+  { input: 'deployments-concurrency', value: '0', says: 'deployments-concurrency: got "0", expected an integer from 1 to 8' },
+  { input: 'preview-untouched', value: 'maybe', says: 'preview-untouched: got "maybe", expected true or false' },
 ];
 
 beforeAll(async () => {

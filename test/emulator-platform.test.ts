@@ -42,11 +42,11 @@ describe('start-up', () => {
     expect(info.baseUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     expect(info.caFile).toBe(join(dir, 'ca.pem'));
     expect(Object.keys(info.credentials).sort()).toEqual(['admin', 'member', 'scim', 'scoped']);
-    expect(info.deployments.map((d) => d.id)).toEqual([1, 2]);
+    expect(info.deployments.map((d) => d.id)).toEqual([1, 2, 3]);
     expect(info.deployments[0]!.deploymentUrl).toBe(`${info.baseUrl}/d/1`);
     const client = new PlatformClient({ baseUrl: info.baseUrl, apiKey: info.credentials.admin!, ca: info.caFile });
     const list = await client.deployments.list();
-    expect(list.items.map((d) => d.name)).toEqual(['analytics', 'marketing']);
+    expect(list.items.map((d) => d.name)).toEqual(['analytics', 'marketing', 'finance']);
     await client.close();
     const exit = new Promise<number | null>((resolve) => child.on('exit', resolve));
     child.kill('SIGTERM');
@@ -99,7 +99,7 @@ describe('start-up', () => {
     await em.close();
   });
 
-  it('seeds `demo`: two deployments with the model on main, a shared branch, >100 dbt runs', async () => {
+  it('seeds `demo`: two deployments with the demo model on main and a shared branch, finance with its own, >100 dbt runs', async () => {
     for (const id of [1, 2]) {
       const files = Object.keys(await c.dataModel.fileHashes({ deploymentId: id, query: { branchName: 'main' } })).sort();
       expect(files).toEqual(['cube.js', 'model/cubes/customers.yml', 'model/cubes/orders.yml', 'model/views/orders_view.yml']);
@@ -107,6 +107,11 @@ describe('start-up', () => {
       const branches = await collect(c.branches.iterate({ deploymentId: id }));
       expect(branches.some((b) => b.parentBranch === 'main')).toBe(true);
     }
+    // finance: the monorepo's second model, valid on the platform's compiler.
+    const finance = Object.keys(await c.dataModel.fileHashes({ deploymentId: 3, query: { branchName: 'main' } })).sort();
+    expect(finance).toEqual(['cube.js', 'model/cubes/payments.yml', 'model/views/payments_view.yml']);
+    expect((await c.dataModel.validate({ deploymentId: 3 })).valid).toBe(true);
+    expect(await c.deployments.settings({ deploymentId: 3 })).toMatchObject({ name: 'finance', deployMode: 'git' });
     const page = await c.dbtSync.list({ deploymentId: 1, query: { first: 500 } });
     expect(page.items).toHaveLength(100);
     expect(page.pageInfo?.hasNextPage).toBe(true);
@@ -133,7 +138,7 @@ describe('auth (section 5)', () => {
   });
 
   it('accepts Bearer and Api-Key', async () => {
-    expect((await fx.client(fx.em.credentials.admin, { authScheme: 'api-key' }).deployments.list()).items).toHaveLength(2);
+    expect((await fx.client(fx.em.credentials.admin, { authScheme: 'api-key' }).deployments.list()).items).toHaveLength(3);
   });
 
   it('answers 403 for a key scoped to another deployment, and lists only its deployments', async () => {
@@ -168,7 +173,7 @@ describe('auth (section 5)', () => {
 describe('limits (section 8)', () => {
   it('offset lists default to limit 20 and offset 0; cursor `first` must be at least 1', async () => {
     const res = await c.http.send({ method: 'GET', path: '/api/v1/deployments' });
-    expect(JSON.parse(res.text!).pagination).toEqual({ offset: 0, limit: 20, total: 2 });
+    expect(JSON.parse(res.text!).pagination).toEqual({ offset: 0, limit: 20, total: 3 });
     const bad = await fetchStatus(fx.em, '/build/api/v1/deployments/1/branches?first=0', `Bearer ${fx.em.credentials.admin}`);
     expect(bad.status).toBe(400);
     expect(bad.error).toContain('query.first');

@@ -120,7 +120,9 @@ describe('@actions/workflow-parser', () => {
 
 describe('the datamodel-ci steps', () => {
   it('exist in every example', () => {
-    expect(examples.map(rel)).toEqual(['cleanup.yml', 'dbt-sync.yml', 'preview.yml', 'validation-gate.yml'].map((f) => `examples/workflows/${f}`));
+    expect(examples.map(rel)).toEqual(
+      ['cleanup.yml', 'dbt-sync.yml', 'merge-queue.yml', 'monorepo.yml', 'preview.yml', 'validation-gate.yml'].map((f) => `examples/workflows/${f}`),
+    );
     for (const f of examples)
       expect(
         steps(load(f)).some(({ step }) => step.uses && ourAction(step.uses)),

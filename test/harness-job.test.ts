@@ -72,6 +72,27 @@ jobs:
     expect(r.log).toEqual(['saying pr-5', 'workflow acme pr-5! key=***', 'GITHUB_TOKEN in env: no']);
   });
 
+  it('gives a merge_group run the group as GitHub does: GITHUB_REF and GITHUB_SHA name its branch and commit, no head or base ref', async () => {
+    const { root, workflowFile } = workflowRepo(`
+on:
+  merge_group:
+    types: [checks_requested]
+jobs:
+  main:
+    runs-on: ubuntu-latest
+    steps:
+      - run: echo "$GITHUB_EVENT_NAME $GITHUB_REF $GITHUB_SHA [$GITHUB_HEAD_REF] [$GITHUB_BASE_REF] $GITHUB_REF_NAME"
+`);
+    const group = {
+      head_sha: 'c'.repeat(40),
+      head_ref: `refs/heads/gh-readonly-queue/main/pr-7-${'a'.repeat(40)}`,
+      base_sha: 'b'.repeat(40),
+      base_ref: 'refs/heads/main',
+    };
+    const r = await runJob({ workflowFile, jobId: 'main', repoDir: root, eventName: 'merge_group', event: { action: 'checks_requested', merge_group: group } });
+    expect(r.log).toEqual([`merge_group ${group.head_ref} ${group.head_sha} [] [] gh-readonly-queue/main/pr-7-${'a'.repeat(40)}`]);
+  });
+
   it('stops at a failing step, still runs if: always() and failure() steps, and reports failure', async () => {
     const { root, workflowFile } = workflowRepo(`
 on: push

@@ -65,22 +65,27 @@ describe('README and docs', () => {
 });
 
 describe('npm run demo', () => {
-  it('plays one pull request to the end and exits 0', async () => {
+  it('plays one pull request to the end, then a monorepo pull request, and exits 0', async () => {
     const { stdout } = await promisify(execFile)(process.execPath, ['scripts/run-ts.mjs', 'demo'], { encoding: 'utf8', timeout: 120_000 });
     expect(stdout).toContain('1. The pull request is opened');
     expect(stdout).toContain('job failure');
     expect(stdout).toContain('6. The pull request is merged');
     // The comment after each event, one comment rewritten in place: ready, broken, ready again, ready with
-    // numbers that move, ready with a breaking change, merged.
-    expect(stdout.match(/The PR comment now \(1 comment on the PR, rewritten in place\)/g)).toHaveLength(6);
-    const headings = [...stdout.matchAll(/^ {2}│ (#+ .*)$/gm)].map((m) => m[1]);
-    expect(headings).toHaveLength(6);
+    // numbers that move, ready with a breaking change, merged; then the monorepo's, a section per model.
+    expect(stdout.match(/The PR comment now \(1 comment on the PR, rewritten in place\)/g)).toHaveLength(9);
+    const headings = [...stdout.matchAll(/^ {2}│ (### .*)$/gm)].map((m) => m[1]);
+    expect(headings).toHaveLength(9);
     expect(headings[0]).toMatch(/ready/);
     expect(headings[1]).toMatch(/1 error in 1 file/);
     expect(headings[2]).toMatch(/ready/);
     expect(headings[3]).toMatch(/ready/);
     expect(headings[4]).toMatch(/ready/);
     expect(headings[5]).toMatch(/merged into/);
+    expect(headings.slice(6)).toEqual([
+      '### ✅ Data-model previews · 2 models: 1 ready, 1 not previewed',
+      '### ✅ Data-model previews · 2 models: 2 ready',
+      '### 🔀 Data-model previews · 2 models: 2 merged',
+    ]);
     // The semantic-layer section: the payments cube added at first; the fourth push changes only a
     // measure's sql: a values change, and the numbers section shows its revenue moving; after the fifth,
     // the removed member is breaking and the report that uses it is named.
@@ -99,6 +104,6 @@ describe('npm run demo', () => {
     expect(stdout).toMatch(/5\. A push removes a member a report uses[\s\S]*breaking-count=2 added-count=2 changed-count=0 affected-content-count=3/);
     expect(stdout).toMatch(/✓ done in \d/);
     expect(stdout).not.toContain('✗');
-    // Six jobs in a child process: about 20 s alone, more beside the rest of the suite.
+    // Nine jobs in a child process: about 20 s alone, more beside the rest of the suite.
   }, 120_000);
 });

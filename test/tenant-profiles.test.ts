@@ -6,8 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collect } from '../src/client/index.js';
-import { repositoryModelDir } from '../src/commands/pr.js';
-import type { ActionRun } from '../src/commands/action-run.js';
+import { repositoryModelDir } from '../src/commands/pr-preview.js';
 import { withoutEngineDifferences } from '../src/impact/engine-version.js';
 import { parseMeta } from '../src/impact/meta.js';
 import { diffMeta } from '../src/impact/diff.js';
@@ -133,14 +132,13 @@ describe('the toolkit on each silent point', () => {
   });
 
   it("errors of a repository-fed deployment are placed under its project root when model-dir is left at '.'", () => {
-    const x = (modelDir: string) => ({ settings: { modelDir }, reporter: new MemoryReporter() }) as unknown as ActionRun<'pr'> & { reporter: MemoryReporter };
     const target = { deployBranch: 'main', deployMode: 'git', projectRoot: '/analytics', mergeAllowed: false, readOnly: true };
-    expect(repositoryModelDir(x('.'), target)).toBe('analytics');
-    expect(repositoryModelDir(x('analytics'), target)).toBe('analytics');
-    const other = x('warehouse');
-    expect(repositoryModelDir(other, target)).toBe('warehouse');
-    expect(other.reporter.lines.find((l) => l.level === 'warning')?.message).toContain('deployProjectRoot: /analytics');
-    expect(repositoryModelDir(x('.'), { ...target, projectRoot: '/' })).toBe('.');
+    expect(repositoryModelDir(new MemoryReporter(), '.', target)).toBe('analytics');
+    expect(repositoryModelDir(new MemoryReporter(), 'analytics', target)).toBe('analytics');
+    const reporter = new MemoryReporter();
+    expect(repositoryModelDir(reporter, 'warehouse', target)).toBe('warehouse');
+    expect(reporter.lines.find((l) => l.level === 'warning')?.message).toContain('deployProjectRoot: /analytics');
+    expect(repositoryModelDir(new MemoryReporter(), '.', { ...target, projectRoot: '/' })).toBe('.');
   });
 
   it('what only the Cube versions explain is no change: formatDescription, a named format resolved, a title’s acronym', () => {

@@ -11,7 +11,9 @@ import { renderPreview } from '../pr/comment/render-preview.js';
 import { readRunContext, type RunContext } from '../github/event.js';
 import type { Outputs } from '../pr/presenters.js';
 import { PullRequestSide } from '../pr/pull-request.js';
+import { neutralCheck } from '../pr/check-run.js';
 import { createGitHubApi } from '../github/octokit.js';
+import type { GitHubApi } from '../github/types.js';
 import type { Io } from '../io.js';
 import { ActionsReporter } from '../report/actions.js';
 import { hintFor } from '../report/hints.js';
@@ -20,7 +22,7 @@ import { JsonReporter } from '../report/json.js';
 import { retryNotice } from '../report/retry-notice.js';
 import type { Reporter } from '../report/reporter.js';
 import { TerminalReporter } from '../report/terminal.js';
-import { readSettings, sourceOf, type Settings } from '../settings.js';
+import { readSettings, sourceOf, type ConnectionSettings, type Settings } from '../settings.js';
 import type { OpContext } from '../operations/context.js';
 import { UsageError } from './args.js';
 import { inputFlags, JSON_FLAG, parseFor, VERBOSE_FLAG, type FlagDoc } from './spec.js';
@@ -48,6 +50,25 @@ export type ActionHandler<C extends CommandName> = (run: ActionRun<C>) => Promis
 
 /** A failure already reported (annotations, comment); the command exits 1. */
 export class StepFailed extends Error {}
+
+/** Commands whose result is the `datamodel-ci / validation` check: a skip of theirs is that check, neutral. */
+const VALIDATING: CommandName[] = ['pr', 'validate'];
+
+/** A platform client for `apiUrl` with the run's key and settings (several models may name other tenants). */
+export function platformClient(connection: ConnectionSettings & { apiKey: string }, apiUrl: string, reporter: Reporter, inActions: boolean): PlatformClient {
+  return new PlatformClient({
+    baseUrl: apiUrl,
+    apiKey: connection.apiKey,
+    authScheme: connection.authScheme,
+    timeoutMs: connection.requestTimeoutMs,
+    ca: connection.caCert,
+    onSecret: (s) => reporter.secret(s),
+    logger: { debug: (m) => reporter.debug(m) },
+    // In Actions a log line: an annotation would outlive a retry that then succeeded.
+    onRetry: retryNotice(inActions ? { warning: (m) => reporter.info(m) } : reporter, apiUrl),
+    userAgentSuffix: inActions ? 'github-action' : 'cli',
+  });
+}
 
 /** Logs and progress go to stderr; stdout keeps the result (name=value outputs, or the JSON document). */
 function pickReporter(io: Io, inActions: boolean, json: boolean, verbose: boolean): Reporter {
@@ -93,6 +114,30 @@ export async function runAction<C extends CommandName>(command: C, handler: Acti
         `an API key (--api-key or DATAMODEL_CI_API_KEY; see docs/cli.md#the-api-key-and-the-deployment-id). In GitHub Actions a missing key skips the step instead, because a fork's pull request gets no secrets`,
       );
     }
+    // A merge queue never runs for a fork and has the repository's secrets: no key there is a misconfiguration.
+    if (run.group && !connection.apiKey)
+      throw new InputError(
+        'api-key',
+        undefined,
+        `an API key in the merge queue (a queue run has the repository's secrets; a skipped check would let the queue merge pull request #${run.group.pr} with nothing validated)`,
+      );
+    // Made when first needed: after the platform client, whose CA error names the ca-cert input.
+    let github: GitHubApi | undefined | null = null;
+    const githubApi = (): GitHubApi | undefined =>
+      github === null
+        ? (github =
+            settings.githubToken && run.repository
+              ? createGitHubApi({ token: settings.githubToken, repository: run.repository, apiUrl: run.apiUrl, ca: connection.caCert })
+              : undefined)
+        : github;
+    const side = (label?: string) =>
+      new PullRequestSide(run, githubApi(), reporter, {
+        deploymentId: settings.deploymentId,
+        apiUrl: connection.apiUrl,
+        dryRun: settings.dryRun,
+        branchPrefix: settings.branchPrefix,
+        ...(label ? { label } : {}),
+      });
     if (run.pr?.fork || !connection.apiKey) {
       const why = run.pr?.fork
         ? `pull request #${run.pr.number} comes from a fork: secrets are not available to it, so datamodel-ci skips it`
@@ -114,32 +159,20 @@ export async function runAction<C extends CommandName>(command: C, handler: Acti
             { target: 'summary' },
           ),
         );
-      } else reporter.notice(why);
+      } else {
+        reporter.notice(why);
+        // The validation check says it was skipped (neutral), so nobody takes the green job for a validation.
+        if (VALIDATING.includes(command) && run.pr) {
+          const labels = settings.targets?.map((t) => t.key) ?? [undefined];
+          await Promise.all(labels.map((l) => neutralCheck(side(l), 'Skipped: no API key', `Nothing was validated: ${why}.`)));
+        }
+      }
       out.skipped = 'true';
       code = 0;
       return code;
     }
-    client = new PlatformClient({
-      baseUrl: connection.apiUrl,
-      apiKey: connection.apiKey,
-      authScheme: connection.authScheme,
-      timeoutMs: connection.requestTimeoutMs,
-      ca: connection.caCert,
-      onSecret: (s) => reporter.secret(s),
-      logger: { debug: (m) => reporter.debug(m) },
-      // In Actions a log line: an annotation would outlive a retry that then succeeded.
-      onRetry: retryNotice(inActions ? { warning: (m) => reporter.info(m) } : reporter, connection.apiUrl),
-      userAgentSuffix: inActions ? 'github-action' : 'cli',
-    });
-    const github =
-      settings.githubToken && run.repository
-        ? createGitHubApi({
-            token: settings.githubToken,
-            repository: run.repository,
-            apiUrl: run.apiUrl,
-            ca: connection.caCert,
-          })
-        : undefined;
+    client = platformClient({ ...connection, apiKey: connection.apiKey }, connection.apiUrl, reporter, inActions);
+    githubApi();
     const actionRun: ActionRun<C> = {
       settings,
       event: run,
@@ -151,12 +184,7 @@ export async function runAction<C extends CommandName>(command: C, handler: Acti
         signal: controller.signal,
         requestTimeoutMs: connection.requestTimeoutMs,
       },
-      pr: new PullRequestSide(run, github, reporter, {
-        deploymentId: settings.deploymentId,
-        apiUrl: connection.apiUrl,
-        dryRun: settings.dryRun,
-        branchPrefix: settings.branchPrefix,
-      }),
+      pr: side(),
       reporter,
       out,
       setResult: (value) => {

@@ -15,12 +15,30 @@ export interface PullRequestEvent {
   /** The head repository is not the base repository (a fork): secrets are not available. */
   fork: boolean;
   htmlUrl: string;
+  /** How many files the pull request changes, as the event says (`changed_files`); a file list is whole only when it has as many. */
+  changedFiles?: number;
+}
+
+/** A merge queue's group (a `merge_group` event): the commit to check, on top of `baseSha`. */
+export interface MergeGroupEvent {
+  /** The group's commit: the pull request's change on the base branch and every group ahead. */
+  headSha: string;
+  /** `refs/heads/gh-readonly-queue/<base>/pr-<n>-<sha>`. */
+  headRef: string;
+  /** Its parent: the base branch's tip or the head of the group ahead. */
+  baseSha: string;
+  /** `refs/heads/<base>`. */
+  baseRef: string;
+  /** The pull request the group was made for, read from `headRef`. */
+  pr: number;
 }
 
 export interface RunContext {
   eventName: string | undefined;
   /** The PR of a pull_request / pull_request_target event. */
   pr: PullRequestEvent | undefined;
+  /** The merge group of a merge_group event. */
+  group?: MergeGroupEvent;
   repository: string | undefined;
   runId: string | undefined;
   runUrl: string | undefined;
@@ -63,6 +81,30 @@ export function pullRequestFromPayload(payload: unknown, source = 'event payload
     ...(typeof pr.merge_commit_sha === 'string' && /^[0-9a-f]{7,64}$/i.test(pr.merge_commit_sha) ? { mergeCommitSha: pr.merge_commit_sha } : {}),
     fork,
     htmlUrl: typeof pr.html_url === 'string' ? pr.html_url : '',
+    ...(typeof pr.changed_files === 'number' && Number.isInteger(pr.changed_files) && pr.changed_files >= 0 ? { changedFiles: pr.changed_files } : {}),
+  };
+}
+
+const SHA = /^[0-9a-f]{40}$/i;
+/** GitHub's queue branches: `gh-readonly-queue/<base branch>/pr-<number>-<sha>`. */
+const QUEUE_REF = /^(?:refs\/heads\/)?gh-readonly-queue\/.+\/pr-([1-9]\d*)-[0-9a-f]{40}$/i;
+
+/** Read the group out of a merge_group payload; anything malformed is an InputError naming the field. */
+export function mergeGroupFromPayload(payload: unknown, source = 'event payload'): MergeGroupEvent {
+  const group = obj(obj(payload)?.merge_group);
+  if (!group) throw new InputError(`${source}.merge_group`, obj(payload)?.merge_group, 'a merge_group object');
+  const field = (name: string, ok: (v: string) => boolean, expected: string): string => {
+    const v = group[name];
+    if (typeof v !== 'string' || !ok(v)) throw new InputError(`${source}.merge_group.${name}`, v, expected);
+    return v;
+  };
+  const headRef = field('head_ref', (v) => QUEUE_REF.test(v), 'a merge queue ref, refs/heads/gh-readonly-queue/<base>/pr-<number>-<sha>');
+  return {
+    headSha: field('head_sha', (v) => SHA.test(v), 'a commit SHA').toLowerCase(),
+    headRef,
+    baseSha: field('base_sha', (v) => SHA.test(v), 'a commit SHA').toLowerCase(),
+    baseRef: field('base_ref', (v) => v.startsWith('refs/heads/'), 'a branch ref, refs/heads/<name>'),
+    pr: Number(QUEUE_REF.exec(headRef)?.[1]),
   };
 }
 
@@ -70,20 +112,28 @@ export function pullRequestFromPayload(payload: unknown, source = 'event payload
 export function readRunContext(env: NodeJS.ProcessEnv): RunContext {
   const eventName = env.GITHUB_EVENT_NAME;
   let pr: PullRequestEvent | undefined;
+  let group: MergeGroupEvent | undefined;
   let payload: unknown;
-  if ((eventName === 'pull_request' || eventName === 'pull_request_target') && env.GITHUB_EVENT_PATH) {
+  const read = (): unknown => {
     try {
-      payload = JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, 'utf8'));
+      return JSON.parse(readFileSync(env.GITHUB_EVENT_PATH as string, 'utf8'));
     } catch (e) {
       throw new InputError('GITHUB_EVENT_PATH', env.GITHUB_EVENT_PATH, `a readable JSON event file (${(e as Error).message})`);
     }
+  };
+  if ((eventName === 'pull_request' || eventName === 'pull_request_target') && env.GITHUB_EVENT_PATH) {
+    payload = read();
     pr = pullRequestFromPayload(payload);
+  } else if (eventName === 'merge_group' && env.GITHUB_EVENT_PATH) {
+    payload = read();
+    group = mergeGroupFromPayload(payload);
   }
   const server = env.GITHUB_SERVER_URL ?? 'https://github.com';
   const runUrl = env.GITHUB_REPOSITORY && env.GITHUB_RUN_ID ? `${server}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}` : undefined;
   return {
     eventName,
     pr,
+    ...(group ? { group } : {}),
     repository: env.GITHUB_REPOSITORY,
     runId: env.GITHUB_RUN_ID,
     runUrl,

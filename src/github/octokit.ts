@@ -9,9 +9,19 @@ import { restEndpointMethods } from '@octokit/plugin-rest-endpoint-methods';
 import { EnvHttpProxyAgent, fetch as undiciFetch, type Dispatcher } from 'undici';
 import { InputError, messageOf } from '../client/errors.js';
 import { loadCa, trustStore } from '../client/trust.js';
-import { GitHubRefused, type CheckRunOutput, type GitHubApi, type IssueComment, type PullRequestInfo } from './types.js';
+import { GitHubRefused, type ChangedFiles, type CheckRunOutput, type GitHubApi, type IssueComment, type PullRequestInfo } from './types.js';
 
 export const DEFAULT_GITHUB_API_URL = 'https://api.github.com';
+
+/** The most files GitHub lists for a pull request, and for a compare (docs of `pulls/list-files`, `repos/compare-commits`). */
+export const MAX_PULL_FILES = 3000;
+export const MAX_COMPARE_FILES = 300;
+
+/** Changed paths, a rename's old name too (the folder it left is touched as well). */
+function changedPaths(files: { filename: string; previous_filename?: string }[], max: number): ChangedFiles {
+  const paths = files.flatMap((f) => (f.previous_filename ? [f.filename, f.previous_filename] : [f.filename]));
+  return { files: paths, count: files.length, complete: files.length < max };
+}
 
 export interface GitHubApiOptions {
   /** GITHUB_TOKEN, an app installation token or a PAT. */
@@ -227,6 +237,19 @@ export function createGitHubApi(options: GitHubApiOptions): GitHubApi {
     async listDeployments(environment) {
       const data = await octokit.paginate(octokit.rest.repos.listDeployments, { owner, repo, environment, per_page: 100 });
       return data.map((d) => d.id);
+    },
+    async listPullFiles(number) {
+      const data = await octokit.paginate(octokit.rest.pulls.listFiles, { owner, repo, pull_number: number, per_page: 100 });
+      return changedPaths(data, MAX_PULL_FILES);
+    },
+    async compareFiles(base, head) {
+      // The files come whole on the first page; one commit a page keeps the answer small.
+      const { data } = await octokit.rest.repos.compareCommitsWithBasehead({ owner, repo, basehead: `${base}...${head}`, per_page: 1 });
+      return changedPaths(data.files ?? [], MAX_COMPARE_FILES);
+    },
+    async listCheckRuns(sha, name) {
+      const { data } = await octokit.rest.checks.listForRef({ owner, repo, ref: sha, check_name: name, filter: 'latest', per_page: 100 });
+      return data.check_runs.map((r) => ({ name: r.name, status: r.status, conclusion: r.conclusion, app: r.app?.slug ?? '' }));
     },
   });
 }

@@ -41,6 +41,24 @@ export interface CheckRunOutput {
   annotations: CheckAnnotation[];
 }
 
+/** The files a change touches, and whether GitHub listed them all (it stops at 3000 for a pull request, 300 for a compare). */
+export interface ChangedFiles {
+  /** Paths relative to the repository; a rename gives both its old and its new path. */
+  files: string[];
+  /** Files as GitHub counts them (a rename once). */
+  count: number;
+  complete: boolean;
+}
+
+/** A check run on a commit, as the toolkit reads one back. */
+export interface CheckRunInfo {
+  name: string;
+  status: string;
+  conclusion: string | null;
+  /** Slug of the app that made it (`github-actions` for GITHUB_TOKEN). */
+  app: string;
+}
+
 export interface GitHubApi {
   /**
    * The login the token acts as (`github-actions[bot]`, an app's `<slug>[bot]`, a PAT's user), or
@@ -71,6 +89,12 @@ export interface GitHubApi {
   ): Promise<void>;
   /** Ids of the deployments to `environment`. */
   listDeployments(environment: string): Promise<number[]>;
+  /** The files a pull request changes against its base. */
+  listPullFiles(number: number): Promise<ChangedFiles>;
+  /** The files changed from `base` to `head` (the commits `git log base..head` lists). */
+  compareFiles(base: string, head: string): Promise<ChangedFiles>;
+  /** The latest check run of each name on `sha` named `name`. */
+  listCheckRuns(sha: string, name: string): Promise<CheckRunInfo[]>;
 }
 
 /** GitHub's 403: the token may not do this (the job lacks a permission). Whoever writes decides whether the step goes on. */

@@ -4,7 +4,7 @@
  */
 import { BadRequestError, NotFoundError, PermissionDeniedError } from '../client/errors.js';
 import { isDevBranch } from '@datamodel-ci/platform-api';
-import { prOfBranch } from '../branch-names.js';
+import { prOfBranch, prOfQueueBranch } from '../branch-names.js';
 import { mutate, type OpContext } from './context.js';
 
 export interface CleanupResult {
@@ -92,7 +92,8 @@ export async function sweepBranches(
   const rows: SweepRow[] = [];
   const candidates: { name: string; pr: number }[] = [];
   for await (const b of ctx.client.branches.iterate({ deploymentId: ctx.deploymentId, query: { first: 100 } }, { signal: ctx.signal })) {
-    const pr = prOfBranch(input.prefix, b.name);
+    // A merge queue run removes its branch as it ends; one a killed run left goes with its pull request.
+    const pr = prOfBranch(input.prefix, b.name) ?? prOfQueueBranch(input.prefix, b.name);
     if (pr !== undefined) candidates.push({ name: b.name, pr });
   }
   for (const c of candidates) {

@@ -6,10 +6,10 @@
 import { messageOf } from '../client/errors.js';
 import { GitHubRefused, type CheckAnnotation } from '../github/types.js';
 import { errorNotes, type ModelError } from '../operations/validate.js';
-import type { PullRequestSide } from './pull-request.js';
+import { CHECK_NAME, type PullRequestSide } from './pull-request.js';
 import { plural } from '../report/plural.js';
 
-export const CHECK_NAME = 'datamodel-ci / validation';
+export { CHECK_NAME };
 /** Annotations GitHub takes in one check-run request. */
 const PER_REQUEST = 50;
 /** Error annotations GitHub shows for one step from workflow commands. */
@@ -24,14 +24,14 @@ const echoCount = (errors: ModelError[]) => errors.reduce((n, e) => n + (e.echoe
 /** Pin the root causes (their echoes are folded into their text): a check run when possible, else workflow commands. */
 export async function annotate(side: PullRequestSide, errors: ModelError[], result: { branch: string; valid: boolean }): Promise<void> {
   const placed = errors.filter((e): e is ModelError & { file: string; line: number } => !!e.file && !!e.line);
-  const head = side.event.pr?.headSha;
+  const head = side.headSha;
   if (side.github && head && !side.settings.dryRun && (await checkRun(side, head, errors, placed, result))) return;
   const inActions = side.event.runId !== undefined;
   const shown = inActions ? errors.slice(0, PER_STEP) : errors;
   for (const e of shown) side.reporter.error(annotationText(e), { file: e.file, line: e.line, ...(e.column ? { column: e.column } : {}), title: 'data model' });
   if (shown.length < errors.length) {
     side.reporter.warning(
-      `${plural(errors.length - shown.length, 'more error')} ${errors.length - shown.length === 1 ? 'is' : 'are'} not shown as annotations (GitHub shows ${PER_STEP} per step); every error is in the job summary. Grant the job \`checks: write\` to get them all as annotations of the "${CHECK_NAME}" check.`,
+      `${plural(errors.length - shown.length, 'more error')} ${errors.length - shown.length === 1 ? 'is' : 'are'} not shown as annotations (GitHub shows ${PER_STEP} per step); every error is in the job summary. Grant the job \`checks: write\` to get them all as annotations of the "${side.checkName}" check.`,
     );
   }
 }
@@ -64,7 +64,7 @@ async function checkRun(
     : `${plural(errors.length, 'error')} from the platform's compiler; ${placed.length} placed on a line.${placed.length < errors.length ? ' The others are in the job summary.' : ''}${folded}`;
   try {
     const run = await github.createCheckRun({
-      name: CHECK_NAME,
+      name: side.checkName,
       headSha: head,
       conclusion: r.valid ? 'success' : 'failure',
       output: { title, summary, annotations: annotations.slice(0, PER_REQUEST) },
@@ -73,14 +73,47 @@ async function checkRun(
     for (let i = PER_REQUEST; i < annotations.length; i += PER_REQUEST) {
       await github.addCheckRunAnnotations(run.id, { title, summary, annotations: annotations.slice(i, i + PER_REQUEST) });
     }
-    side.reporter.info(`published ${plural(annotations.length, 'annotation')} on the check "${CHECK_NAME}"${run.htmlUrl ? `: ${run.htmlUrl}` : ''}`);
+    side.reporter.info(`published ${plural(annotations.length, 'annotation')} on the check "${side.checkName}"${run.htmlUrl ? `: ${run.htmlUrl}` : ''}`);
     return true;
   } catch (e) {
     if (e instanceof GitHubRefused) {
       side.reporter.debug(`no check run (the token may not write checks): ${messageOf(e)}`);
       return false;
     }
-    side.reporter.warning(`could not publish the "${CHECK_NAME}" check: ${messageOf(e)}`);
+    side.reporter.warning(`could not publish the "${side.checkName}" check: ${messageOf(e)}`);
     return false;
+  }
+}
+
+/**
+ * A skip as branch protection can tell it from a validation: the check with conclusion `neutral` and the
+ * reason as its title (never `success`). Nothing when the token may not write checks (a fork's).
+ */
+export async function neutralCheck(side: PullRequestSide, title: string, summary: string): Promise<void> {
+  const head = side.headSha;
+  if (!side.github || !head || side.settings.dryRun) return;
+  try {
+    await side.github.createCheckRun({
+      name: side.checkName,
+      headSha: head,
+      conclusion: 'neutral',
+      output: { title, summary, annotations: [] },
+      detailsUrl: side.event.runUrl,
+    });
+  } catch (e) {
+    if (e instanceof GitHubRefused) side.reporter.debug(`no "${side.checkName}" check (the token may not write checks): ${messageOf(e)}`);
+    else side.reporter.warning(`could not publish the "${side.checkName}" check: ${messageOf(e)}`);
+  }
+}
+
+/** The merge commit, when a merge queue validated it (the check passed on it): the close says so. */
+export async function validatedInQueue(side: PullRequestSide, mergeCommitSha: string | undefined): Promise<string | undefined> {
+  if (!side.github || !mergeCommitSha) return undefined;
+  try {
+    const runs = await side.github.listCheckRuns(mergeCommitSha, side.checkName);
+    return runs.some((r) => r.status === 'completed' && r.conclusion === 'success') ? mergeCommitSha : undefined;
+  } catch (e) {
+    side.reporter.debug(`could not read the checks of the merge commit ${mergeCommitSha}: ${messageOf(e)}`);
+    return undefined;
   }
 }

@@ -7,9 +7,11 @@ import { messageOf } from '../client/errors.js';
 import { GitHubRefused } from '../github/types.js';
 import type { PullRequestSide } from './pull-request.js';
 
-/** `environment-prefix` + the PR's number; none when the prefix is empty or there is no PR. */
+/** `environment-prefix` + the PR's number (+ `-<model folder>` with several models); none when the prefix is empty or there is no PR. */
 function environmentOf(side: PullRequestSide, prefix: string | undefined): string | undefined {
-  return prefix && side.event.pr ? `${prefix}${side.event.pr.number}` : undefined;
+  if (!prefix || !side.event.pr) return undefined;
+  const label = side.settings.label;
+  return `${prefix}${side.event.pr.number}${label ? `-${label.replace(/[^\w.-]+/g, '-')}` : ''}`;
 }
 
 function trouble(side: PullRequestSide, what: string, e: unknown): void {
@@ -27,7 +29,8 @@ export async function deployPreview(side: PullRequestSide, environmentPrefix: st
   const github = side.github;
   if (!environment || !pr || !github || side.settings.dryRun) return;
   try {
-    const id = await github.createDeployment({ ref: pr.headSha, environment, description: `data-model preview of PR #${pr.number}` });
+    const what = side.settings.label ? `data-model preview of ${side.settings.label} in PR #${pr.number}` : `data-model preview of PR #${pr.number}`;
+    const id = await github.createDeployment({ ref: pr.headSha, environment, description: what });
     await github.createDeploymentStatus(id, {
       state: 'success',
       environmentUrl: url,

@@ -111,3 +111,17 @@ export async function writePreview(side: PullRequestSide, o: PreviewOutcome, sho
   const rejected = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (rejected) throw rejected.reason;
 }
+
+/** A model the pull request does not touch: its section says why in a line, and shows no preview. */
+export async function markUntouched(side: PullRequestSide, why: string): Promise<void> {
+  const thread = await side.thread();
+  const headSha = side.headSha;
+  if (!thread || !headSha || side.settings.dryRun) return;
+  const runUrl = side.event.runUrl;
+  await thread.write({
+    headSha,
+    runId: Number(side.event.runId ?? 0),
+    ...(runUrl ? { runUrl } : {}),
+    update: () => ({ ledger: { state: 'untouched', untouched: why } }),
+  });
+}

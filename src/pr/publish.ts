@@ -7,7 +7,8 @@ import type { Ledger } from './comment/ledger.js';
 import { nextView, type PreviewState, type PreviewView, type ViewError } from './comment/view.js';
 import type { ImpactView } from './comment/render-impact.js';
 import type { NumbersView } from './comment/render-numbers.js';
-import { renderPreview } from './comment/render-preview.js';
+import { PREVIEW_TITLE, renderPreview } from './comment/render-preview.js';
+import { code } from './comment/markdown.js';
 import type { PullRequestSide } from './pull-request.js';
 import { plural } from '../report/plural.js';
 import { errorNotes, type ModelError } from '../operations/validate.js';
@@ -48,6 +49,14 @@ export interface PublishOptions {
   numbers?: NumbersView;
 }
 
+/** With several models, each model's job summary is headed by its folder and deployment (one model: as is). */
+function sectionTitled(side: PullRequestSide, markdown: string): string {
+  const label = side.settings.label;
+  if (!label) return markdown;
+  const [first = '', ...rest] = markdown.split('\n');
+  return [first.replace(PREVIEW_TITLE, `${code(`${label}/`)} (deployment ${side.settings.deploymentId})`), ...rest].join('\n');
+}
+
 /** Merge `update` into this run's view, write the comment, and (by default) the job summary. */
 export async function publish(side: PullRequestSide, update: ViewUpdate, ledger: Partial<Ledger> = {}, options: PublishOptions = {}): Promise<void> {
   const { event, reporter, settings } = side;
@@ -65,14 +74,17 @@ export async function publish(side: PullRequestSide, update: ViewUpdate, ledger:
   const view: PreviewView = update.state ? merged : { ...merged, state: derivedState(merged) };
   if (options.summary !== false)
     reporter.summary(
-      renderPreview(
-        { ...view, updatedAt: new Date().toISOString() },
-        {
-          target: 'summary',
-          ...(options.errors ? { errors: options.errors } : {}),
-          ...(options.impact ? { impact: options.impact } : {}),
-          ...(options.numbers ? { numbers: options.numbers } : {}),
-        },
+      sectionTitled(
+        side,
+        renderPreview(
+          { ...view, updatedAt: new Date().toISOString() },
+          {
+            target: 'summary',
+            ...(options.errors ? { errors: options.errors } : {}),
+            ...(options.impact ? { impact: options.impact } : {}),
+            ...(options.numbers ? { numbers: options.numbers } : {}),
+          },
+        ),
       ),
     );
   if (!thread || !pr) return;

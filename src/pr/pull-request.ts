@@ -10,6 +10,9 @@ import type { GitHubApi } from '../github/types.js';
 import type { Reporter } from '../report/reporter.js';
 import { CommentThread } from './comment/thread.js';
 
+/** The check run that carries a validation: what branch protection requires. */
+export const CHECK_NAME = 'datamodel-ci / validation';
+
 /** What the pull request's side needs of the run's settings. */
 export interface PullRequestSettings {
   deploymentId: number;
@@ -18,35 +21,61 @@ export interface PullRequestSettings {
   /** A dry run writes nothing to GitHub. */
   dryRun: boolean;
   branchPrefix: string;
+  /** One model of several (`deployments`): its folder names its check run and GitHub deployment. */
+  label?: string;
+}
+
+/** The comment a side writes to: the PR's own thread, or (several models) one section of it. */
+export interface PreviewThread {
+  readonly ledger: CommentThread['ledger'];
+  write: CommentThread['write'];
 }
 
 /** The account GITHUB_TOKEN writes as. */
 const ACTIONS_BOT = 'github-actions[bot]';
 
 export class PullRequestSide {
-  private opened: Promise<CommentThread | undefined> | undefined;
+  private opened: Promise<PreviewThread | undefined> | undefined;
 
   constructor(
     readonly event: RunContext,
     readonly github: GitHubApi | undefined,
     readonly reporter: Reporter,
     readonly settings: PullRequestSettings,
-  ) {}
+    /** Where the comment goes instead of the PR's own thread (a section of the several models' comment). */
+    section?: () => Promise<PreviewThread | undefined>,
+  ) {
+    if (section) this.opened = section();
+  }
+
+  /** The commit the run checks: the pull request's head, or the merge queue group's. */
+  get headSha(): string | undefined {
+    return this.event.pr?.headSha ?? this.event.group?.headSha;
+  }
+
+  /** The validation check's name: `datamodel-ci / validation`, with the model's folder when there are several. */
+  get checkName(): string {
+    return this.settings.label ? `${CHECK_NAME} (${this.settings.label})` : CHECK_NAME;
+  }
 
   /** The PR's conversation with our comment (listed once per run), when there is a PR and a token. */
-  thread(): Promise<CommentThread | undefined> {
+  thread(): Promise<PreviewThread | undefined> {
     const { pr } = this.event;
     const github = this.github;
     if (!pr || !github) return Promise.resolve(undefined);
-    this.opened ??= CommentThread.open(github, {
-      pr: pr.number,
-      deploymentId: String(this.settings.deploymentId),
-      authors: this.tokenIdentity(github),
-    }).catch((e: unknown) => {
+    this.opened ??= this.openThread(String(this.settings.deploymentId));
+    return this.opened;
+  }
+
+  /** List the PR's comments and find ours for `key` (a deployment id, or the several models' comment). */
+  openThread(key: string): Promise<CommentThread | undefined> {
+    const { pr } = this.event;
+    const github = this.github;
+    if (!pr || !github) return Promise.resolve(undefined);
+    return CommentThread.open(github, { pr: pr.number, deploymentId: key, authors: this.tokenIdentity(github) }).catch((e: unknown) => {
       this.reporter.warning(`could not read the pull request comments: ${messageOf(e)}`);
       return undefined;
     });
-    return this.opened;
   }
 
   /**

@@ -100,6 +100,11 @@ function githubContext(options: RunnerOptions, extra: { job: string; workflow: s
       ref = `refs/heads/${baseRef || defaultBranch}`;
       sha = scalar(mapping(pr['base'])['sha'] ?? sha);
     }
+  } else if (eventName === 'merge_group' && event['merge_group'] !== undefined) {
+    // GITHUB_REF and GITHUB_SHA name the group's temporary branch and commit; head_ref and base_ref stay empty.
+    const group = mapping(event['merge_group']);
+    ref = scalar(group['head_ref'] ?? ref);
+    sha = scalar(group['head_sha'] ?? sha);
   } else if (eventName === 'push' && typeof event['ref'] === 'string') {
     ref = event['ref'];
     sha = scalar(event['after'] ?? sha);

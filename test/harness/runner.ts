@@ -23,6 +23,7 @@ import type { ActionRunResult, JobRunResult, RunActionOptions, RunJobOptions, St
 import { manifestPath, resolveUses } from './uses.js';
 import { isMapping, mapping, scalar, type Mapping } from './yaml-values.js';
 
+export { workflowTriggers, type TriggerAnswer } from './triggers.js';
 export type {
   ActionRunResult,
   Annotation,

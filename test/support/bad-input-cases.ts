@@ -389,7 +389,7 @@ export const cases = (): Case[] => [
     command: 'pr',
     env: { DATAMODEL_CI_BRANCH: 'main' },
     code: 2,
-    says: ['event: got nothing, expected a pull_request event'],
+    says: ['event: got nothing, expected a pull_request or merge_group event'],
   },
   {
     name: 'sweep without a repository',

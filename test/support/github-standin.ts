@@ -23,6 +23,8 @@ const FULL_ANSWERS = new Set([
   'repos/list-deployment-statuses',
   'repos/get-deployment-status',
   'users/get-authenticated',
+  'pulls/list-files',
+  'repos/compare-commits-with-basehead',
 ]);
 
 /** An Octokit for `token` that trusts the stand-in's CA; answers off GitHub's schema land in `mismatches`. */

@@ -1,4 +1,4 @@
-/** Real pull_request event payloads (@octokit/webhooks-examples), adjusted per test and written to a file. */
+/** Real pull_request and merge_group event payloads (@octokit/webhooks-examples), adjusted per test and written to a file. */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -7,6 +7,7 @@ import { join } from 'node:path';
 type Payload = Record<string, any>;
 const definitions = createRequire(import.meta.url)('@octokit/webhooks-examples') as { name: string; examples: Payload[] }[];
 const pullRequestExamples = definitions.find((d) => d.name === 'pull_request')?.examples ?? [];
+const mergeGroupExamples = definitions.find((d) => d.name === 'merge_group')?.examples ?? [];
 
 /** The first published example of an action, deep-copied. */
 export function example(action: string): Payload {
@@ -33,6 +34,35 @@ export function pullRequestEvent(
   if (opts.merged !== undefined) pr.merged = opts.merged;
   if (action === 'closed') pr.state = 'closed';
   if (opts.fork) pr.head.repo = { ...pr.head.repo, full_name: 'someone-else/Hello-World', fork: true };
+  return p;
+}
+
+/** The group fields of a merge_group payload (what the GitHub stand-in's `enqueue` returns has them all). */
+export interface GroupFields {
+  headSha: string;
+  headRef: string;
+  baseSha: string;
+  baseRef: string;
+}
+
+/**
+ * A merge_group `checks_requested` payload for a queued group: the published example with the group's
+ * SHAs and refs, its head commit, and (when given) the repository of a pull_request payload.
+ */
+export function mergeGroupEvent(group: GroupFields, repository?: Payload): Payload {
+  const found = mergeGroupExamples.find((e) => e.action === 'checks_requested');
+  if (!found) throw new Error('no merge_group.checks_requested example in @octokit/webhooks-examples');
+  const p = structuredClone(found);
+  const pr = /\/pr-(\d+)-/.exec(group.headRef)?.[1] ?? '1';
+  p.merge_group = {
+    ...p.merge_group,
+    head_sha: group.headSha,
+    head_ref: group.headRef,
+    base_sha: group.baseSha,
+    base_ref: group.baseRef,
+    head_commit: { ...p.merge_group.head_commit, id: group.headSha, message: `Merge pull request #${pr}` },
+  };
+  if (repository) p.repository = structuredClone(repository);
   return p;
 }
 

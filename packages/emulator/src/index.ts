@@ -2,7 +2,7 @@
 export { startEmulator, type Emulator, type EmulatorInfo, type EmulatorOptions } from './server.js';
 export type { State } from './state.js';
 export type { FileMap } from './build/models.js';
-export { DEMO_MODEL } from './seed/demo-model.js';
+export { DEMO_MODEL, FINANCE_MODEL } from './seed/demo-model.js';
 export { SEEDS, type SeedName } from './seed/index.js';
 export { BOT_LOGIN, startGitHubStandin, type GitHubStandin } from './github/standin.js';
 export { makeLocalTls, type LocalTls } from './tls.js';

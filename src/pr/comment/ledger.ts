@@ -4,7 +4,8 @@
  * owns the PR's head commit.
  */
 import { renderPreview, type RenderOptions } from './render-preview.js';
-import { viewOf, type PreviewView } from './view.js';
+import { renderSections } from './render-sections.js';
+import { viewOf, type PreviewView, type ViewError } from './view.js';
 import type { IssueComment } from '../../github/types.js';
 
 /** GitHub rejects bodies over 65 536 characters. */
@@ -32,7 +33,19 @@ export interface Ledger {
   state?: string;
   /** What the comment shows. */
   view?: PreviewView;
+  /** Several models (`deployments`): one section each, in the order of the input; the comment's own view is unused. */
+  models?: ModelLedger[];
+  /** A model the pull request did not touch: why it was not previewed (its section says so in a line). */
+  untouched?: string;
 }
+
+/** One model's section: what its runs remember, as a ledger of its own, and its folder. */
+export interface ModelLedger extends Ledger {
+  key: string;
+}
+
+/** The marker key of the several models' comment (deployment ids are numbers: no clash). */
+export const MODELS_COMMENT = 'models';
 
 export interface ParsedComment {
   /** Deployment named by the first-line marker; undefined when the comment is not ours. */
@@ -91,17 +104,29 @@ export function decodeLedger(base64: string): Ledger | undefined {
   } catch {
     return undefined;
   }
+  return ledgerOf(raw, true);
+}
+
+/** A ledger from parsed JSON, its known well-typed fields only (the sections of several models one level down). */
+function ledgerOf(raw: unknown, top: boolean): Ledger | undefined {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
   const r = raw as Record<string, unknown>;
   if (typeof r.deploymentId !== 'string' || !r.deploymentId) return undefined;
   const ledger: Ledger = { deploymentId: r.deploymentId };
-  for (const key of ['branch', 'devBranch', 'stagingUrl', 'headSha', 'updatedAt', 'state'] as const) {
+  for (const key of ['branch', 'devBranch', 'stagingUrl', 'headSha', 'updatedAt', 'state', 'untouched'] as const) {
     const v = optionalString(r[key]);
     if (v !== undefined) ledger[key] = v;
   }
   if (typeof r.runId === 'number' && Number.isSafeInteger(r.runId)) ledger.runId = r.runId;
   const view = viewOf(r.view);
   if (view) ledger.view = view;
+  if (top && Array.isArray(r.models)) {
+    ledger.models = r.models.flatMap((m: unknown) => {
+      const key = optionalString((m as { key?: unknown } | null)?.key);
+      const section = key ? ledgerOf(m, false) : undefined;
+      return section && key ? [{ ...section, key }] : [];
+    });
+  }
   return ledger;
 }
 
@@ -125,6 +150,8 @@ export interface ComposeInput {
   ledger: Ledger;
   /** Every error of the run, for the comment's count and its first errors. */
   render?: Omit<RenderOptions, 'target'>;
+  /** Several models: every error of each section's run, by folder. */
+  sectionErrors?: Record<string, ViewError[]>;
   /** Maximum body length (default 65 000). */
   limit?: number;
 }
@@ -135,11 +162,15 @@ export function composeComment(input: ComposeInput): string {
   const ledger: Ledger = { ...input.ledger, deploymentId: input.deploymentId };
   const header = [commentMarker(input.deploymentId), `<!-- ${PREFIX}:ledger ${encodeLedger(ledger)} -->`].join('\n');
   const view = ledger.view;
-  if (!view) return `${header}\n`;
+  const models = ledger.models;
+  if (!view && !models?.length) return `${header}\n`;
   let shown = input.render?.commentErrors ?? 15;
   for (;;) {
     const rows = Math.min(shown, input.render?.commentImpactRows ?? shown);
-    const body = `${header}\n\n${neutraliseComments(renderPreview(view, { ...input.render, target: 'comment', commentErrors: shown, commentImpactRows: rows }))}`;
+    const rendered = models?.length
+      ? renderSections(models, { errors: input.sectionErrors ?? {}, commentErrors: shown, commentImpactRows: rows })
+      : renderPreview(view!, { ...input.render, target: 'comment', commentErrors: shown, commentImpactRows: rows });
+    const body = `${header}\n\n${neutraliseComments(rendered)}`;
     // The ledger's texts are capped (preview-view.ts), so no error at all always fits.
     if (body.length <= limit || shown === 0) return body;
     shown = Math.floor(shown / 2);

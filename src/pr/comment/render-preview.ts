@@ -211,6 +211,8 @@ export function renderPreview(v: PreviewView, options: RenderOptions): string {
   const errors = options.errors ?? v.validation?.errors ?? [];
   const closed = v.state === 'merged' || v.state === 'closed' || v.state === 'skipped';
   const parts: string[][] = [[heading(v, v.validation?.errorCount ?? errors.length, files(errors))], lead(v)];
+  if (v.state === 'merged' && v.queue)
+    parts.push([`✅ Validated in the merge queue at ${code(v.queue.sha.slice(0, 7))}: the merge commit's model compiled on the platform.`]);
   if (!closed && v.state !== 'updating') parts.push(steps(v));
   if (!closed && v.state !== 'updating' && v.impact) {
     parts.push(

@@ -17,6 +17,8 @@ export interface CommentUpdate {
   ledger: Partial<Ledger>;
   /** Every error of the run (the ledger keeps the first ones). */
   errors?: ViewError[];
+  /** Several models: every error of each section's run, by folder. */
+  sectionErrors?: Record<string, ViewError[]>;
 }
 
 export interface WriteOptions {
@@ -101,7 +103,12 @@ export class CommentThread {
     const updatedAt = (options.now?.() ?? new Date()).toISOString();
     const ledger: Ledger = { ...next.ledger, deploymentId, headSha: options.headSha, runId: options.runId, updatedAt };
     if (ledger.view) ledger.view = { ...ledger.view, updatedAt };
-    const body = composeComment({ deploymentId, ledger, ...(next.errors ? { render: { errors: next.errors } } : {}) });
+    const body = composeComment({
+      deploymentId,
+      ledger,
+      ...(next.errors ? { render: { errors: next.errors } } : {}),
+      ...(next.sectionErrors ? { sectionErrors: next.sectionErrors } : {}),
+    });
 
     // A push since this run started hands the comment to the newer run.
     const pull = await pullRead;

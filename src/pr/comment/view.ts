@@ -57,6 +57,8 @@ export interface PreviewView {
   pending?: string[];
   /** Why nothing ran (fork PR). */
   skipped?: string;
+  /** The merge commit a merge queue validated (its `datamodel-ci / validation` check passed), once merged. */
+  queue?: { sha: string };
 }
 
 // Outside text kept in the ledger is also masked where it looks like a credential.
@@ -137,6 +139,7 @@ export function viewOf(raw: unknown): PreviewView | undefined {
   const v = raw as Partial<PreviewView>;
   const states: PreviewState[] = ['updating', 'ready', 'invalid', 'failed', 'merged', 'closed', 'skipped'];
   if (!states.includes(v.state as PreviewState) || typeof v.headSha !== 'string') return undefined;
+  if (v.queue !== undefined && !/^[0-9a-f]{7,64}$/i.test(String((v.queue as { sha?: unknown } | null)?.sha))) return viewOf({ ...v, queue: undefined });
   if (v.pending !== undefined && !(Array.isArray(v.pending) && v.pending.every((b) => typeof b === 'string')))
     return { ...v, pending: undefined } as PreviewView;
   return v as PreviewView;

@@ -96,6 +96,8 @@ export interface Checks {
   checkRuns: (repository?: string) => StandinCheckRun[];
   /** The latest run of each name on `sha` as deployment contexts: `success`, `pending` or `failure`. */
   contexts: (fullName: string, sha: string) => { context: string; state: string }[];
+  /** The latest run of each name on `sha` (any app), as branch protection reads it. */
+  latestRuns: (fullName: string, sha: string) => { name: string; status: CheckStatus; conclusion: CheckConclusion | null }[];
 }
 
 /** Rules GitHub enforces on check-run bodies beyond the description's schema. */
@@ -318,6 +320,11 @@ export function createChecks(defaultRepo: string, links: CheckLinks): Checks {
       return copy(run);
     },
     checkRuns: (repository = defaultRepo) => (runs.get(repository.toLowerCase()) ?? []).map(copy),
+    latestRuns(fullName, sha) {
+      const byName = new Map<string, StandinCheckRun>();
+      for (const r of runsOf(fullName).filter((x) => x.headSha === sha)) byName.set(r.name, r);
+      return [...byName.values()].map((r) => ({ name: r.name, status: r.status, conclusion: r.conclusion }));
+    },
     contexts(fullName, sha) {
       return latest(runsOf(fullName).filter((r) => r.headSha === sha)).map((r) => ({
         context: r.name,

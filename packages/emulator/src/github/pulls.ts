@@ -1,4 +1,5 @@
 /** Pull requests and their issue comments: state, answers, and the refs they give names to. */
+import { BASE_SHA, changeOf, diffEntry, shaOf, type FileChange } from './commits.js';
 import type { Json, JsonObject } from './description.js';
 import { json } from '../https-server.js';
 import { pageOf } from './paging.js';
@@ -7,6 +8,9 @@ import { BOT_LOGIN, timestamp } from './shapes.js';
 
 /** GitHub's limit on a comment body. */
 export const MAX_COMMENT_BODY = 65_536;
+
+/** GitHub lists at most this many files of a pull request. */
+export const MAX_PULL_FILES = 3000;
 
 export interface StandinPull {
   number: number;
@@ -24,6 +28,10 @@ export interface StandinPull {
   updatedAt: string;
   closedAt: string | null;
   mergedAt: string | null;
+  /** The commit the merge made on the base branch (a merge queue's merge group head), once merged. */
+  mergeCommitSha: string | null;
+  /** What the pull request changes against its base (`pulls/list-files`). */
+  files: FileChange[];
 }
 
 export interface StandinComment {
@@ -43,12 +51,17 @@ export interface NewPull {
   title?: string;
   user?: string;
   fork?: boolean;
+  /** Files it changes: paths (as `modified`) or changes; default none. */
+  files?: (string | FileChange)[];
   /** `owner/repo`; default the stand-in's repository. */
   repository?: string;
 }
 
-/** The base branch's commit, as every pull answers it. */
-const BASE_SHA = '0'.repeat(40);
+/** What the pulls learn from the repository's history. */
+export interface PullLinks {
+  /** A branch's tip once it has moved (a merge); the pulls answer BASE_SHA before. */
+  tip: (fullName: string, branch: string) => string | undefined;
+}
 
 interface RepoState {
   pulls: Map<number, StandinPull>;
@@ -65,12 +78,18 @@ export interface Pulls {
   minimalAt: (fullName: string, sha: string, base: string) => JsonObject[];
   addPull: (pull: NewPull) => StandinPull;
   setHead: (pr: number, sha: string, repository?: string) => void;
-  closePull: (pr: number, merged: boolean, repository?: string) => void;
+  setFiles: (pr: number, files: (string | FileChange)[], repository?: string) => void;
+  /** Close it; a merge records `mergeCommitSha` (default a made-up one). */
+  closePull: (pr: number, merged: boolean, repository?: string, mergeCommitSha?: string) => void;
+  /** A pull's state (a copy), or undefined. */
+  pull: (pr: number, repository?: string) => StandinPull | undefined;
   addComment: (pr: number, body: string, user?: string, repository?: string) => StandinComment;
   comments: (pr: number, repository?: string) => StandinComment[];
 }
 
-export function createPulls(defaultRepo: string): Pulls {
+const copy = (p: StandinPull): StandinPull => ({ ...p, files: p.files.map((f) => ({ ...f })) });
+
+export function createPulls(defaultRepo: string, links: PullLinks): Pulls {
   const repos = new Map<string, RepoState>();
   let nextCommentId = 1_000_000;
 
@@ -108,6 +127,7 @@ export function createPulls(defaultRepo: string): Pulls {
   const pullJson = (base: string, fullName: string, p: StandinPull): JsonObject => {
     const [owner = '', repo = ''] = fullName.split('/');
     const headOwner = p.fork ? p.user : owner;
+    const baseSha = links.tip(fullName, p.baseRef) ?? BASE_SHA;
     return {
       url: `${base}/repos/${fullName}/pulls/${p.number}`,
       id: 279147437 + p.number,
@@ -124,8 +144,10 @@ export function createPulls(defaultRepo: string): Pulls {
       merged_at: p.mergedAt,
       draft: false,
       head: { label: `${headOwner}:${p.headRef}`, ref: p.headRef, sha: p.headSha, user: userJson(headOwner), repo: repoJson(base, headOwner, repo, p.fork) },
-      base: { label: `${owner}:${p.baseRef}`, ref: p.baseRef, sha: BASE_SHA, user: userJson(owner), repo: repoJson(base, owner, repo, false) },
+      base: { label: `${owner}:${p.baseRef}`, ref: p.baseRef, sha: baseSha, user: userJson(owner), repo: repoJson(base, owner, repo, false) },
       merged: p.merged,
+      merge_commit_sha: p.mergeCommitSha,
+      changed_files: p.files.length,
     };
   };
   const commentJson = (base: string, fullName: string, c: StandinComment): JsonObject => ({
@@ -153,6 +175,12 @@ export function createPulls(defaultRepo: string): Pulls {
         const pull = state?.pulls.get(Number(p.pull_number));
         if (!pull) notFound(res);
         else json(res, 200, pullJson(base, fullName, pull));
+        return true;
+      }
+      case 'pulls/list-files': {
+        const pull = state?.pulls.get(Number(p.pull_number));
+        if (!pull) return (notFound(res), true);
+        page(pull.files.slice(0, MAX_PULL_FILES).map((f) => diffEntry(base, fullName, pull.headSha, f)));
         return true;
       }
       case 'pulls/list': {
@@ -213,7 +241,7 @@ export function createPulls(defaultRepo: string): Pulls {
       const branch = ref.replace(/^(?:refs\/)?heads\//, '');
       const head = pulls.filter((x) => !x.fork && x.headRef === branch).sort((a, b) => b.number - a.number)[0];
       if (head) return head.headSha;
-      return pulls.some((x) => x.baseRef === branch) ? BASE_SHA : undefined;
+      return pulls.some((x) => x.baseRef === branch) ? (links.tip(fullName, branch) ?? BASE_SHA) : undefined;
     },
     minimalAt(fullName, sha, base) {
       const [, repo = ''] = fullName.split('/');
@@ -225,7 +253,7 @@ export function createPulls(defaultRepo: string): Pulls {
           number: x.number,
           url: `${base}/repos/${fullName}/pulls/${x.number}`,
           head: { ref: x.headRef, sha: x.headSha, repo: repoRef },
-          base: { ref: x.baseRef, sha: BASE_SHA, repo: repoRef },
+          base: { ref: x.baseRef, sha: links.tip(fullName, x.baseRef) ?? BASE_SHA, repo: repoRef },
         }));
     },
     addPull(spec) {
@@ -244,22 +272,32 @@ export function createPulls(defaultRepo: string): Pulls {
         updatedAt: now,
         closedAt: null,
         mergedAt: null,
+        mergeCommitSha: null,
+        files: (spec.files ?? []).map(changeOf),
       };
       repoState(spec.repository ?? defaultRepo).pulls.set(pull.number, pull);
-      return { ...pull };
+      return copy(pull);
+    },
+    setFiles(pr, files, repository) {
+      pullOf(pr, repository).files = files.map(changeOf);
+    },
+    pull(pr, repository = defaultRepo) {
+      const found = repos.get(repository.toLowerCase())?.pulls.get(pr);
+      return found ? copy(found) : undefined;
     },
     setHead(pr, sha, repository) {
       const pull = pullOf(pr, repository);
       pull.headSha = sha;
       pull.updatedAt = timestamp();
     },
-    closePull(pr, merged, repository) {
+    closePull(pr, merged, repository, mergeCommitSha) {
       const pull = pullOf(pr, repository);
       const now = timestamp();
       pull.state = 'closed';
       pull.merged = merged;
       pull.closedAt = now;
       pull.mergedAt = merged ? now : null;
+      pull.mergeCommitSha = merged ? (mergeCommitSha ?? shaOf(`merge ${pull.number} ${pull.headSha}`)) : null;
       pull.updatedAt = now;
     },
     addComment(pr, body, user = 'octocat', repository = defaultRepo) {

@@ -5,16 +5,20 @@
  */
 import type { ServerResponse } from 'node:http';
 import { checkRunMessage, checkRunRules, createChecks, type NewCheckRun, type StandinCheckRun } from './checks.js';
+import { createCommits, type FileChange, type NewCommit, type StandinCommit } from './commits.js';
 import { createDeployments, deploymentRules, type StandinDeployment } from './deployments.js';
 import { githubDescription, type Json } from './description.js';
 import { json, startTestServer, type RecordedRequest } from '../https-server.js';
 import { createPulls, MAX_COMMENT_BODY, type NewPull, type StandinComment, type StandinPull } from './pulls.js';
+import { createQueue, type EnqueueOptions, type MergeGroup, type Verdict } from './queue.js';
 import type { Exchange } from './service.js';
 import { publicUser } from './shapes.js';
 import { createTokens, type Permissions, type TokenSpec } from './tokens.js';
 
 export { BOT_LOGIN } from './shapes.js';
 export type { NewPull, StandinComment, StandinPull } from './pulls.js';
+export type { FileChange, FileStatus, NewCommit, StandinCommit } from './commits.js';
+export type { EnqueueOptions, GroupState, MergeGroup, RequiredCheck, Verdict } from './queue.js';
 export type { CheckConclusion, CheckStatus, NewCheckRun, StandinAnnotation, StandinCheckRun } from './checks.js';
 export type { DeploymentState, StandinDeployment, StandinDeploymentStatus } from './deployments.js';
 export type { Access, Permissions, Scope, TokenSpec } from './tokens.js';
@@ -45,7 +49,22 @@ export interface GitHubStandin {
   violations: Violation[];
   addPull(pull: NewPull): StandinPull;
   setHead(pr: number, sha: string, repository?: string): void;
+  /** What the pull request changes (`pulls/list-files`): paths (as `modified`) or changes. */
+  setFiles(pr: number, files: (string | FileChange)[], repository?: string): void;
+  /** Close a pull; a merge records a merge commit (`merge_commit_sha`). */
   closePull(pr: number, merged: boolean, repository?: string): void;
+  /** A pull's state (a copy), or undefined. */
+  pull(pr: number, repository?: string): StandinPull | undefined;
+  /** Add a commit (its parent, the files it changed), optionally moving a branch to it. */
+  addCommit(commit: NewCommit): StandinCommit;
+  /** Queue a pull request: a merge group on top of the base branch and every group ahead (GitHub's merge queue). */
+  enqueue(pr: number, options?: EnqueueOptions): MergeGroup;
+  /** End a merge group: `merged` moves the base branch and merges the pull; `dequeued` also invalidates the groups behind it. */
+  finishGroup(headSha: string, reason: 'merged' | 'dequeued', repository?: string): MergeGroup[];
+  /** Every merge group of the repository, oldest first (copies). */
+  mergeGroups(repository?: string): MergeGroup[];
+  /** What branch protection makes of `required` check names on a commit (success, neutral and skipped pass). */
+  verdict(sha: string, required: string[], repository?: string): Verdict;
   /** Add a comment as someone (default a human), e.g. to fill pages. */
   addComment(pr: number, body: string, user?: string, repository?: string): StandinComment;
   /** The PR's comments, oldest first (copies). */
@@ -79,11 +98,20 @@ export async function startGitHubStandin(options: StandinOptions = {}): Promise<
   const violations: Violation[] = [];
   const tokens = createTokens(options.permissions ?? 'write-all');
   const knownRepo = (fullName: string): boolean =>
-    fullName.toLowerCase() === defaultRepo.toLowerCase() || pulls.hasRepo(fullName) || checks.hasRepo(fullName) || deployments.hasRepo(fullName);
-  const pulls = createPulls(defaultRepo);
-  const checks = createChecks(defaultRepo, { knownRepo, resolveRef: pulls.resolveRef, minimalAt: pulls.minimalAt });
-  const deployments = createDeployments(defaultRepo, { knownRepo, resolveRef: pulls.resolveRef, contexts: checks.contexts });
-  const routes = [pulls.route, checks.route, deployments.route];
+    fullName.toLowerCase() === defaultRepo.toLowerCase() ||
+    pulls.hasRepo(fullName) ||
+    checks.hasRepo(fullName) ||
+    deployments.hasRepo(fullName) ||
+    commits.hasRepo(fullName);
+  // A ref names a queued merge group's branch, a branch that has moved, or what the pulls know.
+  const resolveRef = (fullName: string, ref: string): string | undefined =>
+    queue.resolveRef(fullName, ref) ?? commits.tip(fullName, ref.replace(/^(?:refs\/)?heads\//, '')) ?? pulls.resolveRef(fullName, ref);
+  const commits = createCommits(defaultRepo, { resolveRef: (fullName, ref) => resolveRef(fullName, ref) });
+  const pulls = createPulls(defaultRepo, { tip: commits.tip });
+  const checks = createChecks(defaultRepo, { knownRepo, resolveRef, minimalAt: pulls.minimalAt });
+  const deployments = createDeployments(defaultRepo, { knownRepo, resolveRef, contexts: checks.contexts });
+  const queue = createQueue(defaultRepo, { pulls, commits, latestRuns: checks.latestRuns });
+  const routes = [pulls.route, checks.route, deployments.route, commits.route];
 
   const record = (req: RecordedRequest, errors: string[], operationId?: string): void => {
     violations.push({ method: req.method, url: req.url, ...(operationId ? { operationId } : {}), errors });
@@ -146,7 +174,14 @@ export async function startGitHubStandin(options: StandinOptions = {}): Promise<
     violations,
     addPull: pulls.addPull,
     setHead: pulls.setHead,
-    closePull: pulls.closePull,
+    setFiles: pulls.setFiles,
+    closePull: (pr, merged, repository) => pulls.closePull(pr, merged, repository),
+    pull: pulls.pull,
+    addCommit: commits.addCommit,
+    enqueue: queue.enqueue,
+    finishGroup: queue.finish,
+    mergeGroups: queue.groups,
+    verdict: queue.verdict,
     addComment: pulls.addComment,
     comments: pulls.comments,
     addToken: (token, spec) => tokens.add(token, spec),

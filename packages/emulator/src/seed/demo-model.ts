@@ -63,3 +63,42 @@ export const DEMO_MODEL: Record<string, string> = {
           - country
 `,
 };
+
+/**
+ * The finance team's model, for the monorepo demo: payments and a view over them, in a deployment of its
+ * own (`finance`), querying the same demo data.
+ */
+export const FINANCE_MODEL: Record<string, string> = {
+  'cube.js': `// Cube configuration\nmodule.exports = {};\n`,
+  'model/cubes/payments.yml': `cubes:
+  - name: payments
+    sql_table: public.payments
+    measures:
+      - name: count
+        type: count
+      - name: total_amount
+        type: sum
+        sql: amount
+    dimensions:
+      - name: id
+        sql: id
+        type: number
+        primary_key: true
+      - name: method
+        sql: method
+        type: string
+      - name: created_at
+        sql: created_at
+        type: time
+`,
+  'model/views/payments_view.yml': `views:
+  - name: payments_view
+    cubes:
+      - join_path: payments
+        includes:
+          - count
+          - total_amount
+          - method
+          - created_at
+`,
+};

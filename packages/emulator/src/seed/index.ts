@@ -1,4 +1,7 @@
-/** Seeds: `demo` (two deployments with a small valid model, users, runs, events, content) and `empty`. */
+/**
+ * Seeds: `demo` (analytics and marketing with a small valid model, finance with a model of its own for a
+ * monorepo, users, runs, events, content) and `empty`.
+ */
 import { makeBranch } from '../build/branches.js';
 import type { BranchRec } from '../build/models.js';
 import type { Clock } from '../clock.js';
@@ -6,7 +9,7 @@ import type { DeploymentRec } from '../deployments/models.js';
 import { emptyState, type State } from '../state.js';
 import { seedAttributesAndRoles, seedAuditEvents, seedDemoTeam, seedNotifications, seedPeople } from './account.js';
 import { seedContent, seedDashboards } from './content.js';
-import { DEMO_MODEL } from './demo-model.js';
+import { DEMO_MODEL, FINANCE_MODEL } from './demo-model.js';
 import { seedSemanticContent } from './semantic-content.js';
 import { seedDbtHistory, seedDeployment } from './deployments.js';
 
@@ -32,6 +35,8 @@ export function seedState(seed: SeedName, clock: Clock): State {
     makeBranch(d, 'feature-revenue', d.branches.main as BranchRec, 'shared', new Date(clock.now() - 5 * 86400_000).toISOString());
     return d;
   });
+  // A monorepo's second model: finance/ of the same repository, in a deployment of its own.
+  seedDeployment(state, 'finance', clock, FINANCE_MODEL);
   seedDbtHistory(analytics as DeploymentRec, clock, people.admin.id);
   seedAuditEvents(state, clock, people);
   seedDashboards(state, clock);

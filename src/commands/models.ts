@@ -1,0 +1,72 @@
+/**
+ * The models of a run: one (`model-dir` and `deployment-id`), or several (`deployments`), each with its
+ * own platform side (a client for its tenant, its deployment) and pull request side (its check run, its
+ * GitHub deployment, and, with several, its section of the one comment). Run within a cap.
+ */
+import type { PlatformClient } from '../client/client.js';
+import type { ModelTarget } from '../deployments-input.js';
+import type { OpContext } from '../operations/context.js';
+import { PullRequestSide, type PreviewThread } from '../pr/pull-request.js';
+import { platformClient, type ActionRun } from './action-run.js';
+
+export interface ModelRun {
+  target: ModelTarget;
+  /** The folder that names its section, check run and GitHub deployment; undefined for a run of one model. */
+  label: string | undefined;
+  op: OpContext;
+  side: PullRequestSide;
+}
+
+export interface ModelRuns {
+  runs: ModelRun[];
+  /** Close the clients made for other tenants. */
+  close(): Promise<void>;
+}
+
+/** The run's models; `section` gives each its part of the one comment (several models only). */
+export function modelRuns(run: ActionRun<'pr'>, section?: (key: string) => () => Promise<PreviewThread | undefined>): ModelRuns {
+  const { settings } = run;
+  const apiKey = settings.connection.apiKey ?? '';
+  const targets = settings.targets ?? [
+    { key: settings.modelDir, modelDir: settings.modelDir, deploymentId: settings.deploymentId, apiUrl: settings.connection.apiUrl },
+  ];
+  const clients = new Map<string, PlatformClient>([[settings.connection.apiUrl, run.op.client]]);
+  const made: PlatformClient[] = [];
+  const clientFor = (apiUrl: string): PlatformClient => {
+    let c = clients.get(apiUrl);
+    if (!c) {
+      c = platformClient({ ...settings.connection, apiKey }, apiUrl, run.reporter, run.event.runId !== undefined);
+      clients.set(apiUrl, c);
+      made.push(c);
+    }
+    return c;
+  };
+  // One model: the run's own sides (its comment thread is the one the run has opened).
+  if (!settings.targets) return { runs: [{ target: targets[0]!, label: undefined, op: run.op, side: run.pr }], close: () => Promise.resolve() };
+  const runs = targets.map((target): ModelRun => {
+    const label = settings.targets ? target.key : undefined;
+    const side = new PullRequestSide(
+      run.event,
+      run.pr.github,
+      run.reporter,
+      { deploymentId: target.deploymentId, apiUrl: target.apiUrl, dryRun: settings.dryRun, branchPrefix: settings.branchPrefix, ...(label ? { label } : {}) },
+      label && section ? section(label) : undefined,
+    );
+    return { target, label, op: { ...run.op, client: clientFor(target.apiUrl), deploymentId: target.deploymentId }, side };
+  });
+  return { runs, close: () => Promise.all(made.map((c) => c.close().catch(() => undefined))).then(() => undefined) };
+}
+
+/** `fn` over `items`, at most `limit` at once; results in order. */
+export async function eachLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}

@@ -1,0 +1,110 @@
+/**
+ * The close of one model's preview: merged into the deploy branch when the pull request was merged and
+ * the deployment takes merges (GitHub's merge deploys a repository-fed one: checked, never merged again),
+ * then the branches removed; the comment (or section) says what happened, and whether the merge queue
+ * validated the merge commit.
+ */
+import { InputError } from '../client/errors.js';
+import { readLocalModel } from '../model/local-model.js';
+import { deployTarget, type DeployTarget } from '../operations/branch-build.js';
+import { CloseFailed, runClose } from '../operations/pr-preview.js';
+import { checkProduction, stagingOff, type ProductionCheck } from '../operations/repository-feed.js';
+import { validatedInQueue } from '../pr/check-run.js';
+import { retirePreview } from '../pr/deployment.js';
+import type { Outputs } from '../pr/presenters.js';
+import { publish } from '../pr/publish.js';
+import type { ActionRun } from './action-run.js';
+import type { ModelRun } from './models.js';
+import type { ModelFailure } from './pr-preview.js';
+
+/**
+ * Whether the close merges into the deploy branch: never on a deployment fed from a connected repository
+ * (GitHub's merge deploys it) or one that refuses merges; `merge-on-close: true` there is refused before
+ * any write, naming the setting.
+ */
+function mergeOnClose(run: ActionRun<'pr'>, id: number, target: DeployTarget): boolean {
+  const setting = run.settings.inputs.mergeOnClose;
+  if (setting === 'false' || !run.event.pr?.merged) return false;
+  const why = target.repository
+    ? `deployment ${id} is fed from ${target.repository.name ?? 'a connected repository'} (creationMethod: ${target.repository.creationMethod}): GitHub's merge of the pull request deploys production, and a merge into ${target.deployBranch} would deploy it a second time`
+    : !target.mergeAllowed
+      ? `deployment ${id} refuses merges into ${target.deployBranch} (deployBranchMergeAllowed: false)`
+      : undefined;
+  if (!why) return true;
+  if (setting === 'true') throw new InputError('merge-on-close', 'true', `auto or false: ${why}`);
+  run.reporter.notice(`not merging into ${target.deployBranch}: ${why}`);
+  return false;
+}
+
+/** Merge (when the PR was merged and the deployment takes it) and clean up one model's preview. */
+export async function closeModel(run: ActionRun<'pr'>, m: ModelRun, out: Outputs): Promise<ModelFailure | undefined> {
+  const pr = run.event.pr!;
+  const { inputs } = run.settings;
+  const { side, op } = m;
+  const { modelDir, deploymentId } = m.target;
+  const [branch, target] = await Promise.all([side.resolveBranch(inputs.branch), deployTarget(op)]);
+  const merge = mergeOnClose(run, deploymentId, target);
+  const devBranch = (await side.thread())?.ledger?.devBranch;
+  // The merge commit's model (the checkout) is read and checked before the first write: it is what the
+  // shared branch must hold when it is merged, and what the deploy branch must hold after.
+  const local = merge ? await readLocalModel(run.reporter, modelDir, inputs.exclude) : undefined;
+  const state = pr.merged ? 'merged' : 'closed';
+  const fedHead = target.repository && !inputs.branch && pr.headRef && !pr.fork ? pr.headRef : undefined;
+  out.branch = fedHead ?? branch;
+  let production: ProductionCheck | undefined;
+  let r: Awaited<ReturnType<typeof runClose>>;
+  try {
+    // Fed from a repository: production comes from GitHub's merge (checked, never merged again); the head
+    // branch is the repository's own and stays, its staging goes off. A fallback preview branch is cleaned below.
+    if (fedHead) {
+      if (pr.merged)
+        production = await run.reporter.group('Production', () => checkProduction(op, { deployBranch: target.deployBranch, mergeCommit: pr.mergeCommitSha }));
+      await stagingOff(op, fedHead);
+    }
+    r = await runClose(op, {
+      branch,
+      merge,
+      message: `Merge PR #${pr.number}: ${pr.title}`,
+      devBranches: devBranch ? [devBranch] : [],
+      removeOnUpstream: inputs.removeOnUpstream,
+      model: local && { local, concurrency: inputs.concurrency, modelDir, allowModelDeletion: inputs.allowModelDeletion, via: inputs.via },
+      deployOnMerge: local && inputs.deployOnMerge,
+    });
+  } catch (e) {
+    if (!(e instanceof CloseFailed)) throw e;
+    out.merged = String(e.merge?.merged ?? false);
+    out.status = 'failed';
+    // The comment's ledger says what is still on the platform; a rerun (or the sweep) removes it.
+    await publish(side, { state: 'failed', branch, failure: { step: e.step, message: e.message }, pending: e.pending }, { state: `${state}-pending` });
+    return { failure: `${e.step.toLowerCase()} failed: ${e.message}` };
+  }
+  // A dry run says what would happen.
+  out.merged = String(run.settings.dryRun ? merge : (r.merge?.merged ?? false));
+  out.deleted = String(r.cleanup.deleted.length);
+  out.status = 'cleaned';
+  const [queued] = await Promise.all([pr.merged ? validatedInQueue(side, pr.mergeCommitSha) : undefined, retirePreview(side, inputs.environmentPrefix)]);
+  const fedView = fedHead
+    ? {
+        deployBranch: target.deployBranch,
+        merge: {
+          deployMode: target.deployMode,
+          productionUpdated: !!production?.isMergeCommit,
+          repository: target.repository?.name ?? 'the connected repository',
+          ...(production?.builtAt ? { builtAt: production.builtAt } : {}),
+          ...(production?.unchecked ? { unchecked: production.unchecked } : {}),
+        },
+      }
+    : {};
+  await publish(
+    side,
+    {
+      state,
+      branch: fedHead ?? branch,
+      cleanup: { deleted: r.cleanup.deleted, ...(fedHead ? { stagingOff: fedHead } : {}) },
+      ...(queued ? { queue: { sha: queued } } : {}),
+      ...(r.merge ? { deployBranch: r.merge.deployBranch, merge: { deployMode: r.merge.deployMode, productionUpdated: r.merge.productionUpdated } } : fedView),
+    },
+    { state },
+  );
+  return undefined;
+}

@@ -1,0 +1,142 @@
+/**
+ * One model's preview for a pull request's push: its local model (read by the caller before the first
+ * call), the platform's operations, one outcome, its pull request side (check run, comment or section,
+ * GitHub deployment), its outputs. A run of one model and a run of several (`deployments`) use it alike.
+ */
+import { InputError } from '../client/errors.js';
+import { DEFAULTS } from '../defaults.js';
+import { planDataDiff } from '../impact/data/plan.js';
+import type { LocalFile } from '../model/local-model.js';
+import { localModelFiles } from '../model/model-files.js';
+import { deployTarget, type DeployTarget } from '../operations/branch-build.js';
+import { previewOnPlatform } from '../operations/pr-lifecycle.js';
+import type { UploadVia } from '../operations/upload-model.js';
+import type { Outputs } from '../pr/presenters.js';
+import { changesOf, touches, type Changes } from '../pr/changed-files.js';
+import { neutralCheck } from '../pr/check-run.js';
+import { failureOf, presentPreview, writePreview } from '../pr/preview.js';
+import { publish } from '../pr/publish.js';
+import type { PullRequestSide } from '../pr/pull-request.js';
+import type { Reporter } from '../report/reporter.js';
+import { StepFailed, type ActionRun } from './action-run.js';
+import { doctorFor, renderDoctor } from './doctor.js';
+import type { ModelRun } from './models.js';
+
+/** Why a preview fails the step (the caller reports it), with the error behind a platform failure. */
+export interface ModelFailure {
+  failure: string;
+  cause?: unknown;
+}
+
+/** Preview one model; its outputs go to `out`. Bad input is thrown; a failure the step reports is returned. */
+export async function previewModel(run: ActionRun<'pr'>, m: ModelRun, local: LocalFile[], out: Outputs): Promise<ModelFailure | undefined> {
+  const { inputs, connection, dryRun } = run.settings;
+  const { side, op } = m;
+  const { modelDir, deploymentId, apiUrl } = m.target;
+  const modelFiles = inputs.impact ? await localModelFiles(local, modelDir, { emptyAllowed: true }) : undefined;
+  const numbers = inputs.impact ? await planDataDiff(inputs.dataDiff, run.event) : undefined;
+  // The PR's comment (its ledger names the branch) and the deployment's settings, read together.
+  const [previewBranch, target] = await Promise.all([side.resolveBranch(inputs.branch), deployTarget(op)]);
+  // A deployment fed from a connected repository previews the PR's own head branch (no upload), unless
+  // the branch input names another or the head is not in that repository (a fork's: then by upload).
+  const pr = run.event.pr!;
+  const fed = !!target.repository && !inputs.branch && !!pr.headRef && !pr.fork;
+  const branch = fed ? pr.headRef : previewBranch;
+  out.branch = branch;
+  // "Updating" goes up at once and runs alongside the platform work; the result replaces it at the end.
+  const updating = dryRun ? Promise.resolve() : publish(side, { state: 'updating', branch }, { branch, state: 'open' }, { summary: false });
+  const via = await preflight(run, m, inputs.via);
+  const o = await previewOnPlatform(
+    op,
+    {
+      branch: previewBranch,
+      deployBranch: target.deployBranch,
+      local,
+      modelDir,
+      concurrency: inputs.concurrency,
+      via,
+      commitMessage: side.commitMessage(),
+      allowModelDeletion: inputs.allowModelDeletion,
+      smokeTest: inputs.smokeTest,
+      smoke: { timeoutMs: DEFAULTS.smokeTimeoutSeconds * 1000, ca: connection.caCert },
+      impact: inputs.impact ? { ca: connection.caCert } : undefined,
+      modelFiles,
+      numbers,
+      ca: connection.caCert,
+      fed: fed
+        ? {
+            branch,
+            headSha: pr.headSha,
+            modelDir: repositoryModelDir(run.reporter, modelDir, target),
+            repository: target.repository?.name ?? 'the connected repository',
+          }
+        : undefined,
+    },
+    { isStale: () => side.isStale() },
+  ).catch(async (e: unknown) => {
+    // Refused input (the model-dir guard) ends the comment in a failed state with the reason, not on "updating".
+    await updating;
+    out.branch = previewBranch;
+    if (e instanceof InputError && !dryRun)
+      await publish(side, { state: 'failed', branch: previewBranch, failure: failureOf('Preview', e, apiUrl) }, { branch: previewBranch, state: 'open' });
+    throw e;
+  });
+  await updating;
+  out.branch = o.branch;
+  const { failOnInvalid, failOnBreaking } = inputs;
+  const shown = presentPreview(o, {
+    deploymentId,
+    apiUrl,
+    deployBranch: target.deployBranch,
+    dryRun,
+    failOnInvalid,
+    failOnBreaking,
+    failOnDataChange: inputs.dataDiff.failOnChange,
+  });
+  Object.assign(out, shown.outputs);
+  if (shown.result !== undefined) run.setResult(shown.result);
+  if (o.stale || dryRun) return undefined;
+  await writePreview(side, o, shown, inputs.environmentPrefix);
+  return shown.failure ? { failure: shown.failure, ...(o.failure ? { cause: o.failureCause } : {}) } : undefined;
+}
+
+/**
+ * A model the pull request does not touch gets no preview: the check is neutral with the reason. Not so
+ * with `preview-untouched`, or when the model has a preview already (it is kept equal to the pull
+ * request, which may have undone its change). Returns the reason when it is skipped.
+ */
+export async function untouched(run: ActionRun<'pr'>, side: PullRequestSide, modelDir: string, changes?: Changes): Promise<string | undefined> {
+  if (run.settings.inputs.previewUntouched) return undefined;
+  if (touches(changes ?? (await changesOf(side)), modelDir)) return undefined;
+  const ledger = (await side.thread())?.ledger;
+  if (ledger?.state === 'open' && ledger.branch) return undefined;
+  const dir = modelDir === '.' ? 'the repository' : `${modelDir}/`;
+  const why = `Pull request #${run.event.pr!.number} changes no file under ${dir}: not previewed.`;
+  await neutralCheck(side, `Not previewed: no change under ${dir}`, why);
+  return why;
+}
+
+/** `preflight: true`: the doctor's checks first (in the job summary); `upload-via: auto` takes the way it found. */
+async function preflight(run: ActionRun<'pr'>, m: ModelRun, via: UploadVia): Promise<UploadVia> {
+  const { inputs, connection, dryRun } = run.settings;
+  if (!inputs.preflight || dryRun) return via;
+  const report = await run.reporter.group('Preflight: datamodel-ci doctor', () =>
+    doctorFor({ ...connection, apiUrl: m.target.apiUrl }, m.target.deploymentId, run.reporter, false),
+  );
+  run.reporter.summary(`### datamodel-ci: preflight\n\n\`\`\`text\n${renderDoctor(report).join('\n')}\n\`\`\``);
+  if (!report.uploadVia) throw new StepFailed('preflight: no way to upload a model to a shared branch with this key (see the doctor lines above)');
+  return via === 'auto' ? report.uploadVia : via;
+}
+
+/** The model folder for placing errors on a repository-fed deployment: the project root the platform builds. */
+export function repositoryModelDir(reporter: Reporter, modelDir: string, target: DeployTarget): string {
+  const root = target.projectRoot.replace(/^\/+|\/+$/g, '') || '.';
+  const given = modelDir.replace(/^\.\/|\/+$/g, '') || '.';
+  if (given !== root && given === '.') return root;
+  if (given !== root && !given.startsWith('/')) {
+    reporter.warning(
+      `model-dir is ${given}, but the deployment builds ${root} of the repository (deployProjectRoot: ${target.projectRoot}): errors are placed under model-dir`,
+    );
+  }
+  return modelDir;
+}
