@@ -105,6 +105,9 @@ describe('merging on close', () => {
   }, 90_000);
 
   it('a failed preview is repaired by rerunning the same event: branch, comment and outputs as a clean run leaves them', async () => {
+    // Both runs compare with production: the merge of the test before must have finished building first.
+    const main = branches().main!;
+    while (main.runtime.builds.some((b) => b.endsAt > lc.em.clock.now())) await new Promise((r) => setTimeout(r, 50));
     lc.gh.addPull({ number: 4, headSha: head(4, 'a'), headRef: 'four' });
     lc.checkout({ 'model/cubes/four.yml': cube('four', 1) });
     const env = { DATAMODEL_CI_UPLOAD_VIA: 'direct' };
