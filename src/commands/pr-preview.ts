@@ -33,7 +33,6 @@ export async function previewModel(run: ActionRun<'pr'>, m: ModelRun, local: Loc
   const { inputs, connection, dryRun } = run.settings;
   const { side, op } = m;
   const { modelDir, deploymentId, apiUrl } = m.target;
-  const modelFiles = inputs.impact ? await localModelFiles(local, modelDir, { emptyAllowed: true }) : undefined;
   const numbers = inputs.impact ? await planDataDiff(inputs.dataDiff, run.event) : undefined;
   // The PR's comment (its ledger names the branch) and the deployment's settings, read together.
   const [previewBranch, target] = await Promise.all([side.resolveBranch(inputs.branch), deployTarget(op)]);
@@ -42,6 +41,10 @@ export async function previewModel(run: ActionRun<'pr'>, m: ModelRun, local: Loc
   const pr = run.event.pr!;
   const fed = !!target.repository && !inputs.branch && !!pr.headRef && !pr.fork;
   const branch = fed ? pr.headRef : previewBranch;
+  // There the model is the folder the platform builds (`deployProjectRoot`), the repository root's `.` included.
+  const fedDir = fed ? repositoryModelDir(run.reporter, modelDir, target) : modelDir;
+  const fedLocal = fedDir === modelDir ? local : underFolder(local, fedDir);
+  const modelFiles = inputs.impact ? await localModelFiles(fedLocal, fedDir, { emptyAllowed: true }) : undefined;
   out.branch = branch;
   // "Updating" goes up at once and runs alongside the platform work; the result replaces it at the end.
   const updating = dryRun ? Promise.resolve() : publish(side, { state: 'updating', branch }, { branch, state: 'open' }, { summary: false });
@@ -67,7 +70,7 @@ export async function previewModel(run: ActionRun<'pr'>, m: ModelRun, local: Loc
         ? {
             branch,
             headSha: pr.headSha,
-            modelDir: repositoryModelDir(run.reporter, modelDir, target),
+            modelDir: fedDir,
             repository: target.repository?.name ?? 'the connected repository',
           }
         : undefined,
@@ -128,7 +131,13 @@ async function preflight(run: ActionRun<'pr'>, m: ModelRun, via: UploadVia): Pro
   return via === 'auto' ? report.uploadVia : via;
 }
 
-/** The model folder for placing errors on a repository-fed deployment: the project root the platform builds. */
+/** The walk's files under `folder` (a subfolder of the model dir), with paths relative to it. */
+function underFolder(local: LocalFile[], folder: string): LocalFile[] {
+  const prefix = `${folder.replace(/^\.\/|\/+$/g, '')}/`;
+  return local.filter((f) => f.path.startsWith(prefix)).map((f) => ({ ...f, path: f.path.slice(prefix.length) }));
+}
+
+/** The model folder on a repository-fed deployment: the project root the platform builds. */
 export function repositoryModelDir(reporter: Reporter, modelDir: string, target: DeployTarget): string {
   const root = target.projectRoot.replace(/^\/+|\/+$/g, '') || '.';
   const given = modelDir.replace(/^\.\/|\/+$/g, '') || '.';

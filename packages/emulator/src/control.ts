@@ -10,7 +10,7 @@ import { behaviourWith, HttpError, type Controls } from './context.js';
 import type { DeploymentRec } from './deployments/models.js';
 import { parseFaults, type FaultInjector } from './faults.js';
 import { encodeFile } from './build/trees.js';
-import { pushRef, newSha } from './deployments/repository.js';
+import { pushRef, newSha, setProjectRoot } from './deployments/repository.js';
 import { applyProfiles } from './profile-state.js';
 import { parseProfiles, PROFILE_SUMMARY, PROFILES } from './profiles.js';
 import { send } from './http.js';
@@ -103,6 +103,11 @@ export function serveControl(s: Steering, req: IncomingMessage, res: ServerRespo
     const tree = Object.fromEntries(Object.entries(files as Record<string, string>).map(([p, t]) => [p, encodeFile(t)]));
     pushRef(s, d, branch, tree, sha);
     return send(res, 200, { branch, sha });
+  }
+  if (method === 'POST' && path === '/_emulator/repository/project-root') {
+    const d = deploymentOf(s, body.deploymentId);
+    setProjectRoot(d, text(body.projectRoot, 'projectRoot', 'a folder of the repository, such as /analytics (/ for its root)'));
+    return send(res, 200, { projectRoot: d.connected!.projectRoot });
   }
   if (method === 'POST' && path === '/_emulator/repository/delete') {
     const d = deploymentOf(s, body.deploymentId);

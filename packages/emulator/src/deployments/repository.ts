@@ -40,9 +40,45 @@ export function disconnectRepository(d: DeploymentRec): void {
   delete d.settings.repository;
 }
 
+/** The repository folder of the Cube project (`deployProjectRoot`), with a trailing `/`; '' at the root. */
+function rootPrefix(repo: ConnectedRepo): string {
+  const root = repo.projectRoot.replace(/^\/+|\/+$/g, '');
+  return root ? `${root}/` : '';
+}
+
+/** The project's files in a repository tree: what is under the project root, paths relative to it. */
+export function projectFiles(repo: ConnectedRepo, files: FileMap): FileMap {
+  const prefix = rootPrefix(repo);
+  if (!prefix) return { ...files };
+  return Object.fromEntries(Object.entries(files).flatMap(([p, b]) => (p.startsWith(prefix) ? [[p.slice(prefix.length), b]] : [])));
+}
+
+/** A repository tree with the project folder replaced by `project` (what a platform commit pushes). */
+function withProject(repo: ConnectedRepo, tree: FileMap, project: FileMap): FileMap {
+  const prefix = rootPrefix(repo);
+  const outside = prefix ? Object.fromEntries(Object.entries(tree).filter(([p]) => !p.startsWith(prefix))) : {};
+  return { ...outside, ...Object.fromEntries(Object.entries(project).map(([p, b]) => [prefix + p, b])) };
+}
+
+/** The project root of a connected deployment: where in the repository the platform finds the model. */
+export function setProjectRoot(d: DeploymentRec, projectRoot: string): void {
+  if (!d.connected) throw new HttpError(400, `deployment ${d.id} is not connected to a repository (turn on the github-connected profile)`);
+  const root = `/${projectRoot.replace(/^\/+|\/+$/g, '')}`;
+  // The refs were the project at the root; they keep that project, now under the new folder.
+  const refs = Object.fromEntries(
+    Object.entries(d.connected.refs).map(([k, r]) => [
+      k,
+      { sha: r.sha, files: withProject({ ...d.connected!, projectRoot: root }, {}, projectFiles(d.connected!, r.files)) },
+    ]),
+  );
+  d.connected = { ...d.connected, projectRoot: root, refs };
+}
+
 /** After a commit on a platform branch of a connected deployment: the commit is pushed to its ref. */
 export function syncRef(d: DeploymentRec, b: BranchRec): void {
-  if (d.connected && b.kind !== 'dev') d.connected.refs[b.name] = { sha: b.lastHash, files: { ...b.head } };
+  if (!d.connected || b.kind === 'dev') return;
+  const tree = d.connected.refs[b.name]?.files ?? d.connected.refs[d.deployBranch]?.files ?? {};
+  d.connected.refs[b.name] = { sha: b.lastHash, files: withProject(d.connected, tree, b.head) };
 }
 
 /** A git-like commit id. */
@@ -65,9 +101,11 @@ export function pushRef(env: BuildEnv, d: DeploymentRec, branch: string, files: 
 
 /** Take the ref's tree and commit as the branch's; builds it when it changed and runs. True when it changed. */
 function bringToRef(env: BuildEnv, d: DeploymentRec, b: BranchRec, ref: RefRec): boolean {
-  if (b.lastHash === ref.sha && sameTree(b.head, ref.files)) return false;
-  b.files = { ...ref.files };
-  b.head = { ...ref.files };
+  // The platform builds only the project folder of the repository (`deployProjectRoot`).
+  const project = projectFiles(d.connected as ConnectedRepo, ref.files);
+  if (b.lastHash === ref.sha && sameTree(b.head, project)) return false;
+  b.files = { ...project };
+  b.head = { ...project };
   b.lastHash = ref.sha;
   b.commits += 1;
   const parent = b.parent ? d.branches[b.parent] : undefined;
