@@ -13,7 +13,8 @@ import { plural } from '../report/plural.js';
 import { StepFailed, type ActionRun } from './action-run.js';
 import { eachLimit, modelRuns, type ModelRun } from './models.js';
 import { closeModel } from './pr-close.js';
-import { previewModel, untouched, type ModelFailure } from './pr-preview.js';
+import { preflight } from './doctor.js';
+import { previewModel, untouched, type ModelFailure, type ReadyModel } from './pr-preview.js';
 
 interface ModelResult {
   m: ModelRun;
@@ -45,6 +46,13 @@ export async function previewModels(run: ActionRun<'pr'>): Promise<number> {
       const why = await untouched(run, m.side, m.target.modelDir, changes);
       if (why) skipped.set(m, why);
     }
+    // The preflight of each model to preview, once, before the previews.
+    const ready = new Map<ModelRun, ReadyModel>();
+    for (const m of models.runs) {
+      if (skipped.has(m)) continue;
+      const via = inputs.preflight && !run.settings.dryRun ? await preflight(run.reporter, run.settings.connection, m.target, inputs.via) : inputs.via;
+      ready.set(m, { local: locals.get(m)!, via });
+    }
     // Nothing to preview and no comment yet: no comment either (the checks say why).
     const quiet = skipped.size === models.runs.length && !(await models.comment.exists());
     const results = await eachLimit(models.runs, inputs.deploymentsConcurrency, async (m): Promise<ModelResult> => {
@@ -55,7 +63,7 @@ export async function previewModels(run: ActionRun<'pr'>): Promise<number> {
         return { m, out: { skipped: 'true', status: 'untouched' } };
       }
       const out: Outputs = { skipped: 'false' };
-      const failed = await run.reporter.group(`Model ${m.target.key} (deployment ${m.target.deploymentId})`, () => previewModel(run, m, locals.get(m)!, out));
+      const failed = await run.reporter.group(`Model ${m.target.key} (deployment ${m.target.deploymentId})`, () => previewModel(run, m, ready.get(m)!, out));
       return { m, out, ...(failed ? { failed } : {}) };
     });
     return report(run, results);

@@ -18,8 +18,7 @@ import { failureOf, presentPreview, writePreview } from '../pr/preview.js';
 import { publish } from '../pr/publish.js';
 import type { PullRequestSide } from '../pr/pull-request.js';
 import type { Reporter } from '../report/reporter.js';
-import { StepFailed, type ActionRun } from './action-run.js';
-import { doctorFor, renderDoctor } from './doctor.js';
+import type { ActionRun } from './action-run.js';
 import type { ModelRun } from './models.js';
 
 /** Why a preview fails the step (the caller reports it), with the error behind a platform failure. */
@@ -28,8 +27,15 @@ export interface ModelFailure {
   cause?: unknown;
 }
 
+/** What a model's preview starts from, made ready by the caller: its local model, read once, and the way to upload it. */
+export interface ReadyModel {
+  local: LocalFile[];
+  /** `upload-via`, or the way the preflight found for `auto`. */
+  via: UploadVia;
+}
+
 /** Preview one model; its outputs go to `out`. Bad input is thrown; a failure the step reports is returned. */
-export async function previewModel(run: ActionRun<'pr'>, m: ModelRun, local: LocalFile[], out: Outputs): Promise<ModelFailure | undefined> {
+export async function previewModel(run: ActionRun<'pr'>, m: ModelRun, { local, via }: ReadyModel, out: Outputs): Promise<ModelFailure | undefined> {
   const { inputs, connection, dryRun } = run.settings;
   const { side, op } = m;
   const { modelDir, deploymentId, apiUrl } = m.target;
@@ -45,7 +51,6 @@ export async function previewModel(run: ActionRun<'pr'>, m: ModelRun, local: Loc
   out.branch = branch;
   // "Updating" goes up at once and runs alongside the platform work; the result replaces it at the end.
   const updating = dryRun ? Promise.resolve() : publish(side, { state: 'updating', branch }, { branch, state: 'open' }, { summary: false });
-  const via = await preflight(run, m, inputs.via);
   const o = await previewOnPlatform(
     op,
     {
@@ -114,18 +119,6 @@ export async function untouched(run: ActionRun<'pr'>, side: PullRequestSide, mod
   const why = `Pull request #${run.event.pr!.number} changes no file under ${dir}: not previewed.`;
   await neutralCheck(side, `Not previewed: no change under ${dir}`, why);
   return why;
-}
-
-/** `preflight: true`: the doctor's checks first (in the job summary); `upload-via: auto` takes the way it found. */
-async function preflight(run: ActionRun<'pr'>, m: ModelRun, via: UploadVia): Promise<UploadVia> {
-  const { inputs, connection, dryRun } = run.settings;
-  if (!inputs.preflight || dryRun) return via;
-  const report = await run.reporter.group('Preflight: datamodel-ci doctor', () =>
-    doctorFor({ ...connection, apiUrl: m.target.apiUrl }, m.target.deploymentId, run.reporter, false),
-  );
-  run.reporter.summary(`### datamodel-ci: preflight\n\n\`\`\`text\n${renderDoctor(report).join('\n')}\n\`\`\``);
-  if (!report.uploadVia) throw new StepFailed('preflight: no way to upload a model to a shared branch with this key (see the doctor lines above)');
-  return via === 'auto' ? report.uploadVia : via;
 }
 
 /** The model folder for placing errors on a repository-fed deployment: the project root the platform builds. */
