@@ -39,8 +39,8 @@ export function removeTempDirs(): void {
   for (const d of temps) rmSync(d, { recursive: true, force: true });
 }
 
-export function opContext(client: PlatformClient, deploymentId: number): OpContext {
-  return { client, deploymentId, reporter: new MemoryReporter(), dryRun: false };
+export function opContext(client: PlatformClient, deploymentId: number, ca?: string): OpContext {
+  return { client, deploymentId, reporter: new MemoryReporter(), dryRun: false, ...(ca ? { ca } : {}) };
 }
 
 export interface Figure {

@@ -30,7 +30,13 @@ const BRANCH = 'preview-pr-60';
 const SQL = "CASE WHEN status = 'cancelled' THEN 0 ELSE amount END";
 const CHANGED = { ...DEMO_MODEL, 'model/cubes/orders.yml': DEMO_MODEL['model/cubes/orders.yml']!.replace('        sql: amount\n', `        sql: "${SQL}"\n`) };
 
-const ctx = (): OpContext & { reporter: MemoryReporter } => ({ client: fx.admin, deploymentId: 1, reporter: new MemoryReporter(), dryRun: false });
+const ctx = (): OpContext & { reporter: MemoryReporter } => ({
+  client: fx.admin,
+  deploymentId: 1,
+  reporter: new MemoryReporter(),
+  dryRun: false,
+  ca: fx.em.ca,
+});
 
 beforeAll(async () => {
   fx = await emulatorFixture({ continueWaitPolls: 1 });
@@ -55,7 +61,7 @@ const SETTINGS: DataDiffSettings & { mode: 'values' } = {
 
 describe("a pull request that changes only a measure's sql", () => {
   it('is a "values change" of the measure (and of what stands for it), breaking nothing', async () => {
-    const r = await analyseImpact(ctx(), { branch: BRANCH, deployBranch: 'main', modelDir: dir }, { ca: fx.em.ca });
+    const r = await analyseImpact(ctx(), { branch: BRANCH, deployBranch: 'main', modelDir: dir });
     expect(r.changes!.members.filter((m) => m.values).map((m) => [m.member, m.details])).toEqual([['orders.total_amount', [`sql amount → ${SQL}`]]]);
     expect(r.definition!.values).toEqual([
       { member: 'orders.total_amount', why: `sql amount → ${SQL}` },
@@ -66,8 +72,8 @@ describe("a pull request that changes only a measure's sql", () => {
 
   it('the data diff shows how its numbers moved: the reports that use it and probes of the measure, on both environments', async () => {
     const c = ctx();
-    const r = await analyseImpact(c, { branch: BRANCH, deployBranch: 'main', modelDir: dir }, { ca: fx.em.ca });
-    const d = (await dataDiffFor(c, r, SETTINGS, [], fx.em.ca)) as DataDiffResult;
+    const r = await analyseImpact(c, { branch: BRANCH, deployBranch: 'main', modelDir: dir });
+    const d = (await dataDiffFor(c, r, SETTINGS, [])) as DataDiffResult;
     expect(d.queries.map((q) => [q.name, q.status])).toEqual([
       ['Report “Revenue by country”', 'unchanged'],
       ['Report “Revenue by month”', 'changed'],

@@ -222,7 +222,7 @@ describe('enable-staging', () => {
   it('outputs the staging URL and environment id, and smoke-tests it with a masked token', async () => {
     await ensureSharedBranch(ctx(), 'preview-pr-6', 'main');
     const c = ctx();
-    const r = await enableStaging(c, { branch: 'preview-pr-6', smokeTest: true, smoke: { timeoutMs: 10_000, ca: fx.em.ca } });
+    const r = await enableStaging({ ...c, ca: fx.em.ca }, { branch: 'preview-pr-6', smokeTest: true, smoke: { timeoutMs: 10_000 } });
     expect(r.stagingUrl).toBe(`${fx.em.deployments[0]!.deploymentUrl}/dev-mode/preview-pr-6/cubejs-api/v1`);
     expect(r.environmentId).toBeTruthy();
     expect(r.smoke).toMatchObject({ cubes: 3, rows: 1, waits: 2 });

@@ -52,7 +52,7 @@ function dataDiffFigure(): void {
     const em = await startEmulator({ seed: 'demo', latencyMs: LATENCY_MS, buildMs: 0, warmupMs: 0 });
     const client = new PlatformClient({ baseUrl: em.baseUrl, apiKey: em.credentials.admin, ca: em.ca });
     try {
-      const ctx = opContext(client, 1);
+      const ctx = opContext(client, 1, em.ca);
       const dir = join(tempDir('dmci-bench-data-'), 'model');
       writeTree(dir, {
         ...DEMO_MODEL,
@@ -74,7 +74,7 @@ function dataDiffFigure(): void {
         relTolerance: 0,
       };
       const queries = keyQueries();
-      const input = { production, staging, queries, notRun: 0, mode: 'values' as const, limits, securityContext: {}, ca: em.ca };
+      const input = { production, staging, queries, notRun: 0, mode: 'values' as const, limits, securityContext: {} };
       // Warm: both models compiled, the database started and seeded (not part of any query's time).
       await runDataDiff(ctx, { ...input, queries: queries.slice(0, 2) });
       const ours = await timed(() => runDataDiff(ctx, input));

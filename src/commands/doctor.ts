@@ -64,11 +64,10 @@ export async function doctorFor(connection: ConnectionSettings, deploymentId: nu
   const ca = connection.caCert ? trustStore(loadCa(connection.caCert)) : undefined;
   try {
     return await runDoctor(
-      { client, deploymentId, reporter, dryRun, requestTimeoutMs: connection.requestTimeoutMs },
+      { client, deploymentId, reporter, dryRun, requestTimeoutMs: connection.requestTimeoutMs, ...(connection.caCert ? { ca: connection.caCert } : {}) },
       {
         apiKey,
         authScheme: scheme,
-        ca: connection.caCert,
         probes: {
           otherScheme: async () => {
             const other = new HttpClient({ ...options, authScheme: scheme === 'api-key' ? 'bearer' : 'api-key', retry: { maxAttempts: 1 } });

@@ -36,7 +36,7 @@ export interface ReadyModel {
 
 /** Preview one model; its outputs go to `out`. Bad input is thrown; a failure the step reports is returned. */
 export async function previewModel(run: ActionRun<'pr'>, m: ModelRun, { local, via }: ReadyModel, out: Outputs): Promise<ModelFailure | undefined> {
-  const { inputs, connection, dryRun } = run.settings;
+  const { inputs, dryRun } = run.settings;
   const { side, op } = m;
   const { modelDir, deploymentId, apiUrl } = m.target;
   const modelFiles = inputs.impact ? await localModelFiles(local, modelDir, { emptyAllowed: true }) : undefined;
@@ -63,11 +63,10 @@ export async function previewModel(run: ActionRun<'pr'>, m: ModelRun, { local, v
       commitMessage: side.commitMessage(),
       allowModelDeletion: inputs.allowModelDeletion,
       smokeTest: inputs.smokeTest,
-      smoke: { timeoutMs: DEFAULTS.smokeTimeoutSeconds * 1000, ca: connection.caCert },
-      impact: inputs.impact ? { ca: connection.caCert } : undefined,
+      smoke: { timeoutMs: DEFAULTS.smokeTimeoutSeconds * 1000 },
+      impact: inputs.impact,
       modelFiles,
       numbers,
-      ca: connection.caCert,
       fed: fed
         ? {
             branch,

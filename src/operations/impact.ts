@@ -69,11 +69,6 @@ export interface ImpactResult {
   sources?: { headMeta: MetaDocument; content: ContentItem[]; production?: EnvironmentRef; staging?: EnvironmentRef };
 }
 
-export interface ImpactOptions {
-  /** Trusted CA for the data API (the management API's). */
-  ca?: string;
-}
-
 /** An environment of the deployment, as the impact needs it. */
 export interface EnvironmentRef {
   id: string;
@@ -141,7 +136,6 @@ export async function metaToken(ctx: OpContext, env: EnvironmentRef): Promise<Me
 export async function environmentMeta(
   ctx: OpContext,
   env: EnvironmentRef | Promise<EnvironmentRef | undefined>,
-  options: ImpactOptions = {},
   /** A token already being minted for this environment (the PR lifecycle mints it while validation runs). */
   minted?: Promise<MetaToken>,
 ): Promise<MetaRead> {
@@ -153,7 +147,7 @@ export async function environmentMeta(
     label = e.label;
     const { token, notice } = await (minted ?? metaToken(ctx, e));
     const url = new URL(`${e.restUrl}/meta`);
-    data = dataApiClient(ctx, url.origin, token, options.ca);
+    data = dataApiClient(ctx, url.origin, token);
     // A few tries only: a model that does not compile answers 500 every time, and the comparison is an extra.
     // `/meta` is no long poll: it gets the request timeout, not the data API's 95 s floor.
     const timeoutMs = ctx.requestTimeoutMs ?? DEFAULTS.requestTimeoutSeconds * 1000;
@@ -235,12 +229,11 @@ export interface StartedImpact {
 }
 
 /** Start reading production's `/meta` and the content (the staging environment is found here too when it already runs). */
-export function startImpact(ctx: OpContext, input: { branch?: string; deployBranch?: string }, options: ImpactOptions = {}): StartedImpact {
+export function startImpact(ctx: OpContext, input: { branch?: string; deployBranch?: string }): StartedImpact {
   const environments = findEnvironments(ctx, input.branch);
   const base = environmentMeta(
     ctx,
     environments.then((e) => e.production),
-    options,
   ).then((r) => (r.problem === 'no environment to read' ? { problem: 'the deployment lists no production environment' } : r));
   const content = scanContent(ctx);
   const baseFiles = input.deployBranch
@@ -297,12 +290,11 @@ export async function finishImpact(
 export async function analyseImpact(
   ctx: OpContext,
   input: { branch: string; deployBranch: string; modelDir?: string; headFiles?: FileTexts },
-  options: ImpactOptions = {},
 ): Promise<ImpactResult> {
-  const started = startImpact(ctx, { branch: input.branch, deployBranch: input.deployBranch }, options);
+  const started = startImpact(ctx, { branch: input.branch, deployBranch: input.deployBranch });
   const head = started.environments.then(async (e) =>
     e.staging
-      ? environmentMeta(ctx, e.staging, options)
+      ? environmentMeta(ctx, e.staging)
       : { problem: `${input.branch} has no staging environment (enable it first: datamodel-ci enable-staging, or the enable-staging action)` },
   );
   return finishImpact(ctx, started, head, input);
@@ -348,7 +340,7 @@ export function compareWithProduction(
   ctx: OpContext,
   started: StartedImpact,
   s: Pick<EnableStagingResult, 'stagingUrl' | 'environmentId'>,
-  input: { branch: string; deployBranch: string; modelDir: string; impact?: { ca?: string }; modelFiles?: FileTexts },
+  input: { branch: string; deployBranch: string; modelDir: string; modelFiles?: FileTexts },
   minted?: Promise<MetaToken>,
 ): Promise<ImpactResult> {
   const label = `the staging environment of ${input.branch}`;
@@ -357,7 +349,7 @@ export function compareWithProduction(
       ? Promise.resolve({ id: s.environmentId, restUrl: s.stagingUrl, label })
       : findEnvironments(ctx, input.branch).then((e) => e.staging);
   const head = s.stagingUrl
-    ? environmentMeta(ctx, env, input.impact, s.environmentId ? minted : undefined).then((r) =>
+    ? environmentMeta(ctx, env, s.environmentId ? minted : undefined).then((r) =>
         r.problem === 'no environment to read' ? { problem: `${label} is not listed` } : r,
       )
     : Promise.resolve({ problem: `${label} is not enabled` });
