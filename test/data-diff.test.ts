@@ -19,6 +19,8 @@ import { MemoryReporter } from '../src/report/reporter.js';
 import type { OpContext } from '../src/operations/context.js';
 import { enableStaging } from '../src/operations/enable-staging.js';
 import { analyseImpact, impactSummaryLine } from '../src/operations/impact.js';
+import { walkModel } from '../src/model/local-model.js';
+import { localModelFiles } from '../src/model/model-files.js';
 import { ensureSharedBranch } from '../src/operations/start-dev-branch.js';
 import { uploadModel } from '../src/operations/upload-model.js';
 import { emulatorFixture, type EmulatorFixture } from './support/emulator.js';
@@ -61,7 +63,7 @@ const SETTINGS: DataDiffSettings & { mode: 'values' } = {
 
 describe("a pull request that changes only a measure's sql", () => {
   it('is a "values change" of the measure (and of what stands for it), breaking nothing', async () => {
-    const r = await analyseImpact(ctx(), { branch: BRANCH, deployBranch: 'main', modelDir: dir });
+    const r = await analyseImpact(ctx(), { branch: BRANCH, deployBranch: 'main', headFiles: await localModelFiles(await walkModel(dir), dir) });
     expect(r.changes!.members.filter((m) => m.values).map((m) => [m.member, m.details])).toEqual([['orders.total_amount', [`sql amount → ${SQL}`]]]);
     expect(r.definition!.values).toEqual([
       { member: 'orders.total_amount', why: `sql amount → ${SQL}` },
@@ -72,7 +74,7 @@ describe("a pull request that changes only a measure's sql", () => {
 
   it('the data diff shows how its numbers moved: the reports that use it and probes of the measure, on both environments', async () => {
     const c = ctx();
-    const r = await analyseImpact(c, { branch: BRANCH, deployBranch: 'main', modelDir: dir });
+    const r = await analyseImpact(c, { branch: BRANCH, deployBranch: 'main', headFiles: await localModelFiles(await walkModel(dir), dir) });
     const d = (await dataDiffFor(c, r, SETTINGS, [])) as DataDiffResult;
     expect(d.queries.map((q) => [q.name, q.status])).toEqual([
       ['Report “Revenue by country”', 'unchanged'],

@@ -13,6 +13,8 @@ import { MemoryReporter } from '../src/report/reporter.js';
 import type { OpContext } from '../src/operations/context.js';
 import { enableStaging } from '../src/operations/enable-staging.js';
 import { analyseImpact, impactSummaryLine } from '../src/operations/impact.js';
+import { walkModel } from '../src/model/local-model.js';
+import { localModelFiles } from '../src/model/model-files.js';
 import { ensureSharedBranch } from '../src/operations/start-dev-branch.js';
 import { uploadModel } from '../src/operations/upload-model.js';
 import { runCli } from '../src/main.js';
@@ -59,7 +61,7 @@ describe('impact', () => {
     const dir = await branchWith('preview-pr-40', WITHOUT_COUNTRY);
     const before = snapshot(fx.em);
     const c = ctx();
-    const r = await analyseImpact(c, { branch: 'preview-pr-40', deployBranch: 'main', modelDir: dir });
+    const r = await analyseImpact(c, { branch: 'preview-pr-40', deployBranch: 'main', headFiles: await localModelFiles(await walkModel(dir), dir) });
     expect(r.unavailable).toBeUndefined();
     expect(r.changes!.members.map((m) => [m.member, m.change, m.details[0]])).toEqual([
       ['customers.country', 'removed', 'removed'],

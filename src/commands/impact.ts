@@ -22,7 +22,7 @@ export async function impactCommand(run: ActionRun<'impact'>): Promise<number> {
   const [branch, target] = await Promise.all([run.pr.resolveBranch(inputs.branch), deployTarget(run.op)]);
   run.out.branch = branch;
   const r = await run.reporter.group('Impact on the semantic layer', () =>
-    analyseImpact(run.op, { branch, deployBranch: target.deployBranch, modelDir, headFiles }),
+    analyseImpact(run.op, { branch, deployBranch: target.deployBranch, headFiles }),
   );
   const impact = presentImpact(r, inputs.failOnBreaking);
   Object.assign(run.out, impact.outputs, { 'change-set-file': recordChangeSet(deploymentId, r), status: impact.status });

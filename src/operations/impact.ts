@@ -252,7 +252,7 @@ export async function finishImpact(
   ctx: OpContext,
   started: StartedImpact,
   head: Promise<MetaRead>,
-  input: { branch: string; deployBranch: string; modelDir?: string; headFiles?: FileTexts; staging?: EnvironmentRef },
+  input: { branch: string; deployBranch: string; headFiles?: FileTexts; staging?: EnvironmentRef },
 ): Promise<ImpactResult> {
   const [base, headRead, content, envs] = await Promise.all([started.base, head, started.content, started.environments.catch(() => ({}) as const)]);
   const notices = [base.notice, headRead.notice, ...content.notices].filter((n): n is string => !!n);
@@ -270,7 +270,7 @@ export async function finishImpact(
     ctx.reporter.warning(`impact: the semantic layers were not compared: ${result.unavailable}`);
     return result;
   }
-  const defs = await definitionsFor(started.baseFiles, input);
+  const defs = await definitionsFor(started.baseFiles, input.headFiles);
   // Staging may run a newer Cube than production: what only the versions explain is not a change.
   result.changes = withoutEngineDifferences(diffMeta(base.meta, headRead.meta, { privateInHead: defs.privateInHead }));
   if (defs.outcome) result.definition = defs.apply(result.changes);
@@ -287,10 +287,7 @@ export async function finishImpact(
 }
 
 /** Every step for a branch whose staging environment already runs (the `impact` action, `datamodel-ci diff`). */
-export async function analyseImpact(
-  ctx: OpContext,
-  input: { branch: string; deployBranch: string; modelDir?: string; headFiles?: FileTexts },
-): Promise<ImpactResult> {
+export async function analyseImpact(ctx: OpContext, input: { branch: string; deployBranch: string; headFiles?: FileTexts }): Promise<ImpactResult> {
   const started = startImpact(ctx, { branch: input.branch, deployBranch: input.deployBranch });
   const head = started.environments.then(async (e) =>
     e.staging
@@ -340,7 +337,7 @@ export function compareWithProduction(
   ctx: OpContext,
   started: StartedImpact,
   s: Pick<EnableStagingResult, 'stagingUrl' | 'environmentId'>,
-  input: { branch: string; deployBranch: string; modelDir: string; modelFiles?: FileTexts },
+  input: { branch: string; deployBranch: string; modelFiles?: FileTexts },
   minted?: Promise<MetaToken>,
 ): Promise<ImpactResult> {
   const label = `the staging environment of ${input.branch}`;
@@ -358,7 +355,6 @@ export function compareWithProduction(
     ...staging,
     branch: input.branch,
     deployBranch: input.deployBranch,
-    modelDir: input.modelDir,
     headFiles: input.modelFiles,
   });
 }
