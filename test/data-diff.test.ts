@@ -23,7 +23,7 @@ import { walkModel } from '../src/model/local-model.js';
 import { localModelFiles } from '../src/model/model-files.js';
 import { ensureSharedBranch } from '../src/operations/start-dev-branch.js';
 import { uploadModel } from '../src/operations/upload-model.js';
-import { emulatorFixture, type EmulatorFixture } from './support/emulator.js';
+import { localOf, emulatorFixture, type EmulatorFixture } from './support/emulator.js';
 
 let fx: EmulatorFixture;
 let dir: string;
@@ -48,7 +48,7 @@ beforeAll(async () => {
     writeFileSync(join(dir, path), content);
   }
   await ensureSharedBranch(ctx(), BRANCH, 'main');
-  await uploadModel(ctx(), { branch: BRANCH, modelDir: dir, concurrency: 4, commitMessage: BRANCH });
+  await uploadModel(ctx(), { branch: BRANCH, modelDir: dir, local: await localOf(dir), concurrency: 4, commitMessage: BRANCH });
   await enableStaging(ctx(), { branch: BRANCH, smokeTest: false });
 }, 60_000);
 afterAll(() => fx.close());

@@ -19,7 +19,7 @@ import { ensureSharedBranch } from '../src/operations/start-dev-branch.js';
 import { uploadModel } from '../src/operations/upload-model.js';
 import { runCli } from '../src/main.js';
 import type { Io } from '../src/io.js';
-import { emulatorFixture, snapshot, type EmulatorFixture } from './support/emulator.js';
+import { localOf, emulatorFixture, snapshot, type EmulatorFixture } from './support/emulator.js';
 
 let fx: EmulatorFixture;
 beforeAll(async () => {
@@ -51,7 +51,7 @@ const WITHOUT_COUNTRY = {
 async function branchWith(name: string, files: Record<string, string>, staging = true): Promise<string> {
   const dir = modelDir(files);
   await ensureSharedBranch(ctx(), name, 'main');
-  await uploadModel(ctx(), { branch: name, modelDir: dir, concurrency: 4, commitMessage: name });
+  await uploadModel(ctx(), { branch: name, modelDir: dir, local: await localOf(dir), concurrency: 4, commitMessage: name });
   if (staging) await enableStaging(ctx(), { branch: name, smokeTest: false });
   return dir;
 }

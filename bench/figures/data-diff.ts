@@ -16,7 +16,7 @@ import { enableStaging } from '../../src/operations/enable-staging.js';
 import { findEnvironments } from '../../src/operations/impact.js';
 import { ensureSharedBranch } from '../../src/operations/start-dev-branch.js';
 import { uploadModel } from '../../src/operations/upload-model.js';
-import { LATENCY_MS, median, opContext, part, record, round, tempDir, writeTree } from '../lib.js';
+import { LATENCY_MS, localModel, median, opContext, part, record, round, tempDir, writeTree } from '../lib.js';
 
 const QUERIES = 50;
 
@@ -60,7 +60,7 @@ function dataDiffFigure(): void {
       });
       const branch = 'preview-pr-bench-data';
       await ensureSharedBranch(ctx, branch, 'main');
-      await uploadModel(ctx, { branch, modelDir: dir, concurrency: 4, commitMessage: 'bench' });
+      await uploadModel(ctx, { branch, modelDir: dir, local: await localModel(dir), concurrency: 4, commitMessage: 'bench' });
       await enableStaging(ctx, { branch, smokeTest: false });
       const envs = await findEnvironments(ctx, branch);
       const production = envs.production as DataEnvironment;

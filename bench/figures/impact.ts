@@ -14,7 +14,7 @@ import { enableStaging } from '../../src/operations/enable-staging.js';
 import { analyseImpact } from '../../src/operations/impact.js';
 import { ensureSharedBranch } from '../../src/operations/start-dev-branch.js';
 import { uploadModel } from '../../src/operations/upload-model.js';
-import { LATENCY_MS, delta, median, opContext, part, record, round, tempDir, writeTree } from '../lib.js';
+import { LATENCY_MS, delta, localModel, median, opContext, part, record, round, tempDir, writeTree } from '../lib.js';
 
 const SIZES = [250, 500, 1000];
 const RUNS = 3;
@@ -105,7 +105,7 @@ export function impactFigure(): void {
         });
         const branch = 'preview-pr-bench';
         await ensureSharedBranch(ctx, branch, 'main');
-        await uploadModel(ctx, { branch, modelDir: dir, concurrency: 4, commitMessage: 'bench' });
+        await uploadModel(ctx, { branch, modelDir: dir, local: await localModel(dir), concurrency: 4, commitMessage: 'bench' });
         await enableStaging(ctx, { branch, smokeTest: false });
         // Compile both models once (Cube's compiler, cached by content) so the runs measure the step.
         await analyseImpact(ctx, { branch, deployBranch: 'main' });
