@@ -21,9 +21,7 @@ export async function impactCommand(run: ActionRun<'impact'>): Promise<number> {
   const plan = await planDataDiff(inputs.dataDiff, run.event);
   const [branch, target] = await Promise.all([run.pr.resolveBranch(inputs.branch), deployTarget(run.op)]);
   run.out.branch = branch;
-  const r = await run.reporter.group('Impact on the semantic layer', () =>
-    analyseImpact(run.op, { branch, deployBranch: target.deployBranch, headFiles }),
-  );
+  const r = await run.reporter.group('Impact on the semantic layer', () => analyseImpact(run.op, { branch, deployBranch: target.deployBranch, headFiles }));
   const impact = presentImpact(r, inputs.failOnBreaking);
   Object.assign(run.out, impact.outputs, { 'change-set-file': recordChangeSet(deploymentId, r), status: impact.status });
   run.setResult(changeSetJson(deploymentId, r));
