@@ -3,6 +3,7 @@
  * preview, and `upload-via: auto` takes the way they found. On a tenant that takes uploads on dev-mode forks
  * only, the preview then goes through dev mode without trying a direct upload first.
  */
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cube, startLifecycle, type Lifecycle } from './support/lifecycle.js';
 
@@ -30,5 +31,20 @@ describe('the preflight of a preview', () => {
     expect(r.lines).toContain('status=valid');
     expect(r.lines.find((l) => l.startsWith('dev-branch='))).toMatch(/^dev-branch=dev-/);
     expect(Object.keys(lc.em.state.deployments[0]!.branches['preview-pr-61']!.head)).toContain('model/cubes/p.yml');
+  }, 90_000);
+
+  it('comes after every input is checked: a missing key-queries file stops the run before the doctor touches the tenant', async () => {
+    lc.gh.addPull({ number: 62, headSha: head(62), headRef: 'preflight-bad' });
+    lc.checkout({ 'model/cubes/q.yml': cube('q', 1) });
+    const branches = Object.keys(lc.em.state.deployments[0]!.branches).sort();
+    const r = await lc.run(62, 'opened', {
+      headSha: head(62),
+      env: { DATAMODEL_CI_PREFLIGHT: 'true', DATAMODEL_CI_DATA_DIFF_QUERIES: join(lc.work, 'no-queries.json') },
+    });
+    const log = r.lines.join('\n');
+    expect(r.code, log).toBe(2);
+    expect(log).toContain('data-diff-queries');
+    expect(log).not.toContain('Preflight: datamodel-ci doctor');
+    expect(Object.keys(lc.em.state.deployments[0]!.branches).sort()).toEqual(branches);
   }, 90_000);
 });

@@ -5,7 +5,7 @@
  */
 import { InputError } from '../client/errors.js';
 import { DEFAULTS } from '../defaults.js';
-import { planDataDiff } from '../impact/data/plan.js';
+import { planDataDiff, type DataDiffPlan } from '../impact/data/plan.js';
 import type { LocalFile } from '../model/local-model.js';
 import { localModelFiles } from '../model/model-files.js';
 import { deployTarget, type DeployTarget } from '../operations/branch-build.js';
@@ -18,7 +18,9 @@ import { failureOf, presentPreview, writePreview } from '../pr/preview.js';
 import { publish } from '../pr/publish.js';
 import type { PullRequestSide } from '../pr/pull-request.js';
 import type { Reporter } from '../report/reporter.js';
+import type { ModelTarget } from '../deployments-input.js';
 import type { ActionRun } from './action-run.js';
+import { preflight } from './doctor.js';
 import type { ModelRun } from './models.js';
 
 /** Why a preview fails the step (the caller reports it), with the error behind a platform failure. */
@@ -27,20 +29,35 @@ export interface ModelFailure {
   cause?: unknown;
 }
 
-/** What a model's preview starts from, made ready by the caller: its local model, read once, and the way to upload it. */
+/** What a model's preview starts from, made ready by the caller before its first platform call. */
 export interface ReadyModel {
+  /** Its local model, read and checked once. */
   local: LocalFile[];
   /** `upload-via`, or the way the preflight found for `auto`. */
   via: UploadVia;
+  /** The data diff after the impact, planned (its key queries read and checked); none without the impact. */
+  numbers: DataDiffPlan | undefined;
+}
+
+/** The data diff's plan, once per run, before the first platform call; none without the impact. */
+export function planNumbers(run: ActionRun<'pr'>): Promise<DataDiffPlan | undefined> {
+  const { inputs } = run.settings;
+  return inputs.impact ? planDataDiff(inputs.dataDiff, run.event) : Promise.resolve(undefined);
+}
+
+/** A model to preview, made ready: with `preflight` (not in a dry run) the doctor's checks decide `upload-via: auto`. */
+export async function readyModel(run: ActionRun<'pr'>, target: ModelTarget, local: LocalFile[], numbers: DataDiffPlan | undefined): Promise<ReadyModel> {
+  const { inputs, connection, dryRun } = run.settings;
+  const via = inputs.preflight && !dryRun ? await preflight(run.reporter, connection, target, inputs.via) : inputs.via;
+  return { local, via, numbers };
 }
 
 /** Preview one model; its outputs go to `out`. Bad input is thrown; a failure the step reports is returned. */
-export async function previewModel(run: ActionRun<'pr'>, m: ModelRun, { local, via }: ReadyModel, out: Outputs): Promise<ModelFailure | undefined> {
+export async function previewModel(run: ActionRun<'pr'>, m: ModelRun, { local, via, numbers }: ReadyModel, out: Outputs): Promise<ModelFailure | undefined> {
   const { inputs, dryRun } = run.settings;
   const { side, op } = m;
   const { modelDir, deploymentId, apiUrl } = m.target;
   const modelFiles = inputs.impact ? await localModelFiles(local, modelDir, { emptyAllowed: true }) : undefined;
-  const numbers = inputs.impact ? await planDataDiff(inputs.dataDiff, run.event) : undefined;
   // The PR's comment (its ledger names the branch) and the deployment's settings, read together.
   const [previewBranch, target] = await Promise.all([side.resolveBranch(inputs.branch), deployTarget(op)]);
   // A deployment fed from a connected repository previews the PR's own head branch (no upload), unless

@@ -7,11 +7,10 @@
 import { InputError } from '../client/errors.js';
 import { readLocalModel } from '../model/local-model.js';
 import { StepFailed, type ActionRun } from './action-run.js';
-import { preflight } from './doctor.js';
 import { oneModel, type ModelRun } from './models.js';
 import { closeModel } from './pr-close.js';
 import { closeModels, previewModels } from './pr-models.js';
-import { previewModel, untouched, type ReadyModel } from './pr-preview.js';
+import { planNumbers, previewModel, readyModel, untouched, type ReadyModel } from './pr-preview.js';
 import { queueCommand } from './pr-queue.js';
 
 /** Events that (re)build the preview. */
@@ -36,20 +35,18 @@ export async function prCommand(run: ActionRun<'pr'>): Promise<number> {
 
 /**
  * Before the first platform call, the local model is read and checked (walked once: hashed for the upload,
- * its texts read from the same walk); a model the pull request does not touch stops here; then the
- * preflight, when asked. Undefined when there is nothing to preview.
+ * its texts read from the same walk); a model the pull request does not touch stops here; then the data
+ * diff's plan and the preflight, when asked. Undefined when there is nothing to preview.
  */
 async function readyToPreview(run: ActionRun<'pr'>, m: ModelRun): Promise<ReadyModel | undefined> {
-  const { inputs, connection, dryRun } = run.settings;
-  const local = await readLocalModel(run.reporter, m.target.modelDir, inputs.exclude);
+  const local = await readLocalModel(run.reporter, m.target.modelDir, run.settings.inputs.exclude);
   const skipped = await untouched(run, m.side, m.target.modelDir);
   if (skipped) {
     run.reporter.notice(`${skipped} (preview-untouched: true previews it anyway)`);
     Object.assign(run.out, { skipped: 'true', status: 'untouched' });
     return undefined;
   }
-  const via = inputs.preflight && !dryRun ? await preflight(run.reporter, connection, m.target, inputs.via) : inputs.via;
-  return { local, via };
+  return readyModel(run, m.target, local, await planNumbers(run));
 }
 
 /** The preview of the run's one model: the platform's operations, one outcome, the pull request's side, the outputs. */
