@@ -147,7 +147,9 @@ export async function runPreview(ctx: OpContext, input: PreviewInput, pull: Pull
     const smoke = input.smokeTest && v.valid && s.stagingUrl ? smokeTest(ctx, s.stagingUrl, input.smoke) : undefined;
     smoke?.catch(() => undefined);
     if (impact && v.valid)
-      outcome.impact = await ctx.reporter.group('Impact on the semantic layer', () => compareWithProduction(ctx, impact!, s, input, stagingToken));
+      outcome.impact = await ctx.reporter.group('Impact on the semantic layer', () =>
+        compareWithProduction(ctx, impact!, s, { branch, deployBranch: input.deployBranch, modelFiles: input.modelFiles }, stagingToken),
+      );
     if (smoke) outcome.staging = { ...s, smoke: await smoke };
   } catch (e) {
     await settle();

@@ -74,7 +74,9 @@ export async function runRepositoryPreview(ctx: OpContext, input: RepositoryPrev
     const smoke = input.smokeTest && outcome.validation.valid && s.stagingUrl ? smokeTest(ctx, s.stagingUrl, input.smoke) : undefined;
     smoke?.catch(() => undefined);
     if (impact && outcome.validation.valid)
-      outcome.impact = await ctx.reporter.group('Impact on the semantic layer', () => compareWithProduction(ctx, impact, s, input, minted));
+      outcome.impact = await ctx.reporter.group('Impact on the semantic layer', () =>
+        compareWithProduction(ctx, impact, s, { branch, deployBranch: input.deployBranch, modelFiles: input.modelFiles }, minted),
+      );
     if (smoke) outcome.staging = { ...s, smoke: await smoke };
   } catch (e) {
     await settle();
