@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import type { PlatformClient } from '../src/client/index.js';
+import { readLocalModel, type LocalFile } from '../src/model/local-model.js';
 import { MemoryReporter } from '../src/report/reporter.js';
 import type { OpContext } from '../src/operations/context.js';
 import { testTls } from '../test/support/https-server.js';
@@ -39,8 +40,13 @@ export function removeTempDirs(): void {
   for (const d of temps) rmSync(d, { recursive: true, force: true });
 }
 
-export function opContext(client: PlatformClient, deploymentId: number): OpContext {
-  return { client, deploymentId, reporter: new MemoryReporter(), dryRun: false };
+/** The model of `dir`, read and hashed as a command reads it before its first call (what an upload takes). */
+export function localModel(dir: string): Promise<LocalFile[]> {
+  return readLocalModel(new MemoryReporter(), dir);
+}
+
+export function opContext(client: PlatformClient, deploymentId: number, ca?: string): OpContext {
+  return { client, deploymentId, reporter: new MemoryReporter(), dryRun: false, ...(ca ? { ca } : {}) };
 }
 
 export interface Figure {

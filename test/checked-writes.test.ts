@@ -20,7 +20,7 @@ import { sweepBranches } from '../src/operations/cleanup-branch.js';
 import { uploadModel } from '../src/operations/upload-model.js';
 import { holds, manifestOf } from '../src/operations/upload-transaction.js';
 import { DEMO_MODEL } from '../packages/emulator/src/index.js';
-import { emulatorFixture, type EmulatorFixture } from './support/emulator.js';
+import { localOf, emulatorFixture, type EmulatorFixture } from './support/emulator.js';
 import { cube } from './support/lifecycle.js';
 
 let fx: EmulatorFixture;
@@ -68,7 +68,7 @@ describe('checked writes whose answer is lost', () => {
     const c = ctx();
     const dir = modelDir({ 'model/cubes/lost.yml': cube('lost', 1) });
     fx.em.faults.plan({ kind: 'lost', method: 'POST', path: `${D}/data-model/upload/finish` });
-    const r = await uploadModel(c, { branch: 'preview-pr-801', modelDir: dir, concurrency: 4, commitMessage: 'm', via: 'direct' });
+    const r = await uploadModel(c, { branch: 'preview-pr-801', modelDir: dir, local: await localOf(dir), concurrency: 4, commitMessage: 'm', via: 'direct' });
     expect(r.uploaded).toBeGreaterThan(0);
     checkedNotRepeated(c.debug, `POST ${D}/data-model/upload/finish`);
     expect(await holds(c, 'preview-pr-801', manifestOf(await scanModel(dir)))).toBe(true);
@@ -78,7 +78,7 @@ describe('checked writes whose answer is lost', () => {
     const c = ctx();
     const dir = modelDir({ 'model/cubes/lost.yml': cube('lost', 2) });
     fx.em.faults.plan({ kind: 'lost', method: 'POST', path: `${D}/commit` });
-    await uploadModel(c, { branch: 'preview-pr-801', modelDir: dir, concurrency: 4, commitMessage: 'm', via: 'dev-mode' });
+    await uploadModel(c, { branch: 'preview-pr-801', modelDir: dir, local: await localOf(dir), concurrency: 4, commitMessage: 'm', via: 'dev-mode' });
     checkedNotRepeated(c.debug, `POST ${D}/commit`);
     expect(await holds(c, 'preview-pr-801', manifestOf(await scanModel(dir)))).toBe(true);
   });

@@ -24,7 +24,7 @@ afterAll(async () => {
 });
 
 const LIMITS: DataDiffLimits = { maxQueries: 50, maxRows: 100, concurrency: 2, queryTimeoutMs: 5_000, absTolerance: 0, relTolerance: 0.001 };
-const ctx = (): OpContext & { reporter: MemoryReporter } => ({ client, deploymentId: 1, reporter: new MemoryReporter(), dryRun: false });
+const ctx = (): OpContext & { reporter: MemoryReporter } => ({ client, deploymentId: 1, reporter: new MemoryReporter(), dryRun: false, ca: server.ca });
 const env = (name: string) => ({ id: `1-${name}`, restUrl: `${server.baseUrl}/${name}/cubejs-api/v1`, label: name });
 const input = (queries: KeyQuery[], extra: Partial<DataDiffInput> = {}): DataDiffInput => ({
   production: env('prod'),
@@ -34,7 +34,6 @@ const input = (queries: KeyQuery[], extra: Partial<DataDiffInput> = {}): DataDif
   mode: 'values',
   limits: LIMITS,
   securityContext: { tenant: 'acme' },
-  ca: server.ca,
   ...extra,
 });
 

@@ -19,9 +19,11 @@ import { MemoryReporter } from '../src/report/reporter.js';
 import type { OpContext } from '../src/operations/context.js';
 import { enableStaging } from '../src/operations/enable-staging.js';
 import { analyseImpact, impactSummaryLine } from '../src/operations/impact.js';
+import { walkModel } from '../src/model/local-model.js';
+import { localModelFiles } from '../src/model/model-files.js';
 import { ensureSharedBranch } from '../src/operations/start-dev-branch.js';
 import { uploadModel } from '../src/operations/upload-model.js';
-import { emulatorFixture, type EmulatorFixture } from './support/emulator.js';
+import { localOf, emulatorFixture, type EmulatorFixture } from './support/emulator.js';
 
 let fx: EmulatorFixture;
 let dir: string;
@@ -30,7 +32,13 @@ const BRANCH = 'preview-pr-60';
 const SQL = "CASE WHEN status = 'cancelled' THEN 0 ELSE amount END";
 const CHANGED = { ...DEMO_MODEL, 'model/cubes/orders.yml': DEMO_MODEL['model/cubes/orders.yml']!.replace('        sql: amount\n', `        sql: "${SQL}"\n`) };
 
-const ctx = (): OpContext & { reporter: MemoryReporter } => ({ client: fx.admin, deploymentId: 1, reporter: new MemoryReporter(), dryRun: false });
+const ctx = (): OpContext & { reporter: MemoryReporter } => ({
+  client: fx.admin,
+  deploymentId: 1,
+  reporter: new MemoryReporter(),
+  dryRun: false,
+  ca: fx.em.ca,
+});
 
 beforeAll(async () => {
   fx = await emulatorFixture({ continueWaitPolls: 1 });
@@ -40,7 +48,7 @@ beforeAll(async () => {
     writeFileSync(join(dir, path), content);
   }
   await ensureSharedBranch(ctx(), BRANCH, 'main');
-  await uploadModel(ctx(), { branch: BRANCH, modelDir: dir, concurrency: 4, commitMessage: BRANCH });
+  await uploadModel(ctx(), { branch: BRANCH, modelDir: dir, local: await localOf(dir), concurrency: 4, commitMessage: BRANCH });
   await enableStaging(ctx(), { branch: BRANCH, smokeTest: false });
 }, 60_000);
 afterAll(() => fx.close());
@@ -55,7 +63,7 @@ const SETTINGS: DataDiffSettings & { mode: 'values' } = {
 
 describe("a pull request that changes only a measure's sql", () => {
   it('is a "values change" of the measure (and of what stands for it), breaking nothing', async () => {
-    const r = await analyseImpact(ctx(), { branch: BRANCH, deployBranch: 'main', modelDir: dir }, { ca: fx.em.ca });
+    const r = await analyseImpact(ctx(), { branch: BRANCH, deployBranch: 'main', headFiles: await localModelFiles(await walkModel(dir), dir) });
     expect(r.changes!.members.filter((m) => m.values).map((m) => [m.member, m.details])).toEqual([['orders.total_amount', [`sql amount → ${SQL}`]]]);
     expect(r.definition!.values).toEqual([
       { member: 'orders.total_amount', why: `sql amount → ${SQL}` },
@@ -66,8 +74,8 @@ describe("a pull request that changes only a measure's sql", () => {
 
   it('the data diff shows how its numbers moved: the reports that use it and probes of the measure, on both environments', async () => {
     const c = ctx();
-    const r = await analyseImpact(c, { branch: BRANCH, deployBranch: 'main', modelDir: dir }, { ca: fx.em.ca });
-    const d = (await dataDiffFor(c, r, SETTINGS, [], fx.em.ca)) as DataDiffResult;
+    const r = await analyseImpact(c, { branch: BRANCH, deployBranch: 'main', headFiles: await localModelFiles(await walkModel(dir), dir) });
+    const d = (await dataDiffFor(c, r, SETTINGS, [])) as DataDiffResult;
     expect(d.queries.map((q) => [q.name, q.status])).toEqual([
       ['Report “Revenue by country”', 'unchanged'],
       ['Report “Revenue by month”', 'changed'],

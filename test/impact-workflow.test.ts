@@ -13,11 +13,13 @@ import { MemoryReporter } from '../src/report/reporter.js';
 import type { OpContext } from '../src/operations/context.js';
 import { enableStaging } from '../src/operations/enable-staging.js';
 import { analyseImpact, impactSummaryLine } from '../src/operations/impact.js';
+import { walkModel } from '../src/model/local-model.js';
+import { localModelFiles } from '../src/model/model-files.js';
 import { ensureSharedBranch } from '../src/operations/start-dev-branch.js';
 import { uploadModel } from '../src/operations/upload-model.js';
 import { runCli } from '../src/main.js';
 import type { Io } from '../src/io.js';
-import { emulatorFixture, snapshot, type EmulatorFixture } from './support/emulator.js';
+import { localOf, emulatorFixture, snapshot, type EmulatorFixture } from './support/emulator.js';
 
 let fx: EmulatorFixture;
 beforeAll(async () => {
@@ -26,7 +28,7 @@ beforeAll(async () => {
 afterAll(() => fx.close());
 
 function ctx(client: PlatformClient = fx.admin): OpContext & { reporter: MemoryReporter } {
-  return { client, deploymentId: 1, reporter: new MemoryReporter(), dryRun: false };
+  return { client, deploymentId: 1, reporter: new MemoryReporter(), dryRun: false, ca: fx.em.ca };
 }
 
 function modelDir(files: Record<string, string>): string {
@@ -49,7 +51,7 @@ const WITHOUT_COUNTRY = {
 async function branchWith(name: string, files: Record<string, string>, staging = true): Promise<string> {
   const dir = modelDir(files);
   await ensureSharedBranch(ctx(), name, 'main');
-  await uploadModel(ctx(), { branch: name, modelDir: dir, concurrency: 4, commitMessage: name });
+  await uploadModel(ctx(), { branch: name, modelDir: dir, local: await localOf(dir), concurrency: 4, commitMessage: name });
   if (staging) await enableStaging(ctx(), { branch: name, smokeTest: false });
   return dir;
 }
@@ -59,7 +61,7 @@ describe('impact', () => {
     const dir = await branchWith('preview-pr-40', WITHOUT_COUNTRY);
     const before = snapshot(fx.em);
     const c = ctx();
-    const r = await analyseImpact(c, { branch: 'preview-pr-40', deployBranch: 'main', modelDir: dir }, { ca: fx.em.ca });
+    const r = await analyseImpact(c, { branch: 'preview-pr-40', deployBranch: 'main', headFiles: await localModelFiles(await walkModel(dir), dir) });
     expect(r.unavailable).toBeUndefined();
     expect(r.changes!.members.map((m) => [m.member, m.change, m.details[0]])).toEqual([
       ['customers.country', 'removed', 'removed'],
@@ -90,14 +92,14 @@ describe('impact', () => {
 
   it('no change: says so, and nothing is affected', async () => {
     await branchWith('preview-pr-41', DEMO_MODEL);
-    const r = await analyseImpact(ctx(), { branch: 'preview-pr-41', deployBranch: 'main' }, { ca: fx.em.ca });
+    const r = await analyseImpact(ctx(), { branch: 'preview-pr-41', deployBranch: 'main' });
     expect(impactSummaryLine(r)).toBe('no member changes; no content affected');
   });
 
   it('a key that may not mint environment tokens and may not list notifications: the diff still runs with the deployment token; notices say what was not done', async () => {
     await branchWith('preview-pr-42', WITHOUT_COUNTRY);
     const c = ctx(fx.member);
-    const r = await analyseImpact(c, { branch: 'preview-pr-42', deployBranch: 'main' }, { ca: fx.em.ca });
+    const r = await analyseImpact(c, { branch: 'preview-pr-42', deployBranch: 'main' });
     expect(r.counts.breaking).toBe(2);
     expect(r.scanned.notification).toBe(0);
     expect(r.affected.map((a) => a.kind)).toEqual(['report', 'dashboard']);
@@ -114,7 +116,7 @@ describe('impact', () => {
   it('no staging environment: not compared, and it says how to get one; the content is still read', async () => {
     await branchWith('preview-pr-43', DEMO_MODEL, false);
     const c = ctx();
-    const r = await analyseImpact(c, { branch: 'preview-pr-43', deployBranch: 'main' }, { ca: fx.em.ca });
+    const r = await analyseImpact(c, { branch: 'preview-pr-43', deployBranch: 'main' });
     expect(r.changes).toBeUndefined();
     expect(r.unavailable).toBe('preview-pr-43 has no staging environment (enable it first: datamodel-ci enable-staging, or the enable-staging action)');
     expect(r.scanned.report).toBe(4);
@@ -124,7 +126,7 @@ describe('impact', () => {
   it("a staging model that does not compile: /meta unavailable, in the gateway's words", async () => {
     const broken = { ...DEMO_MODEL, 'model/cubes/orders.yml': DEMO_MODEL['model/cubes/orders.yml']!.replace('type: sum', 'type: summ') };
     await branchWith('preview-pr-44', broken);
-    const r = await analyseImpact(ctx(), { branch: 'preview-pr-44', deployBranch: 'main' }, { ca: fx.em.ca });
+    const r = await analyseImpact(ctx(), { branch: 'preview-pr-44', deployBranch: 'main' });
     expect(r.changes).toBeUndefined();
     expect(r.unavailable).toMatch(
       /^the staging environment of preview-pr-44: GET \/d\/1\/dev-mode\/preview-pr-44\/cubejs-api\/v1\/meta -> 500: Error: Compile errors/,

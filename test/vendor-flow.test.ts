@@ -19,7 +19,7 @@ import { mergeToDefault } from '../src/operations/merge-to-default.js';
 import { MemoryReporter } from '../src/report/reporter.js';
 import { ensureSharedBranch, openDevMode } from '../src/operations/start-dev-branch.js';
 import { uploadModel } from '../src/operations/upload-model.js';
-import { emulatorFixture, type EmulatorFixture } from './support/emulator.js';
+import { localOf, emulatorFixture, type EmulatorFixture } from './support/emulator.js';
 
 let fx: EmulatorFixture;
 
@@ -62,7 +62,7 @@ describe('files sent', () => {
     expect(paths).toContain('.gitignore');
     expect(paths.filter((p) => /(^|\/)\.(env|github|hidden)|node_modules|dashboard-app|drafts/.test(p))).toEqual([]);
     await ensureSharedBranch(ctx(), 'preview-pr-50', 'main');
-    await uploadModel(ctx(), { branch: 'preview-pr-50', modelDir: dir, exclude: ['model/drafts/**'], concurrency: 4, commitMessage: 'x' });
+    await uploadModel(ctx(), { branch: 'preview-pr-50', modelDir: dir, local: await localOf(dir, ['model/drafts/**']), concurrency: 4, commitMessage: 'x' });
     expect(Object.keys(await hashesOf('preview-pr-50'))).not.toContain('.env');
   });
 });
@@ -77,7 +77,7 @@ describe('adaptive upload concurrency', () => {
       const dir = modelDir(files);
       await ensureSharedBranch(c, 'preview-pr-56', 'main');
       busy.em.faults.set({ '429': 0.2 });
-      const r = await uploadModel(c, { branch: 'preview-pr-56', modelDir: dir, concurrency: 16, commitMessage: 'x' });
+      const r = await uploadModel(c, { branch: 'preview-pr-56', modelDir: dir, local: await localOf(dir), concurrency: 16, commitMessage: 'x' });
       busy.em.faults.set({});
       const changes = c.reporter.lines.filter((l) => l.level === 'debug' && l.message.startsWith('upload concurrency'));
       expect(changes.some((l) => /\(answer 429\)/.test(l.message))).toBe(true);
@@ -183,7 +183,7 @@ describe('merge in CLI deploy mode', () => {
       'model/cubes/cli_deployed.yml': 'cubes:\n  - name: cli_deployed\n    sql_table: t\n    measures:\n      - name: count\n        type: count\n',
     });
     await ensureSharedBranch(c2(), 'preview-pr-53', 'main');
-    await uploadModel(c2(), { branch: 'preview-pr-53', modelDir: dir, concurrency: 4, commitMessage: 'x' });
+    await uploadModel(c2(), { branch: 'preview-pr-53', modelDir: dir, local: await localOf(dir), concurrency: 4, commitMessage: 'x' });
     const plain = c2();
     const m = await mergeToDefault(plain, { branch: 'preview-pr-53', message: 'Merge', keepBranch: true });
     expect(m).toMatchObject({ merged: true, deployMode: 'cli', productionUpdated: false });
@@ -206,11 +206,14 @@ describe('file-hashes wrapped in { files }', () => {
       const c: OpContext = { client: wrapped.admin, deploymentId: 1, reporter: new MemoryReporter(), dryRun: false };
       await ensureSharedBranch(c, 'preview-pr-57', 'main');
       const dir = modelDir({ 'model/cubes/w.yml': 'cubes: []\n' });
-      expect(await uploadModel(c, { branch: 'preview-pr-57', modelDir: dir, concurrency: 4, commitMessage: 'x' })).toMatchObject({
+      expect(await uploadModel(c, { branch: 'preview-pr-57', modelDir: dir, local: await localOf(dir), concurrency: 4, commitMessage: 'x' })).toMatchObject({
         uploaded: 1,
         via: 'direct',
       });
-      expect(await uploadModel(c, { branch: 'preview-pr-57', modelDir: dir, concurrency: 4, commitMessage: 'x' })).toMatchObject({ uploaded: 0, deleted: 0 });
+      expect(await uploadModel(c, { branch: 'preview-pr-57', modelDir: dir, local: await localOf(dir), concurrency: 4, commitMessage: 'x' })).toMatchObject({
+        uploaded: 0,
+        deleted: 0,
+      });
     } finally {
       await wrapped.close();
     }
@@ -256,7 +259,8 @@ describe('answers the vendor warns about', () => {
     const client = new PlatformClient({ baseUrl: server.baseUrl, apiKey: 'k-0123456789', ca: server.ca, timeoutMs: 1_000, retry: { maxAttempts: 1 } });
     try {
       const c: OpContext = { client, deploymentId: 1, reporter: new MemoryReporter(), dryRun: false, requestTimeoutMs: 1_000 };
-      const r = await uploadModel(c, { branch: 'b', modelDir: modelDir(), concurrency: 2, commitMessage: 'x', via: 'direct' });
+      const dir = modelDir();
+      const r = await uploadModel(c, { branch: 'b', modelDir: dir, local: await localOf(dir), concurrency: 2, commitMessage: 'x', via: 'direct' });
       expect(r).toMatchObject({ via: 'direct', lastHash: 'abc' });
       expect(server.requests.filter((q) => q.path.endsWith('upload/finish'))).toHaveLength(1);
     } finally {

@@ -18,7 +18,7 @@ import { ensureSharedBranch, startDevBranch } from '../src/operations/start-dev-
 import { ensureBuilt } from '../src/operations/branch-build.js';
 import { uploadModel } from '../src/operations/upload-model.js';
 import { repoPath, validateBranch } from '../src/operations/validate.js';
-import { emulatorFixture, type EmulatorFixture } from './support/emulator.js';
+import { localOf, emulatorFixture, type EmulatorFixture } from './support/emulator.js';
 
 let fx: EmulatorFixture;
 const sha1 = (s: string | Buffer) => createHash('sha1').update(s).digest('hex');
@@ -83,7 +83,7 @@ describe('upload-model', () => {
     await shared('preview-pr-2');
     const dir = modelDir({ 'model/cubes/extra.yml': 'cubes: []\n', 'model/views/orders_view.yml': null });
     const c = ctx();
-    const r = await uploadModel(c, { branch: 'preview-pr-2', modelDir: dir, concurrency: 4, commitMessage: 'PR #2' });
+    const r = await uploadModel(c, { branch: 'preview-pr-2', modelDir: dir, local: await localOf(dir), concurrency: 4, commitMessage: 'PR #2' });
     expect(r).toMatchObject({ uploaded: 1, deleted: 1, unchanged: 3, stale: false, via: 'direct', devBranch: undefined });
     expect(r.files).toEqual({ sent: ['model/cubes/extra.yml'], deleted: ['model/views/orders_view.yml'] });
     const local = Object.fromEntries((await scanModel(dir)).map((f) => [f.path, f.sha1]));
@@ -93,7 +93,7 @@ describe('upload-model', () => {
     expect(fx.em.state.deployments[0]!.devSessions['key-admin']).toBeUndefined();
     // A second run with nothing changed sends nothing and starts no transaction.
     const starts = fx.em.counts.startUpload ?? 0;
-    const again = await uploadModel(ctx(), { branch: 'preview-pr-2', modelDir: dir, concurrency: 4, commitMessage: 'PR #2' });
+    const again = await uploadModel(ctx(), { branch: 'preview-pr-2', modelDir: dir, local: await localOf(dir), concurrency: 4, commitMessage: 'PR #2' });
     expect(again).toMatchObject({ uploaded: 0, deleted: 0, unchanged: 4, via: 'none' });
     expect(fx.em.counts.startUpload ?? 0).toBe(starts);
     expect(await sharedHashes('preview-pr-2')).toEqual(local);
@@ -105,7 +105,7 @@ describe('upload-model', () => {
     try {
       const dir = modelDir({ 'model/cubes/via_fork.yml': 'cubes: []\n' });
       const c = ctx();
-      const r = await uploadModel(c, { branch: 'preview-pr-8', modelDir: dir, concurrency: 2, commitMessage: 'PR #8' });
+      const r = await uploadModel(c, { branch: 'preview-pr-8', modelDir: dir, local: await localOf(dir), concurrency: 2, commitMessage: 'PR #8' });
       expect(r).toMatchObject({ via: 'dev-mode', uploaded: 1, stale: false });
       expect(r.devBranch).toMatch(/^dev-/);
       expect(c.reporter.text()).toContain('this tenant refuses direct uploads to a shared branch');
@@ -125,6 +125,7 @@ describe('upload-model', () => {
     const err = await uploadModel(ctx(), {
       branch: 'preview-pr-3',
       modelDir: dir,
+      local: await localOf(dir),
       concurrency: 2,
       commitMessage: 'x',
       via: 'dev-mode',
@@ -139,16 +140,19 @@ describe('upload-model', () => {
   it('does not commit when a newer run owns the PR (checked right before finish)', async () => {
     await shared('preview-pr-4');
     const before = await sharedHashes('preview-pr-4');
+    const stale = modelDir({ 'model/cubes/stale.yml': 'cubes: []\n' });
     const r = await uploadModel(ctx(), {
       branch: 'preview-pr-4',
-      modelDir: modelDir({ 'model/cubes/stale.yml': 'cubes: []\n' }),
+      modelDir: stale,
+      local: await localOf(stale),
       concurrency: 2,
       commitMessage: 'x',
       isStale: () => Promise.resolve(true),
     });
     expect(r.stale).toBe(true);
     expect(await sharedHashes('preview-pr-4')).toEqual(before);
-    await uploadModel(ctx(), { branch: 'preview-pr-4', modelDir: modelDir({ 'model/cubes/new.yml': 'cubes: []\n' }), concurrency: 2, commitMessage: 'y' });
+    const fresh = modelDir({ 'model/cubes/new.yml': 'cubes: []\n' });
+    await uploadModel(ctx(), { branch: 'preview-pr-4', modelDir: fresh, local: await localOf(fresh), concurrency: 2, commitMessage: 'y' });
     expect((await sharedHashes('preview-pr-4'))['model/cubes/new.yml']).toBeDefined();
     expect((await sharedHashes('preview-pr-4'))['model/cubes/stale.yml']).toBeUndefined();
   });
@@ -159,7 +163,8 @@ describe('upload-model', () => {
     writeFileSync(join(outside, 'secret.yml'), 'x');
     symlinkSync(join(outside, 'secret.yml'), join(dir, 'model', 'cubes', 'link.yml'));
     const before = JSON.stringify(fx.em.state);
-    const err = await uploadModel(ctx(), { branch: 'preview-pr-2', modelDir: dir, concurrency: 2, commitMessage: 'x' }).catch((e: unknown) => e);
+    // The model is read and checked before the upload's first call.
+    const err = await localOf(dir).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InputError);
     expect((err as Error).message).toMatch(/^model-dir file model\/cubes\/link\.yml: got ".*secret\.yml", expected a symlink that stays inside the model dir/);
     expect(JSON.stringify(fx.em.state)).toBe(before);
@@ -184,7 +189,8 @@ describe('validate', () => {
   it('maps each error to its repository file and line (once the branch runs and is built)', async () => {
     await ensureSharedBranch(ctx(), 'preview-pr-5', 'main');
     const broken = DEMO_MODEL['model/cubes/orders.yml']!.replace('type: sum', 'type: summ');
-    await uploadModel(ctx(), { branch: 'preview-pr-5', modelDir: modelDir({ 'model/cubes/orders.yml': broken }), concurrency: 2, commitMessage: 'x' });
+    const dir = modelDir({ 'model/cubes/orders.yml': broken });
+    await uploadModel(ctx(), { branch: 'preview-pr-5', modelDir: dir, local: await localOf(dir), concurrency: 2, commitMessage: 'x' });
     // A shared branch nobody runs cannot be validated; the toolkit turns its staging on and waits for the build.
     await expect(validateBranch(ctx(), { branch: 'preview-pr-5', modelDir: '.' })).rejects.toThrow(/-> 400: Branch is not active/);
     const building = ensureBuilt(ctx(), 'preview-pr-5', { deployBranch: 'main', pollMs: 1, maxPollMs: 1 });
@@ -222,7 +228,7 @@ describe('enable-staging', () => {
   it('outputs the staging URL and environment id, and smoke-tests it with a masked token', async () => {
     await ensureSharedBranch(ctx(), 'preview-pr-6', 'main');
     const c = ctx();
-    const r = await enableStaging(c, { branch: 'preview-pr-6', smokeTest: true, smoke: { timeoutMs: 10_000, ca: fx.em.ca } });
+    const r = await enableStaging({ ...c, ca: fx.em.ca }, { branch: 'preview-pr-6', smokeTest: true, smoke: { timeoutMs: 10_000 } });
     expect(r.stagingUrl).toBe(`${fx.em.deployments[0]!.deploymentUrl}/dev-mode/preview-pr-6/cubejs-api/v1`);
     expect(r.environmentId).toBeTruthy();
     expect(r.smoke).toMatchObject({ cubes: 3, rows: 1, waits: 2 });
@@ -286,7 +292,8 @@ describe('dbt-sync-and-wait', () => {
 describe('merge-to-default and cleanup-branch', () => {
   it('merges the shared branch into the deploy branch (keep-branch honoured), then cleans up; already gone is done', async () => {
     await ensureSharedBranch(ctx(), 'preview-pr-7', 'main');
-    await uploadModel(ctx(), { branch: 'preview-pr-7', modelDir: modelDir({ 'model/cubes/merged.yml': 'cubes: []\n' }), concurrency: 2, commitMessage: 'x' });
+    const dir = modelDir({ 'model/cubes/merged.yml': 'cubes: []\n' });
+    await uploadModel(ctx(), { branch: 'preview-pr-7', modelDir: dir, local: await localOf(dir), concurrency: 2, commitMessage: 'x' });
     await enableStaging(ctx(), { branch: 'preview-pr-7', smokeTest: false });
     const m = await mergeToDefault(ctx(), { branch: 'preview-pr-7', message: 'Merge PR #7', keepBranch: true });
     expect(m).toEqual({ branch: 'preview-pr-7', merged: true, branchDeleted: false, deployBranch: 'main', deployMode: 'git', productionUpdated: true });

@@ -16,7 +16,7 @@ import { enableStaging } from '../../src/operations/enable-staging.js';
 import { findEnvironments } from '../../src/operations/impact.js';
 import { ensureSharedBranch } from '../../src/operations/start-dev-branch.js';
 import { uploadModel } from '../../src/operations/upload-model.js';
-import { LATENCY_MS, median, opContext, part, record, round, tempDir, writeTree } from '../lib.js';
+import { LATENCY_MS, localModel, median, opContext, part, record, round, tempDir, writeTree } from '../lib.js';
 
 const QUERIES = 50;
 
@@ -52,7 +52,7 @@ function dataDiffFigure(): void {
     const em = await startEmulator({ seed: 'demo', latencyMs: LATENCY_MS, buildMs: 0, warmupMs: 0 });
     const client = new PlatformClient({ baseUrl: em.baseUrl, apiKey: em.credentials.admin, ca: em.ca });
     try {
-      const ctx = opContext(client, 1);
+      const ctx = opContext(client, 1, em.ca);
       const dir = join(tempDir('dmci-bench-data-'), 'model');
       writeTree(dir, {
         ...DEMO_MODEL,
@@ -60,7 +60,7 @@ function dataDiffFigure(): void {
       });
       const branch = 'preview-pr-bench-data';
       await ensureSharedBranch(ctx, branch, 'main');
-      await uploadModel(ctx, { branch, modelDir: dir, concurrency: 4, commitMessage: 'bench' });
+      await uploadModel(ctx, { branch, modelDir: dir, local: await localModel(dir), concurrency: 4, commitMessage: 'bench' });
       await enableStaging(ctx, { branch, smokeTest: false });
       const envs = await findEnvironments(ctx, branch);
       const production = envs.production as DataEnvironment;
@@ -74,7 +74,7 @@ function dataDiffFigure(): void {
         relTolerance: 0,
       };
       const queries = keyQueries();
-      const input = { production, staging, queries, notRun: 0, mode: 'values' as const, limits, securityContext: {}, ca: em.ca };
+      const input = { production, staging, queries, notRun: 0, mode: 'values' as const, limits, securityContext: {} };
       // Warm: both models compiled, the database started and seeded (not part of any query's time).
       await runDataDiff(ctx, { ...input, queries: queries.slice(0, 2) });
       const ours = await timed(() => runDataDiff(ctx, input));

@@ -14,7 +14,7 @@ import { enableStaging } from '../../src/operations/enable-staging.js';
 import { analyseImpact } from '../../src/operations/impact.js';
 import { ensureSharedBranch } from '../../src/operations/start-dev-branch.js';
 import { uploadModel } from '../../src/operations/upload-model.js';
-import { LATENCY_MS, delta, median, opContext, part, record, round, tempDir, writeTree } from '../lib.js';
+import { LATENCY_MS, delta, localModel, median, opContext, part, record, round, tempDir, writeTree } from '../lib.js';
 
 const SIZES = [250, 500, 1000];
 const RUNS = 3;
@@ -93,7 +93,7 @@ export function impactFigure(): void {
       const em = await startEmulator({ seed: 'demo', latencyMs: LATENCY_MS, buildMs: 0, warmupMs: 0 });
       const client = new PlatformClient({ baseUrl: em.baseUrl, apiKey: em.credentials.admin, ca: em.ca });
       try {
-        const ctx = opContext(client, 1);
+        const ctx = opContext(client, 1, em.ca);
         const dir = join(tempDir('dmci-bench-impact-'), 'model');
         writeTree(dir, {
           ...DEMO_MODEL,
@@ -105,10 +105,10 @@ export function impactFigure(): void {
         });
         const branch = 'preview-pr-bench';
         await ensureSharedBranch(ctx, branch, 'main');
-        await uploadModel(ctx, { branch, modelDir: dir, concurrency: 4, commitMessage: 'bench' });
+        await uploadModel(ctx, { branch, modelDir: dir, local: await localModel(dir), concurrency: 4, commitMessage: 'bench' });
         await enableStaging(ctx, { branch, smokeTest: false });
         // Compile both models once (Cube's compiler, cached by content) so the runs measure the step.
-        await analyseImpact(ctx, { branch, deployBranch: 'main' }, { ca: em.ca });
+        await analyseImpact(ctx, { branch, deployBranch: 'main' });
         const rows: { reports: number; dashboards: number; ms: number; requests: number; affected: number; byEndpoint: Record<string, number> }[] = [];
         // The demo seed has 4 reports and 3 dashboards; each size tops them up.
         const have = { reports: 4, dashboards: 3 };
@@ -120,7 +120,7 @@ export function impactFigure(): void {
           for (let run = 0; run < RUNS; run++) {
             const before = { ...em.counts };
             const t0 = performance.now();
-            const r = await analyseImpact(ctx, { branch, deployBranch: 'main' }, { ca: em.ca });
+            const r = await analyseImpact(ctx, { branch, deployBranch: 'main' });
             times.push(performance.now() - t0);
             const byEndpoint = delta(em.counts, before);
             const requests = Object.values(byEndpoint).reduce((a, b) => a + b, 0);

@@ -8,7 +8,7 @@ import { PlatformClient } from '../../src/client/index.js';
 import { actionSpec, inputsOf } from '../../src/action-spec.js';
 import { ensureBuilt } from '../../src/operations/branch-build.js';
 import { uploadModel, type UploadResult } from '../../src/operations/upload-model.js';
-import { LATENCY_MS, cubeYaml, delta, median, opContext, part, record, round, tempDir, writeTree } from '../lib.js';
+import { LATENCY_MS, cubeYaml, delta, localModel, median, opContext, part, record, round, tempDir, writeTree } from '../lib.js';
 
 /** The upload-model action's default concurrency: what users get. */
 const DEFAULT_CONCURRENCY = Number(inputsOf(actionSpec('upload-model')).find((i) => i.name === 'concurrency')?.default ?? 16);
@@ -37,7 +37,13 @@ export function uploadFigures(): void {
           const branch = `bench-upload-${++n}`;
           await client.branches.create({ deploymentId, body: { name: branch } });
           const t0 = performance.now();
-          const r = await uploadModel(opContext(client, deploymentId), { branch, modelDir: dir, concurrency, commitMessage: 'bench' });
+          const r = await uploadModel(opContext(client, deploymentId), {
+            branch,
+            modelDir: dir,
+            local: await localModel(dir),
+            concurrency,
+            commitMessage: 'bench',
+          });
           const s = (performance.now() - t0) / 1000;
           if (r.uploaded !== FILES) throw new Error(`expected ${FILES} files sent, got ${r.uploaded}`);
           return { branch, seconds: s, result: r };
@@ -67,7 +73,13 @@ export function uploadFigures(): void {
             const b = `bench-upload-0-${i}`;
             await client0.branches.create({ deploymentId, body: { name: b } });
             const t0 = performance.now();
-            await uploadModel(opContext(client0, deploymentId), { branch: b, modelDir: dir, concurrency: DEFAULT_CONCURRENCY, commitMessage: 'bench' });
+            await uploadModel(opContext(client0, deploymentId), {
+              branch: b,
+              modelDir: dir,
+              local: await localModel(dir),
+              concurrency: DEFAULT_CONCURRENCY,
+              commitMessage: 'bench',
+            });
             noLatency.push((performance.now() - t0) / 1000);
           }
         } finally {
@@ -107,7 +119,13 @@ export function uploadFigures(): void {
         const changedBytes = Buffer.byteLength(changedText);
         const counts0 = { ...em.counts };
         const bytes0 = JSON.parse(JSON.stringify(em.bytes)) as Emulator['bytes'];
-        const r = await uploadModel(opContext(client, deploymentId), { branch, modelDir: dir, concurrency: DEFAULT_CONCURRENCY, commitMessage: 'bench' });
+        const r = await uploadModel(opContext(client, deploymentId), {
+          branch,
+          modelDir: dir,
+          local: await localModel(dir),
+          concurrency: DEFAULT_CONCURRENCY,
+          commitMessage: 'bench',
+        });
         const requests = delta(em.counts, counts0);
         const wire: Record<string, number> = {};
         let fileBytes = 0;

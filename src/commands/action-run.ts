@@ -183,6 +183,7 @@ export async function runAction<C extends CommandName>(command: C, handler: Acti
         dryRun: settings.dryRun,
         signal: controller.signal,
         requestTimeoutMs: connection.requestTimeoutMs,
+        ...(connection.caCert ? { ca: connection.caCert } : {}),
       },
       pr: side(),
       reporter,

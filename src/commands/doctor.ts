@@ -10,14 +10,17 @@ import { PlatformClient } from '../client/client.js';
 import { InputError } from '../client/errors.js';
 import { HttpClient, authSchemeFor } from '../client/http.js';
 import { loadCa, trustStore } from '../client/trust.js';
+import type { ModelTarget } from '../deployments-input.js';
 import type { Io } from '../io.js';
 import { JsonReporter } from '../report/json.js';
 import { TerminalReporter } from '../report/terminal.js';
 import type { Reporter } from '../report/reporter.js';
 import { InputReader, readConnection, sourceOf, type ConnectionSettings } from '../settings.js';
 import { runDoctor, type DoctorReport } from '../operations/doctor.js';
+import type { UploadVia } from '../operations/upload-model.js';
 import { plural } from '../report/plural.js';
 import { retryNotice } from '../report/retry-notice.js';
+import { StepFailed } from './action-run.js';
 import { inputFlags, JSON_FLAG, parseFor, VERBOSE_FLAG, type CommandSpec } from './spec.js';
 
 const INPUTS = COMMON_INPUTS.filter((i) => ['api-url', 'api-key', 'auth-scheme', 'ca-cert', 'request-timeout', 'deployment-id', 'dry-run'].includes(i.name));
@@ -61,11 +64,10 @@ export async function doctorFor(connection: ConnectionSettings, deploymentId: nu
   const ca = connection.caCert ? trustStore(loadCa(connection.caCert)) : undefined;
   try {
     return await runDoctor(
-      { client, deploymentId, reporter, dryRun, requestTimeoutMs: connection.requestTimeoutMs },
+      { client, deploymentId, reporter, dryRun, requestTimeoutMs: connection.requestTimeoutMs, ...(connection.caCert ? { ca: connection.caCert } : {}) },
       {
         apiKey,
         authScheme: scheme,
-        ca: connection.caCert,
         probes: {
           otherScheme: async () => {
             const other = new HttpClient({ ...options, authScheme: scheme === 'api-key' ? 'bearer' : 'api-key', retry: { maxAttempts: 1 } });
@@ -107,6 +109,19 @@ export async function doctorFor(connection: ConnectionSettings, deploymentId: nu
   } finally {
     await client.close();
   }
+}
+
+/**
+ * The `preflight` input of the PR lifecycle: the doctor's checks on a model's deployment, once, before its
+ * preview (in the job summary); `upload-via: auto` takes the way it found.
+ */
+export async function preflight(reporter: Reporter, connection: ConnectionSettings, target: ModelTarget, via: UploadVia): Promise<UploadVia> {
+  const report = await reporter.group('Preflight: datamodel-ci doctor', () =>
+    doctorFor({ ...connection, apiUrl: target.apiUrl }, target.deploymentId, reporter, false),
+  );
+  reporter.summary(`### datamodel-ci: preflight\n\n\`\`\`text\n${renderDoctor(report).join('\n')}\n\`\`\``);
+  if (!report.uploadVia) throw new StepFailed('preflight: no way to upload a model to a shared branch with this key (see the doctor lines above)');
+  return via === 'auto' ? report.uploadVia : via;
 }
 
 export async function doctorCommand(argv: string[], io: Io): Promise<number> {

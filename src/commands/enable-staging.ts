@@ -5,9 +5,9 @@ import { publish } from '../pr/publish.js';
 import type { ActionRun } from './action-run.js';
 
 export async function enableStagingCommand(run: ActionRun<'enable-staging'>): Promise<number> {
-  const { inputs, connection } = run.settings;
+  const { inputs } = run.settings;
   const branch = await run.pr.resolveBranch(inputs.branch);
-  const r = await enableStaging(run.op, { branch, smokeTest: inputs.smokeTest, smoke: { timeoutMs: inputs.smokeTimeoutMs, ca: connection.caCert } });
+  const r = await enableStaging(run.op, { branch, smokeTest: inputs.smokeTest, smoke: { timeoutMs: inputs.smokeTimeoutMs } });
   const shown = presentStaging(r);
   run.out.branch = branch;
   Object.assign(run.out, shown.outputs, { status: shown.status });

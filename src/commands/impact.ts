@@ -15,19 +15,17 @@ import { changeSetJson, recordChangeSet, recordDataDiff } from '../pr/records.js
 import { StepFailed, type ActionRun } from './action-run.js';
 
 export async function impactCommand(run: ActionRun<'impact'>): Promise<number> {
-  const { connection, modelDir, inputs, deploymentId } = run.settings;
+  const { modelDir, inputs, deploymentId } = run.settings;
   // The checkout's model and the key queries are read (and checked) before the first platform call.
   const headFiles = await localModelFiles(await walkModel(modelDir), modelDir);
   const plan = await planDataDiff(inputs.dataDiff, run.event);
   const [branch, target] = await Promise.all([run.pr.resolveBranch(inputs.branch), deployTarget(run.op)]);
   run.out.branch = branch;
-  const r = await run.reporter.group('Impact on the semantic layer', () =>
-    analyseImpact(run.op, { branch, deployBranch: target.deployBranch, modelDir, headFiles }, { ca: connection.caCert }),
-  );
+  const r = await run.reporter.group('Impact on the semantic layer', () => analyseImpact(run.op, { branch, deployBranch: target.deployBranch, headFiles }));
   const impact = presentImpact(r, inputs.failOnBreaking);
   Object.assign(run.out, impact.outputs, { 'change-set-file': recordChangeSet(deploymentId, r), status: impact.status });
   run.setResult(changeSetJson(deploymentId, r));
-  const d = await dataDiffStep(run.op, plan, r, connection.caCert);
+  const d = await dataDiffStep(run.op, plan, r);
   const numbers = presentNumbers(d, r, inputs.dataDiff.failOnChange);
   Object.assign(run.out, numbers.outputs, { 'data-diff-file': d.result ? recordDataDiff(deploymentId, r.head, d.result) : '' });
   if (d.result) run.setResult({ ...changeSetJson(deploymentId, r), dataDiff: d.result });

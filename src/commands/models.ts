@@ -23,13 +23,20 @@ export interface ModelRuns {
   close(): Promise<void>;
 }
 
+/** A run of one model (`model-dir` and `deployment-id`): the run's own sides, its client made by the command's runner. */
+export function oneModel(run: ActionRun<'pr'>): ModelRun {
+  const { settings } = run;
+  const target = { key: settings.modelDir, modelDir: settings.modelDir, deploymentId: settings.deploymentId, apiUrl: settings.connection.apiUrl };
+  return { target, label: undefined, op: run.op, side: run.pr };
+}
+
 /** The run's models; `section` gives each its part of the one comment (several models only). */
 export function modelRuns(run: ActionRun<'pr'>, section?: (key: string) => () => Promise<PreviewThread | undefined>): ModelRuns {
   const { settings } = run;
+  // One model: the run's own sides (its comment thread is the one the run has opened).
+  if (!settings.targets) return { runs: [oneModel(run)], close: () => Promise.resolve() };
   const apiKey = settings.connection.apiKey ?? '';
-  const targets = settings.targets ?? [
-    { key: settings.modelDir, modelDir: settings.modelDir, deploymentId: settings.deploymentId, apiUrl: settings.connection.apiUrl },
-  ];
+  const targets = settings.targets;
   const clients = new Map<string, PlatformClient>([[settings.connection.apiUrl, run.op.client]]);
   const made: PlatformClient[] = [];
   const clientFor = (apiUrl: string): PlatformClient => {
@@ -41,10 +48,8 @@ export function modelRuns(run: ActionRun<'pr'>, section?: (key: string) => () =>
     }
     return c;
   };
-  // One model: the run's own sides (its comment thread is the one the run has opened).
-  if (!settings.targets) return { runs: [{ target: targets[0]!, label: undefined, op: run.op, side: run.pr }], close: () => Promise.resolve() };
   const runs = targets.map((target): ModelRun => {
-    const label = settings.targets ? target.key : undefined;
+    const label = target.key;
     const side = new PullRequestSide(
       run.event,
       run.pr.github,

@@ -13,7 +13,7 @@ import { plural } from '../report/plural.js';
 import { StepFailed, type ActionRun } from './action-run.js';
 import { eachLimit, modelRuns, type ModelRun } from './models.js';
 import { closeModel } from './pr-close.js';
-import { previewModel, untouched, type ModelFailure } from './pr-preview.js';
+import { planNumbers, previewModel, readyModel, untouched, type ModelFailure, type ReadyModel } from './pr-preview.js';
 
 interface ModelResult {
   m: ModelRun;
@@ -45,6 +45,11 @@ export async function previewModels(run: ActionRun<'pr'>): Promise<number> {
       const why = await untouched(run, m.side, m.target.modelDir, changes);
       if (why) skipped.set(m, why);
     }
+    // Before the previews: the data diff's plan, once, and the preflight of each model to preview.
+    const previewed = models.runs.filter((m) => !skipped.has(m));
+    const numbers = previewed.length ? await planNumbers(run) : undefined;
+    const ready = new Map<ModelRun, ReadyModel>();
+    for (const m of previewed) ready.set(m, await readyModel(run, m.target, locals.get(m)!, numbers));
     // Nothing to preview and no comment yet: no comment either (the checks say why).
     const quiet = skipped.size === models.runs.length && !(await models.comment.exists());
     const results = await eachLimit(models.runs, inputs.deploymentsConcurrency, async (m): Promise<ModelResult> => {
@@ -55,7 +60,7 @@ export async function previewModels(run: ActionRun<'pr'>): Promise<number> {
         return { m, out: { skipped: 'true', status: 'untouched' } };
       }
       const out: Outputs = { skipped: 'false' };
-      const failed = await run.reporter.group(`Model ${m.target.key} (deployment ${m.target.deploymentId})`, () => previewModel(run, m, locals.get(m)!, out));
+      const failed = await run.reporter.group(`Model ${m.target.key} (deployment ${m.target.deploymentId})`, () => previewModel(run, m, ready.get(m)!, out));
       return { m, out, ...(failed ? { failed } : {}) };
     });
     return report(run, results);

@@ -5,7 +5,7 @@
  */
 import { InputError } from '../client/errors.js';
 import { DEFAULTS } from '../defaults.js';
-import { planDataDiff } from '../impact/data/plan.js';
+import { planDataDiff, type DataDiffPlan } from '../impact/data/plan.js';
 import type { LocalFile } from '../model/local-model.js';
 import { localModelFiles } from '../model/model-files.js';
 import { deployTarget, type DeployTarget } from '../operations/branch-build.js';
@@ -18,8 +18,9 @@ import { failureOf, presentPreview, writePreview } from '../pr/preview.js';
 import { publish } from '../pr/publish.js';
 import type { PullRequestSide } from '../pr/pull-request.js';
 import type { Reporter } from '../report/reporter.js';
-import { StepFailed, type ActionRun } from './action-run.js';
-import { doctorFor, renderDoctor } from './doctor.js';
+import type { ModelTarget } from '../deployments-input.js';
+import type { ActionRun } from './action-run.js';
+import { preflight } from './doctor.js';
 import type { ModelRun } from './models.js';
 
 /** Why a preview fails the step (the caller reports it), with the error behind a platform failure. */
@@ -28,12 +29,34 @@ export interface ModelFailure {
   cause?: unknown;
 }
 
-/** Preview one model; its outputs go to `out`. Bad input is thrown; a failure the step reports is returned. */
-export async function previewModel(run: ActionRun<'pr'>, m: ModelRun, local: LocalFile[], out: Outputs): Promise<ModelFailure | undefined> {
+/** What a model's preview starts from, made ready by the caller before its first platform call. */
+export interface ReadyModel {
+  /** Its local model, read and checked once. */
+  local: LocalFile[];
+  /** `upload-via`, or the way the preflight found for `auto`. */
+  via: UploadVia;
+  /** The data diff after the impact, planned (its key queries read and checked); none without the impact. */
+  numbers: DataDiffPlan | undefined;
+}
+
+/** The data diff's plan, once per run, before the first platform call; none without the impact. */
+export function planNumbers(run: ActionRun<'pr'>): Promise<DataDiffPlan | undefined> {
+  const { inputs } = run.settings;
+  return inputs.impact ? planDataDiff(inputs.dataDiff, run.event) : Promise.resolve(undefined);
+}
+
+/** A model to preview, made ready: with `preflight` (not in a dry run) the doctor's checks decide `upload-via: auto`. */
+export async function readyModel(run: ActionRun<'pr'>, target: ModelTarget, local: LocalFile[], numbers: DataDiffPlan | undefined): Promise<ReadyModel> {
   const { inputs, connection, dryRun } = run.settings;
+  const via = inputs.preflight && !dryRun ? await preflight(run.reporter, connection, target, inputs.via) : inputs.via;
+  return { local, via, numbers };
+}
+
+/** Preview one model; its outputs go to `out`. Bad input is thrown; a failure the step reports is returned. */
+export async function previewModel(run: ActionRun<'pr'>, m: ModelRun, { local, via, numbers }: ReadyModel, out: Outputs): Promise<ModelFailure | undefined> {
+  const { inputs, dryRun } = run.settings;
   const { side, op } = m;
   const { modelDir, deploymentId, apiUrl } = m.target;
-  const numbers = inputs.impact ? await planDataDiff(inputs.dataDiff, run.event) : undefined;
   // The PR's comment (its ledger names the branch) and the deployment's settings, read together.
   const [previewBranch, target] = await Promise.all([side.resolveBranch(inputs.branch), deployTarget(op)]);
   // A deployment fed from a connected repository previews the PR's own head branch (no upload), unless
@@ -48,7 +71,6 @@ export async function previewModel(run: ActionRun<'pr'>, m: ModelRun, local: Loc
   out.branch = branch;
   // "Updating" goes up at once and runs alongside the platform work; the result replaces it at the end.
   const updating = dryRun ? Promise.resolve() : publish(side, { state: 'updating', branch }, { branch, state: 'open' }, { summary: false });
-  const via = await preflight(run, m, inputs.via);
   const o = await previewOnPlatform(
     op,
     {
@@ -61,11 +83,10 @@ export async function previewModel(run: ActionRun<'pr'>, m: ModelRun, local: Loc
       commitMessage: side.commitMessage(),
       allowModelDeletion: inputs.allowModelDeletion,
       smokeTest: inputs.smokeTest,
-      smoke: { timeoutMs: DEFAULTS.smokeTimeoutSeconds * 1000, ca: connection.caCert },
-      impact: inputs.impact ? { ca: connection.caCert } : undefined,
+      smoke: { timeoutMs: DEFAULTS.smokeTimeoutSeconds * 1000 },
+      impact: inputs.impact,
       modelFiles,
       numbers,
-      ca: connection.caCert,
       fed: fed
         ? {
             branch,
@@ -117,18 +138,6 @@ export async function untouched(run: ActionRun<'pr'>, side: PullRequestSide, mod
   const why = `Pull request #${run.event.pr!.number} changes no file under ${dir}: not previewed.`;
   await neutralCheck(side, `Not previewed: no change under ${dir}`, why);
   return why;
-}
-
-/** `preflight: true`: the doctor's checks first (in the job summary); `upload-via: auto` takes the way it found. */
-async function preflight(run: ActionRun<'pr'>, m: ModelRun, via: UploadVia): Promise<UploadVia> {
-  const { inputs, connection, dryRun } = run.settings;
-  if (!inputs.preflight || dryRun) return via;
-  const report = await run.reporter.group('Preflight: datamodel-ci doctor', () =>
-    doctorFor({ ...connection, apiUrl: m.target.apiUrl }, m.target.deploymentId, run.reporter, false),
-  );
-  run.reporter.summary(`### datamodel-ci: preflight\n\n\`\`\`text\n${renderDoctor(report).join('\n')}\n\`\`\``);
-  if (!report.uploadVia) throw new StepFailed('preflight: no way to upload a model to a shared branch with this key (see the doctor lines above)');
-  return via === 'auto' ? report.uploadVia : via;
 }
 
 /** The walk's files under `folder` (a subfolder of the model dir), with paths relative to it. */

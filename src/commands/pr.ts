@@ -7,10 +7,10 @@
 import { InputError } from '../client/errors.js';
 import { readLocalModel } from '../model/local-model.js';
 import { StepFailed, type ActionRun } from './action-run.js';
-import { modelRuns, type ModelRun } from './models.js';
+import { oneModel, type ModelRun } from './models.js';
 import { closeModel } from './pr-close.js';
 import { closeModels, previewModels } from './pr-models.js';
-import { previewModel, untouched } from './pr-preview.js';
+import { planNumbers, previewModel, readyModel, untouched, type ReadyModel } from './pr-preview.js';
 import { queueCommand } from './pr-queue.js';
 
 /** Events that (re)build the preview. */
@@ -27,28 +27,37 @@ export async function prCommand(run: ActionRun<'pr'>): Promise<number> {
     run.out.skipped = 'true';
     return 0;
   }
-  return run.settings.targets ? previewModels(run) : preview(run);
+  if (run.settings.targets) return previewModels(run);
+  const m = oneModel(run);
+  const ready = await readyToPreview(run, m);
+  return ready ? preview(run, m, ready) : 0;
 }
 
-async function preview(run: ActionRun<'pr'>): Promise<number> {
-  const [m] = modelRuns(run).runs as [ModelRun];
-  // The local model (walked once: hashed for the upload, its texts read from the same walk) and the key
-  // queries are read and checked before the first platform call.
+/**
+ * Before the first platform call, the local model is read and checked (walked once: hashed for the upload,
+ * its texts read from the same walk); a model the pull request does not touch stops here; then the data
+ * diff's plan and the preflight, when asked. Undefined when there is nothing to preview.
+ */
+async function readyToPreview(run: ActionRun<'pr'>, m: ModelRun): Promise<ReadyModel | undefined> {
   const local = await readLocalModel(run.reporter, m.target.modelDir, run.settings.inputs.exclude);
-  const skipped = await untouched(run, run.pr, m.target.modelDir);
+  const skipped = await untouched(run, m.side, m.target.modelDir);
   if (skipped) {
     run.reporter.notice(`${skipped} (preview-untouched: true previews it anyway)`);
     Object.assign(run.out, { skipped: 'true', status: 'untouched' });
-    return 0;
+    return undefined;
   }
-  const failed = await previewModel(run, m, local, run.out);
+  return readyModel(run, m.target, local, await planNumbers(run));
+}
+
+/** The preview of the run's one model: the platform's operations, one outcome, the pull request's side, the outputs. */
+async function preview(run: ActionRun<'pr'>, m: ModelRun, ready: ReadyModel): Promise<number> {
+  const failed = await previewModel(run, m, ready, run.out);
   if (failed) throw new StepFailed(failed.failure, failed.cause !== undefined ? { cause: failed.cause } : undefined);
   return 0;
 }
 
 async function close(run: ActionRun<'pr'>): Promise<number> {
-  const [m] = modelRuns(run).runs as [ModelRun];
-  const failed = await closeModel(run, m, run.out);
+  const failed = await closeModel(run, oneModel(run), run.out);
   if (failed) throw new StepFailed(failed.failure);
   return 0;
 }

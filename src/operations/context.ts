@@ -14,6 +14,8 @@ export interface OpContext {
   signal?: AbortSignal;
   /** The per-request timeout the user set, ms (git-bound writes and data-API calls get at least their own floor). */
   requestTimeoutMs?: number;
+  /** The trusted CA of the connection (`ca-cert`): the platform's, and its deployments' data API alike. */
+  ca?: string;
 }
 
 /**

@@ -33,7 +33,6 @@ export interface DataDiffInput {
   mode: DataDiffMode;
   limits: DataDiffLimits;
   securityContext: Record<string, unknown>;
-  ca?: string;
 }
 
 /** A data-API token for `env` under `securityContext`, masked before anything can print it. */
@@ -98,7 +97,7 @@ export async function runDataDiff(ctx: OpContext, input: DataDiffInput): Promise
   }
   const sides = [input.production, input.staging].map((env, i) => {
     const url = new URL(`${env.restUrl}/load`);
-    return { client: dataApiClient(ctx, url.origin, tokens[i] as string, input.ca), path: url.pathname, limit: pool(input.limits.concurrency) };
+    return { client: dataApiClient(ctx, url.origin, tokens[i] as string), path: url.pathname, limit: pool(input.limits.concurrency) };
   }) as [{ client: HttpClient; path: string; limit: ReturnType<typeof pool> }, { client: HttpClient; path: string; limit: ReturnType<typeof pool> }];
   const run = (side: (typeof sides)[number], k: KeyQuery) =>
     side.limit(() => loadQuery(side.client, side.path, k.query, input.limits.queryTimeoutMs, ctx.signal));
@@ -124,7 +123,6 @@ export async function dataDiffFor(
   impact: ImpactResult,
   s: DataDiffSettings & { mode: 'values' | 'relative' },
   fileQueries: KeyQuery[],
-  ca?: string,
 ): Promise<DataDiffResult | { skipped: string }> {
   const src = impact.sources;
   if (impact.unavailable || !src || !impact.changes) return { skipped: `the semantic layers were not compared (${impact.unavailable ?? 'no change set'})` };
@@ -159,7 +157,6 @@ export async function dataDiffFor(
     mode: s.mode,
     limits: s.limits,
     securityContext: s.securityContext,
-    ...(ca ? { ca } : {}),
   });
   for (const n of r.notices) ctx.reporter.notice(`data diff: ${n}`);
   return r;
@@ -174,7 +171,7 @@ export interface DataDiffOutcome {
 }
 
 /** The data diff after the impact, when it may run. */
-export async function dataDiffStep(ctx: OpContext, plan: DataDiffPlan, impact: ImpactResult, ca?: string): Promise<DataDiffOutcome> {
+export async function dataDiffStep(ctx: OpContext, plan: DataDiffPlan, impact: ImpactResult): Promise<DataDiffOutcome> {
   const s = plan.settings;
   const mode = s.mode === 'relative' ? 'relative' : 'values';
   if (plan.refusal) {
@@ -183,7 +180,7 @@ export async function dataDiffStep(ctx: OpContext, plan: DataDiffPlan, impact: I
     return { mode, skipped: plan.refusal };
   }
   const d = await ctx.reporter.group('Numbers: the key queries on production and on the preview', () =>
-    dataDiffFor(ctx, impact, { ...s, mode }, plan.fileQueries, ca),
+    dataDiffFor(ctx, impact, { ...s, mode }, plan.fileQueries),
   );
   if ('skipped' in d) {
     ctx.reporter.info(`data diff: not run: ${d.skipped}`);

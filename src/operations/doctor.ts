@@ -87,7 +87,7 @@ function feedAction(t: DeployTarget): string {
 
 export async function runDoctor(
   ctx: OpContext,
-  options: { apiKey: string; authScheme?: string; branch?: string; probes?: DoctorProbes; ca?: string },
+  options: { apiKey: string; authScheme?: string; branch?: string; probes?: DoctorProbes },
 ): Promise<DoctorReport> {
   const branch = options.branch ?? `datamodel-ci-doctor-${randomBytes(4).toString('hex')}`;
   const checks: Check[] = [];
@@ -200,7 +200,7 @@ export async function runDoctor(
     let wokenAt: number | undefined;
     const wake = async () => {
       wokenAt = Date.now();
-      if (staging.url) await wakeStaging(ctx, staging.url, options.ca);
+      if (staging.url) await wakeStaging(ctx, staging.url);
     };
     const built = await waitForBuild(ctx, branch, { timeoutMs: 10 * 60_000, wake }).then(
       (s) => s,

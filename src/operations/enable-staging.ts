@@ -18,8 +18,6 @@ export interface EnableStagingResult {
 
 export interface SmokeOptions {
   timeoutMs: number;
-  /** Trusted CA for the data API (same as the management API's). */
-  ca?: string;
 }
 
 export async function enableStaging(ctx: OpContext, input: { branch: string; smokeTest: boolean; smoke?: SmokeOptions }): Promise<EnableStagingResult> {
@@ -41,14 +39,14 @@ export async function enableStaging(ctx: OpContext, input: { branch: string; smo
  * One data request to a staging environment, which wakes it when it sleeps (the vendor: staging
  * environments suspend when idle). Its answer does not matter; a failure is only logged.
  */
-export async function wakeStaging(ctx: OpContext, stagingUrl: string, ca?: string): Promise<void> {
+export async function wakeStaging(ctx: OpContext, stagingUrl: string): Promise<void> {
   const { cubeApiToken } = await ctx.client.deployments.token(
     { deploymentId: ctx.deploymentId, body: { expiresIn: 600 } },
     { signal: ctx.signal, repeatable: true },
   );
   ctx.reporter.secret(cubeApiToken);
   const url = new URL(`${stagingUrl.replace(/\/+$/, '')}/meta`);
-  const data = dataApiClient(ctx, url.origin, cubeApiToken, ca);
+  const data = dataApiClient(ctx, url.origin, cubeApiToken);
   try {
     const timeoutMs = ctx.requestTimeoutMs ?? DEFAULTS.requestTimeoutSeconds * 1000;
     await data.send({ method: 'GET', path: url.pathname }, { signal: ctx.signal, timeoutMs, retry: { maxAttempts: 1 } }).catch((e: unknown) => {
@@ -72,7 +70,7 @@ export async function smokeTest(ctx: OpContext, stagingUrl: string, options: Smo
   );
   ctx.reporter.secret(cubeApiToken);
   const url = new URL(stagingUrl.endsWith('/') ? stagingUrl : `${stagingUrl}/`);
-  const data = dataApiClient(ctx, url.origin, cubeApiToken, options.ca);
+  const data = dataApiClient(ctx, url.origin, cubeApiToken);
   /** GET a data-API path and read its JSON; the web app's HTML page means this is not the deployment's own host. */
   const get = async <T>(path: string): Promise<T> => {
     const text = (await data.send({ method: 'GET', path: `${url.pathname}${path}` }, { signal: ctx.signal })).text ?? '';

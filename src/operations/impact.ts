@@ -69,11 +69,6 @@ export interface ImpactResult {
   sources?: { headMeta: MetaDocument; content: ContentItem[]; production?: EnvironmentRef; staging?: EnvironmentRef };
 }
 
-export interface ImpactOptions {
-  /** Trusted CA for the data API (the management API's). */
-  ca?: string;
-}
-
 /** An environment of the deployment, as the impact needs it. */
 export interface EnvironmentRef {
   id: string;
@@ -141,7 +136,6 @@ export async function metaToken(ctx: OpContext, env: EnvironmentRef): Promise<Me
 export async function environmentMeta(
   ctx: OpContext,
   env: EnvironmentRef | Promise<EnvironmentRef | undefined>,
-  options: ImpactOptions = {},
   /** A token already being minted for this environment (the PR lifecycle mints it while validation runs). */
   minted?: Promise<MetaToken>,
 ): Promise<MetaRead> {
@@ -153,7 +147,7 @@ export async function environmentMeta(
     label = e.label;
     const { token, notice } = await (minted ?? metaToken(ctx, e));
     const url = new URL(`${e.restUrl}/meta`);
-    data = dataApiClient(ctx, url.origin, token, options.ca);
+    data = dataApiClient(ctx, url.origin, token);
     // A few tries only: a model that does not compile answers 500 every time, and the comparison is an extra.
     // `/meta` is no long poll: it gets the request timeout, not the data API's 95 s floor.
     const timeoutMs = ctx.requestTimeoutMs ?? DEFAULTS.requestTimeoutSeconds * 1000;
@@ -235,12 +229,11 @@ export interface StartedImpact {
 }
 
 /** Start reading production's `/meta` and the content (the staging environment is found here too when it already runs). */
-export function startImpact(ctx: OpContext, input: { branch?: string; deployBranch?: string }, options: ImpactOptions = {}): StartedImpact {
+export function startImpact(ctx: OpContext, input: { branch?: string; deployBranch?: string }): StartedImpact {
   const environments = findEnvironments(ctx, input.branch);
   const base = environmentMeta(
     ctx,
     environments.then((e) => e.production),
-    options,
   ).then((r) => (r.problem === 'no environment to read' ? { problem: 'the deployment lists no production environment' } : r));
   const content = scanContent(ctx);
   const baseFiles = input.deployBranch
@@ -259,7 +252,7 @@ export async function finishImpact(
   ctx: OpContext,
   started: StartedImpact,
   head: Promise<MetaRead>,
-  input: { branch: string; deployBranch: string; modelDir?: string; headFiles?: FileTexts; staging?: EnvironmentRef },
+  input: { branch: string; deployBranch: string; headFiles?: FileTexts; staging?: EnvironmentRef },
 ): Promise<ImpactResult> {
   const [base, headRead, content, envs] = await Promise.all([started.base, head, started.content, started.environments.catch(() => ({}) as const)]);
   const notices = [base.notice, headRead.notice, ...content.notices].filter((n): n is string => !!n);
@@ -277,7 +270,7 @@ export async function finishImpact(
     ctx.reporter.warning(`impact: the semantic layers were not compared: ${result.unavailable}`);
     return result;
   }
-  const defs = await definitionsFor(started.baseFiles, input);
+  const defs = await definitionsFor(started.baseFiles, input.headFiles);
   // Staging may run a newer Cube than production: what only the versions explain is not a change.
   result.changes = withoutEngineDifferences(diffMeta(base.meta, headRead.meta, { privateInHead: defs.privateInHead }));
   if (defs.outcome) result.definition = defs.apply(result.changes);
@@ -294,15 +287,11 @@ export async function finishImpact(
 }
 
 /** Every step for a branch whose staging environment already runs (the `impact` action, `datamodel-ci diff`). */
-export async function analyseImpact(
-  ctx: OpContext,
-  input: { branch: string; deployBranch: string; modelDir?: string; headFiles?: FileTexts },
-  options: ImpactOptions = {},
-): Promise<ImpactResult> {
-  const started = startImpact(ctx, { branch: input.branch, deployBranch: input.deployBranch }, options);
+export async function analyseImpact(ctx: OpContext, input: { branch: string; deployBranch: string; headFiles?: FileTexts }): Promise<ImpactResult> {
+  const started = startImpact(ctx, { branch: input.branch, deployBranch: input.deployBranch });
   const head = started.environments.then(async (e) =>
     e.staging
-      ? environmentMeta(ctx, e.staging, options)
+      ? environmentMeta(ctx, e.staging)
       : { problem: `${input.branch} has no staging environment (enable it first: datamodel-ci enable-staging, or the enable-staging action)` },
   );
   return finishImpact(ctx, started, head, input);
@@ -348,7 +337,7 @@ export function compareWithProduction(
   ctx: OpContext,
   started: StartedImpact,
   s: Pick<EnableStagingResult, 'stagingUrl' | 'environmentId'>,
-  input: { branch: string; deployBranch: string; modelDir: string; impact?: { ca?: string }; modelFiles?: FileTexts },
+  input: { branch: string; deployBranch: string; modelFiles?: FileTexts },
   minted?: Promise<MetaToken>,
 ): Promise<ImpactResult> {
   const label = `the staging environment of ${input.branch}`;
@@ -357,7 +346,7 @@ export function compareWithProduction(
       ? Promise.resolve({ id: s.environmentId, restUrl: s.stagingUrl, label })
       : findEnvironments(ctx, input.branch).then((e) => e.staging);
   const head = s.stagingUrl
-    ? environmentMeta(ctx, env, input.impact, s.environmentId ? minted : undefined).then((r) =>
+    ? environmentMeta(ctx, env, s.environmentId ? minted : undefined).then((r) =>
         r.problem === 'no environment to read' ? { problem: `${label} is not listed` } : r,
       )
     : Promise.resolve({ problem: `${label} is not enabled` });
@@ -366,7 +355,6 @@ export function compareWithProduction(
     ...staging,
     branch: input.branch,
     deployBranch: input.deployBranch,
-    modelDir: input.modelDir,
     headFiles: input.modelFiles,
   });
 }

@@ -14,8 +14,6 @@ export interface PlatformPreviewInput extends PreviewInput {
   fed?: { branch: string; headSha: string; modelDir: string; repository: string };
   /** The data diff after the impact (planned, and its key queries read, before the first call). */
   numbers?: DataDiffPlan;
-  /** Trusted CA for the data API. */
-  ca?: string;
 }
 
 /** The preview on the platform; a platform failure is reported in the outcome, bad input is thrown. */
@@ -31,6 +29,6 @@ export async function previewOnPlatform(ctx: OpContext, input: PlatformPreviewIn
     }
   }
   o ??= await runPreview(ctx, input, pull);
-  if (o.impact && input.numbers) o.numbers = await dataDiffStep(ctx, input.numbers, o.impact, input.ca);
+  if (o.impact && input.numbers) o.numbers = await dataDiffStep(ctx, input.numbers, o.impact);
   return o;
 }

@@ -37,8 +37,8 @@ export interface PreviewInput {
   via: UploadVia;
   smokeTest: boolean;
   smoke: SmokeOptions;
-  /** Compare the semantic layer with production's once the model is valid (off when absent). */
-  impact?: { ca?: string };
+  /** Compare the semantic layer with production's once the model is valid. */
+  impact?: boolean;
   /** The checkout's model files (what is uploaded), for the definition diff. */
   modelFiles?: FileTexts;
   /** Allow an upload that deletes most of the branch's model (input `allow-model-deletion`). */
@@ -96,7 +96,7 @@ export async function runPreview(ctx: OpContext, input: PreviewInput, pull: Pull
     since = await mark();
   };
   // One data request wakes a staging environment that sleeps (some take a while to start after enabling).
-  const wake = () => enable().then((s) => (s.stagingUrl ? wakeStaging(ctx, s.stagingUrl, input.smoke.ca) : undefined));
+  const wake = () => enable().then((s) => (s.stagingUrl ? wakeStaging(ctx, s.stagingUrl) : undefined));
   // Validation asks the branch's running instance: staging on, and the build of this upload done.
   const startValidation = (lastHash: string | undefined) => {
     validation = enable().then(() =>
@@ -109,7 +109,7 @@ export async function runPreview(ctx: OpContext, input: PreviewInput, pull: Pull
   /** Let work started early finish (its outcome unused) before the run ends. */
   const settle = () => Promise.allSettled([staging, validation, impact?.base, impact?.content, impact?.baseFiles]);
   try {
-    if (input.impact && !ctx.dryRun) impact = startImpact(ctx, { deployBranch: input.deployBranch }, input.impact);
+    if (input.impact && !ctx.dryRun) impact = startImpact(ctx, { deployBranch: input.deployBranch });
     outcome.created = await ctx.reporter.group('Shared branch', () => ensureSharedBranch(ctx, branch, input.deployBranch));
     if (!ctx.dryRun) {
       enable().catch(() => undefined);
@@ -147,7 +147,9 @@ export async function runPreview(ctx: OpContext, input: PreviewInput, pull: Pull
     const smoke = input.smokeTest && v.valid && s.stagingUrl ? smokeTest(ctx, s.stagingUrl, input.smoke) : undefined;
     smoke?.catch(() => undefined);
     if (impact && v.valid)
-      outcome.impact = await ctx.reporter.group('Impact on the semantic layer', () => compareWithProduction(ctx, impact!, s, input, stagingToken));
+      outcome.impact = await ctx.reporter.group('Impact on the semantic layer', () =>
+        compareWithProduction(ctx, impact!, s, { branch, deployBranch: input.deployBranch, modelFiles: input.modelFiles }, stagingToken),
+      );
     if (smoke) outcome.staging = { ...s, smoke: await smoke };
   } catch (e) {
     await settle();

@@ -40,7 +40,7 @@ async function pull(ctx: OpContext, branch: string): Promise<{ buildTriggered?: 
 export async function runRepositoryPreview(ctx: OpContext, input: RepositoryPreviewInput): Promise<PreviewOutcome | undefined> {
   const { branch } = input;
   const outcome: PreviewOutcome = { branch, created: false, stale: false };
-  const impact = input.impact && !ctx.dryRun ? startImpact(ctx, { deployBranch: input.deployBranch }, input.impact) : undefined;
+  const impact = input.impact && !ctx.dryRun ? startImpact(ctx, { deployBranch: input.deployBranch }) : undefined;
   let staging: Promise<EnableStagingResult> | undefined;
   const settle = () => Promise.allSettled([staging, impact?.base, impact?.content]);
   try {
@@ -65,7 +65,7 @@ export async function runRepositoryPreview(ctx: OpContext, input: RepositoryPrev
       minted = metaToken(ctx, { id: s.environmentId, restUrl: s.stagingUrl, label: `the staging environment of ${branch}` });
       minted.catch(() => undefined);
     }
-    const wake = () => (s.stagingUrl ? wakeStaging(ctx, s.stagingUrl, input.smoke.ca) : Promise.resolve());
+    const wake = () => (s.stagingUrl ? wakeStaging(ctx, s.stagingUrl) : Promise.resolve());
     // Nothing new pulled (a rerun, or a branch not running yet): the build it has or starts now is the head's.
     const mark = since && pulled.buildTriggered !== false ? { since } : {};
     outcome.validation = await validateWhenBuilt(ctx, { branch, modelDir: input.modelDir }, () =>
@@ -74,7 +74,9 @@ export async function runRepositoryPreview(ctx: OpContext, input: RepositoryPrev
     const smoke = input.smokeTest && outcome.validation.valid && s.stagingUrl ? smokeTest(ctx, s.stagingUrl, input.smoke) : undefined;
     smoke?.catch(() => undefined);
     if (impact && outcome.validation.valid)
-      outcome.impact = await ctx.reporter.group('Impact on the semantic layer', () => compareWithProduction(ctx, impact, s, input, minted));
+      outcome.impact = await ctx.reporter.group('Impact on the semantic layer', () =>
+        compareWithProduction(ctx, impact, s, { branch, deployBranch: input.deployBranch, modelFiles: input.modelFiles }, minted),
+      );
     if (smoke) outcome.staging = { ...s, smoke: await smoke };
   } catch (e) {
     await settle();

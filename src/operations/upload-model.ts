@@ -9,7 +9,7 @@
 import { isDevBranch } from '@datamodel-ci/platform-api';
 import { BadRequestError, PermissionDeniedError, messageOf } from '../client/errors.js';
 import { gitWrite, ignoreNotFound, type OpContext } from './context.js';
-import { readLocalModel, type LocalFile } from '../model/local-model.js';
+import type { LocalFile } from '../model/local-model.js';
 import { openDevMode } from './start-dev-branch.js';
 import { guardModelDeletion } from '../model/guard.js';
 import { holds, manifestOf, plan, remoteTree, uploadTransaction, type TransactionResult } from './upload-transaction.js';
@@ -21,10 +21,8 @@ export type UploadVia = 'auto' | 'direct' | 'dev-mode';
 export interface UploadInput {
   branch: string;
   modelDir: string;
-  /** The local model, when the caller hashed it already (before its first platform write). */
-  local?: LocalFile[];
-  /** Globs of files not to upload. */
-  exclude?: readonly string[];
+  /** The local model, read, hashed and checked by the caller (`readLocalModel`, exclude honoured) before its first platform call. */
+  local: LocalFile[];
   concurrency: number;
   commitMessage: string;
   via?: UploadVia;
@@ -77,7 +75,7 @@ function result(input: UploadInput, t: TransactionResult, via: UploadResult['via
 }
 
 export async function uploadModel(ctx: OpContext, input: UploadInput): Promise<UploadResult> {
-  const local = input.local ?? (await readLocalModel(ctx.reporter, input.modelDir, input.exclude));
+  const { local } = input;
   if (ctx.dryRun) return dryRunPlan(ctx, input, local);
   const via = input.via ?? 'auto';
   if (via === 'dev-mode') return viaDevMode(ctx, input, local);

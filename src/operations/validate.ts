@@ -5,7 +5,7 @@ import { BadRequestError } from '../client/errors.js';
 import type { OpContext } from './context.js';
 import { placeErrors, type Precision } from '../model/locate/index.js';
 import { readModelTexts } from '../model/locate/read-model-texts.js';
-import type { ModelEntry } from '../model/local-model.js';
+import { walkModel, type ModelEntry } from '../model/local-model.js';
 import { plural } from '../report/plural.js';
 
 export interface ModelError {
@@ -71,8 +71,10 @@ export interface ValidateInput {
 
 export async function validateBranch(ctx: OpContext, input: ValidateInput): Promise<ValidateResult> {
   const r = await ctx.client.dataModel.validate({ deploymentId: ctx.deploymentId, query: { branchName: input.branch } }, { signal: ctx.signal });
-  // The checkout's model files, read only when there is something to place in them.
-  const placed = placeErrors(r.errors, r.errors.length > 0 ? await readModelTexts(input.modelDir, input.model) : new Map());
+  // The checkout's model files, read only when there is something to place in them: from the run's walk, else
+  // walked now (a folder that cannot be walked places nothing).
+  const model = r.errors.length > 0 ? (input.model ?? (await walkModel(input.modelDir).catch(() => []))) : [];
+  const placed = placeErrors(r.errors, await readModelTexts(model));
   const file = (f: string | undefined) => (f ? repoPath(input.modelDir, f) : undefined);
   const errors: ModelError[] = [];
   const rootAt = new Map<number, ModelError>();

@@ -2,6 +2,8 @@
 import { createHash } from 'node:crypto';
 import { request as httpsRequest } from 'node:https';
 import { PlatformClient, type ClientOptions } from '../../src/client/index.js';
+import { readLocalModel } from '../../src/model/local-model.js';
+import { MemoryReporter } from '../../src/report/reporter.js';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../packages/emulator/src/index.js';
 
 export interface EmulatorFixture {
@@ -72,6 +74,9 @@ export async function control(em: Emulator, path: string, body?: unknown): Promi
 }
 
 /** SHA-1 hex of the raw bytes, as file-hashes and the finish manifest carry it. */
+/** The model of `dir`, read and checked as a command reads it before its first call (what `uploadModel` takes). */
+export const localOf = (dir: string, exclude?: string[]) => readLocalModel(new MemoryReporter(), dir, exclude);
+
 export const sha1 = (s: string | Buffer) => createHash('sha1').update(s).digest('hex');
 
 /**

@@ -1,10 +1,7 @@
 /** The definition diff as a step of the impact: both sides' files, compared; what could not be read becomes a notice. */
-import { messageOf } from '../../client/errors.js';
 import type { ChangeSet } from '../diff.js';
 import type { FileTexts } from './files.js';
 import { compareDefinitions, type DefinitionChange } from './index.js';
-import { localModelFiles } from '../../model/model-files.js';
-import { walkModel } from '../../model/local-model.js';
 import { mergeDefinitions, privateIn } from './merge.js';
 
 /** What the impact result keeps of the definition diff. */
@@ -23,20 +20,12 @@ export interface DefinitionStep {
   apply(cs: ChangeSet): DefinitionOutcome;
 }
 
-/** Read the two sides (production's files were requested at the start; the checkout's are given or read now). */
-export async function definitionsFor(
-  baseFiles: Promise<FileTexts | { problem: string }>,
-  input: { modelDir?: string; headFiles?: FileTexts },
-): Promise<DefinitionStep> {
+/**
+ * The two sides: production's files (requested at the start) and the checkout's, read from the run's walk of
+ * the model by the caller (none given: no definition diff).
+ */
+export async function definitionsFor(baseFiles: Promise<FileTexts | { problem: string }>, head: FileTexts | undefined): Promise<DefinitionStep> {
   const none: DefinitionStep = { privateInHead: new Set(), notices: [], apply: () => ({ changes: [], values: [] }) };
-  let head = input.headFiles;
-  if (!head && input.modelDir) {
-    try {
-      head = await localModelFiles(await walkModel(input.modelDir), input.modelDir);
-    } catch (e) {
-      return { ...none, notices: [`the model definitions were not compared: ${messageOf(e)}`] };
-    }
-  }
   if (!head) return none;
   if (!head.size) return { ...none, notices: ['the model definitions were not compared: model-dir holds no YAML or JS file under model/ (or schema/)'] };
   const base = await baseFiles;
