@@ -26,6 +26,9 @@ describe('the preflight of a preview', () => {
     expect(log).toContain('== Preflight: datamodel-ci doctor\n');
     expect(log.indexOf('== Preflight: datamodel-ci doctor')).toBeLessThan(log.indexOf('== Shared branch'));
     expect(log).toMatch(/✗ upload: a direct upload was refused .*; through dev mode and commit it works/);
+    // Its later checks upload the way that worked: the broken model for the validation check goes through dev mode too.
+    expect(log).toMatch(/✓ validation errors: 1 error, 1 with a file name/);
+    expect(log).not.toContain('✗ doctor:');
     // The preview took the doctor's way: dev mode at once, no direct upload tried and refused.
     expect(log).not.toContain('this tenant refuses direct uploads');
     expect(r.lines).toContain('status=valid');

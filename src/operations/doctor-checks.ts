@@ -2,7 +2,7 @@
 import { environmentRestUrl, isDevBranch, normaliseRestUrl } from '@datamodel-ci/platform-api';
 import { collect } from '../client/pagination.js';
 import { NotFoundError, PlatformError, messageOf } from '../client/errors.js';
-import { waitForBuild } from './branch-build.js';
+import { markBuild, waitForBuild } from './branch-build.js';
 import { gitWrite, ignoreNotFound, type OpContext } from './context.js';
 import type { LocalFile } from '../model/local-model.js';
 import { openDevMode } from './start-dev-branch.js';
@@ -54,10 +54,16 @@ export function hashForm(finish: string | undefined, status: string | undefined)
   return `upload/finish reports ${form(finish)}, build status ${form(status)}${match}`;
 }
 
-/** Upload a model with one broken file, validate, and read the errors' shape (then the branch is cleaned up by the caller). */
-export async function validateBroken(ctx: OpContext, branch: string, files: LocalFile[]): Promise<{ ok: boolean; seen: string }> {
-  const t = await uploadTransaction(ctx, { branch, local: files, concurrency: 1, commitMessage: 'datamodel-ci doctor: a broken file' });
-  await waitForBuild(ctx, branch, t.lastHash ? { lastHash: t.lastHash, timeoutMs: 10 * 60_000 } : { timeoutMs: 10 * 60_000 });
+/**
+ * Upload a model with one broken file the way uploads worked (a tenant that refuses direct uploads takes
+ * it through dev mode), validate, and read the errors' shape (the caller cleans the branch up).
+ */
+export async function validateBroken(ctx: OpContext, branch: string, files: LocalFile[], via: 'direct' | 'dev-mode'): Promise<{ ok: boolean; seen: string }> {
+  const since = await markBuild(ctx, branch);
+  let lastHash: string | undefined;
+  if (via === 'dev-mode') await doctorUploadViaDevMode(ctx, branch, files);
+  else lastHash = (await uploadTransaction(ctx, { branch, local: files, concurrency: 1, commitMessage: 'datamodel-ci doctor: a broken file' })).lastHash;
+  await waitForBuild(ctx, branch, { ...(lastHash ? { lastHash } : {}), ...(since ? { since } : {}), timeoutMs: 10 * 60_000 });
   const r = await ctx.client.dataModel.validate({ deploymentId: ctx.deploymentId, query: { branchName: branch } }, { signal: ctx.signal });
   if (r.valid) return { ok: false, seen: 'a broken model validated as valid: validation does not compile this branch' };
   const first = r.errors[0];

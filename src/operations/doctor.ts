@@ -229,7 +229,7 @@ export async function runDoctor(
         'wakes a staging environment that says "Branch is not active" once, and waits up to 3 minutes before that is final',
       );
     }
-    const shape = await validateBroken(ctx, branch, [...both, DOCTOR_FILES.broken]);
+    const shape = await validateBroken(ctx, branch, [...both, DOCTOR_FILES.broken], report.uploadVia ?? 'direct');
     add(
       'validation errors',
       shape.ok ? 'ok' : 'failed',
