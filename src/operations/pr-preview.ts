@@ -77,10 +77,7 @@ export async function runPreview(ctx: OpContext, input: PreviewInput, pull: Pull
   const enable = () =>
     (staging ??= enableStaging(ctx, { branch, smokeTest: false }).then((s) => {
       // The impact's token for the staging environment is minted while the model builds and validates.
-      if (impact && s.stagingUrl && s.environmentId) {
-        stagingToken = metaToken(ctx, { id: s.environmentId, restUrl: s.stagingUrl, label: `the staging environment of ${branch}` });
-        stagingToken.catch(() => undefined);
-      }
+      if (impact) stagingToken = stagingTokenFor(ctx, branch, s);
       return s;
     }));
   // The build status before the upload lands: the build that replaces it is this upload's. Read once staging
@@ -144,13 +141,7 @@ export async function runPreview(ctx: OpContext, input: PreviewInput, pull: Pull
     const [v, s] = await Promise.all([validation as unknown as Promise<ValidateResult>, enable()]);
     outcome.validation = v;
     outcome.staging = s;
-    const smoke = input.smokeTest && v.valid && s.stagingUrl ? smokeTest(ctx, s.stagingUrl, input.smoke) : undefined;
-    smoke?.catch(() => undefined);
-    if (impact && v.valid)
-      outcome.impact = await ctx.reporter.group('Impact on the semantic layer', () =>
-        compareWithProduction(ctx, impact!, s, { branch, deployBranch: input.deployBranch, modelFiles: input.modelFiles }, stagingToken),
-      );
-    if (smoke) outcome.staging = { ...s, smoke: await smoke };
+    await afterValidation(ctx, input, outcome, s, impact, stagingToken);
   } catch (e) {
     await settle();
     if (e instanceof InputError) throw e;
@@ -158,6 +149,33 @@ export async function runPreview(ctx: OpContext, input: PreviewInput, pull: Pull
     outcome.failureCause = e;
   }
   return outcome;
+}
+
+/** The impact's token for a branch's staging environment, minted early (awaited by the impact). */
+export function stagingTokenFor(ctx: OpContext, branch: string, s: EnableStagingResult): Promise<MetaToken> | undefined {
+  if (!s.stagingUrl || !s.environmentId) return undefined;
+  const token = metaToken(ctx, { id: s.environmentId, restUrl: s.stagingUrl, label: `the staging environment of ${branch}` });
+  token.catch(() => undefined);
+  return token;
+}
+
+/** How every preview ends once validated (by upload or from the repository): the smoke test alongside the impact. */
+export async function afterValidation(
+  ctx: OpContext,
+  input: Pick<PreviewInput, 'smokeTest' | 'smoke' | 'deployBranch' | 'modelFiles'>,
+  outcome: PreviewOutcome,
+  s: EnableStagingResult,
+  impact: StartedImpact | undefined,
+  token: Promise<MetaToken> | undefined,
+): Promise<void> {
+  if (!outcome.validation?.valid) return;
+  const smoke = input.smokeTest && s.stagingUrl ? smokeTest(ctx, s.stagingUrl, input.smoke) : undefined;
+  smoke?.catch(() => undefined);
+  if (impact)
+    outcome.impact = await ctx.reporter.group('Impact on the semantic layer', () =>
+      compareWithProduction(ctx, impact, s, { branch: outcome.branch, deployBranch: input.deployBranch, modelFiles: input.modelFiles }, token),
+    );
+  if (smoke) outcome.staging = { ...s, smoke: await smoke };
 }
 
 export interface CloseInput {

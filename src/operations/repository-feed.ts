@@ -12,9 +12,9 @@ import { BadRequestError, InputError, NotFoundError, messageOf } from '../client
 import { DEFAULTS } from '../defaults.js';
 import { BuildError, markBuild, sameCommit, waitForBuild, type BuildMark } from './branch-build.js';
 import { mutate, type OpContext } from './context.js';
-import { enableStaging, smokeTest, wakeStaging, type EnableStagingResult } from './enable-staging.js';
-import { compareWithProduction, metaToken, startImpact, type MetaToken } from './impact.js';
-import type { PreviewInput, PreviewOutcome } from './pr-preview.js';
+import { enableStaging, wakeStaging, type EnableStagingResult } from './enable-staging.js';
+import { startImpact } from './impact.js';
+import { afterValidation, stagingTokenFor, type PreviewInput, type PreviewOutcome } from './pr-preview.js';
 import { validateWhenBuilt } from './validate.js';
 
 export type RepositoryPreviewInput = Pick<PreviewInput, 'branch' | 'deployBranch' | 'modelDir' | 'smokeTest' | 'smoke' | 'impact' | 'modelFiles'> & {
@@ -58,26 +58,16 @@ export async function runRepositoryPreview(ctx: OpContext, input: RepositoryPrev
     ctx.reporter.info(`pulled ${branch} from the connected repository${pulled.buildTriggered === false ? ' (nothing new)' : ''}`);
     staging = enableStaging(ctx, { branch, smokeTest: false });
     staging.catch(() => undefined);
-    let minted: Promise<MetaToken> | undefined;
     const s = await staging;
     outcome.staging = s;
-    if (impact && s.stagingUrl && s.environmentId) {
-      minted = metaToken(ctx, { id: s.environmentId, restUrl: s.stagingUrl, label: `the staging environment of ${branch}` });
-      minted.catch(() => undefined);
-    }
+    const minted = impact ? stagingTokenFor(ctx, branch, s) : undefined;
     const wake = () => (s.stagingUrl ? wakeStaging(ctx, s.stagingUrl) : Promise.resolve());
     // Nothing new pulled (a rerun, or a branch not running yet): the build it has or starts now is the head's.
     const mark = since && pulled.buildTriggered !== false ? { since } : {};
     outcome.validation = await validateWhenBuilt(ctx, { branch, modelDir: input.modelDir }, () =>
       waitForBuild(ctx, branch, { lastHash: input.headSha, ...mark, wake }),
     );
-    const smoke = input.smokeTest && outcome.validation.valid && s.stagingUrl ? smokeTest(ctx, s.stagingUrl, input.smoke) : undefined;
-    smoke?.catch(() => undefined);
-    if (impact && outcome.validation.valid)
-      outcome.impact = await ctx.reporter.group('Impact on the semantic layer', () =>
-        compareWithProduction(ctx, impact, s, { branch, deployBranch: input.deployBranch, modelFiles: input.modelFiles }, minted),
-      );
-    if (smoke) outcome.staging = { ...s, smoke: await smoke };
+    await afterValidation(ctx, input, outcome, s, impact, minted);
   } catch (e) {
     await settle();
     if (e instanceof InputError) throw e;

@@ -40,22 +40,22 @@ export function disconnectRepository(d: DeploymentRec): void {
   delete d.settings.repository;
 }
 
-/** The repository folder of the Cube project (`deployProjectRoot`), with a trailing `/`; '' at the root. */
-function rootPrefix(repo: ConnectedRepo): string {
-  const root = repo.projectRoot.replace(/^\/+|\/+$/g, '');
+/** The repository folder of a project root (`deployProjectRoot`), with a trailing `/`; '' at the root. */
+function rootPrefix(projectRoot: string): string {
+  const root = projectRoot.replace(/^\/+|\/+$/g, '');
   return root ? `${root}/` : '';
 }
 
 /** The project's files in a repository tree: what is under the project root, paths relative to it. */
-export function projectFiles(repo: ConnectedRepo, files: FileMap): FileMap {
-  const prefix = rootPrefix(repo);
+function projectFiles(projectRoot: string, files: FileMap): FileMap {
+  const prefix = rootPrefix(projectRoot);
   if (!prefix) return { ...files };
   return Object.fromEntries(Object.entries(files).flatMap(([p, b]) => (p.startsWith(prefix) ? [[p.slice(prefix.length), b]] : [])));
 }
 
 /** A repository tree with the project folder replaced by `project` (what a platform commit pushes). */
-function withProject(repo: ConnectedRepo, tree: FileMap, project: FileMap): FileMap {
-  const prefix = rootPrefix(repo);
+function withProject(projectRoot: string, tree: FileMap, project: FileMap): FileMap {
+  const prefix = rootPrefix(projectRoot);
   const outside = prefix ? Object.fromEntries(Object.entries(tree).filter(([p]) => !p.startsWith(prefix))) : {};
   return { ...outside, ...Object.fromEntries(Object.entries(project).map(([p, b]) => [prefix + p, b])) };
 }
@@ -65,20 +65,16 @@ export function setProjectRoot(d: DeploymentRec, projectRoot: string): void {
   if (!d.connected) throw new HttpError(400, `deployment ${d.id} is not connected to a repository (turn on the github-connected profile)`);
   const root = `/${projectRoot.replace(/^\/+|\/+$/g, '')}`;
   // The refs were the project at the root; they keep that project, now under the new folder.
-  const refs = Object.fromEntries(
-    Object.entries(d.connected.refs).map(([k, r]) => [
-      k,
-      { sha: r.sha, files: withProject({ ...d.connected!, projectRoot: root }, {}, projectFiles(d.connected!, r.files)) },
-    ]),
-  );
-  d.connected = { ...d.connected, projectRoot: root, refs };
+  const was = d.connected.projectRoot;
+  for (const r of Object.values(d.connected.refs)) r.files = withProject(root, {}, projectFiles(was, r.files));
+  d.connected.projectRoot = root;
 }
 
 /** After a commit on a platform branch of a connected deployment: the commit is pushed to its ref. */
 export function syncRef(d: DeploymentRec, b: BranchRec): void {
   if (!d.connected || b.kind === 'dev') return;
   const tree = d.connected.refs[b.name]?.files ?? d.connected.refs[d.deployBranch]?.files ?? {};
-  d.connected.refs[b.name] = { sha: b.lastHash, files: withProject(d.connected, tree, b.head) };
+  d.connected.refs[b.name] = { sha: b.lastHash, files: withProject(d.connected.projectRoot, tree, b.head) };
 }
 
 /** A git-like commit id. */
@@ -102,7 +98,7 @@ export function pushRef(env: BuildEnv, d: DeploymentRec, branch: string, files: 
 /** Take the ref's tree and commit as the branch's; builds it when it changed and runs. True when it changed. */
 function bringToRef(env: BuildEnv, d: DeploymentRec, b: BranchRec, ref: RefRec): boolean {
   // The platform builds only the project folder of the repository (`deployProjectRoot`).
-  const project = projectFiles(d.connected as ConnectedRepo, ref.files);
+  const project = projectFiles((d.connected as ConnectedRepo).projectRoot, ref.files);
   if (b.lastHash === ref.sha && sameTree(b.head, project)) return false;
   b.files = { ...project };
   b.head = { ...project };
