@@ -51,7 +51,7 @@ function emulatorFileWith(marker: string): string | undefined {
 
 describe('import boundaries', () => {
   it('finds the imports it checks (the scanner itself works)', () => {
-    expect(importsOf('src/commands/pr-close.ts')).toContain('../operations/pr-preview.js');
+    expect(importsOf('src/commands/pr-close.ts')).toContain('../operations/pr-close.js');
     expect(importsOf('packages/emulator/src/index.ts').length).toBeGreaterThan(2);
   });
 

@@ -14,7 +14,7 @@ import { MemoryReporter } from '../src/report/reporter.js';
 import type { OpContext } from '../src/operations/context.js';
 import { scanModel } from '../src/model/local-model.js';
 import { mergeToDefault } from '../src/operations/merge-to-default.js';
-import { CloseFailed, runClose } from '../src/operations/pr-preview.js';
+import { CloseFailed, runClose } from '../src/operations/pr-close.js';
 import { ensureSharedBranch } from '../src/operations/start-dev-branch.js';
 import { sweepBranches } from '../src/operations/cleanup-branch.js';
 import { uploadModel } from '../src/operations/upload-model.js';

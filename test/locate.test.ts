@@ -5,8 +5,7 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createLocator, locateError } from '../src/model/locate/index.js';
 import { resolveFileName } from '../src/model/locate/model-set.js';
-import { readModelTexts } from '../src/model/locate/read-model-texts.js';
-import { walkModel } from '../src/model/local-model.js';
+import { readModelTexts, walkModel } from '../src/model/local-model.js';
 import { keyVariants, parsePath } from '../src/model/locate/model-tree.js';
 import { mistakeClaim, validatorClaims } from '../src/model/locate/message.js';
 

@@ -235,6 +235,19 @@ describe('enable-staging', () => {
     expect(c.reporter.secrets.length).toBeGreaterThan(0);
     for (const s of c.reporter.secrets) expect(c.reporter.text()).not.toContain(s);
   });
+
+  it('fails the smoke test when /load still says "Continue wait" at its deadline, naming the path and the polls', async () => {
+    await ensureSharedBranch(ctx(), 'preview-pr-8', 'main');
+    const before = fx.em.controls.behaviour;
+    fx.em.controls.behaviour = { ...before, continueWaitPolls: 1_000_000 };
+    try {
+      const c = ctx();
+      const started = enableStaging({ ...c, ca: fx.em.ca }, { branch: 'preview-pr-8', smokeTest: true, smoke: { timeoutMs: 2_000 } });
+      await expect(started).rejects.toThrow(/^smoke test: \/load: no answer within 2 s \(\d+ "Continue wait" polls\)$/);
+    } finally {
+      fx.em.controls.behaviour = before;
+    }
+  });
 });
 
 describe('dbt-sync-and-wait', () => {

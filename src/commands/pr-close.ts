@@ -7,7 +7,7 @@
 import { InputError } from '../client/errors.js';
 import { readLocalModel } from '../model/local-model.js';
 import { deployTarget, type DeployTarget } from '../operations/branch-build.js';
-import { CloseFailed, runClose } from '../operations/pr-preview.js';
+import { CloseFailed, runClose } from '../operations/pr-close.js';
 import { checkProduction, stagingOff, type ProductionCheck } from '../operations/repository-feed.js';
 import { validatedInQueue } from '../pr/check-run.js';
 import { retirePreview } from '../pr/deployment.js';

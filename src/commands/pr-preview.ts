@@ -9,7 +9,7 @@ import { planDataDiff, type DataDiffPlan } from '../impact/data/plan.js';
 import type { LocalFile } from '../model/local-model.js';
 import { localModelFiles } from '../model/model-files.js';
 import { deployTarget, type DeployTarget } from '../operations/branch-build.js';
-import { previewOnPlatform } from '../operations/pr-lifecycle.js';
+import { previewOnPlatform } from '../operations/pr-preview.js';
 import type { UploadVia } from '../operations/upload-model.js';
 import type { Outputs } from '../pr/presenters.js';
 import { changesOf, touches, type Changes } from '../pr/changed-files.js';

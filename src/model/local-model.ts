@@ -224,3 +224,11 @@ export async function modelTexts(files: readonly ModelEntry[], pick: (path: stri
   }
   return out;
 }
+
+/** A file the locator can read (a model language). */
+export const isLocatorFile = (path: string) => /\.(ya?ml|[cm]?js)$/i.test(path);
+
+/** The locator's texts: the YAML and JS files of the model's one walk, by POSIX path under the model folder (the platform's keys), read only when there are errors to place. */
+export function readModelTexts(model: readonly ModelEntry[]): Promise<Map<string, string>> {
+  return modelTexts(model, isLocatorFile);
+}

@@ -8,9 +8,8 @@
 import { AbortedError, messageOf } from '../client/errors.js';
 import type { HttpClient } from '../client/http.js';
 import type { OpContext } from './context.js';
-import { dataApiClient } from './data-api.js';
+import { dataApiClient, loadQuery, type LoadResult } from './data-api.js';
 import { compareRows, newRows } from '../impact/data/compare.js';
-import { loadQuery, type LoadResult } from '../impact/data/load.js';
 import type { DataDiffLimits, DataDiffMode, DataDiffResult, KeyQuery, QueryOutcome } from '../impact/data/types.js';
 import { keyQueries } from '../impact/data/key-queries.js';
 import type { DataDiffPlan } from '../impact/data/plan.js';

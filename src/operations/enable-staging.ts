@@ -2,11 +2,10 @@
 import { branchRestUrl, environmentRestUrl, normaliseRestUrl } from '@datamodel-ci/platform-api';
 import { InputError, isHtml, messageOf } from '../client/errors.js';
 import { collect } from '../client/pagination.js';
-import { sleep } from '../client/retry.js';
 import { DEFAULTS } from '../defaults.js';
 import { enableBranchStaging } from './branch-build.js';
 import type { OpContext } from './context.js';
-import { dataApiClient } from './data-api.js';
+import { dataApiClient, loadQuery } from './data-api.js';
 import { plural } from '../report/plural.js';
 
 export interface EnableStagingResult {
@@ -59,8 +58,7 @@ export async function wakeStaging(ctx: OpContext, stagingUrl: string): Promise<v
 }
 
 /**
- * Mint a short-lived data-API token (masked), read `/meta`, then run one `/load`, retrying
- * "Continue wait" until the deadline.
+ * Mint a short-lived data-API token (masked), read `/meta`, then run one `/load` within the deadline.
  */
 export async function smokeTest(ctx: OpContext, stagingUrl: string, options: SmokeOptions) {
   // Minting twice only mints an unused second token.
@@ -85,24 +83,14 @@ export async function smokeTest(ctx: OpContext, stagingUrl: string, options: Smo
     const cubes = meta.cubes ?? [];
     const measure = cubes.flatMap((c) => c.measures ?? [])[0]?.name;
     if (!measure) throw new InputError('smoke-test', `${cubes.length} cubes`, 'a model with at least one measure to query');
-    const query = encodeURIComponent(JSON.stringify({ measures: [measure], limit: 1 }));
-    const deadline = Date.now() + options.timeoutMs;
-    let waits = 0;
-    for (;;) {
-      const body = await get<{ error?: string; data?: unknown[] }>(`load?query=${query}`);
-      // The data API answers "Continue wait" (sometimes with more words) while the query still runs.
-      if (typeof body.error === 'string' && body.error.includes('Continue wait')) {
-        waits += 1;
-        if (Date.now() >= deadline) throw new Error(`smoke test: /load still answered "Continue wait" after ${options.timeoutMs} ms`);
-        await sleep(Math.min(2_000, 200 * waits), ctx.signal);
-        continue;
-      }
-      if (body.error) throw new Error(`smoke test: /load answered ${body.error}`);
-      ctx.reporter.info(
-        `smoke test: /meta lists ${cubes.length} cubes and views; /load of ${measure} returned ${plural(body.data?.length ?? 0, 'row')} after ${plural(waits, 'wait')}`,
-      );
-      return { cubes: cubes.length, rows: body.data?.length ?? 0, waits };
-    }
+    const r = await loadQuery(data, `${url.pathname}load`, { measures: [measure], limit: 1 }, options.timeoutMs, ctx.signal);
+    if (r.cause instanceof Error) throw r.cause;
+    if (r.error) throw new Error(`smoke test: /load: ${r.error}`);
+    const rows = r.rows?.length ?? 0;
+    ctx.reporter.info(
+      `smoke test: /meta lists ${cubes.length} cubes and views; /load of ${measure} returned ${plural(rows, 'row')} after ${plural(r.waits, 'wait')}`,
+    );
+    return { cubes: cubes.length, rows, waits: r.waits };
   } finally {
     await data.close();
   }

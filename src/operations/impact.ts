@@ -27,7 +27,7 @@ import {
 import { countChanges, diffMeta, type ChangeCounts, type ChangeSet } from '../impact/diff.js';
 import { withoutEngineDifferences } from '../impact/engine-version.js';
 import { parseMeta, type MetaDocument } from '../impact/meta.js';
-import { definitionsFor, type DefinitionOutcome } from '../impact/definition/step.js';
+import { definitionsFor, type DefinitionOutcome } from '../impact/definition/index.js';
 import { flattenSourceTree } from '../impact/definition/files.js';
 import { modelFilesOf, type FileTexts } from '../model/model-files.js';
 import { plural } from '../report/plural.js';
@@ -130,6 +130,14 @@ export async function metaToken(ctx: OpContext, env: EnvironmentRef): Promise<Me
       return { token: t, notice: `${why}, nor the deployment's (${messageOf(e2)}): read its /meta with a metadata token` };
     }
   }
+}
+
+/** The impact's token for a branch's staging environment, minted as soon as it is enabled (awaited by the impact). */
+export function stagingTokenFor(ctx: OpContext, branch: string, s: EnableStagingResult): Promise<MetaToken> | undefined {
+  if (!s.stagingUrl || !s.environmentId) return undefined;
+  const token = metaToken(ctx, { id: s.environmentId, restUrl: s.stagingUrl, label: `the staging environment of ${branch}` });
+  token.catch(() => undefined);
+  return token;
 }
 
 /** Read one environment's `/meta`; a failure is the result's `problem`, never thrown (an abort is). */

@@ -8,7 +8,7 @@ import { DEFAULTS } from '../defaults.js';
 import type { LocalFile } from '../model/local-model.js';
 import { cleanupBranch } from './cleanup-branch.js';
 import type { OpContext } from './context.js';
-import { runPreview } from './pr-preview.js';
+import { runPreview } from './upload-preview.js';
 import type { UploadResult, UploadVia } from './upload-model.js';
 import type { ValidateResult } from './validate.js';
 
@@ -40,7 +40,7 @@ export async function validateInQueue(ctx: OpContext, input: QueueGateInput): Pr
   const outcome: QueueGateOutcome = { branch: input.branch };
   try {
     // The preview's own steps, without the impact and the smoke test: a queue asks "is it valid?" only.
-    const o = await runPreview(
+    const { outcome: o } = await runPreview(
       ctx,
       { ...input, smokeTest: false, smoke: { timeoutMs: DEFAULTS.smokeTimeoutSeconds * 1000 } },
       // A queue entry's commit never moves: a newer one is another entry with a branch of its own.

@@ -13,11 +13,11 @@ import { DEFAULTS } from '../defaults.js';
 import { BuildError, markBuild, sameCommit, waitForBuild, type BuildMark } from './branch-build.js';
 import { mutate, type OpContext } from './context.js';
 import { enableStaging, wakeStaging, type EnableStagingResult } from './enable-staging.js';
-import { startImpact } from './impact.js';
-import { afterValidation, stagingTokenFor, type PreviewInput, type PreviewOutcome } from './pr-preview.js';
+import { stagingTokenFor, type MetaToken, type StartedImpact } from './impact.js';
+import type { PreviewFlow, PreviewInput, PreviewOutcome } from './pr-preview.js';
 import { validateWhenBuilt } from './validate.js';
 
-export type RepositoryPreviewInput = Pick<PreviewInput, 'branch' | 'deployBranch' | 'modelDir' | 'smokeTest' | 'smoke' | 'impact' | 'modelFiles'> & {
+export type RepositoryPreviewInput = Pick<PreviewInput, 'branch' | 'modelDir'> & {
   /** The PR's head commit: the build to wait for (a hint: the platform may word it shorter). */
   headSha: string;
 };
@@ -36,12 +36,12 @@ async function pull(ctx: OpContext, branch: string): Promise<{ buildTriggered?: 
   }
 }
 
-/** The preview of a PR whose head branch is in the connected repository; `undefined` when it is not there. */
-export async function runRepositoryPreview(ctx: OpContext, input: RepositoryPreviewInput): Promise<PreviewOutcome | undefined> {
+/** The preview of a PR whose head branch is in the connected repository, up to its validation; `undefined` when it is not there. */
+export async function runRepositoryPreview(ctx: OpContext, input: RepositoryPreviewInput, impact?: StartedImpact): Promise<PreviewFlow | undefined> {
   const { branch } = input;
   const outcome: PreviewOutcome = { branch, created: false, stale: false };
-  const impact = input.impact && !ctx.dryRun ? startImpact(ctx, { deployBranch: input.deployBranch }) : undefined;
   let staging: Promise<EnableStagingResult> | undefined;
+  let minted: Promise<MetaToken> | undefined;
   const settle = () => Promise.allSettled([staging, impact?.base, impact?.content]);
   try {
     // The build status before the pull: the build that replaces it is the head commit's.
@@ -53,28 +53,27 @@ export async function runRepositoryPreview(ctx: OpContext, input: RepositoryPrev
     }
     if (pulled === 'dry-run') {
       ctx.reporter.info(`dry run: would enable the staging environment of ${branch}, wait for the build of ${input.headSha.slice(0, 7)} and validate it`);
-      return outcome;
+      return { outcome };
     }
     ctx.reporter.info(`pulled ${branch} from the connected repository${pulled.buildTriggered === false ? ' (nothing new)' : ''}`);
     staging = enableStaging(ctx, { branch, smokeTest: false });
     staging.catch(() => undefined);
     const s = await staging;
     outcome.staging = s;
-    const minted = impact ? stagingTokenFor(ctx, branch, s) : undefined;
+    if (impact) minted = stagingTokenFor(ctx, branch, s);
     const wake = () => (s.stagingUrl ? wakeStaging(ctx, s.stagingUrl) : Promise.resolve());
     // Nothing new pulled (a rerun, or a branch not running yet): the build it has or starts now is the head's.
     const mark = since && pulled.buildTriggered !== false ? { since } : {};
     outcome.validation = await validateWhenBuilt(ctx, { branch, modelDir: input.modelDir }, () =>
       waitForBuild(ctx, branch, { lastHash: input.headSha, ...mark, wake }),
     );
-    await afterValidation(ctx, input, outcome, s, impact, minted);
   } catch (e) {
     await settle();
     if (e instanceof InputError) throw e;
     outcome.failure = messageOf(e);
     outcome.failureCause = e;
   }
-  return outcome;
+  return { outcome, stagingToken: minted };
 }
 
 /** What production was seen to build after a merge on GitHub. */

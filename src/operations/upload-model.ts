@@ -11,8 +11,7 @@ import { BadRequestError, PermissionDeniedError, messageOf } from '../client/err
 import { gitWrite, ignoreNotFound, type OpContext } from './context.js';
 import type { LocalFile } from '../model/local-model.js';
 import { openDevMode } from './start-dev-branch.js';
-import { guardModelDeletion } from '../model/guard.js';
-import { holds, manifestOf, plan, remoteTree, uploadTransaction, type TransactionResult } from './upload-transaction.js';
+import { holds, manifestOf, uploadTransaction, type TransactionResult } from './upload-transaction.js';
 import { plural } from '../report/plural.js';
 
 /** How the model reaches the shared branch: `auto` tries a direct upload and falls back to dev mode. */
@@ -91,22 +90,18 @@ export async function uploadModel(ctx: OpContext, input: UploadInput): Promise<U
 }
 
 async function dryRunPlan(ctx: OpContext, input: UploadInput, local: LocalFile[]): Promise<UploadResult> {
-  // A branch a dry run did not create reads as empty: everything would be sent.
-  const remote = await remoteTree(ctx, input.branch).catch(() => ({}));
-  const p = plan(local, remote);
-  await guardModelDeletion({
+  const guard = { modelDir: input.modelDir, allow: input.allowModelDeletion ?? false };
+  const t = await uploadTransaction(ctx, {
     branch: input.branch,
-    modelDir: input.modelDir,
-    local: local.map((f) => f.path),
-    remote: Object.keys(remote),
-    remove: p.remove,
-    allow: input.allowModelDeletion ?? false,
+    local,
+    concurrency: input.concurrency,
+    commitMessage: input.commitMessage,
+    guard,
+    planOnly: true,
   });
   ctx.reporter.info(
-    `dry run: would upload ${plural(p.send.length, 'file')} (${p.send.map((f) => f.path).join(', ') || 'none'}) to ${input.branch} and delete ${p.remove.length} (${p.remove.join(', ') || 'none'})`,
+    `dry run: would upload ${plural(t.sent.length, 'file')} (${t.sent.join(', ') || 'none'}) to ${input.branch} and delete ${t.removed.length} (${t.removed.join(', ') || 'none'})`,
   );
-  const sent = p.send.map((f) => f.path);
-  const t = { sent, removed: p.remove, unchanged: p.unchanged, bytes: p.send.reduce((a, f) => a + f.size, 0), finished: false, stopped: false };
   return result(input, t, 'none');
 }
 

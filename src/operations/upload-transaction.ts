@@ -60,6 +60,8 @@ export interface TransactionInput {
    * finishes, so a production deploy rebuilds even when the deploy branch already holds the files).
    */
   alwaysFinish?: boolean;
+  /** Stop after the plan and the guard, writing nothing (a dry run: a branch it did not create reads as empty). */
+  planOnly?: boolean;
   /** Refuse an upload that would wipe the branch's model (a wrong model-dir) unless `allow`. */
   guard?: { modelDir: string; allow: boolean };
   /** Called right before `finish` (a caller marks the build status it must see replaced). */
@@ -83,7 +85,10 @@ export async function uploadTransaction(ctx: OpContext, input: TransactionInput)
   const { client, deploymentId, reporter } = ctx;
   const branchName = input.branch;
   const manifest = manifestOf(input.local);
-  const remote = await remoteTree(ctx, branchName);
+  const remote = await remoteTree(ctx, branchName).catch((e: unknown) => {
+    if (input.planOnly) return {};
+    throw e;
+  });
   const p = plan(input.local, remote);
   if (input.guard) {
     await guardModelDeletion({
@@ -96,6 +101,7 @@ export async function uploadTransaction(ctx: OpContext, input: TransactionInput)
     });
   }
   const base = { sent: p.send.map((f) => f.path), removed: p.remove, unchanged: p.unchanged, bytes: 0 };
+  if (input.planOnly) return { ...base, bytes: p.send.reduce((a, f) => a + f.size, 0), finished: false, stopped: false };
   reporter.info(`${branchName}: ${p.send.length} to send, ${p.remove.length} to delete, ${p.unchanged} unchanged`);
   if (p.send.length === 0 && p.remove.length === 0 && !input.alwaysFinish) return { ...base, finished: false, stopped: false };
 

@@ -4,8 +4,7 @@ import { isAbsolute, posix, relative, sep } from 'node:path';
 import { BadRequestError } from '../client/errors.js';
 import type { OpContext } from './context.js';
 import { placeErrors, type Precision } from '../model/locate/index.js';
-import { readModelTexts } from '../model/locate/read-model-texts.js';
-import { walkModel, type ModelEntry } from '../model/local-model.js';
+import { readModelTexts, walkModel, type ModelEntry } from '../model/local-model.js';
 import { plural } from '../report/plural.js';
 
 export interface ModelError {

@@ -1,0 +1,89 @@
+/**
+ * The close of a pull request on the platform: the merge into the deploy branch (when asked), then the
+ * clean-up of the preview's branches, each pass safe to repeat.
+ */
+import { InputError, PlatformError, messageOf } from '../client/errors.js';
+import { sleep } from '../client/retry.js';
+import { cleanupBranch, type CleanupResult } from './cleanup-branch.js';
+import type { OpContext } from './context.js';
+import { MergeRefused, mergeToDefault, type MergeResult } from './merge-to-default.js';
+import type { LocalFile } from '../model/local-model.js';
+import type { UploadVia } from './upload-model.js';
+
+export interface CloseInput {
+  branch: string;
+  /** Merge into the deploy branch first (the PR was merged and merge-on-close is on). */
+  merge: boolean;
+  message: string;
+  /** Dev branches the ledger recorded for the PR. */
+  devBranches: string[];
+  removeOnUpstream: boolean;
+  /** The model of the PR's merge commit (the checkout), read before the first write: what is merged. */
+  model?: { local: LocalFile[]; concurrency: number; modelDir: string; allowModelDeletion: boolean; via?: UploadVia };
+  /** In CLI deploy mode, upload `model` to the deploy branch after the merge. */
+  deployOnMerge?: boolean;
+  /** Pauses between cleanup passes, ms (tests shorten them). */
+  cleanupPausesMs?: readonly number[];
+}
+
+/** A close that failed: which step, whether production may have changed, and what is left on the platform. */
+export class CloseFailed extends Error {
+  constructor(
+    message: string,
+    readonly step: 'Merge' | 'Cleanup',
+    readonly pending: string[],
+    readonly merge?: MergeResult,
+  ) {
+    super(message);
+  }
+}
+
+export interface CloseOutcome {
+  merge?: MergeResult;
+  cleanup: CleanupResult;
+}
+
+/** Merge (when asked) and clean up; the branch is kept through the merge so cleanup also removes its dev forks. */
+export async function runClose(ctx: OpContext, input: CloseInput): Promise<CloseOutcome> {
+  const left = [input.branch, ...input.devBranches.filter((d) => d && d !== input.branch)];
+  let merge: MergeResult | undefined;
+  if (input.merge) {
+    try {
+      merge = await mergeToDefault(ctx, {
+        branch: input.branch,
+        message: input.message,
+        keepBranch: true,
+        model: input.model,
+        deployModel: input.deployOnMerge ? input.model : undefined,
+      });
+    } catch (e) {
+      if (e instanceof InputError) throw e;
+      const message = messageOf(e);
+      // The branch stays for the rerun that merges it: cleanup must not take it away first.
+      throw new CloseFailed(
+        e instanceof MergeRefused ? message : `${message} (the platform did not show the merge as done: production was not touched; rerun this job to merge)`,
+        'Merge',
+        left,
+      );
+    }
+  }
+  const cleanup = await cleanupWithRetries(ctx, input, left, merge);
+  return { ...(merge ? { merge } : {}), cleanup };
+}
+
+/** Cleanup is a set of deletes that are safe to repeat: a pass that fails on the platform is run again. */
+async function cleanupWithRetries(ctx: OpContext, input: CloseInput, left: string[], merge: MergeResult | undefined): Promise<CleanupResult> {
+  const pauses = input.cleanupPausesMs ?? [5_000, 20_000];
+  for (let pass = 0; ; pass++) {
+    try {
+      return await cleanupBranch(ctx, { branch: input.branch, devBranches: input.devBranches, removeOnUpstream: input.removeOnUpstream });
+    } catch (e) {
+      const message = messageOf(e);
+      const wait = pauses[pass];
+      if (!(e instanceof PlatformError) || e.name === 'AbortedError' || wait === undefined) throw new CloseFailed(message, 'Cleanup', left, merge);
+      ctx.reporter.warning(`cleanup failed (${message}); trying again in ${Math.round(wait / 1000)} s`);
+      await sleep(wait, ctx.signal).catch(() => undefined);
+      if (ctx.signal?.aborted) throw new CloseFailed(message, 'Cleanup', left, merge);
+    }
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * A pull request's preview by upload, up to its validation: shared branch, upload, validation, staging.
+ * Calls that do not depend on each other overlap (bench/README.md, figure 3): the staging environment is
+ * enabled while the model uploads (it needs only the shared branch), and validation starts as soon as
+ * the upload has landed. The ending (smoke test, impact, data diff) is the caller's (pr-preview.ts).
+ */
+import { InputError, messageOf } from '../client/errors.js';
+import type { OpContext } from './context.js';
+import { enableStaging, wakeStaging, type EnableStagingResult } from './enable-staging.js';
+import { stagingTokenFor, type MetaToken, type StartedImpact } from './impact.js';
+import { ensureSharedBranch } from './start-dev-branch.js';
+import { markBuild, waitForBuild, type BuildMark } from './branch-build.js';
+import type { PreviewFlow, PreviewInput, PreviewOutcome, PullRequestPort } from './pr-preview.js';
+import { uploadModel } from './upload-model.js';
+import { validateWhenBuilt, type ValidateResult } from './validate.js';
+
+/** The preview by upload, up to its validation; a platform failure is reported in the outcome, bad input is thrown. */
+export async function runPreview(ctx: OpContext, input: PreviewInput, pull: PullRequestPort, impact?: StartedImpact): Promise<PreviewFlow> {
+  const { branch } = input;
+  const outcome: PreviewOutcome = { branch, created: false, stale: false };
+  const { local } = input;
+  // Started once, early, and awaited later (no log group: they run while the upload's group is open).
+  let staging: Promise<EnableStagingResult> | undefined;
+  let validation: Promise<ValidateResult> | undefined;
+  let stagingToken: Promise<MetaToken> | undefined;
+  const enable = () =>
+    (staging ??= enableStaging(ctx, { branch, smokeTest: false }).then((s) => {
+      // The impact's token for the staging environment is minted while the model builds and validates.
+      if (impact) stagingToken = stagingTokenFor(ctx, branch, s);
+      return s;
+    }));
+  // The build status before the upload lands: the build that replaces it is this upload's. Read once staging
+  // is on, alongside the upload (off the chain), and awaited before finish.
+  let since: BuildMark | undefined;
+  let marked: Promise<BuildMark | undefined> | undefined;
+  const mark = () =>
+    (marked ??= enable().then(
+      () => markBuild(ctx, branch),
+      () => undefined,
+    ));
+  const markBefore = async () => {
+    since = await mark();
+  };
+  // One data request wakes a staging environment that sleeps (some take a while to start after enabling).
+  const wake = () => enable().then((s) => (s.stagingUrl ? wakeStaging(ctx, s.stagingUrl) : undefined));
+  // Validation asks the branch's running instance: staging on, and the build of this upload done.
+  const startValidation = (lastHash: string | undefined) => {
+    validation = enable().then(() =>
+      validateWhenBuilt(ctx, { branch, modelDir: input.modelDir, model: local }, () =>
+        waitForBuild(ctx, branch, { ...(lastHash ? { lastHash } : {}), ...(since ? { since } : {}), wake }),
+      ),
+    );
+    validation.catch(() => undefined);
+  };
+  /** Let work started early finish (its outcome unused) before the run ends. */
+  const settle = () => Promise.allSettled([staging, validation, impact?.base, impact?.content, impact?.baseFiles]);
+  try {
+    outcome.created = await ctx.reporter.group('Shared branch', () => ensureSharedBranch(ctx, branch, input.deployBranch));
+    if (!ctx.dryRun) {
+      enable().catch(() => undefined);
+      mark().catch(() => undefined);
+    }
+    const up = await ctx.reporter.group('Upload the model', () =>
+      uploadModel(ctx, {
+        branch,
+        modelDir: input.modelDir,
+        local,
+        concurrency: input.concurrency,
+        commitMessage: input.commitMessage,
+        via: input.via,
+        isStale: () => pull.isStale(),
+        beforeLanding: markBefore,
+        onLanded: startValidation,
+        allowModelDeletion: input.allowModelDeletion ?? false,
+      }),
+    );
+    outcome.upload = up;
+    if (up.stale) {
+      await settle();
+      outcome.stale = true;
+      return { outcome };
+    }
+    if (ctx.dryRun) {
+      ctx.reporter.info(`dry run: would validate ${branch}, enable its staging environment and update the pull request comment`);
+      return { outcome };
+    }
+    // Nothing changed on the branch: validate what it holds.
+    if (!validation) startValidation(undefined);
+    const [v, s] = await Promise.all([validation as unknown as Promise<ValidateResult>, enable()]);
+    outcome.validation = v;
+    outcome.staging = s;
+  } catch (e) {
+    await settle();
+    if (e instanceof InputError) throw e;
+    outcome.failure = messageOf(e);
+    outcome.failureCause = e;
+  }
+  return { outcome, stagingToken };
+}
