@@ -13,7 +13,6 @@ import { DEMO_MODEL } from '../packages/emulator/src/index.js';
 import { dataDiffFor } from '../src/operations/data-diff.js';
 import type { DataDiffSettings } from '../src/impact/data/types.js';
 import type { DataDiffResult } from '../src/impact/data/types.js';
-import type { Io } from '../src/io.js';
 import { runCli } from '../src/main.js';
 import { MemoryReporter } from '../src/report/reporter.js';
 import type { OpContext } from '../src/operations/context.js';
@@ -23,7 +22,7 @@ import { walkModel } from '../src/model/local-model.js';
 import { localModelFiles } from '../src/model/model-files.js';
 import { ensureSharedBranch } from '../src/operations/start-dev-branch.js';
 import { uploadModel } from '../src/operations/upload-model.js';
-import { localOf, emulatorFixture, type EmulatorFixture } from './support/emulator.js';
+import { cliIo, localOf, emulatorFixture, type EmulatorFixture } from './support/emulator.js';
 
 let fx: EmulatorFixture;
 let dir: string;
@@ -99,18 +98,7 @@ describe("a pull request that changes only a measure's sql", () => {
 });
 
 describe('datamodel-ci diff --data', () => {
-  const io = (extra: NodeJS.ProcessEnv = {}): Io & { stdout: string[]; stderr: string[] } => {
-    const stdout: string[] = [];
-    const stderr: string[] = [];
-    const env = {
-      DATAMODEL_CI_API_URL: fx.em.baseUrl,
-      DATAMODEL_CI_API_KEY: fx.em.credentials.admin,
-      DATAMODEL_CI_CA_CERT: fx.em.ca,
-      RUNNER_TEMP: tmpdir(),
-      ...extra,
-    };
-    return { stdout, stderr, out: (l) => stdout.push(l), err: (l) => stderr.push(l), env };
-  };
+  const io = (extra: NodeJS.ProcessEnv = {}) => cliIo(fx.em, extra);
   const args = ['diff', '--deployment-id', '1', '--branch', BRANCH];
 
   it('--json: the outputs, the data diff as "result.dataDiff" and its JSON file; a team key-queries file runs first', async () => {

@@ -18,8 +18,7 @@ import { localModelFiles } from '../src/model/model-files.js';
 import { ensureSharedBranch } from '../src/operations/start-dev-branch.js';
 import { uploadModel } from '../src/operations/upload-model.js';
 import { runCli } from '../src/main.js';
-import type { Io } from '../src/io.js';
-import { localOf, emulatorFixture, snapshot, type EmulatorFixture } from './support/emulator.js';
+import { cliIo, localOf, emulatorFixture, snapshot, type EmulatorFixture } from './support/emulator.js';
 
 let fx: EmulatorFixture;
 beforeAll(async () => {
@@ -135,18 +134,7 @@ describe('impact', () => {
 });
 
 describe('datamodel-ci diff', () => {
-  const io = (extra: NodeJS.ProcessEnv = {}): Io & { stdout: string[]; stderr: string[] } => {
-    const stdout: string[] = [];
-    const stderr: string[] = [];
-    const env = {
-      DATAMODEL_CI_API_URL: fx.em.baseUrl,
-      DATAMODEL_CI_API_KEY: fx.em.credentials.admin,
-      DATAMODEL_CI_CA_CERT: fx.em.ca,
-      RUNNER_TEMP: tmpdir(),
-      ...extra,
-    };
-    return { stdout, stderr, out: (l) => stdout.push(l), err: (l) => stderr.push(l), env };
-  };
+  const io = (extra: NodeJS.ProcessEnv = {}) => cliIo(fx.em, extra);
 
   it('--json prints the outputs and the whole change set; exit 0 without fail-on-breaking, 1 with it', async () => {
     const dir = await branchWith('preview-pr-45', WITHOUT_COUNTRY);

@@ -1,7 +1,9 @@
 /** Start an in-process emulator and clients for its credentials; raw requests, control routes, uploads. */
 import { createHash } from 'node:crypto';
 import { request as httpsRequest } from 'node:https';
+import { tmpdir } from 'node:os';
 import { PlatformClient, type ClientOptions } from '../../src/client/index.js';
+import type { Io } from '../../src/io.js';
 import { readLocalModel } from '../../src/model/local-model.js';
 import { MemoryReporter } from '../../src/report/reporter.js';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../packages/emulator/src/index.js';
@@ -108,3 +110,17 @@ export const failure = (p: Promise<unknown>): Promise<unknown> =>
     () => undefined,
     (e: unknown) => e,
   );
+
+/** The CLI's I/O, recorded, with its settings pointing at the emulator as the admin (`extra` over them). */
+export function cliIo(em: Emulator, extra: NodeJS.ProcessEnv = {}): Io & { stdout: string[]; stderr: string[] } {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const env = {
+    DATAMODEL_CI_API_URL: em.baseUrl,
+    DATAMODEL_CI_API_KEY: em.credentials.admin,
+    DATAMODEL_CI_CA_CERT: em.ca,
+    RUNNER_TEMP: tmpdir(),
+    ...extra,
+  };
+  return { stdout, stderr, out: (l) => stdout.push(l), err: (l) => stderr.push(l), env };
+}
