@@ -41,6 +41,13 @@ describe('switching profiles', () => {
     expect((await run(['--profile', 'short-hash,no-hash'])).text).toContain('--profile: got short-hash with no-hash, expected at most one of them');
     await expect(control(fx.em, 'profiles', { profiles: ['nope'] })).rejects.toThrow('profiles: got "nope"');
     expect(await control(fx.em, 'profiles')).toMatchObject({ on: [] });
+    // A value that is no list leaves the profiles as they were.
+    await control(fx.em, 'profiles', { profiles: ['short-hash'] });
+    for (const profiles of [5, null, { on: true }]) {
+      await expect(control(fx.em, 'profiles', { profiles })).rejects.toThrow(`profiles: got ${JSON.stringify(profiles)}, expected a list of profile names`);
+    }
+    expect(await control(fx.em, 'profiles')).toMatchObject({ on: ['short-hash'] });
+    await control(fx.em, 'profiles', { profiles: [] });
   });
 
   it('github-connected turns the settings into a fed deployment, and off again', async () => {

@@ -76,14 +76,18 @@ export function serveControl(s: Steering, req: IncomingMessage, res: ServerRespo
   }
   if (method === 'GET' && path === '/_emulator/profiles') return send(res, 200, { on: controls.profiles, available: PROFILE_SUMMARY });
   if (method === 'POST' && path === '/_emulator/profiles') {
+    const given: unknown = body.profiles;
+    if (!Array.isArray(given) && typeof given !== 'string')
+      throw new HttpError(
+        400,
+        `profiles: got ${JSON.stringify(given) ?? 'undefined'}, expected a list of profile names (from: ${PROFILES.join(', ')}), [] for none`,
+      );
     let names;
     try {
-      names = parseProfiles(Array.isArray(body.profiles) || typeof body.profiles === 'string' ? (body.profiles as string | unknown[]) : undefined, 'profiles');
+      names = parseProfiles(given as string | unknown[], 'profiles');
     } catch (e) {
       throw new HttpError(400, (e as Error).message);
     }
-    if (body.profiles === undefined)
-      throw new HttpError(400, `profiles: got undefined, expected a list of profile names (from: ${PROFILES.join(', ')}), [] for none`);
     applyProfiles(s, names);
     return send(res, 200, { on: controls.profiles });
   }

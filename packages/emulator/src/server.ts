@@ -9,7 +9,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Clock, type ClockOptions } from './clock.js';
-import { behaviourWith, DEFAULT_BEHAVIOUR, deploymentUrl, HttpError, type Controls } from './context.js';
+import { behaviourWith, DEFAULT_BEHAVIOUR, deploymentUrl, HttpError, profileOn, type Controls } from './context.js';
 import { serveControl } from './control.js';
 import { dataApi } from './data-api/provider.js';
 import { Engine } from './engine/index.js';
@@ -196,8 +196,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     }
     if (fault === '5xx') return send(res, 503, { error: 'injected fault: service unavailable' });
     // Retry-After in seconds, or (profile loose-answers) as an HTTP date.
-    const retryAfter = controls.profiles.includes('loose-answers') ? retryAfterDate(1) : '1';
-    if (fault === '429') return send(res, 429, { error: 'injected fault: rate limited' }, { 'retry-after': retryAfter });
+    if (fault === '429')
+      return send(res, 429, { error: 'injected fault: rate limited' }, { 'retry-after': profileOn({ controls }, 'loose-answers') ? retryAfterDate(1) : '1' });
 
     if (path.startsWith('/d/')) {
       counts['data-api'] = (counts['data-api'] ?? 0) + 1;

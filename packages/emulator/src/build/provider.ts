@@ -27,7 +27,7 @@ import {
 } from './branches.js';
 import { allCubes } from '../engine/meta.js';
 import type { BranchRec } from './models.js';
-import { asleep, isActive, servedBuild, triggerBuild, withRuntimes } from './runtime.js';
+import { asleep, isActive, stagingFiles, triggerBuild, withRuntimes } from './runtime.js';
 import { decodeFile, encodeFile, hashTree, mergeTrees, treeHash } from './trees.js';
 import { uploadHandlers } from './uploads.js';
 
@@ -191,7 +191,7 @@ const branchHandlers: HandlerTable = {
     // Validation asks the branch's own runtime: a shared branch with none running cannot answer.
     if (b.kind === 'shared' && (!isActive(d, b) || asleep(ctx, b, ctx.clock.now()))) throw new HttpError(400, 'Branch is not active');
     // A shared branch's runtime compiles what its last finished build serves, not what was uploaded since.
-    const result = b.kind === 'shared' ? await ctx.engine.compile(servedBuild(b, ctx.clock.now())?.files ?? b.files) : await compileBranch(ctx, b);
+    const result = b.kind === 'shared' ? await ctx.engine.compile(stagingFiles(b, ctx.clock.now())) : await compileBranch(ctx, b);
     return {
       deploymentId: d.id,
       branchName: b.name,

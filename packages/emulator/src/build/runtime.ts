@@ -136,19 +136,24 @@ export function productionFiles(b: BranchRec, now: number): FileMap {
   return servedBuild(b, now)?.files ?? {};
 }
 
+/** What a shared branch's staging environment serves: its last finished build, else the branch's files. */
+export function stagingFiles(b: BranchRec, now: number): FileMap {
+  return servedBuild(b, now)?.files ?? b.files;
+}
+
 /**
  * Build status as the vendor reports it: `built`, `building`, `warmup`, `failed`, `cancelled`,
  * `stopped`, `none`. `filesHash` is the branch's commit, `lastHash` what its last finished build serves.
  * `env` brings the profiles in: an asleep staging environment, a stale answer, the hash form.
  */
-export function buildStatusOf(d: DeploymentRec, name: string, now: number, env?: BuildEnv) {
+export function buildStatusOf(d: DeploymentRec, name: string, now: number, env: BuildEnv) {
   const s = rawBuildStatus(d, name, now, env);
-  if (env && profileOn(env, 'no-hash')) return { ...s, filesHash: null, lastHash: null };
-  if (env && profileOn(env, 'short-hash')) return { ...s, filesHash: s.filesHash?.slice(0, 7) ?? null, lastHash: s.lastHash?.slice(0, 7) ?? null };
+  if (profileOn(env, 'no-hash')) return { ...s, filesHash: null, lastHash: null };
+  if (profileOn(env, 'short-hash')) return { ...s, filesHash: s.filesHash?.slice(0, 7) ?? null, lastHash: s.lastHash?.slice(0, 7) ?? null };
   return s;
 }
 
-function rawBuildStatus(d: DeploymentRec, name: string, now: number, env?: BuildEnv) {
+function rawBuildStatus(d: DeploymentRec, name: string, now: number, env: BuildEnv) {
   const at = (ms: number) => new Date(ms).toISOString();
   const b = d.branches[name];
   const base = { deploymentId: d.id, branchName: name, deploymentStatus: 'running' };
@@ -166,7 +171,7 @@ function rawBuildStatus(d: DeploymentRec, name: string, now: number, env?: Build
   };
   // Profile stale-build-status: the build before the newest one, still shown as built.
   const previous = builds.slice(0, -1).findLast((x) => x.outcome === 'success' && x.endsAt <= now);
-  if (env && (b.runtime.staleReads ?? 0) > 0 && previous) {
+  if ((b.runtime.staleReads ?? 0) > 0 && previous) {
     b.runtime.staleReads = (b.runtime.staleReads ?? 1) - 1;
     return {
       ...known,
@@ -178,11 +183,12 @@ function rawBuildStatus(d: DeploymentRec, name: string, now: number, env?: Build
       updatedAt: at(previous.endsAt),
     };
   }
-  if (!isActive(d, b) || (env && asleep(env, b, now))) {
+  const sleeping = asleep(env, b, now);
+  if (!isActive(d, b) || sleeping) {
     const stoppedAt = b.runtime.stoppedAt;
     return {
       ...known,
-      status: stoppedAt === undefined && !(env && asleep(env, b, now)) ? 'building' : 'stopped',
+      status: stoppedAt === undefined && !sleeping ? 'building' : 'stopped',
       errorText: 'Branch is not active',
       updatedAt: at(stoppedAt ?? Date.parse(b.createdAt)),
     };

@@ -8,7 +8,7 @@
  * `{"error":"Continue wait"}` to the first polls of each query (`continueWaitPolls`).
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { isActive, productionFiles, servedBuild, touch } from '../build/runtime.js';
+import { isActive, productionFiles, stagingFiles, touch } from '../build/runtime.js';
 import type { Clock } from '../clock.js';
 import { profileOn, type Controls } from '../context.js';
 import { ApiError, asApiError, userError } from '../engine/errors.js';
@@ -126,7 +126,7 @@ export function dataApi(env: DataApiEnv): (req: DataRequest) => Promise<DataResp
     }
     // Production and a staging environment serve their last finished build; a dev-mode branch its working tree.
     const now = env.clock.now();
-    const files = b.kind === 'deploy' ? productionFiles(b, now) : b.kind === 'shared' ? (servedBuild(b, now)?.files ?? b.files) : b.files;
+    const files = b.kind === 'deploy' ? productionFiles(b, now) : b.kind === 'shared' ? stagingFiles(b, now) : b.files;
     const compiled = await env.engine.compile(files);
     // What the gateway answers when the model does not compile: the compiler's error, as text.
     if (!compiled.compilers) throw new ApiError(500, { error: compiled.failure ?? 'Error: Compile errors' });

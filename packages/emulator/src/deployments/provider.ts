@@ -1,5 +1,5 @@
 /** Deployments, environments, tokens, versions, build status, env vars, regions (spec 4.1–4.7, 4.15, 8, 9). */
-import { branchPath } from '@datamodel-ci/platform-api';
+import { branchRestUrl } from '@datamodel-ci/platform-api';
 import { makeBranch, sessionBranch } from '../build/branches.js';
 import { buildStatusOf, reconcileRuntimes } from '../build/runtime.js';
 import { deploymentUrl, HttpError, profileOn, requireDeployment, type Ctx, type HandlerTable } from '../context.js';
@@ -76,38 +76,20 @@ function deploymentRecord(ctx: Ctx, d: DeploymentRec) {
   return { id: d.id, name: d.name, created_at: d.createdAt, deploymentUrl: deploymentUrl(ctx.origin, d.id), creationStep: d.creationStep };
 }
 
+/** An environment as the platform lists it: its data API at `restUrl`, its SQL API on the emulator's host. */
+function environmentRecord(host: string, e: { id: string; name: string; type: string; branch: string }, restUrl: string) {
+  return { ...e, api_credentials: { rest: { url: restUrl }, sql: { host, port: 15432 } } };
+}
+
 function environmentsOf(ctx: Ctx, d: DeploymentRec) {
   const base = deploymentUrl(ctx.origin, d.id);
   const host = new URL(ctx.origin).hostname;
-  const envs = [
-    {
-      id: `${d.id}-production`,
-      name: 'production',
-      type: 'production',
-      branch: d.deployBranch,
-      api_credentials: { rest: { url: `${base}/cubejs-api/v1` }, sql: { host, port: 15432 } },
-    },
-  ];
+  const env = (id: string, name: string, type: string, branch: string, url: string) => environmentRecord(host, { id, name, type, branch }, url);
+  const envs = [env(`${d.id}-production`, 'production', 'production', d.deployBranch, `${base}/cubejs-api/v1`)];
   for (const b of Object.values(d.branches).sort((a, c) => a.id - c.id)) {
-    if (b.kind === 'shared' && b.staging) {
-      envs.push({
-        id: `${d.id}-staging-${b.id}`,
-        name: b.name,
-        type: 'staging',
-        branch: b.name,
-        api_credentials: { rest: { url: `${base}/dev-mode/${branchPath(b.name)}/cubejs-api/v1` }, sql: { host, port: 15432 } },
-      });
-    }
+    if (b.kind === 'shared' && b.staging) envs.push(env(`${d.id}-staging-${b.id}`, b.name, 'staging', b.name, branchRestUrl(base, b.name)));
   }
-  for (const name of new Set(Object.values(d.devSessions))) {
-    envs.push({
-      id: `${d.id}-dev-${name}`,
-      name,
-      type: 'development',
-      branch: name,
-      api_credentials: { rest: { url: `${base}/dev-mode/${branchPath(name)}/cubejs-api/v1` }, sql: { host, port: 15432 } },
-    });
-  }
+  for (const name of new Set(Object.values(d.devSessions))) envs.push(env(`${d.id}-dev-${name}`, name, 'development', name, branchRestUrl(base, name)));
   return envs;
 }
 
@@ -118,13 +100,7 @@ function otherTeams(ctx: Ctx, d: DeploymentRec, type: string | undefined) {
   const host = new URL(ctx.origin).hostname;
   return Array.from({ length: 120 }, (_, i) => {
     const name = `team-${String(i + 1).padStart(3, '0')}/work`;
-    return {
-      id: `${d.id}-staging-team-${i + 1}`,
-      name,
-      type: 'staging',
-      branch: name,
-      api_credentials: { rest: { url: `${base}/dev-mode/${branchPath(name)}/cubejs-api/v1` }, sql: { host, port: 15432 } },
-    };
+    return environmentRecord(host, { id: `${d.id}-staging-team-${i + 1}`, name, type: 'staging', branch: name }, branchRestUrl(base, name));
   });
 }
 

@@ -134,11 +134,11 @@ const toAnnotation = (a: AnnotationBody): StandinAnnotation => ({
 
 const copy = (r: StandinCheckRun): StandinCheckRun => ({ ...r, output: { ...r.output }, annotations: r.annotations.map((a) => ({ ...a })) });
 
-/** The latest run of each app and name (GitHub's `filter=latest`). */
-function latest(runs: StandinCheckRun[]): StandinCheckRun[] {
-  const byName = new Map<string, StandinCheckRun>();
-  for (const r of runs) byName.set(`${r.app}\n${r.name}`, r);
-  return [...byName.values()];
+/** The latest run of each app and name (GitHub's `filter=latest`), or of each `key`. */
+function latest(runs: StandinCheckRun[], key = (r: StandinCheckRun) => `${r.app}\n${r.name}`): StandinCheckRun[] {
+  const byKey = new Map<string, StandinCheckRun>();
+  for (const r of runs) byKey.set(key(r), r);
+  return [...byKey.values()];
 }
 
 export function createChecks(defaultRepo: string, links: CheckLinks): Checks {
@@ -321,9 +321,11 @@ export function createChecks(defaultRepo: string, links: CheckLinks): Checks {
     },
     checkRuns: (repository = defaultRepo) => (runs.get(repository.toLowerCase()) ?? []).map(copy),
     latestRuns(fullName, sha) {
-      const byName = new Map<string, StandinCheckRun>();
-      for (const r of runsOf(fullName).filter((x) => x.headSha === sha)) byName.set(r.name, r);
-      return [...byName.values()].map((r) => ({ name: r.name, status: r.status, conclusion: r.conclusion }));
+      const runs = latest(
+        runsOf(fullName).filter((x) => x.headSha === sha),
+        (r) => r.name,
+      );
+      return runs.map((r) => ({ name: r.name, status: r.status, conclusion: r.conclusion }));
     },
     contexts(fullName, sha) {
       return latest(runsOf(fullName).filter((r) => r.headSha === sha)).map((r) => ({
