@@ -10,7 +10,8 @@ import { DEMO_MODEL, startEmulator } from '../../packages/emulator/src/index.js'
 import { PlatformClient } from '../../src/client/index.js';
 import { DEFAULTS } from '../../src/defaults.js';
 import { compareDefinitions } from '../../src/impact/definition/index.js';
-import { runDataDiff, type DataEnvironment } from '../../src/operations/data-diff.js';
+import { runDataDiff } from '../../src/operations/data-diff.js';
+import type { EnvironmentRef } from '../../src/operations/impact.js';
 import type { DataDiffLimits, DataDiffResult, KeyQuery } from '../../src/impact/data/types.js';
 import { enableStaging } from '../../src/operations/enable-staging.js';
 import { findEnvironments } from '../../src/operations/impact.js';
@@ -63,8 +64,8 @@ function dataDiffFigure(): void {
       await uploadModel(ctx, { branch, modelDir: dir, local: await localModel(dir), concurrency: 4, commitMessage: 'bench' });
       await enableStaging(ctx, { branch, smokeTest: false });
       const envs = await findEnvironments(ctx, branch);
-      const production = envs.production as DataEnvironment;
-      const staging = envs.staging as DataEnvironment;
+      const production = envs.production as EnvironmentRef;
+      const staging = envs.staging as EnvironmentRef;
       const limits: DataDiffLimits = {
         maxQueries: QUERIES,
         maxRows: DEFAULTS.dataDiffMaxRows,

@@ -25,6 +25,17 @@ export function dataApiClient(ctx: OpContext, origin: string, token: string): Ht
   });
 }
 
+/** The deployment's data-API token, for 10 minutes, masked before anything can print it. */
+export async function deploymentDataToken(ctx: OpContext): Promise<string> {
+  // Minting twice only mints an unused second token: retried like a read.
+  const { cubeApiToken } = await ctx.client.deployments.token(
+    { deploymentId: ctx.deploymentId, body: { expiresIn: 600 } },
+    { signal: ctx.signal, repeatable: true },
+  );
+  ctx.reporter.secret(cubeApiToken);
+  return cubeApiToken;
+}
+
 export interface LoadResult {
   rows?: Row[];
   error?: string;

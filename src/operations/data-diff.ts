@@ -6,7 +6,6 @@
  * numbers) and masked. A query that fails on a side is reported as failed, never as a difference.
  */
 import { AbortedError, messageOf } from '../client/errors.js';
-import type { HttpClient } from '../client/http.js';
 import type { OpContext } from './context.js';
 import { dataApiClient, loadQuery, type LoadResult } from './data-api.js';
 import { compareRows, newRows } from '../impact/data/compare.js';
@@ -15,18 +14,12 @@ import { keyQueries } from '../impact/data/key-queries.js';
 import type { DataDiffPlan } from '../impact/data/plan.js';
 import type { DataDiffSettings } from '../impact/data/types.js';
 import { plural } from '../report/plural.js';
-import type { ImpactResult } from './impact.js';
-
-/** An environment's data API, as the impact found it. */
-export interface DataEnvironment {
-  id: string;
-  restUrl: string;
-  label: string;
-}
+import type { EnvironmentRef, ImpactResult } from './impact.js';
+import { mapLimit } from '../model/local-model.js';
 
 export interface DataDiffInput {
-  production: DataEnvironment;
-  staging: DataEnvironment;
+  production: EnvironmentRef;
+  staging: EnvironmentRef;
   queries: KeyQuery[];
   notRun: number;
   mode: DataDiffMode;
@@ -35,27 +28,11 @@ export interface DataDiffInput {
 }
 
 /** A data-API token for `env` under `securityContext`, masked before anything can print it. */
-async function mint(ctx: OpContext, env: DataEnvironment, securityContext: Record<string, unknown>): Promise<string> {
+async function mint(ctx: OpContext, env: EnvironmentRef, securityContext: Record<string, unknown>): Promise<string> {
   const args = { deploymentId: ctx.deploymentId, environmentId: env.id, body: { security_context: securityContext, expires_in: 900 } };
   const token = (await ctx.client.deployments.createEnvironmentToken(args, { signal: ctx.signal, repeatable: true })).data.token;
   ctx.reporter.secret(token);
   return token;
-}
-
-/** At most `limit` tasks of one pool running at once. */
-function pool(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
-  let running = 0;
-  const waiting: (() => void)[] = [];
-  return async (task) => {
-    if (running >= limit) await new Promise<void>((go) => waiting.push(go));
-    running += 1;
-    try {
-      return await task();
-    } finally {
-      running -= 1;
-      waiting.shift()?.();
-    }
-  };
 }
 
 function outcomeOf(k: KeyQuery, base: LoadResult | undefined, head: LoadResult, input: DataDiffInput): QueryOutcome {
@@ -96,17 +73,17 @@ export async function runDataDiff(ctx: OpContext, input: DataDiffInput): Promise
   }
   const sides = [input.production, input.staging].map((env, i) => {
     const url = new URL(`${env.restUrl}/load`);
-    return { client: dataApiClient(ctx, url.origin, tokens[i] as string), path: url.pathname, limit: pool(input.limits.concurrency) };
-  }) as [{ client: HttpClient; path: string; limit: ReturnType<typeof pool> }, { client: HttpClient; path: string; limit: ReturnType<typeof pool> }];
-  const run = (side: (typeof sides)[number], k: KeyQuery) =>
-    side.limit(() => loadQuery(side.client, side.path, k.query, input.limits.queryTimeoutMs, ctx.signal));
-  try {
-    const outcomes = await Promise.all(
-      input.queries.map(async (k) => {
-        const [base, head] = await Promise.all([k.headOnly ? undefined : run(sides[0], k), run(sides[1], k)]);
-        return outcomeOf(k, base, head, input);
-      }),
+    return { client: dataApiClient(ctx, url.origin, tokens[i] as string), path: url.pathname };
+  });
+  const [production, staging] = sides as [(typeof sides)[number], (typeof sides)[number]];
+  // At most `concurrency` queries in flight on each environment.
+  const each = (side: typeof production, skip: (k: KeyQuery) => boolean) =>
+    mapLimit(input.queries, input.limits.concurrency, (k) =>
+      skip(k) ? Promise.resolve(undefined) : loadQuery(side.client, side.path, k.query, input.limits.queryTimeoutMs, ctx.signal),
     );
+  try {
+    const [bases, heads] = await Promise.all([each(production, (k) => !!k.headOnly), each(staging, () => false)]);
+    const outcomes = input.queries.map((k, i) => outcomeOf(k, bases[i], heads[i] as LoadResult, input));
     return result(outcomes, []);
   } finally {
     await Promise.all(sides.map((s) => s.client.close().catch(() => undefined)));

@@ -1,11 +1,11 @@
 /** The doctor's steps that read more than one call: build states, the staging URL, a broken model's errors, dev mode, clean-up. */
 import { environmentRestUrl, isDevBranch, normaliseRestUrl } from '@datamodel-ci/platform-api';
-import { collect } from '../client/pagination.js';
 import { NotFoundError, PlatformError, messageOf } from '../client/errors.js';
 import { markBuild, waitForBuild } from './branch-build.js';
 import { gitWrite, ignoreNotFound, type OpContext } from './context.js';
 import type { LocalFile } from '../model/local-model.js';
 import { openDevMode } from './start-dev-branch.js';
+import { stagingEnvironmentOf } from './enable-staging.js';
 import { holds, manifestOf, uploadTransaction } from './upload-transaction.js';
 import { plural } from '../report/plural.js';
 
@@ -21,10 +21,7 @@ export async function readBuildStates(ctx: OpContext, branches: string[]): Promi
 
 /** The REST URL the environments list reports for the branch, and its form. */
 export async function readStagingUrl(ctx: OpContext, branch: string): Promise<{ seen: string; url?: string }> {
-  const envs = await collect(
-    ctx.client.deployments.iterateEnvironments({ deploymentId: ctx.deploymentId, query: { type: 'staging' }, limit: 100 }, { signal: ctx.signal }),
-  );
-  const env = envs.find((e) => e.branch === branch || e.name === branch);
+  const env = await stagingEnvironmentOf(ctx, branch);
   const url = env ? environmentRestUrl(env) : undefined;
   if (!url) return { seen: 'the environments list names no REST URL for the branch: the toolkit builds <deploymentUrl>/dev-mode/<branch>/cubejs-api/v1' };
   const form = url.replace(/\/+$/, '').endsWith('/v1') ? 'ends in /v1' : 'does not end in /v1 (the toolkit adds it)';

@@ -5,7 +5,7 @@ import { collect } from '../client/pagination.js';
 import { DEFAULTS } from '../defaults.js';
 import { enableBranchStaging } from './branch-build.js';
 import type { OpContext } from './context.js';
-import { dataApiClient, loadQuery } from './data-api.js';
+import { dataApiClient, deploymentDataToken, loadQuery } from './data-api.js';
 import { plural } from '../report/plural.js';
 
 export interface EnableStagingResult {
@@ -19,13 +19,20 @@ export interface SmokeOptions {
   timeoutMs: number;
 }
 
+/** The branch's staging environment in the environments list, when listed. */
+export async function stagingEnvironmentOf(ctx: OpContext, branch: string) {
+  // Every page: a tenant with many branches lists more staging environments than one page holds.
+  const envs = await collect(
+    ctx.client.deployments.iterateEnvironments({ deploymentId: ctx.deploymentId, query: { type: 'staging' }, limit: 100 }, { signal: ctx.signal }),
+  );
+  return envs.find((e) => e.branch === branch || e.name === branch);
+}
+
 export async function enableStaging(ctx: OpContext, input: { branch: string; smokeTest: boolean; smoke?: SmokeOptions }): Promise<EnableStagingResult> {
   const { client, deploymentId } = ctx;
   const opts = { signal: ctx.signal };
   if (!(await enableBranchStaging(ctx, input.branch))) return { branch: input.branch, stagingUrl: undefined, environmentId: undefined };
-  // Every page: a tenant with many branches lists more staging environments than one page holds.
-  const envs = await collect(client.deployments.iterateEnvironments({ deploymentId, query: { type: 'staging' }, limit: 100 }, opts));
-  const env = envs.find((e) => e.branch === input.branch || e.name === input.branch);
+  const env = await stagingEnvironmentOf(ctx, input.branch);
   const reported = env ? environmentRestUrl(env) : undefined;
   const stagingUrl = reported ? normaliseRestUrl(reported) : branchRestUrl((await client.deployments.get({ deploymentId }, opts)).deploymentUrl, input.branch);
   ctx.reporter.info(`staging environment of ${input.branch}: ${stagingUrl}`);
@@ -39,11 +46,7 @@ export async function enableStaging(ctx: OpContext, input: { branch: string; smo
  * environments suspend when idle). Its answer does not matter; a failure is only logged.
  */
 export async function wakeStaging(ctx: OpContext, stagingUrl: string): Promise<void> {
-  const { cubeApiToken } = await ctx.client.deployments.token(
-    { deploymentId: ctx.deploymentId, body: { expiresIn: 600 } },
-    { signal: ctx.signal, repeatable: true },
-  );
-  ctx.reporter.secret(cubeApiToken);
+  const cubeApiToken = await deploymentDataToken(ctx);
   const url = new URL(`${stagingUrl.replace(/\/+$/, '')}/meta`);
   const data = dataApiClient(ctx, url.origin, cubeApiToken);
   try {
@@ -61,12 +64,7 @@ export async function wakeStaging(ctx: OpContext, stagingUrl: string): Promise<v
  * Mint a short-lived data-API token (masked), read `/meta`, then run one `/load` within the deadline.
  */
 export async function smokeTest(ctx: OpContext, stagingUrl: string, options: SmokeOptions) {
-  // Minting twice only mints an unused second token.
-  const { cubeApiToken } = await ctx.client.deployments.token(
-    { deploymentId: ctx.deploymentId, body: { expiresIn: 600 } },
-    { signal: ctx.signal, repeatable: true },
-  );
-  ctx.reporter.secret(cubeApiToken);
+  const cubeApiToken = await deploymentDataToken(ctx);
   const url = new URL(stagingUrl.endsWith('/') ? stagingUrl : `${stagingUrl}/`);
   const data = dataApiClient(ctx, url.origin, cubeApiToken);
   /** GET a data-API path and read its JSON; the web app's HTML page means this is not the deployment's own host. */

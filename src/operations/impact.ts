@@ -32,7 +32,7 @@ import { flattenSourceTree } from '../impact/definition/files.js';
 import { modelFilesOf, type FileTexts } from '../model/model-files.js';
 import { plural } from '../report/plural.js';
 import type { OpContext } from './context.js';
-import { dataApiClient } from './data-api.js';
+import { dataApiClient, deploymentDataToken } from './data-api.js';
 import type { EnableStagingResult } from './enable-staging.js';
 
 /** One environment's `/meta`, or why it could not be read. */
@@ -120,8 +120,7 @@ export async function metaToken(ctx: OpContext, env: EnvironmentRef): Promise<Me
     if (!refused(e)) throw e;
     const why = `this API key may not mint data-API tokens for ${env.label} (${messageOf(e)})`;
     try {
-      const { cubeApiToken } = await ctx.client.deployments.token({ deploymentId: ctx.deploymentId, body: { expiresIn: 600 } }, opts);
-      ctx.reporter.secret(cubeApiToken);
+      const cubeApiToken = await deploymentDataToken(ctx);
       return { token: cubeApiToken, notice: `${why}: read its /meta with the deployment's data-API token` };
     } catch (e2) {
       if (!refused(e2)) throw e2;
@@ -132,10 +131,16 @@ export async function metaToken(ctx: OpContext, env: EnvironmentRef): Promise<Me
   }
 }
 
+/** A branch's staging environment as the enabling reported it; none without its URL and id. */
+function stagingRef(branch: string, s: Pick<EnableStagingResult, 'stagingUrl' | 'environmentId'>): EnvironmentRef | undefined {
+  return s.stagingUrl && s.environmentId ? { id: s.environmentId, restUrl: s.stagingUrl, label: `the staging environment of ${branch}` } : undefined;
+}
+
 /** The impact's token for a branch's staging environment, minted as soon as it is enabled (awaited by the impact). */
 export function stagingTokenFor(ctx: OpContext, branch: string, s: EnableStagingResult): Promise<MetaToken> | undefined {
-  if (!s.stagingUrl || !s.environmentId) return undefined;
-  const token = metaToken(ctx, { id: s.environmentId, restUrl: s.stagingUrl, label: `the staging environment of ${branch}` });
+  const env = stagingRef(branch, s);
+  if (!env) return undefined;
+  const token = metaToken(ctx, env);
   token.catch(() => undefined);
   return token;
 }
@@ -326,13 +331,11 @@ export function impactSummaryLine(r: Pick<ImpactResult, 'counts' | 'affectedCoun
 
 /** The deploy branch's model files, with their content, from the platform. */
 export async function branchModelFiles(ctx: OpContext, branch: string): Promise<FileTexts> {
-  const nodes: unknown[] = [];
+  let nodes: unknown[];
   try {
-    for await (const node of ctx.client.dataModel.iterateFiles(
-      { deploymentId: ctx.deploymentId, query: { branchName: branch, withContent: true } },
-      { signal: ctx.signal },
-    ))
-      nodes.push(node);
+    nodes = await collect(
+      ctx.client.dataModel.iterateFiles({ deploymentId: ctx.deploymentId, query: { branchName: branch, withContent: true } }, { signal: ctx.signal }),
+    );
   } catch (e) {
     if (e instanceof AbortedError) throw e;
     throw new Error(`the files of ${branch} could not be read (${messageOf(e)})`, { cause: e });
@@ -349,16 +352,14 @@ export function compareWithProduction(
   minted?: Promise<MetaToken>,
 ): Promise<ImpactResult> {
   const label = `the staging environment of ${input.branch}`;
-  const env =
-    s.stagingUrl && s.environmentId
-      ? Promise.resolve({ id: s.environmentId, restUrl: s.stagingUrl, label })
-      : findEnvironments(ctx, input.branch).then((e) => e.staging);
+  const known = stagingRef(input.branch, s);
+  const env = known ? Promise.resolve(known) : findEnvironments(ctx, input.branch).then((e) => e.staging);
   const head = s.stagingUrl
     ? environmentMeta(ctx, env, s.environmentId ? minted : undefined).then((r) =>
         r.problem === 'no environment to read' ? { problem: `${label} is not listed` } : r,
       )
     : Promise.resolve({ problem: `${label} is not enabled` });
-  const staging = s.stagingUrl && s.environmentId ? { staging: { id: s.environmentId, restUrl: s.stagingUrl, label } } : {};
+  const staging = known ? { staging: known } : {};
   return finishImpact(ctx, started, head, {
     ...staging,
     branch: input.branch,

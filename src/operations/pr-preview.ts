@@ -88,10 +88,12 @@ export async function previewOnPlatform(ctx: OpContext, input: PlatformPreviewIn
   try {
     await afterValidation(ctx, input, o, impact, flow.stagingToken);
   } catch (e) {
-    await Promise.allSettled([impact?.base, impact?.content, impact?.baseFiles]);
     if (e instanceof InputError) throw e;
     o.failure = messageOf(e);
     o.failureCause = e;
+  } finally {
+    // The impact's early reads finish before the run ends, also when a flow failed or stopped before using them.
+    await Promise.allSettled([impact?.base, impact?.content, impact?.baseFiles]);
   }
   if (o.impact && input.numbers) o.numbers = await dataDiffStep(ctx, input.numbers, o.impact);
   return o;

@@ -4,7 +4,6 @@
  * whatever happened (a killed run's branch is left to the sweep). No staging stays on, nothing is merged.
  */
 import { messageOf } from '../client/errors.js';
-import { DEFAULTS } from '../defaults.js';
 import type { LocalFile } from '../model/local-model.js';
 import { cleanupBranch } from './cleanup-branch.js';
 import type { OpContext } from './context.js';
@@ -42,7 +41,7 @@ export async function validateInQueue(ctx: OpContext, input: QueueGateInput): Pr
     // The preview's own steps, without the impact and the smoke test: a queue asks "is it valid?" only.
     const { outcome: o } = await runPreview(
       ctx,
-      { ...input, smokeTest: false, smoke: { timeoutMs: DEFAULTS.smokeTimeoutSeconds * 1000 } },
+      input,
       // A queue entry's commit never moves: a newer one is another entry with a branch of its own.
       { isStale: () => Promise.resolve(false) },
     );

@@ -12,7 +12,7 @@ import { BadRequestError, InputError, NotFoundError, messageOf } from '../client
 import { DEFAULTS } from '../defaults.js';
 import { BuildError, markBuild, sameCommit, waitForBuild, type BuildMark } from './branch-build.js';
 import { mutate, type OpContext } from './context.js';
-import { enableStaging, wakeStaging, type EnableStagingResult } from './enable-staging.js';
+import { enableStaging, wakeStaging } from './enable-staging.js';
 import { stagingTokenFor, type MetaToken, type StartedImpact } from './impact.js';
 import type { PreviewFlow, PreviewInput, PreviewOutcome } from './pr-preview.js';
 import { validateWhenBuilt } from './validate.js';
@@ -40,25 +40,18 @@ async function pull(ctx: OpContext, branch: string): Promise<{ buildTriggered?: 
 export async function runRepositoryPreview(ctx: OpContext, input: RepositoryPreviewInput, impact?: StartedImpact): Promise<PreviewFlow | undefined> {
   const { branch } = input;
   const outcome: PreviewOutcome = { branch, created: false, stale: false };
-  let staging: Promise<EnableStagingResult> | undefined;
   let minted: Promise<MetaToken> | undefined;
-  const settle = () => Promise.allSettled([staging, impact?.base, impact?.content]);
   try {
     // The build status before the pull: the build that replaces it is the head commit's.
     const since: BuildMark | undefined = await markBuild(ctx, branch);
     const pulled = await ctx.reporter.group(`Pull ${branch}`, () => pull(ctx, branch));
-    if (pulled === undefined) {
-      await settle();
-      return undefined;
-    }
+    if (pulled === undefined) return undefined;
     if (pulled === 'dry-run') {
       ctx.reporter.info(`dry run: would enable the staging environment of ${branch}, wait for the build of ${input.headSha.slice(0, 7)} and validate it`);
       return { outcome };
     }
     ctx.reporter.info(`pulled ${branch} from the connected repository${pulled.buildTriggered === false ? ' (nothing new)' : ''}`);
-    staging = enableStaging(ctx, { branch, smokeTest: false });
-    staging.catch(() => undefined);
-    const s = await staging;
+    const s = await enableStaging(ctx, { branch, smokeTest: false });
     outcome.staging = s;
     if (impact) minted = stagingTokenFor(ctx, branch, s);
     const wake = () => (s.stagingUrl ? wakeStaging(ctx, s.stagingUrl) : Promise.resolve());
@@ -68,7 +61,6 @@ export async function runRepositoryPreview(ctx: OpContext, input: RepositoryPrev
       waitForBuild(ctx, branch, { lastHash: input.headSha, ...mark, wake }),
     );
   } catch (e) {
-    await settle();
     if (e instanceof InputError) throw e;
     outcome.failure = messageOf(e);
     outcome.failureCause = e;

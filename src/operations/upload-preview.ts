@@ -14,8 +14,14 @@ import type { PreviewFlow, PreviewInput, PreviewOutcome, PullRequestPort } from 
 import { uploadModel } from './upload-model.js';
 import { validateWhenBuilt, type ValidateResult } from './validate.js';
 
+/** What the upload flow reads of the preview's input (the ending's settings are the caller's). */
+export type UploadPreviewInput = Pick<
+  PreviewInput,
+  'branch' | 'deployBranch' | 'local' | 'modelDir' | 'concurrency' | 'commitMessage' | 'via' | 'allowModelDeletion'
+>;
+
 /** The preview by upload, up to its validation; a platform failure is reported in the outcome, bad input is thrown. */
-export async function runPreview(ctx: OpContext, input: PreviewInput, pull: PullRequestPort, impact?: StartedImpact): Promise<PreviewFlow> {
+export async function runPreview(ctx: OpContext, input: UploadPreviewInput, pull: PullRequestPort, impact?: StartedImpact): Promise<PreviewFlow> {
   const { branch } = input;
   const outcome: PreviewOutcome = { branch, created: false, stale: false };
   const { local } = input;
@@ -53,7 +59,7 @@ export async function runPreview(ctx: OpContext, input: PreviewInput, pull: Pull
     validation.catch(() => undefined);
   };
   /** Let work started early finish (its outcome unused) before the run ends. */
-  const settle = () => Promise.allSettled([staging, validation, impact?.base, impact?.content, impact?.baseFiles]);
+  const settle = () => Promise.allSettled([staging, validation]);
   try {
     outcome.created = await ctx.reporter.group('Shared branch', () => ensureSharedBranch(ctx, branch, input.deployBranch));
     if (!ctx.dryRun) {
