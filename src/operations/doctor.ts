@@ -6,6 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { PlatformError, messageOf } from '../client/errors.js';
 import { authSchemeFor } from '../client/http.js';
+import { DEFAULTS } from '../defaults.js';
+import { plural } from '../report/plural.js';
 import { deployTarget, enableBranchStaging, waitForBuild, type DeployTarget } from './branch-build.js';
 import { wakeStaging } from './enable-staging.js';
 import type { OpContext } from './context.js';
@@ -226,7 +228,7 @@ export async function runDoctor(
         wokenAt === undefined
           ? `the staging environment ran ${secs(Date.now() - enabledAt)} after it was enabled, without a wake`
           : `the staging environment said "Branch is not active" after it was enabled; one data request woke it, built ${secs(Date.now() - wokenAt)} later`,
-        'wakes a staging environment that says "Branch is not active" once, and waits up to 3 minutes before that is final',
+        `wakes a staging environment that says "Branch is not active" once, and waits up to ${plural(DEFAULTS.stagingWakeMs / 60_000, 'minute')} before that is final`,
       );
     }
     const shape = await validateBroken(ctx, branch, [...both, DOCTOR_FILES.broken], report.uploadVia ?? 'direct');
