@@ -25,8 +25,8 @@ export interface ContentItem {
   publicIds?: string[];
   /** Reports and dashboard widgets: the queries it runs, where (the data diff's key queries). */
   queries?: { place: string; query: Record<string, unknown> }[];
-  /** Reports written against the SQL API: the query text. */
-  sql?: string;
+  /** Reports written against the SQL API: the members its SQL names, in order (the data diff's key query). */
+  sqlMembers?: string[];
   /** Notifications: the dashboard it renders, by id or by public id (the vendor's file: exactly one is given). */
   dashboardId?: number;
   dashboardPublicId?: string;
@@ -54,14 +54,15 @@ const label = (m: MemberChange) => (m.change === 'renamed' ? `renamed to ${m.to}
 export function reportContent(r: { id: number; name: string; jsonQuery?: string | null; sqlQuery?: string | null; url?: unknown }): ContentItem {
   const url = https(r.url);
   const query = asQuery(r.jsonQuery);
+  const named = sqlUses(r.sqlQuery);
   return {
     kind: 'report',
     id: r.id,
     name: r.name,
     ...(url ? { url } : {}),
-    uses: dedupe([...queryUses(r.jsonQuery), ...sqlUses(r.sqlQuery)]),
+    uses: dedupe([...queryUses(query), ...named]),
     ...(query ? { queries: [{ place: 'report', query }] } : {}),
-    ...(typeof r.sqlQuery === 'string' && r.sqlQuery.trim() ? { sql: r.sqlQuery } : {}),
+    ...(named.length ? { sqlMembers: named.map((u) => u.member) } : {}),
   };
 }
 

@@ -120,7 +120,8 @@ export function widgetUses(
   const c = asQuery(w.config) ?? {};
   const name = [c.title, c.name, w.id].find((x) => typeof x === 'string' && x) as string | undefined;
   const label = `${version} ${WIDGET_LABEL[String(w.type)] ?? 'widget'}${name ? ` “${name}”` : ''}`;
-  const uses = [...queryUses(c.query, label), ...queryUses(c, label), ...controlUses(c, label)];
+  const query = asQuery(c.query);
+  const uses = [...queryUses(query, label), ...queryUses(c, label), ...controlUses(c, label)];
   const single = use(c.member ?? c.dimension, label, c.granularity ?? c.grain);
   if (single) uses.push(single);
   // A member switcher lists the members it offers by their names in the same cube or view.
@@ -128,7 +129,6 @@ export function widgetUses(
     for (const o of list(c.options))
       if (typeof o === 'string') uses.push(...[use(o.includes('.') ? o : `${single.member.split('.')[0]}.${o}`, label)].filter((u): u is MemberUse => !!u));
   const reportId = typeof c.reportId === 'number' ? c.reportId : undefined;
-  const query = asQuery(c.query);
   return { uses: dedupe(uses), label, ...(reportId !== undefined ? { reportId } : {}), ...(query ? { query } : {}) };
 }
 

@@ -34,6 +34,12 @@ export async function modelFolders(root: string, depth = 2): Promise<string[]> {
   return found.sort();
 }
 
+/** `; "analytics" holds cube.js or model/`: the other folders under `modelDir` that hold a model, for an error about `model-dir` ('' when none). */
+export async function otherModelsHint(modelDir: string): Promise<string> {
+  const where = (await modelFolders(modelDir)).filter((f) => resolve(f) !== resolve(modelDir));
+  return where.length ? `; ${where.map((f) => JSON.stringify(f)).join(', ')} ${where.length === 1 ? 'holds' : 'hold'} cube.js or model/` : '';
+}
+
 export interface GuardInput {
   branch: string;
   modelDir: string;
@@ -54,8 +60,7 @@ export async function guardModelDeletion(input: GuardInput): Promise<void> {
   const removed = input.remove.filter(isModelFile).length;
   const leftNone = !input.local.some(isModelFile);
   if (!leftNone && removed * 2 <= remoteModel) return;
-  const where = (await modelFolders(input.modelDir)).filter((f) => resolve(f) !== resolve(input.modelDir));
-  const hint = where.length ? `; ${where.map((f) => JSON.stringify(f)).join(', ')} ${where.length === 1 ? 'holds' : 'hold'} cube.js or model/` : '';
+  const hint = await otherModelsHint(input.modelDir);
   const what = leftNone
     ? `would leave ${input.branch} with no cube or view (${removed} of its ${remoteModel} model files deleted)`
     : `would delete ${removed} of the ${remoteModel} model files on ${input.branch}`;

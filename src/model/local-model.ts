@@ -9,6 +9,7 @@ import { join, relative, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import { InputError } from '../client/errors.js';
 import type { Reporter } from '../report/reporter.js';
+import { languageOf } from './locate/model-set.js';
 
 /** A file of the model as the walk finds it. */
 export interface ModelEntry {
@@ -225,10 +226,7 @@ export async function modelTexts(files: readonly ModelEntry[], pick: (path: stri
   return out;
 }
 
-/** A file the locator can read (a model language). */
-export const isLocatorFile = (path: string) => /\.(ya?ml|[cm]?js)$/i.test(path);
-
 /** The locator's texts: the YAML and JS files of the model's one walk, by POSIX path under the model folder (the platform's keys), read only when there are errors to place. */
 export function readModelTexts(model: readonly ModelEntry[]): Promise<Map<string, string>> {
-  return modelTexts(model, isLocatorFile);
+  return modelTexts(model, (p) => languageOf(p) !== 'other');
 }

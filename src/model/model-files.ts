@@ -4,20 +4,17 @@
  * checkout: a `model-dir` that holds no model is a clear error, never an empty side that turns every
  * member "made private" into "removed".
  */
-import { resolve } from 'node:path';
 import { InputError } from '../client/errors.js';
-import { modelFolders } from './guard.js';
+import { isModelFile, otherModelsHint } from './guard.js';
 import { modelTexts, type ModelEntry } from './local-model.js';
 
 /** Paths (repository-relative, POSIX) to texts. */
 export type FileTexts = Map<string, string>;
 
-const MODEL_FILE = /\.(js|ya?ml|jinja|py)$/i;
-
 /** Of these paths, those Cube reads as the model: under `model/`, else under `schema/` when there is no `model/`. */
 export function modelPaths(paths: readonly string[]): Set<string> {
   const root = paths.some((p) => p.startsWith('model/')) || !paths.some((p) => p.startsWith('schema/')) ? 'model/' : 'schema/';
-  return new Set(paths.filter((p) => p.startsWith(root) && MODEL_FILE.test(p) && !p.split('/').includes('node_modules')));
+  return new Set(paths.filter((p) => p.startsWith(root) && isModelFile(p) && !p.split('/').includes('node_modules')));
 }
 
 /** The files Cube reads as the model, of a set of texts. */
@@ -35,7 +32,9 @@ export async function localModelFiles(model: readonly ModelEntry[], modelDir: st
   const keep = modelPaths(model.map((f) => f.path));
   const files = await modelTexts(model, (p) => keep.has(p));
   if (files.size || options.emptyAllowed) return files;
-  const where = (await modelFolders(modelDir)).filter((f) => resolve(f) !== resolve(modelDir));
-  const hint = where.length ? `; ${where.map((f) => JSON.stringify(f)).join(', ')} ${where.length === 1 ? 'holds' : 'hold'} cube.js or model/` : '';
-  throw new InputError('model-dir', modelDir, `a folder whose model/ (or schema/) holds the data model's YAML or JS files: it holds none${hint}`);
+  throw new InputError(
+    'model-dir',
+    modelDir,
+    `a folder whose model/ (or schema/) holds the data model's YAML or JS files: it holds none${await otherModelsHint(modelDir)}`,
+  );
 }

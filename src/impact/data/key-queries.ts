@@ -7,7 +7,6 @@
  */
 import type { ContentItem } from '../affected.js';
 import { queryUses } from '../references.js';
-import { sqlUses } from '../sql-uses.js';
 import type { MetaDocument, MetaMember } from '../meta.js';
 import type { CubeQuery, KeyQuery } from './types.js';
 
@@ -66,10 +65,8 @@ function probes(measure: string, members: Map<string, MetaMember>, label: string
 }
 
 /** A SQL API report as a query over the members its SQL names (measures and dimensions the pull request has). */
-function sqlReportQuery(sql: string, members: Map<string, MetaMember>): CubeQuery | undefined {
-  const named = sqlUses(sql)
-    .map((u) => members.get(u.member))
-    .filter((m): m is MetaMember => !!m);
+function sqlReportQuery(sqlMembers: string[], members: Map<string, MetaMember>): CubeQuery | undefined {
+  const named = sqlMembers.map((m) => members.get(m)).filter((m): m is MetaMember => !!m);
   const measures = named.filter((m) => m.kind === 'measure').map((m) => m.name);
   const dimensions = named.filter((m) => m.kind === 'dimension' && m.type !== 'time').map((m) => m.name);
   return measures.length ? { measures, ...(dimensions.length ? { dimensions } : {}) } : undefined;
@@ -93,7 +90,7 @@ export function keyQueries(input: KeyQueryInput): KeyQueries {
       const what = item.kind === 'report' ? `Report “${item.name}”` : `Dashboard “${item.name}”, ${place}`;
       if (hit) all.push({ name: what, source: item.kind === 'report' ? 'report' : 'dashboard', query: query, why: `uses ${hit}` });
     }
-    const fromSql = item.sql ? sqlReportQuery(item.sql, members) : undefined;
+    const fromSql = item.sqlMembers ? sqlReportQuery(item.sqlMembers, members) : undefined;
     const hit = fromSql && [...(fromSql.measures ?? []), ...(fromSql.dimensions ?? [])].find((m) => input.values.has(m));
     if (fromSql && hit) all.push({ name: `Report “${item.name}” (the members its SQL names)`, source: 'report', query: fromSql, why: `uses ${hit}` });
   }

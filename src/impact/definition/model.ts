@@ -4,6 +4,8 @@
  * become view members that each stand for a cube member (`aliasMember`). Every value the diff compares
  * is text in one canonical form: YAML `{CUBE}.amount` and JS `${CUBE}.amount` read the same.
  */
+import { keyVariants, snakeCase } from '../../model/locate/model-tree.js';
+
 /** Source text of an expression the reader does not evaluate: compared as text. */
 export interface Code {
   code: string;
@@ -33,9 +35,8 @@ export const isMap = (v: Raw | undefined): v is RawMap => !!v && typeof v === 'o
 /** Both spellings of a key: YAML writes `sql_table`, JS `sqlTable` (the compiler accepts either). */
 export function field(map: RawMap | undefined, key: string): Raw | undefined {
   if (!map) return undefined;
-  if (key in map) return map[key];
-  const snake = key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-  return snake in map ? map[snake] : undefined;
+  const k = keyVariants(key).find((v) => v in map);
+  return k === undefined ? undefined : map[k];
 }
 
 export type MemberKind = 'measure' | 'dimension' | 'segment';
@@ -103,10 +104,9 @@ export function canon(v: Raw | undefined): string | undefined {
   if (isCode(v)) return squash(v.code);
   if (Array.isArray(v)) return `[${v.map((x) => canon(x) ?? 'null').join(', ')}]`;
   const keys = Object.keys(v).sort();
-  return `{${keys.map((k) => `${snake(k)}: ${canon(v[k]) ?? 'null'}`).join(', ')}}`;
+  return `{${keys.map((k) => `${snakeCase(k)}: ${canon(v[k]) ?? 'null'}`).join(', ')}}`;
 }
 
-const snake = (k: string) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 const text = (v: Raw | undefined): string | undefined =>
   typeof v === 'string' || typeof v === 'number' ? squash(String(v)) : isCode(v) ? squash(v.code) : undefined;
 const isFalse = (v: Raw | undefined) => v === false || v === 'false';
@@ -162,7 +162,7 @@ function member(name: string, kind: MemberKind, m: RawMap): MemberDef {
       out.granularities[g] = entry;
     }
   }
-  const other = NUMBER_KEYS.filter((k) => k !== 'type' && field(m, k) !== undefined).map((k) => `${snake(k)}: ${canon(field(m, k))}`);
+  const other = NUMBER_KEYS.filter((k) => k !== 'type' && field(m, k) !== undefined).map((k) => `${snakeCase(k)}: ${canon(field(m, k))}`);
   if (other.length) out.other = other.join('; ');
   return out;
 }
@@ -187,7 +187,6 @@ function baseCube(e: RawEntity): CubeDef {
     joins: new Map(),
     members: new Map(),
   };
-  if (field(b, 'public') !== undefined || field(b, 'shown') !== undefined) publicSet.add(cube);
   for (const [key, k] of [
     ['sqlTable', 'sqlTable'],
     ['sql', 'sql'],
@@ -219,11 +218,11 @@ function baseCube(e: RawEntity): CubeDef {
   return cube;
 }
 
-/** Cubes that say `public` (or `shown`) themselves; the others take their parent's. */
-const publicSet = new WeakSet<CubeDef>();
+/** A cube that says `public` (or `shown`) itself; the others take their parent's. */
+const saysPublic = (body: RawMap | undefined) => field(body, 'public') !== undefined || field(body, 'shown') !== undefined;
 
-/** A cube with its parent's definitions under its own (the compiler's `extends`). */
-function resolveExtends(cubes: Map<string, CubeDef>): void {
+/** A cube with its parent's definitions under its own (the compiler's `extends`); `bodies` are the cubes as written. */
+function resolveExtends(cubes: Map<string, CubeDef>, bodies: Map<string, RawMap>): void {
   const done = new Set<string>();
   const resolve = (c: CubeDef, seen: Set<string>): void => {
     if (done.has(c.name) || !c.extends) return void done.add(c.name);
@@ -234,7 +233,7 @@ function resolveExtends(cubes: Map<string, CubeDef>): void {
     c.sql ??= c.sqlTable === undefined ? parent.sql : undefined;
     c.dataSource ??= parent.dataSource;
     c.accessPolicy ??= parent.accessPolicy;
-    if (!publicSet.has(c)) c.public = parent.public;
+    if (!saysPublic(bodies.get(c.name))) c.public = parent.public;
     c.joins = new Map([...parent.joins, ...c.joins]);
     c.members = new Map([...parent.members, ...c.members]);
     done.add(c.name);
@@ -286,7 +285,7 @@ export function resolveModel(read: ReadModel): ModelDefinition {
     cubes.set(e.name, baseCube(e));
     bodies.set(e.name, e.body);
   }
-  resolveExtends(new Map([...cubes].filter(([, c]) => c.type === 'cube')));
+  resolveExtends(new Map([...cubes].filter(([, c]) => c.type === 'cube')), bodies);
   for (const c of cubes.values()) if (c.type === 'view') resolveView(c, bodies.get(c.name) ?? {}, cubes);
   return { cubes, skipped: read.skipped };
 }

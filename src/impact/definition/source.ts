@@ -6,8 +6,7 @@
  * (test/definition-compiler.test.ts holds the outcome against the compiler's own view).
  */
 import { parse as parseYaml } from 'yaml';
-import type { Node } from 'acorn';
-import { parseJs } from '../../model/locate/js-model.js';
+import { modelCalls, parseJs, type EsNode } from '../../model/locate/js-model.js';
 import { isMap, resolveModel, type ModelDefinition, type RawMap, type Raw, type ReadModel } from './model.js';
 
 /** The compiler's own test for a YAML file that goes through Jinja first. */
@@ -34,9 +33,6 @@ function readYaml(file: string, text: string, out: ReadModel): void {
   }
 }
 
-interface EsNode extends Node {
-  [field: string]: unknown;
-}
 const kids = (n: EsNode, f: string) => ((n[f] as (EsNode | null)[] | undefined) ?? []).filter((x): x is EsNode => !!x);
 
 /** A template's text with each `${expr}` written `{expr}`, as YAML writes references. */
@@ -90,31 +86,18 @@ function valueOf(n: EsNode, src: string): Raw {
   }
 }
 
-function walk(n: EsNode, visit: (n: EsNode) => void): void {
-  visit(n);
-  for (const [k, v] of Object.entries(n)) {
-    if (k === 'loc') continue;
-    for (const c of Array.isArray(v) ? v : [v]) if (c && typeof c === 'object' && typeof (c as EsNode).type === 'string') walk(c as EsNode, visit);
-  }
-}
-
 function readJs(file: string, text: string, out: ReadModel): void {
   const program = parseJs(text);
   if (!program) return void out.skipped.push({ file, why: 'not valid JavaScript' });
-  walk(program as unknown as EsNode, (n) => {
-    if (n.type !== 'CallExpression') return;
-    const callee = n.callee as EsNode;
-    const kind = callee.type === 'Identifier' && (callee.name === 'cube' || callee.name === 'view') ? callee.name : undefined;
-    const [nameArg, bodyArg] = kids(n, 'arguments');
-    if (!kind || !nameArg) return;
+  for (const { kind, nameArg, bodyArg } of modelCalls(program)) {
     const name = valueOf(nameArg, text);
     if (typeof name !== 'string' || name.includes('{')) {
       out.skipped.push({ file, why: `a ${kind} whose name is computed (${src(nameArg, text)})` });
-      return;
+      continue;
     }
     const body = bodyArg ? valueOf(bodyArg, text) : {};
     out.entities.push({ kind, name, body: isMap(body) ? body : {}, file });
-  });
+  }
 }
 
 const src = (n: EsNode, text: string) => text.slice(n.start, Math.min(n.end, n.start + 60));

@@ -2,8 +2,8 @@
 import { parse, tokenizer, type Node, type Options, type Program } from 'acorn';
 import { emptyNode, type Entity, type ModelFile, type Pos, type TreeNode } from './model-tree.js';
 
-/** The ESTree fields this file reads (acorn's own types are a union too wide to narrow cheaply). */
-interface EsNode extends Node {
+/** An ESTree node with its fields read by name (acorn's own types are a union too wide to narrow cheaply). */
+export interface EsNode extends Node {
   [field: string]: unknown;
 }
 
@@ -76,6 +76,27 @@ function walk(n: EsNode, visit: (n: EsNode) => void): void {
   }
 }
 
+/** A `cube(name, {…})` or `view(name, {…})` call: the call, its name argument and its body argument. */
+export interface ModelCall {
+  kind: 'cube' | 'view';
+  call: EsNode;
+  nameArg: EsNode;
+  bodyArg?: EsNode;
+}
+
+/** Every `cube(…)` and `view(…)` call of a parsed file, in source order (the locator and the impact's reader share it). */
+export function modelCalls(program: Program): ModelCall[] {
+  const out: ModelCall[] = [];
+  walk(program as unknown as EsNode, (n) => {
+    if (n.type !== 'CallExpression') return;
+    const callee = child(n, 'callee');
+    const kind = callee?.type === 'Identifier' && (callee.name === 'cube' || callee.name === 'view') ? callee.name : undefined;
+    const [nameArg, bodyArg] = children(n, 'arguments');
+    if (kind && nameArg) out.push({ kind, call: n, nameArg, ...(bodyArg ? { bodyArg } : {}) });
+  });
+  return out;
+}
+
 export function parseJs(text: string): Program | undefined {
   for (const sourceType of ['module', 'script'] as const) {
     try {
@@ -91,19 +112,14 @@ export function readJsModel(path: string, text: string): ModelFile {
   const file: ModelFile = { path, language: 'js', lines: text.split(/\r?\n/), entities: [] };
   const program = parseJs(text);
   if (!program) return { ...file, unparsable: true };
-  walk(program as unknown as EsNode, (n) => {
-    if (n.type !== 'CallExpression') return;
-    const callee = child(n, 'callee');
-    const kind = callee?.type === 'Identifier' && (callee.name === 'cube' || callee.name === 'view') ? callee.name : undefined;
-    const [nameArg, bodyArg] = children(n, 'arguments');
-    if (!kind || !nameArg) return;
+  for (const { kind, call: n, nameArg, bodyArg } of modelCalls(program)) {
     const start = posOf(n);
     const body = bodyArg?.type === 'ObjectExpression' ? convert(bodyArg) : emptyNode(start);
     const entity: Entity = { kind, start, nameAt: posOf(nameArg), endLine: n.loc?.end.line ?? start.line, body };
     const name = staticText(nameArg);
     if (name !== undefined) entity.name = name;
     file.entities.push(entity);
-  });
+  }
   return file;
 }
 

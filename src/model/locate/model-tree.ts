@@ -84,9 +84,12 @@ export function parsePath(path: string): Step[] {
   return steps;
 }
 
+/** `sqlTable` → `sql_table`: a key as YAML writes it. */
+export const snakeCase = (key: string): string => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
 /** The compiler says `sqlTable`, `preAggregations`; YAML writes `sql_table`, `pre_aggregations`; JS either. */
 export function keyVariants(key: string): string[] {
-  const snake = key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  const snake = snakeCase(key);
   const camel = key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
   return [...new Set([key, snake, camel])];
 }

@@ -37,7 +37,7 @@ function spellings(ref: Reference, file: ModelFile): string[] {
 function pattern(ref: Reference, spelling: string, inPath = false): RegExp {
   // `inPath`: also as the tail of a longer path (`orders.users` in `line_items.orders.users`).
   if (!ref.module) return new RegExp(`(?<![\\w$${inPath ? '' : '.'}])${escape(spelling)}(?![\\w$])`, 'g');
-  // `require('fs')`, `import x from '../../workflows/locate/helpers'`, `from "../../workflows/locate/lib/helpers.js"`.
+  // `require('fs')`, `import x from './helpers'`, `from "./lib/helpers.js"`.
   return new RegExp(`(?:require\\s*\\(\\s*|from\\s*|import\\s*)['"\`](?:[^'"\`]*/)?${escape(spelling)}(?:\\.[cm]?js)?['"\`]`, 'g');
 }
 
