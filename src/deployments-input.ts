@@ -6,6 +6,7 @@
 import { isMap, isScalar, parseDocument } from 'yaml';
 import { InputError } from './client/errors.js';
 import { parseBaseUrl } from './client/http.js';
+import { underFolder } from './pr/changed-files.js';
 
 /** One model of a monorepo: its folder and where it is previewed. */
 export interface ModelTarget {
@@ -44,9 +45,6 @@ function idOf(where: string, v: unknown): number {
   return n;
 }
 
-/** Folder `a` holds folder `b` (or is it). */
-const holds = (a: string, b: string) => a === '.' || a === b || b.startsWith(`${a}/`);
-
 /** Parse and check the `deployments` input; `apiUrl` is the `api-url` input, for entries that give none. */
 export function parseDeployments(text: string, apiUrl: string): ModelTarget[] {
   const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
@@ -79,7 +77,7 @@ export function parseDeployments(text: string, apiUrl: string): ModelTarget[] {
   if (targets.length > MAX_MODELS) throw new InputError(INPUT, `${targets.length} entries`, `at most ${MAX_MODELS} models`);
   for (const [i, a] of targets.entries()) {
     for (const b of targets.slice(i + 1)) {
-      if (holds(a.key, b.key) || holds(b.key, a.key))
+      if (underFolder(b.key, a.key) || underFolder(a.key, b.key))
         throw new InputError(
           `${INPUT} (entries ${a.key} and ${b.key})`,
           `${a.key}, ${b.key}`,

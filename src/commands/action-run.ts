@@ -121,17 +121,13 @@ export async function runAction<C extends CommandName>(command: C, handler: Acti
         undefined,
         `an API key in the merge queue (a queue run has the repository's secrets; a skipped check would let the queue merge pull request #${run.group.pr} with nothing validated)`,
       );
-    // Made when first needed: after the platform client, whose CA error names the ca-cert input.
-    let github: GitHubApi | undefined | null = null;
+    // Made only where it is used: after the platform client, whose CA error names the ca-cert input.
     const githubApi = (): GitHubApi | undefined =>
-      github === null
-        ? (github =
-            settings.githubToken && run.repository
-              ? createGitHubApi({ token: settings.githubToken, repository: run.repository, apiUrl: run.apiUrl, ca: connection.caCert })
-              : undefined)
-        : github;
-    const side = (label?: string) =>
-      new PullRequestSide(run, githubApi(), reporter, {
+      settings.githubToken && run.repository
+        ? createGitHubApi({ token: settings.githubToken, repository: run.repository, apiUrl: run.apiUrl, ca: connection.caCert })
+        : undefined;
+    const side = (github: GitHubApi | undefined, label?: string) =>
+      new PullRequestSide(run, github, reporter, {
         deploymentId: settings.deploymentId,
         apiUrl: connection.apiUrl,
         dryRun: settings.dryRun,
@@ -164,7 +160,8 @@ export async function runAction<C extends CommandName>(command: C, handler: Acti
         // The validation check says it was skipped (neutral), so nobody takes the green job for a validation.
         if (VALIDATING.includes(command) && run.pr) {
           const labels = settings.targets?.map((t) => t.key) ?? [undefined];
-          await Promise.all(labels.map((l) => neutralCheck(side(l), 'Skipped: no API key', `Nothing was validated: ${why}.`)));
+          const github = githubApi();
+          await Promise.all(labels.map((l) => neutralCheck(side(github, l), 'Skipped: no API key', `Nothing was validated: ${why}.`)));
         }
       }
       out.skipped = 'true';
@@ -172,7 +169,6 @@ export async function runAction<C extends CommandName>(command: C, handler: Acti
       return code;
     }
     client = platformClient({ ...connection, apiKey: connection.apiKey }, connection.apiUrl, reporter, inActions);
-    githubApi();
     const actionRun: ActionRun<C> = {
       settings,
       event: run,
@@ -185,7 +181,7 @@ export async function runAction<C extends CommandName>(command: C, handler: Acti
         requestTimeoutMs: connection.requestTimeoutMs,
         ...(connection.caCert ? { ca: connection.caCert } : {}),
       },
-      pr: side(),
+      pr: side(githubApi()),
       reporter,
       out,
       setResult: (value) => {

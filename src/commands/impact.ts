@@ -9,9 +9,8 @@ import { walkModel } from '../model/local-model.js';
 import { localModelFiles } from '../model/model-files.js';
 import { deployTarget } from '../operations/branch-build.js';
 import { analyseImpact } from '../operations/impact.js';
-import { presentImpact, presentNumbers } from '../pr/presenters.js';
 import { publish } from '../pr/publish.js';
-import { changeSetJson, recordChangeSet, recordDataDiff } from '../pr/records.js';
+import { presentChangeSet, presentDataDiff } from '../pr/records.js';
 import { StepFailed, type ActionRun } from './action-run.js';
 
 export async function impactCommand(run: ActionRun<'impact'>): Promise<number> {
@@ -22,13 +21,14 @@ export async function impactCommand(run: ActionRun<'impact'>): Promise<number> {
   const [branch, target] = await Promise.all([run.pr.resolveBranch(inputs.branch), deployTarget(run.op)]);
   run.out.branch = branch;
   const r = await run.reporter.group('Impact on the semantic layer', () => analyseImpact(run.op, { branch, deployBranch: target.deployBranch, headFiles }));
-  const impact = presentImpact(r, inputs.failOnBreaking);
-  Object.assign(run.out, impact.outputs, { 'change-set-file': recordChangeSet(deploymentId, r), status: impact.status });
-  run.setResult(changeSetJson(deploymentId, r));
+  const impact = presentChangeSet(deploymentId, r, inputs.failOnBreaking);
+  Object.assign(run.out, impact.outputs, { status: impact.status });
+  // Set before the data diff, so a failure there still carries the change set.
+  run.setResult(impact.changeSet);
   const d = await dataDiffStep(run.op, plan, r);
-  const numbers = presentNumbers(d, r, inputs.dataDiff.failOnChange);
-  Object.assign(run.out, numbers.outputs, { 'data-diff-file': d.result ? recordDataDiff(deploymentId, r.head, d.result) : '' });
-  if (d.result) run.setResult({ ...changeSetJson(deploymentId, r), dataDiff: d.result });
+  const numbers = presentDataDiff(deploymentId, d, r, inputs.dataDiff.failOnChange);
+  Object.assign(run.out, numbers.outputs);
+  if (d.result) run.setResult({ ...impact.changeSet, dataDiff: d.result });
   await publish(run.pr, { branch, ...impact.view, ...numbers.view }, { branch }, { impact: impact.impact, ...numbers.view });
   const failure = impact.failure ?? numbers.failure;
   if (failure) throw new StepFailed(failure);

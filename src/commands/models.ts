@@ -61,17 +61,3 @@ export function modelRuns(run: ActionRun<'pr'>, section?: (key: string) => () =>
   });
   return { runs, close: () => Promise.all(made.map((c) => c.close().catch(() => undefined))).then(() => undefined) };
 }
-
-/** `fn` over `items`, at most `limit` at once; results in order. */
-export async function eachLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}

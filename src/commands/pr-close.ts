@@ -15,7 +15,7 @@ import type { Outputs } from '../pr/presenters.js';
 import { publish } from '../pr/publish.js';
 import type { ActionRun } from './action-run.js';
 import type { ModelRun } from './models.js';
-import type { ModelFailure } from './pr-preview.js';
+import { fedHead, type ModelFailure } from './pr-preview.js';
 
 /**
  * Whether the close merges into the deploy branch: never on a deployment fed from a connected repository
@@ -49,17 +49,17 @@ export async function closeModel(run: ActionRun<'pr'>, m: ModelRun, out: Outputs
   // shared branch must hold when it is merged, and what the deploy branch must hold after.
   const local = merge ? await readLocalModel(run.reporter, modelDir, inputs.exclude) : undefined;
   const state = pr.merged ? 'merged' : 'closed';
-  const fedHead = target.repository && !inputs.branch && pr.headRef && !pr.fork ? pr.headRef : undefined;
-  out.branch = fedHead ?? branch;
+  const fedBranch = fedHead(run, target);
+  out.branch = fedBranch ?? branch;
   let production: ProductionCheck | undefined;
   let r: Awaited<ReturnType<typeof runClose>>;
   try {
     // Fed from a repository: production comes from GitHub's merge (checked, never merged again); the head
     // branch is the repository's own and stays, its staging goes off. A fallback preview branch is cleaned below.
-    if (fedHead) {
+    if (fedBranch) {
       if (pr.merged)
         production = await run.reporter.group('Production', () => checkProduction(op, { deployBranch: target.deployBranch, mergeCommit: pr.mergeCommitSha }));
-      await stagingOff(op, fedHead);
+      await stagingOff(op, fedBranch);
     }
     r = await runClose(op, {
       branch,
@@ -83,7 +83,7 @@ export async function closeModel(run: ActionRun<'pr'>, m: ModelRun, out: Outputs
   out.deleted = String(r.cleanup.deleted.length);
   out.status = 'cleaned';
   const [queued] = await Promise.all([pr.merged ? validatedInQueue(side, pr.mergeCommitSha) : undefined, retirePreview(side, inputs.environmentPrefix)]);
-  const fedView = fedHead
+  const fedView = fedBranch
     ? {
         deployBranch: target.deployBranch,
         merge: {
@@ -99,8 +99,8 @@ export async function closeModel(run: ActionRun<'pr'>, m: ModelRun, out: Outputs
     side,
     {
       state,
-      branch: fedHead ?? branch,
-      cleanup: { deleted: r.cleanup.deleted, ...(fedHead ? { stagingOff: fedHead } : {}) },
+      branch: fedBranch ?? branch,
+      cleanup: { deleted: r.cleanup.deleted, ...(fedBranch ? { stagingOff: fedBranch } : {}) },
       ...(queued ? { queue: { sha: queued } } : {}),
       ...(r.merge ? { deployBranch: r.merge.deployBranch, merge: { deployMode: r.merge.deployMode, productionUpdated: r.merge.productionUpdated } } : fedView),
     },

@@ -4,14 +4,14 @@
  * model it does not touch gets a line saying so (and a neutral check); the close merges or cleans each.
  */
 import { InputError, messageOf } from '../client/errors.js';
-import { readLocalModel, type LocalFile } from '../model/local-model.js';
-import { changesOf, type Changes } from '../pr/changed-files.js';
+import { mapLimit, readLocalModel, type LocalFile } from '../model/local-model.js';
+import { changesUnlessAll } from '../pr/changed-files.js';
 import { SectionedComment } from '../pr/comment/sections.js';
 import type { Outputs } from '../pr/presenters.js';
 import { markUntouched } from '../pr/preview.js';
 import { plural } from '../report/plural.js';
 import { StepFailed, type ActionRun } from './action-run.js';
-import { eachLimit, modelRuns, type ModelRun } from './models.js';
+import { modelRuns, type ModelRun } from './models.js';
 import { closeModel } from './pr-close.js';
 import { planNumbers, previewModel, readyModel, untouched, type ModelFailure, type ReadyModel } from './pr-preview.js';
 
@@ -38,8 +38,7 @@ export async function previewModels(run: ActionRun<'pr'>): Promise<number> {
     // Every model is read and checked before the first platform call.
     const locals = new Map<ModelRun, LocalFile[]>();
     for (const m of models.runs) locals.set(m, await readLocalModel(run.reporter, m.target.modelDir, inputs.exclude));
-    const changes: Changes = inputs.previewUntouched ? { known: false, why: 'preview-untouched is true' } : await changesOf(run.pr);
-    if (!changes.known) run.reporter.info(`every model is previewed: ${changes.why}`);
+    const changes = await changesUnlessAll(run.pr, inputs.previewUntouched, 'previewed');
     const skipped = new Map<ModelRun, string>();
     for (const m of models.runs) {
       const why = await untouched(run, m.side, m.target.modelDir, changes);
@@ -52,7 +51,7 @@ export async function previewModels(run: ActionRun<'pr'>): Promise<number> {
     for (const m of previewed) ready.set(m, await readyModel(run, m.target, locals.get(m)!, numbers));
     // Nothing to preview and no comment yet: no comment either (the checks say why).
     const quiet = skipped.size === models.runs.length && !(await models.comment.exists());
-    const results = await eachLimit(models.runs, inputs.deploymentsConcurrency, async (m): Promise<ModelResult> => {
+    const results = await mapLimit(models.runs, inputs.deploymentsConcurrency, async (m): Promise<ModelResult> => {
       const why = skipped.get(m);
       if (why) {
         run.reporter.notice(why);
@@ -72,7 +71,7 @@ export async function previewModels(run: ActionRun<'pr'>): Promise<number> {
 export async function closeModels(run: ActionRun<'pr'>): Promise<number> {
   const models = sectioned(run);
   try {
-    const results = await eachLimit(models.runs, run.settings.inputs.deploymentsConcurrency, async (m): Promise<ModelResult> => {
+    const results = await mapLimit(models.runs, run.settings.inputs.deploymentsConcurrency, async (m): Promise<ModelResult> => {
       // A model never previewed has nothing on the platform: its section keeps its line.
       const ledger = (await m.side.thread())?.ledger;
       if (!run.settings.inputs.branch && (!ledger || (ledger.untouched && !ledger.branch))) return { m, out: { status: 'untouched' } };

@@ -52,6 +52,15 @@ export async function readyModel(run: ActionRun<'pr'>, target: ModelTarget, loca
   return { local, via, numbers };
 }
 
+/**
+ * A deployment fed from a connected repository previews (and closes) the PR's own head branch (no upload),
+ * unless the branch input names another or the head is not in that repository (a fork's: then by upload).
+ */
+export function fedHead(run: ActionRun<'pr'>, target: DeployTarget): string | undefined {
+  const pr = run.event.pr!;
+  return target.repository && !run.settings.inputs.branch && pr.headRef && !pr.fork ? pr.headRef : undefined;
+}
+
 /** Preview one model; its outputs go to `out`. Bad input is thrown; a failure the step reports is returned. */
 export async function previewModel(run: ActionRun<'pr'>, m: ModelRun, { local, via, numbers }: ReadyModel, out: Outputs): Promise<ModelFailure | undefined> {
   const { inputs, dryRun } = run.settings;
@@ -59,14 +68,13 @@ export async function previewModel(run: ActionRun<'pr'>, m: ModelRun, { local, v
   const { modelDir, deploymentId, apiUrl } = m.target;
   // The PR's comment (its ledger names the branch) and the deployment's settings, read together.
   const [previewBranch, target] = await Promise.all([side.resolveBranch(inputs.branch), deployTarget(op)]);
-  // A deployment fed from a connected repository previews the PR's own head branch (no upload), unless
-  // the branch input names another or the head is not in that repository (a fork's: then by upload).
   const pr = run.event.pr!;
-  const fed = !!target.repository && !inputs.branch && !!pr.headRef && !pr.fork;
-  const branch = fed ? pr.headRef : previewBranch;
+  const head = fedHead(run, target);
+  const fed = head !== undefined;
+  const branch = head ?? previewBranch;
   // There the model is the folder the platform builds (`deployProjectRoot`), the repository root's `.` included.
   const fedDir = fed ? repositoryModelDir(run.reporter, modelDir, target) : modelDir;
-  const fedLocal = fedDir === modelDir ? local : underFolder(local, fedDir);
+  const fedLocal = fedDir === modelDir ? local : filesUnder(local, fedDir);
   const modelFiles = inputs.impact ? await localModelFiles(fedLocal, fedDir, { emptyAllowed: true }) : undefined;
   out.branch = branch;
   // "Updating" goes up at once and runs alongside the platform work; the result replaces it at the end.
@@ -141,7 +149,7 @@ export async function untouched(run: ActionRun<'pr'>, side: PullRequestSide, mod
 }
 
 /** The walk's files under `folder` (a subfolder of the model dir), with paths relative to it. */
-function underFolder(local: LocalFile[], folder: string): LocalFile[] {
+function filesUnder(local: LocalFile[], folder: string): LocalFile[] {
   const prefix = `${folder.replace(/^\.\/|\/+$/g, '')}/`;
   return local.filter((f) => f.path.startsWith(prefix)).map((f) => ({ ...f, path: f.path.slice(prefix.length) }));
 }

@@ -7,14 +7,14 @@
 import { branchForQueue } from '../branch-names.js';
 import { deployTarget } from '../operations/branch-build.js';
 import { validateInQueue, type QueueGateOutcome } from '../operations/queue-gate.js';
-import { readLocalModel, type LocalFile } from '../model/local-model.js';
+import { mapLimit, readLocalModel, type LocalFile } from '../model/local-model.js';
 import { annotate, neutralCheck } from '../pr/check-run.js';
-import { changesOf, touches } from '../pr/changed-files.js';
+import { changesUnlessAll, touches } from '../pr/changed-files.js';
 import { code, text } from '../pr/comment/markdown.js';
 import { failureOf } from '../pr/preview.js';
 import { plural } from '../report/plural.js';
 import { StepFailed, type ActionRun } from './action-run.js';
-import { eachLimit, modelRuns, type ModelRun } from './models.js';
+import { modelRuns, type ModelRun } from './models.js';
 
 /** What the queue made of one model. */
 interface QueueResult {
@@ -31,13 +31,12 @@ export async function queueCommand(run: ActionRun<'pr'>): Promise<number> {
   try {
     const branch = branchForQueue(branchPrefix, group.pr, group.headSha);
     run.out.branch = branch;
-    const changes = inputs.previewUntouched ? { known: false as const, why: 'preview-untouched is true' } : await changesOf(run.pr);
-    if (!changes.known) run.reporter.info(`every model is checked: ${changes.why}`);
+    const changes = await changesUnlessAll(run.pr, inputs.previewUntouched, 'checked');
     const checked = models.runs.filter((m) => touches(changes, m.target.modelDir));
     // Every model to check is read before the first platform call.
     const locals = new Map<ModelRun, LocalFile[]>();
     for (const m of checked) locals.set(m, await readLocalModel(run.reporter, m.target.modelDir, inputs.exclude));
-    const results = await eachLimit(models.runs, inputs.deploymentsConcurrency, async (m): Promise<QueueResult> => {
+    const results = await mapLimit(models.runs, inputs.deploymentsConcurrency, async (m): Promise<QueueResult> => {
       const local = locals.get(m);
       const dir = m.target.modelDir === '.' ? 'the repository' : `${m.target.modelDir}/`;
       if (!local) {

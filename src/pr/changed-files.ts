@@ -33,6 +33,13 @@ export async function changesOf(side: PullRequestSide): Promise<Changes> {
   }
 }
 
+/** The change the models are weighed against: none with `preview-untouched`; an unknown one is logged (every model is `done`). */
+export async function changesUnlessAll(side: PullRequestSide, previewUntouched: boolean, done: 'previewed' | 'checked'): Promise<Changes> {
+  const changes: Changes = previewUntouched ? { known: false, why: 'preview-untouched is true' } : await changesOf(side);
+  if (!changes.known) side.reporter.info(`every model is ${done}: ${changes.why}`);
+  return changes;
+}
+
 /** A path is under a model folder (`.` holds every path). */
 export function underFolder(path: string, folder: string): boolean {
   const dir = folder.replace(/^\.\/+/, '').replace(/\/+$/, '') || '.';

@@ -4,12 +4,11 @@
  * workflow commands, of which GitHub shows 10 per step, with a note of how many were not shown.
  */
 import { messageOf } from '../client/errors.js';
-import { GitHubRefused, type CheckAnnotation } from '../github/types.js';
+import { GitHubRefused, type CheckAnnotation, type GitHubApi } from '../github/types.js';
 import { errorNotes, type ModelError } from '../operations/validate.js';
-import { CHECK_NAME, type PullRequestSide } from './pull-request.js';
+import type { PullRequestSide } from './pull-request.js';
 import { plural } from '../report/plural.js';
 
-export { CHECK_NAME };
 /** Annotations GitHub takes in one check-run request. */
 const PER_REQUEST = 50;
 /** Error annotations GitHub shows for one step from workflow commands. */
@@ -24,8 +23,7 @@ const echoCount = (errors: ModelError[]) => errors.reduce((n, e) => n + (e.echoe
 /** Pin the root causes (their echoes are folded into their text): a check run when possible, else workflow commands. */
 export async function annotate(side: PullRequestSide, errors: ModelError[], result: { branch: string; valid: boolean }): Promise<void> {
   const placed = errors.filter((e): e is ModelError & { file: string; line: number } => !!e.file && !!e.line);
-  const head = side.headSha;
-  if (side.github && head && !side.settings.dryRun && (await checkRun(side, head, errors, placed, result))) return;
+  if (await writeCheck(side, 'no check run (the token may not write checks)', (github, head) => checkRun(side, github, head, errors, placed, result))) return;
   const inActions = side.event.runId !== undefined;
   const shown = inActions ? errors.slice(0, PER_STEP) : errors;
   for (const e of shown) side.reporter.error(annotationText(e), { file: e.file, line: e.line, ...(e.column ? { column: e.column } : {}), title: 'data model' });
@@ -36,15 +34,32 @@ export async function annotate(side: PullRequestSide, errors: ModelError[], resu
   }
 }
 
-/** Publish the check run; false when the token may not (the caller falls back to workflow commands). */
+/**
+ * Write a check on the run's head, when there is a token and it is no dry run; false when it was not
+ * written. A refusal (the token may not write checks) is the debug line `refused: why`; else a warning.
+ */
+async function writeCheck(side: PullRequestSide, refused: string, write: (github: GitHubApi, head: string) => Promise<void>): Promise<boolean> {
+  const head = side.headSha;
+  if (!side.github || !head || side.settings.dryRun) return false;
+  try {
+    await write(side.github, head);
+    return true;
+  } catch (e) {
+    if (e instanceof GitHubRefused) side.reporter.debug(`${refused}: ${messageOf(e)}`);
+    else side.reporter.warning(`could not publish the "${side.checkName}" check: ${messageOf(e)}`);
+    return false;
+  }
+}
+
+/** The check run with every annotation (the caller falls back to workflow commands when it is not written). */
 async function checkRun(
   side: PullRequestSide,
+  github: GitHubApi,
   head: string,
   errors: ModelError[],
   placed: (ModelError & { file: string; line: number })[],
   r: { branch: string; valid: boolean },
-): Promise<boolean> {
-  const github = side.github!;
+): Promise<void> {
   const annotations: CheckAnnotation[] = placed.map((e) => ({
     path: e.file,
     startLine: e.line,
@@ -62,27 +77,17 @@ async function checkRun(
   const summary = r.valid
     ? 'The data model compiles on the platform.'
     : `${plural(errors.length, 'error')} from the platform's compiler; ${placed.length} placed on a line.${placed.length < errors.length ? ' The others are in the job summary.' : ''}${folded}`;
-  try {
-    const run = await github.createCheckRun({
-      name: side.checkName,
-      headSha: head,
-      conclusion: r.valid ? 'success' : 'failure',
-      output: { title, summary, annotations: annotations.slice(0, PER_REQUEST) },
-      detailsUrl: side.event.runUrl,
-    });
-    for (let i = PER_REQUEST; i < annotations.length; i += PER_REQUEST) {
-      await github.addCheckRunAnnotations(run.id, { title, summary, annotations: annotations.slice(i, i + PER_REQUEST) });
-    }
-    side.reporter.info(`published ${plural(annotations.length, 'annotation')} on the check "${side.checkName}"${run.htmlUrl ? `: ${run.htmlUrl}` : ''}`);
-    return true;
-  } catch (e) {
-    if (e instanceof GitHubRefused) {
-      side.reporter.debug(`no check run (the token may not write checks): ${messageOf(e)}`);
-      return false;
-    }
-    side.reporter.warning(`could not publish the "${side.checkName}" check: ${messageOf(e)}`);
-    return false;
+  const run = await github.createCheckRun({
+    name: side.checkName,
+    headSha: head,
+    conclusion: r.valid ? 'success' : 'failure',
+    output: { title, summary, annotations: annotations.slice(0, PER_REQUEST) },
+    detailsUrl: side.event.runUrl,
+  });
+  for (let i = PER_REQUEST; i < annotations.length; i += PER_REQUEST) {
+    await github.addCheckRunAnnotations(run.id, { title, summary, annotations: annotations.slice(i, i + PER_REQUEST) });
   }
+  side.reporter.info(`published ${plural(annotations.length, 'annotation')} on the check "${side.checkName}"${run.htmlUrl ? `: ${run.htmlUrl}` : ''}`);
 }
 
 /**
@@ -90,20 +95,15 @@ async function checkRun(
  * reason as its title (never `success`). Nothing when the token may not write checks (a fork's).
  */
 export async function neutralCheck(side: PullRequestSide, title: string, summary: string): Promise<void> {
-  const head = side.headSha;
-  if (!side.github || !head || side.settings.dryRun) return;
-  try {
-    await side.github.createCheckRun({
+  await writeCheck(side, `no "${side.checkName}" check (the token may not write checks)`, async (github, headSha) => {
+    await github.createCheckRun({
       name: side.checkName,
-      headSha: head,
+      headSha,
       conclusion: 'neutral',
       output: { title, summary, annotations: [] },
       detailsUrl: side.event.runUrl,
     });
-  } catch (e) {
-    if (e instanceof GitHubRefused) side.reporter.debug(`no "${side.checkName}" check (the token may not write checks): ${messageOf(e)}`);
-    else side.reporter.warning(`could not publish the "${side.checkName}" check: ${messageOf(e)}`);
-  }
+  });
 }
 
 /** The merge commit, when a merge queue validated it (the check passed on it): the close says so. */

@@ -12,10 +12,10 @@ import type { ImpactView } from './comment/render-impact.js';
 import type { NumbersView } from './comment/render-numbers.js';
 import type { PreviewView, ViewError } from './comment/view.js';
 import { deployPreview } from './deployment.js';
-import { presentImpact, presentNumbers, presentStaging, presentUpload, presentValidation, type Outputs } from './presenters.js';
+import { presentStaging, presentUpload, presentValidation, type Outputs } from './presenters.js';
 import { platformPageUrl, publish } from './publish.js';
 import type { PullRequestSide } from './pull-request.js';
-import { changeSetJson, recordChangeSet, recordDataDiff } from './records.js';
+import { presentChangeSet, presentDataDiff } from './records.js';
 
 /** A failure as the comment shows it: the step, the message, and the hint the terminal prints under it. */
 export function failureOf(step: string, cause: unknown, apiUrl: string, message = messageOf(cause)): NonNullable<PreviewView['failure']> {
@@ -75,16 +75,15 @@ export function presentPreview(o: PreviewOutcome, s: PreviewSettings): PreviewSh
     Object.assign(shown.ledger, p.ledger);
   }
   if (o.impact) {
-    const p = presentImpact(o.impact, s.failOnBreaking);
-    Object.assign(outputs, p.outputs, { 'change-set-file': recordChangeSet(s.deploymentId, o.impact) });
+    const p = presentChangeSet(s.deploymentId, o.impact, s.failOnBreaking);
+    Object.assign(outputs, p.outputs);
     Object.assign(view, p.view);
     shown.impact = p.impact;
-    shown.result = changeSetJson(s.deploymentId, o.impact);
+    shown.result = p.changeSet;
     failures.push(p.failure);
     if (o.numbers) {
-      const n = presentNumbers(o.numbers, o.impact, s.failOnDataChange);
-      const file = o.numbers.result ? recordDataDiff(s.deploymentId, o.impact.head, o.numbers.result) : '';
-      Object.assign(outputs, n.outputs, { 'data-diff-file': file });
+      const n = presentDataDiff(s.deploymentId, o.numbers, o.impact, s.failOnDataChange);
+      Object.assign(outputs, n.outputs);
       Object.assign(view, n.view);
       if (n.numbers) shown.numbers = n.numbers;
       failures.push(n.failure);

@@ -1,12 +1,15 @@
 /**
  * The records a run leaves beside its outputs: the impact's whole change set and the data diff, each a
- * JSON file under RUNNER_TEMP (else the system's temporary folder), named by deployment and branch.
+ * JSON file under RUNNER_TEMP (else the system's temporary folder), named by deployment and branch; and
+ * the two steps presented with their files, as the `impact` command and the `pr` preview both show them.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DataDiffResult } from '../impact/data/types.js';
+import type { DataDiffOutcome } from '../operations/data-diff.js';
 import type { ImpactResult } from '../operations/impact.js';
+import { presentImpact, presentNumbers } from './presenters.js';
 
 /** The change set as the JSON file and `--json` give it: everything, nothing cut. */
 export function changeSetJson(deploymentId: number, r: ImpactResult) {
@@ -44,8 +47,21 @@ function record(kind: string, deploymentId: number, head: string, value: unknown
 }
 
 /** The change-set file (output `change-set-file`). */
-export const recordChangeSet = (deploymentId: number, r: ImpactResult): string => record('impact', deploymentId, r.head, changeSetJson(deploymentId, r));
+const recordChangeSet = (changeSet: ReturnType<typeof changeSetJson>): string => record('impact', changeSet.deploymentId, changeSet.head, changeSet);
 
 /** The data-diff file (output `data-diff-file`). */
-export const recordDataDiff = (deploymentId: number, head: string, r: DataDiffResult): string =>
+const recordDataDiff = (deploymentId: number, head: string, r: DataDiffResult): string =>
   record('data-diff', deploymentId, head, dataDiffJson(deploymentId, head, r));
+
+/** The impact as a run shows it, its change set built once: written to its file and kept for `--json`'s `result`. */
+export function presentChangeSet(deploymentId: number, r: ImpactResult, failOnBreaking: boolean) {
+  const p = presentImpact(r, failOnBreaking);
+  const changeSet = changeSetJson(deploymentId, r);
+  return { ...p, outputs: { ...p.outputs, 'change-set-file': recordChangeSet(changeSet) }, changeSet };
+}
+
+/** The data diff as a run shows it, written to its file when it ran (`data-diff-file` is empty when not). */
+export function presentDataDiff(deploymentId: number, d: DataDiffOutcome, r: ImpactResult, failOnChange: boolean) {
+  const n = presentNumbers(d, r, failOnChange);
+  return { ...n, outputs: { ...n.outputs, 'data-diff-file': d.result ? recordDataDiff(deploymentId, r.head, d.result) : '' } };
+}

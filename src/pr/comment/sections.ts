@@ -6,12 +6,7 @@
 import { MODELS_COMMENT, type Ledger, type ModelLedger } from './ledger.js';
 import type { CommentThread, UpsertResult, WriteOptions } from './thread.js';
 import type { ViewError } from './view.js';
-
-/** What a section offers its side: the PR thread's own shape. */
-export interface SectionThread {
-  readonly ledger: Ledger | undefined;
-  write(options: WriteOptions): Promise<UpsertResult>;
-}
+import type { PreviewThread } from '../pull-request.js';
 
 export class SectionedComment {
   private sections: ModelLedger[] = [];
@@ -39,7 +34,7 @@ export class SectionedComment {
   }
 
   /** The section of model `key`, once the comment has been read; undefined when there is no thread (no token). */
-  async section(key: string): Promise<SectionThread | undefined> {
+  async section(key: string): Promise<PreviewThread | undefined> {
     const thread = await this.opened;
     if (!thread) return undefined;
     const index = () => this.sections.findIndex((m) => m.key === key);
