@@ -6,7 +6,12 @@
 import { isMap, isScalar, parseDocument } from 'yaml';
 import { InputError } from './client/errors.js';
 import { parseBaseUrl } from './client/http.js';
-import { underFolder } from './pr/changed-files.js';
+
+/** A path is under a model folder (`.` holds every path). */
+export function underFolder(path: string, folder: string): boolean {
+  const dir = folder.replace(/^\.\/+/, '').replace(/\/+$/, '') || '.';
+  return dir === '.' || path === dir || path.startsWith(`${dir}/`);
+}
 
 /** One model of a monorepo: its folder and where it is previewed. */
 export interface ModelTarget {

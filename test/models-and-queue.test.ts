@@ -10,7 +10,8 @@ import { branchForQueue, prOfBranch, prOfQueueBranch } from '../src/branch-names
 import { InputError } from '../src/client/errors.js';
 import { MAX_MODELS, parseDeployments } from '../src/deployments-input.js';
 import { mergeGroupFromPayload } from '../src/github/event.js';
-import { touches, underFolder } from '../src/pr/changed-files.js';
+import { touches } from '../src/pr/changed-files.js';
+import { underFolder } from '../src/deployments-input.js';
 import { composeComment, encodeLedger, MODELS_COMMENT, parseComment, type Ledger } from '../src/pr/comment/ledger.js';
 import type { PreviewView } from '../src/pr/comment/view.js';
 import { InputReader, readCommon } from '../src/settings.js';

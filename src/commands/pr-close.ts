@@ -69,6 +69,7 @@ export async function closeModel(run: ActionRun<'pr'>, m: ModelRun, out: Outputs
       removeOnUpstream: inputs.removeOnUpstream,
       model: local && { local, concurrency: inputs.concurrency, modelDir, allowModelDeletion: inputs.allowModelDeletion, via: inputs.via },
       deployOnMerge: local && inputs.deployOnMerge,
+      target,
     });
   } catch (e) {
     if (!(e instanceof CloseFailed)) throw e;

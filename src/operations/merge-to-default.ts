@@ -5,7 +5,7 @@
  * vendor's `deploy` does.
  */
 import { InputError, NotFoundError, messageOf } from '../client/errors.js';
-import { deployTarget } from './branch-build.js';
+import { deployTarget, type DeployTarget } from './branch-build.js';
 import { gitWrite, mutate, type OpContext } from './context.js';
 import type { LocalFile } from '../model/local-model.js';
 import { branchExists } from './start-dev-branch.js';
@@ -32,6 +32,8 @@ export interface MergeInput {
   model?: { local: LocalFile[]; concurrency: number; modelDir: string; allowModelDeletion: boolean; via?: UploadVia };
   /** In CLI deploy mode, upload this model (the merged checkout) to the deploy branch after the merge. */
   deployModel?: { local: LocalFile[]; concurrency: number; modelDir?: string; allowModelDeletion?: boolean };
+  /** The deployment's settings, when the caller read them already (else read here). */
+  target?: DeployTarget;
 }
 
 export interface MergeResult {
@@ -84,7 +86,7 @@ async function prepare(ctx: OpContext, input: MergeInput, deployBranch: string):
 }
 
 export async function mergeToDefault(ctx: OpContext, input: MergeInput): Promise<MergeResult> {
-  const target = await deployTarget(ctx);
+  const target = input.target ?? (await deployTarget(ctx));
   // Refused before any write, naming the setting: a fed deployment deploys from GitHub's merge.
   if (target.repository || !target.mergeAllowed) {
     throw new InputError(

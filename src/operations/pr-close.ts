@@ -7,6 +7,7 @@ import { sleep } from '../client/retry.js';
 import { cleanupBranch, type CleanupResult } from './cleanup-branch.js';
 import type { OpContext } from './context.js';
 import { MergeRefused, mergeToDefault, type MergeResult } from './merge-to-default.js';
+import type { DeployTarget } from './branch-build.js';
 import type { LocalFile } from '../model/local-model.js';
 import type { UploadVia } from './upload-model.js';
 
@@ -22,6 +23,8 @@ export interface CloseInput {
   model?: { local: LocalFile[]; concurrency: number; modelDir: string; allowModelDeletion: boolean; via?: UploadVia };
   /** In CLI deploy mode, upload `model` to the deploy branch after the merge. */
   deployOnMerge?: boolean;
+  /** The deployment's settings, read by the caller before the first write. */
+  target?: DeployTarget;
   /** Pauses between cleanup passes, ms (tests shorten them). */
   cleanupPausesMs?: readonly number[];
 }
@@ -55,6 +58,7 @@ export async function runClose(ctx: OpContext, input: CloseInput): Promise<Close
         keepBranch: true,
         model: input.model,
         deployModel: input.deployOnMerge ? input.model : undefined,
+        target: input.target,
       });
     } catch (e) {
       if (e instanceof InputError) throw e;

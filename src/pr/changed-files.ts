@@ -7,6 +7,7 @@
 import { messageOf } from '../client/errors.js';
 import { GitHubRefused } from '../github/types.js';
 import type { PullRequestSide } from './pull-request.js';
+import { underFolder } from '../deployments-input.js';
 
 /** The changed paths, or why they are not known (every model then counts as touched). */
 export type Changes = { known: true; files: string[] } | { known: false; why: string };
@@ -38,12 +39,6 @@ export async function changesUnlessAll(side: PullRequestSide, previewUntouched: 
   const changes: Changes = previewUntouched ? { known: false, why: 'preview-untouched is true' } : await changesOf(side);
   if (!changes.known) side.reporter.info(`every model is ${done}: ${changes.why}`);
   return changes;
-}
-
-/** A path is under a model folder (`.` holds every path). */
-export function underFolder(path: string, folder: string): boolean {
-  const dir = folder.replace(/^\.\/+/, '').replace(/\/+$/, '') || '.';
-  return dir === '.' || path === dir || path.startsWith(`${dir}/`);
 }
 
 /** Whether the change touches the folder; an unknown change touches everything. */

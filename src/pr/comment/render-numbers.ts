@@ -4,6 +4,7 @@
  * collapsible table of the rows that moved most. The comment shows the first queries and rows, the job
  * summary all that were kept. In relative mode no value and no row key is ever shown.
  */
+import { DEFAULTS } from '../../defaults.js';
 import type { ChangedRow, DataDiffResult, KeySource, LargestChange, QueryOutcome } from '../../impact/data/types.js';
 import { plural } from '../../report/plural.js';
 import { code, cut, link, plain, text } from './markdown.js';
@@ -150,8 +151,8 @@ export function renderNumbers(v: NumbersView, options: NumbersRenderOptions, ful
   if (v.notRun) return [`**Numbers**: not compared: ${text(cut(v.notRun, 400))}`, ''];
   const all = options.target === 'summary' && full ? full : v;
   const comment = options.target === 'comment';
-  const shown = comment ? all.queries.slice(0, options.queries ?? 10) : all.queries;
-  const rows = comment ? (options.rows ?? 5) : Number.POSITIVE_INFINITY;
+  const shown = comment ? all.queries.slice(0, options.queries ?? DEFAULTS.dataDiffCommentQueries) : all.queries;
+  const rows = comment ? (options.rows ?? DEFAULTS.dataDiffCommentRows) : Number.POSITIVE_INFINITY;
   const fresh = all.fresh ?? 0;
   const unchanged = all.total - all.changed - all.failed - fresh;
   const counts = [`${all.changed} changed`, `${unchanged} unchanged`, ...(fresh ? [`${fresh} new`] : []), ...(all.failed ? [`${all.failed} failed`] : [])].join(
