@@ -14,7 +14,10 @@ import { allCubes, metaBody } from '../packages/emulator/src/engine/meta.js';
 import { compileTree, modelTree } from '../packages/emulator/src/engine/model.js';
 import { normalizeQuery } from '../packages/emulator/src/engine/query.js';
 import { formatTime } from '../packages/emulator/src/engine/results.js';
+import { compileFiles } from '../packages/emulator/src/engine/compile.js';
+import { useTranspilerThread } from '../packages/emulator/src/engine/transpiler.js';
 import { INTERNAL_METHODS, loadCompiler } from '../packages/emulator/src/engine/vendor.js';
+import { loadBrokenModels } from './support/broken-models.js';
 
 const ORDERS = 'model/cubes/orders.yml';
 const compile = (files: Record<string, string>) => compileTree(filesOf(files));
@@ -114,6 +117,30 @@ describe("Cube's compiler", () => {
     const changed = await compile({ ...files, 'model/cubes/cache_probe.yml': files['model/cubes/cache_probe.yml']!.replace('n\n', 'm\n') });
     expect(changed.cached).toBe(false);
   });
+
+  it("transpiles in this thread exactly as Cube's transpiler thread does: the same errors, in order, one compile's never in the next", async () => {
+    // Syntax errors (their error crosses the thread as JSON), JS and YAML files, and a valid model between broken ones.
+    const models = loadBrokenModels().filter((m, i) => /syntax|unclosed/.test(m.name) || i % 20 === 0);
+    expect(models.length).toBeGreaterThanOrEqual(12);
+    const files = (m: (typeof models)[number]) => [...m.files].map(([p, content]) => ({ fileName: p.replace(/^model\//, ''), content }));
+    const answers = async () => {
+      const out = [];
+      for (const modelFiles of [...models.map(files), modelTree(filesOf(DEMO_MODEL)).files]) {
+        const c = await compileFiles(modelFiles);
+        out.push({ errors: c.errors, failure: c.failure, valid: c.valid });
+      }
+      return out;
+    };
+    const inProcess = await answers();
+    useTranspilerThread(true);
+    try {
+      expect(await answers()).toEqual(inProcess);
+    } finally {
+      useTranspilerThread(false);
+    }
+    expect(inProcess.at(-1)).toMatchObject({ valid: true, errors: [] });
+    expect(inProcess.filter((a) => a.errors.some((e) => /^Unexpected token/.test(e.message))).length).toBeGreaterThanOrEqual(3);
+  }, 120_000);
 
   it('finds the compiler internals it wraps (a guard for upgrades of the pinned version)', () => {
     const compilers = loadCompiler().prepareCompiler({ localPath: () => '/none', dataSchemaFiles: () => Promise.resolve([]) }, {});

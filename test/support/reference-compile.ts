@@ -9,15 +9,13 @@
  *   the parser's line for a YAML syntax error (`cubes/users.yml:32`, docs/api-assumptions.md);
  * - `<name> cube: …`: the file of the definition the compiler keeps under that name.
  * Any other error's file is left unknown (`undefined`); the parity test checks those against the
- * corpus's hand-marked files instead.
+ * corpus's hand-marked files instead. Its transpilers run in this thread, as the engine's do
+ * (test/emulator-engine.test.ts holds that equal to Cube's own transpiler thread).
  */
-import { createRequire } from 'node:module';
 import { encodeFile } from '../../packages/emulator/src/build/trees.js';
 import { compileTree } from '../../packages/emulator/src/engine/model.js';
-import type { CompilerFile } from '../../packages/emulator/src/engine/vendor.js';
+import { loadCompiler, type CompilerFile } from '../../packages/emulator/src/engine/vendor.js';
 import type { BrokenModel } from './broken-models.js';
-
-const requireVendor = createRequire(import.meta.url);
 
 export interface ReferenceError {
   /** The file as the compiler names it (relative to the model folder); null when it names none; undefined when unknown. */
@@ -71,9 +69,7 @@ function rejectingFile(compilers: ReferenceCompilers, files: CompilerFile[], thr
 
 /** Compile `files` (paths relative to the model folder) once, as Cube does; errors in its order. */
 export async function referenceCompile(files: CompilerFile[]): Promise<ReferenceError[]> {
-  process.env.CUBEJS_TRANSPILATION_NATIVE ??= 'false';
-  process.env.CUBEJS_TRANSPILATION_WORKER_THREADS_COUNT ??= '1';
-  const { prepareCompiler } = requireVendor('@cubejs-backend/schema-compiler') as typeof import('@cubejs-backend/schema-compiler');
+  const { prepareCompiler } = loadCompiler();
   const refuse = () => {
     throw new Error('no templates in the corpus');
   };

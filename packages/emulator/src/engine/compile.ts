@@ -116,7 +116,7 @@ export async function compileFiles(files: CompilerFile[]): Promise<Compilation> 
   } catch (e) {
     thrown = e;
   } finally {
-    // On a failed compile the compiler leaves its transpiler thread running, which keeps the process alive.
+    // On a failed compile the compiler leaves its transpiler pool open (a thread, with useTranspilerThread).
     await compiler.workerPool?.terminate();
   }
   // Cube ends a compile that throws (a file it cannot transpile) with that one error; else it throws what it reported.

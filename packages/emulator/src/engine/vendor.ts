@@ -6,6 +6,7 @@
  */
 import { createRequire } from 'node:module';
 import type { Compiler } from '@cubejs-backend/schema-compiler';
+import { transpileInProcess } from './transpiler.js';
 
 export type CompilerModule = typeof import('@cubejs-backend/schema-compiler');
 export type PgliteModule = typeof import('@electric-sql/pglite');
@@ -63,11 +64,12 @@ export function internals(compilers: CubeCompilers): CompilerInternals {
 // is closed once the entry module has loaded, so a later dynamic import() would fail there.
 const requireVendor = createRequire(import.meta.url);
 
-/** The schema compiler, loaded once; its environment set first (no native module, one transpiler thread). */
+/** The schema compiler, loaded once; its environment set first (no native module, transpiled in this thread). */
 export function loadCompiler(): CompilerModule {
   // The compiler reads these on every compile; its native transpiler is not installable here.
   process.env.CUBEJS_TRANSPILATION_NATIVE ??= 'false';
   process.env.CUBEJS_TRANSPILATION_WORKER_THREADS_COUNT ??= '1';
+  transpileInProcess(requireVendor.resolve('@cubejs-backend/schema-compiler'));
   return requireVendor('@cubejs-backend/schema-compiler') as CompilerModule;
 }
 
