@@ -1,19 +1,38 @@
 #!/usr/bin/env node
-// The action's bundle: src/index.ts into one file with ncc. The one place its flags live
-// (`npm run bundle` writes dist/; scripts/check-dist.mjs builds the same into a temporary folder).
-import { execFileSync } from 'node:child_process';
-import { chmodSync } from 'node:fs';
+// The action's bundle: src/index.ts with rolldown into `outDir`: index.js (the entry: the command table,
+// help and completion) and one file per part that a command loads when it runs, plus licenses.txt. The
+// one place its options live (`npm run bundle` writes dist/; scripts/check-dist.mjs builds the same into a
+// temporary folder and compares).
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build } from 'rolldown';
+import { bundledLicences } from '../packages/emulator/scripts/licences.mjs';
 
-const NCC_FLAGS = ['--minify', '--no-source-map-register', '--license', 'licenses.txt', '--quiet'];
+const OURS = new Set(['datamodel-ci', '@datamodel-ci/platform-api']);
 
-/** Bundle src/index.ts into `outDir` (index.js, executable, and licenses.txt). */
-export function bundle(outDir) {
-  execFileSync(process.execPath, ['node_modules/@vercel/ncc/dist/ncc/cli.js', 'build', 'src/index.ts', '-o', outDir, ...NCC_FLAGS], {
-    stdio: ['ignore', 'ignore', 'inherit'],
+/** Bundle src/index.ts into `outDir` (emptied first). */
+export async function bundle(outDir) {
+  rmSync(outDir, { recursive: true, force: true });
+  mkdirSync(outDir, { recursive: true });
+  const result = await build({
+    input: { index: 'src/index.ts' },
+    platform: 'node',
+    external: [/^node:/],
+    output: {
+      dir: outDir,
+      format: 'esm',
+      entryFileNames: '[name].js',
+      // A part is named after its main module and its content (a changed part gets a new name).
+      chunkFileNames: '[name]-[hash].js',
+      minify: true,
+      comments: { legal: false },
+    },
+    logLevel: 'warn',
   });
+  writeFileSync(join(outDir, 'licenses.txt'), bundledLicences(result.output, OURS).text);
+  writeFileSync(join(outDir, 'package.json'), '{\n  "type": "module"\n}\n');
   chmodSync(join(outDir, 'index.js'), 0o755);
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) bundle(process.argv[2] ?? 'dist');
+if (process.argv[1] === fileURLToPath(import.meta.url)) await bundle(process.argv[2] ?? 'dist');

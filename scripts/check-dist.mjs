@@ -7,7 +7,7 @@ import { bundle } from './bundle.mjs';
 
 const fresh = mkdtempSync(join(tmpdir(), 'datamodel-ci-dist-'));
 try {
-  bundle(fresh);
+  await bundle(fresh);
   const names = new Set([...readdirSync(fresh), ...(existsSync('dist') ? readdirSync('dist') : [])]);
   const differing = [];
   for (const name of [...names].sort()) {

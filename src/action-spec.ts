@@ -403,6 +403,11 @@ export function flagsOf(inputs: readonly InputSpec[]): { boolean: string[]; stri
   return { boolean: inputs.filter(isBooleanInput).map((i) => i.name), string: inputs.filter((i) => !isBooleanInput(i)).map((i) => i.name) };
 }
 
+/** The inputs of a command that only talks to the platform (`check`, `api`): the connection part of the common inputs. */
+export const CONNECTION_INPUTS: readonly InputSpec[] = COMMON_INPUTS.filter((i) =>
+  ['api-url', 'api-key', 'auth-scheme', 'ca-cert', 'request-timeout'].includes(i.name),
+);
+
 /** Every input an action takes: the common ones, then its own. */
 export function inputsOf(spec: ActionSpec): InputSpec[] {
   const common = COMMON_INPUTS.map((i) =>

@@ -5,7 +5,7 @@
  */
 import { branchNameProblem } from '@datamodel-ci/platform-api';
 import { prefixProblem } from './branch-names.js';
-import { actionSpec, COMMON_INPUTS, envName, inputsOf, type CommandName, type InputSpec } from './action-spec.js';
+import { actionSpec, envName, inputsOf, type CommandName, type InputSpec } from './action-spec.js';
 import { InputError } from './client/errors.js';
 import { parseBaseUrl, type AuthScheme } from './client/http.js';
 import { DEFAULTS } from './defaults.js';
@@ -363,8 +363,3 @@ export function readSettingsWith<C extends CommandName>(command: C, r: InputRead
   const inputs = readers[command](r);
   return { ...common, command, failWithoutCredentials: r.bool('fail-without-credentials'), inputs };
 }
-
-/** The inputs of a connection-only command (`check`, `api`): the connection part of the common inputs. */
-export const CONNECTION_INPUTS: readonly InputSpec[] = COMMON_INPUTS.filter((i) =>
-  ['api-url', 'api-key', 'auth-scheme', 'ca-cert', 'request-timeout'].includes(i.name),
-);

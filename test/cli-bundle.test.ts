@@ -5,7 +5,7 @@
  * person can fix (a wrong key, an untrusted certificate, an unreachable port).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -266,5 +266,42 @@ describe('progress', () => {
     expect(r.stdout).toMatch(new RegExp(`\\r${ESC}\\[2Kupload to feature-revenue \\(\\d+ s\\): 0/(6\\d) files, 0 B of 1\\d\\d\\.\\d kB`));
     // The line is erased before the next log line; the result follows on stdout.
     expect(r.stdout.split(`${ESC}[2K`).at(-1)).toMatch(/^feature-revenue: 6\d sent, \d+ deleted, \d+ unchanged\r?\n[\s\S]*status=uploaded/);
+  });
+});
+
+describe('start-up: each command loads only its own part of the bundle', () => {
+  const DIST = dirname(BUNDLE);
+  const RECORDER = resolve('test/support/record-loads.mjs');
+  /** The files of dist/ a command line loads (its exit code does not matter here). */
+  const loads = (args: string[]) => {
+    const r = spawnSync(process.execPath, ['--import', RECORDER, BUNDLE, ...args], { env: { PATH: process.env.PATH ?? '' }, encoding: 'utf8' });
+    const line = r.stderr.split('\n').find((l) => l.startsWith('LOADED '));
+    expect(line, r.stderr).toBeDefined();
+    return JSON.parse(line!.slice('LOADED '.length)) as string[];
+  };
+  const bytes = (files: string[]) => files.reduce((sum, f) => sum + statSync(join(DIST, f)).size, 0);
+  const every = readdirSync(DIST).filter((f) => f.endsWith('.js'));
+  /** The parts whose code holds `text` (a string only that code has). */
+  const holding = (text: string) => every.filter((f) => readFileSync(join(DIST, f), 'utf8').includes(text));
+
+  it('--version and --help load the command table only: under a tenth of the bundle, no command code', () => {
+    const version = loads(['--version']);
+    expect(loads(['--help'])).toEqual(version);
+    expect(bytes(version)).toBeLessThan(bytes(every) / 10);
+    // The platform contract, the PR comment and the doctor are each in a part the start-up never loads.
+    for (const marker of ['getDeploymentSettings', ':ledger ', 'datamodel_ci_doctor_a']) {
+      expect(holding(marker).length, marker).toBeGreaterThan(0);
+      for (const f of holding(marker)) expect(version, `${marker} in ${f}`).not.toContain(f);
+    }
+  });
+
+  it("a command loads its own code and what it uses, not another command's", () => {
+    const hash = loads(['hash-model', 'examples']);
+    const check = loads(['check']);
+    const validate = loads(['validate']);
+    for (const f of holding('getDeploymentSettings')) expect(hash).not.toContain(f);
+    for (const f of holding(':ledger ')) expect(check).not.toContain(f);
+    for (const f of holding('datamodel_ci_doctor_a')) expect(validate).not.toContain(f);
+    expect(validate.length).toBeGreaterThan(check.length);
   });
 });

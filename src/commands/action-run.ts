@@ -6,7 +6,7 @@
  */
 import { InputError, messageOf, PlatformError } from '../client/errors.js';
 import { PlatformClient } from '../client/client.js';
-import { actionSpec, inputsOf, type CommandName } from '../action-spec.js';
+import type { CommandName } from '../action-spec.js';
 import { renderPreview } from '../pr/comment/render-preview.js';
 import { readRunContext, type RunContext } from '../github/event.js';
 import type { Outputs } from '../pr/presenters.js';
@@ -17,7 +17,7 @@ import type { GitHubApi } from '../github/types.js';
 import type { Io } from '../io.js';
 import { ActionsReporter } from '../report/actions.js';
 import { hintFor } from '../report/hints.js';
-import { exitCodeFor } from './exit-codes.js';
+import { exitCodeFor, StepFailed } from './exit-codes.js';
 import { JsonReporter } from '../report/json.js';
 import { retryNotice } from '../report/retry-notice.js';
 import type { Reporter } from '../report/reporter.js';
@@ -25,12 +25,7 @@ import { TerminalReporter } from '../report/terminal.js';
 import { readSettings, sourceOf, type ConnectionSettings, type Settings } from '../settings.js';
 import type { OpContext } from '../operations/context.js';
 import { UsageError } from './args.js';
-import { inputFlags, JSON_FLAG, parseFor, VERBOSE_FLAG, type FlagDoc } from './spec.js';
-
-/** The flags of an action command: the action's inputs, then --json and --verbose. */
-export function ACTION_FLAGS(command: CommandName): FlagDoc[] {
-  return [...inputFlags(inputsOf(actionSpec(command))), JSON_FLAG, VERBOSE_FLAG];
-}
+import { ACTION_FLAGS, parseFor } from './spec.js';
 
 /** One run of an action command: its settings, the event, the platform's side, the pull request's side, and where results go. */
 export interface ActionRun<C extends CommandName = CommandName> {
@@ -47,9 +42,6 @@ export interface ActionRun<C extends CommandName = CommandName> {
 }
 
 export type ActionHandler<C extends CommandName> = (run: ActionRun<C>) => Promise<number>;
-
-/** A failure already reported (annotations, comment); the command exits 1. */
-export class StepFailed extends Error {}
 
 /** Commands whose result is the `datamodel-ci / validation` check: a skip of theirs is that check, neutral. */
 const VALIDATING: CommandName[] = ['pr', 'validate'];

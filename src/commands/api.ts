@@ -3,20 +3,9 @@ import { InputError } from '../client/errors.js';
 import { HttpClient, type HttpMethod } from '../client/http.js';
 import type { Io } from '../io.js';
 import { UsageError } from './args.js';
-import { CONNECTION_FLAGS, connectionOptions } from './connection.js';
-import { cliFlag, JSON_FLAG, parseFor, type CommandSpec } from './spec.js';
-
-const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
-
-export const api: CommandSpec = {
-  name: 'api',
-  summary: 'Send one request to the platform API and print its JSON answer (secrets masked).',
-  args: { usage: '<METHOD> <PATH>', min: 0, max: 2, values: METHODS },
-  flags: [...CONNECTION_FLAGS, cliFlag('data', 'JSON body of the request.', false), JSON_FLAG],
-  example: 'datamodel-ci api GET /api/v1/deployments/1',
-  action: false,
-  run: apiCommand,
-};
+import { connectionOptions } from './connection.js';
+import { parseFor } from './spec.js';
+import { API_METHODS as METHODS, apiSpec } from './specs.js';
 
 function safeJson(text: string): unknown {
   try {
@@ -27,7 +16,7 @@ function safeJson(text: string): unknown {
 }
 
 export async function apiCommand(argv: string[], io: Io): Promise<number> {
-  const { flags, positionals } = parseFor(api, argv);
+  const { flags, positionals } = parseFor(apiSpec, argv);
   const [method, path] = positionals;
   if (!method || !METHODS.includes(method.toUpperCase())) {
     throw new UsageError(`api: expected a method (${METHODS.join(', ')}) and a path, got ${JSON.stringify(positionals)}`);

@@ -2,21 +2,13 @@
 import { appendFileSync } from 'node:fs';
 import { PlatformClient } from '../client/client.js';
 import type { Io } from '../io.js';
-import { CONNECTION_FLAGS, connectionOptions } from './connection.js';
+import { connectionOptions } from './connection.js';
 import { plural } from '../report/plural.js';
-import { JSON_FLAG, parseFor, type CommandSpec } from './spec.js';
-
-export const check: CommandSpec = {
-  name: 'check',
-  summary: 'Check the address and the key: list the deployments the key can see, with their ids.',
-  flags: [...CONNECTION_FLAGS, JSON_FLAG],
-  example: 'datamodel-ci check --api-url https://acme.cubecloud.dev',
-  action: false,
-  run: checkCommand,
-};
+import { parseFor } from './spec.js';
+import { checkSpec } from './specs.js';
 
 export async function checkCommand(argv: string[], io: Io): Promise<number> {
-  const { flags } = parseFor(check, argv);
+  const { flags } = parseFor(checkSpec, argv);
   const client = new PlatformClient(connectionOptions(flags, io));
   try {
     const ids: { id: string | number; name: string }[] = [];

@@ -1,13 +1,10 @@
 /** The connection of the commands that only talk to the platform (`check`, `api`): the same inputs as the actions. */
+import { CONNECTION_INPUTS } from '../action-spec.js';
 import { InputError } from '../client/errors.js';
 import type { ClientOptions } from '../client/http.js';
 import type { Io } from '../io.js';
 import { retryNotice } from '../report/retry-notice.js';
-import { CONNECTION_INPUTS, InputReader, readConnection, sourceOf } from '../settings.js';
-import { inputFlags } from './spec.js';
-
-/** The connection inputs as flags (each also read from its DATAMODEL_CI_* variable). */
-export const CONNECTION_FLAGS = inputFlags(CONNECTION_INPUTS);
+import { InputReader, readConnection, sourceOf } from '../settings.js';
 
 /** Client options from the connection flags or their DATAMODEL_CI_* variables; the key is required here. */
 export function connectionOptions(

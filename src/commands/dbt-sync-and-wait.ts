@@ -1,7 +1,8 @@
 /** `dbt-sync-and-wait`: start a dbt sync and wait for its end; a run that did not complete fails the step. */
 import { dbtSyncAndWait } from '../operations/dbt-sync-and-wait.js';
 import { presentDbt } from '../pr/presenters.js';
-import { StepFailed, type ActionRun } from './action-run.js';
+import type { ActionRun } from './action-run.js';
+import { StepFailed } from './exit-codes.js';
 
 export async function dbtSyncCommand(run: ActionRun<'dbt-sync-and-wait'>): Promise<number> {
   const { ref, branchName, source, timeoutMs, firstPollMs } = run.settings.inputs;

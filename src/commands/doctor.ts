@@ -5,7 +5,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'undici';
-import { COMMON_INPUTS } from '../action-spec.js';
 import { PlatformClient } from '../client/client.js';
 import { InputError } from '../client/errors.js';
 import { HttpClient, authSchemeFor } from '../client/http.js';
@@ -20,20 +19,9 @@ import { runDoctor, type DoctorReport } from '../operations/doctor.js';
 import type { UploadVia } from '../operations/upload-model.js';
 import { plural } from '../report/plural.js';
 import { retryNotice } from '../report/retry-notice.js';
-import { StepFailed } from './action-run.js';
-import { inputFlags, JSON_FLAG, parseFor, VERBOSE_FLAG, type CommandSpec } from './spec.js';
-
-const INPUTS = COMMON_INPUTS.filter((i) => ['api-url', 'api-key', 'auth-scheme', 'ca-cert', 'request-timeout', 'deployment-id', 'dry-run'].includes(i.name));
-
-export const doctor: CommandSpec = {
-  name: 'doctor',
-  summary: 'Check a real tenant first, on a throwaway branch it removes: upload path, hashes, build states, validation errors, staging URL, auth scheme.',
-  description: '--dry-run only reads. One line per check (✓, ✗ or -), and exit 1 when a check failed.',
-  flags: [...inputFlags(INPUTS), JSON_FLAG, VERBOSE_FLAG],
-  example: 'datamodel-ci doctor --deployment-id 1 --dry-run',
-  action: false,
-  run: doctorCommand,
-};
+import { StepFailed } from './exit-codes.js';
+import { parseFor } from './spec.js';
+import { DOCTOR_INPUTS, doctorSpec } from './specs.js';
 
 const MARK = { ok: '✓', failed: '✗', 'not checked': '-' } as const;
 
@@ -125,8 +113,8 @@ export async function preflight(reporter: Reporter, connection: ConnectionSettin
 }
 
 export async function doctorCommand(argv: string[], io: Io): Promise<number> {
-  const { flags } = parseFor(doctor, argv);
-  const r = new InputReader(sourceOf(flags, io.env), INPUTS);
+  const { flags } = parseFor(doctorSpec, argv);
+  const r = new InputReader(sourceOf(flags, io.env), DOCTOR_INPUTS);
   const connection = readConnection(r);
   const deploymentId = r.int('deployment-id', 1);
   if (deploymentId === undefined) throw new InputError('deployment-id', undefined, 'the id of the platform deployment (a positive integer)');

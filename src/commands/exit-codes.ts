@@ -3,6 +3,9 @@ import { InputError } from '../client/errors.js';
 import { isPlatformUnavailable } from '../report/hints.js';
 import { UsageError } from './args.js';
 
+/** A failure already reported (annotations, comment); the command exits 1. */
+export class StepFailed extends Error {}
+
 export const EXIT = { done: 0, failed: 1, badInput: 2, platform: 3 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 

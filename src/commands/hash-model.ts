@@ -1,21 +1,11 @@
 /** `hash-model <dir>` (hidden; bench/): list and hash a model dir as an upload does; files, bytes and peak RSS. */
 import type { Io } from '../io.js';
 import { scanModel } from '../model/local-model.js';
-import { JSON_FLAG, parseFor, type CommandSpec } from './spec.js';
-
-export const hashModel: CommandSpec = {
-  name: 'hash-model',
-  summary: 'List and hash a model folder as an upload does: files, bytes, time and peak memory.',
-  args: { usage: '<DIR>', min: 1, max: 1 },
-  flags: [JSON_FLAG],
-  example: 'datamodel-ci hash-model analytics --json',
-  action: false,
-  hidden: true,
-  run: hashModelCommand,
-};
+import { parseFor } from './spec.js';
+import { hashModelSpec } from './specs.js';
 
 export async function hashModelCommand(argv: string[], io: Io): Promise<number> {
-  const { flags, positionals } = parseFor(hashModel, argv);
+  const { flags, positionals } = parseFor(hashModelSpec, argv);
   const dir = positionals[0] as string;
   const started = Date.now();
   const files = await scanModel(dir);

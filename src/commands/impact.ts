@@ -11,7 +11,8 @@ import { deployTarget } from '../operations/branch-build.js';
 import { analyseImpact } from '../operations/impact.js';
 import { publish } from '../pr/publish.js';
 import { presentChangeSet, presentDataDiff } from '../pr/records.js';
-import { StepFailed, type ActionRun } from './action-run.js';
+import type { ActionRun } from './action-run.js';
+import { StepFailed } from './exit-codes.js';
 
 export async function impactCommand(run: ActionRun<'impact'>): Promise<number> {
   const { modelDir, inputs, deploymentId } = run.settings;

@@ -5,37 +5,31 @@
  */
 import { ACTIONS, type CommandName } from '../action-spec.js';
 import type { Io } from '../io.js';
-import { runAction, ACTION_FLAGS, type ActionHandler } from './action-run.js';
-import { api } from './api.js';
-import { check } from './check.js';
-import { cleanupBranchCommand } from './cleanup-branch.js';
+import type { ActionHandler } from './action-run.js';
 import { completion } from './completion.js';
-import { dbtSyncCommand } from './dbt-sync-and-wait.js';
-import { doctor } from './doctor.js';
-import { enableStagingCommand } from './enable-staging.js';
-import { endpoints } from './endpoints.js';
-import { hashModel } from './hash-model.js';
-import { impactCommand } from './impact.js';
-import { mergeToDefaultCommand } from './merge-to-default.js';
-import { prCommand } from './pr.js';
-import type { CommandSpec } from './spec.js';
-import { startDevBranchCommand } from './start-dev-branch.js';
-import { uploadModelCommand } from './upload-model.js';
-import { validateCommand } from './validate.js';
+import { ACTION_FLAGS, type Command, type CommandSpec } from './spec.js';
+import { apiSpec, checkSpec, doctorSpec, endpointsSpec, hashModelSpec, type ToolSpec } from './specs.js';
 
 export type { Command, CommandSpec } from './spec.js';
 
-const actionHandlers: { [C in CommandName]: ActionHandler<C> } = {
-  'start-dev-branch': startDevBranchCommand,
-  'upload-model': uploadModelCommand,
-  validate: validateCommand,
-  'enable-staging': enableStagingCommand,
-  'dbt-sync-and-wait': dbtSyncCommand,
-  'merge-to-default': mergeToDefaultCommand,
-  'cleanup-branch': cleanupBranchCommand,
-  impact: impactCommand,
-  pr: prCommand,
+// Every command's code is loaded when it runs, not at start-up: each step of a composite action and
+// each CLI call loads the table and the one command it names (`--version` and `--help` load nothing more).
+const actionHandlers: { [C in CommandName]: () => Promise<ActionHandler<C>> } = {
+  'start-dev-branch': () => import('./start-dev-branch.js').then((m) => m.startDevBranchCommand),
+  'upload-model': () => import('./upload-model.js').then((m) => m.uploadModelCommand),
+  validate: () => import('./validate.js').then((m) => m.validateCommand),
+  'enable-staging': () => import('./enable-staging.js').then((m) => m.enableStagingCommand),
+  'dbt-sync-and-wait': () => import('./dbt-sync-and-wait.js').then((m) => m.dbtSyncCommand),
+  'merge-to-default': () => import('./merge-to-default.js').then((m) => m.mergeToDefaultCommand),
+  'cleanup-branch': () => import('./cleanup-branch.js').then((m) => m.cleanupBranchCommand),
+  impact: () => import('./impact.js').then((m) => m.impactCommand),
+  pr: () => import('./pr.js').then((m) => m.prCommand),
 };
+
+/** A platform tool's table entry with its run, loaded on first use. */
+function tool(spec: ToolSpec, load: () => Promise<Command>): CommandSpec {
+  return { ...spec, run: async (argv, io) => (await load())(argv, io) };
+}
 
 /** One example per action; an action without one gets the generic line. */
 const EXAMPLES: Partial<Record<CommandName, string>> = {
@@ -51,8 +45,9 @@ const EXAMPLES: Partial<Record<CommandName, string>> = {
 };
 
 /** Run an action command (as its composite step does); returns the exit code. Never throws. */
-export function runActionCommand<C extends CommandName>(command: C, argv: string[], io: Io, as?: string): Promise<number> {
-  return runAction(command, actionHandlers[command], argv, io, as);
+export async function runActionCommand<C extends CommandName>(command: C, argv: string[], io: Io, as?: string): Promise<number> {
+  const [{ runAction }, handler] = await Promise.all([import('./action-run.js'), actionHandlers[command]()]);
+  return runAction(command, handler, argv, io, as);
 }
 
 const actionCommands: CommandSpec[] = ACTIONS.map((a) => ({
@@ -97,7 +92,16 @@ function dataFlag(argv: string[]): string[] {
 }
 
 /** Every command, in the order of the help. */
-export const COMMANDS: readonly CommandSpec[] = [...actionCommands, diff, check, doctor, api, endpoints, completion(() => COMMANDS), hashModel];
+export const COMMANDS: readonly CommandSpec[] = [
+  ...actionCommands,
+  diff,
+  tool(checkSpec, () => import('./check.js').then((m) => m.checkCommand)),
+  tool(doctorSpec, () => import('./doctor.js').then((m) => m.doctorCommand)),
+  tool(apiSpec, () => import('./api.js').then((m) => m.apiCommand)),
+  tool(endpointsSpec, () => import('./endpoints.js').then((m) => m.endpointsCommand)),
+  completion(() => COMMANDS),
+  tool(hashModelSpec, () => import('./hash-model.js').then((m) => m.hashModelCommand)),
+];
 
 export function findCommand(name: string): CommandSpec | undefined {
   return COMMANDS.find((c) => c.name === name);

@@ -13,7 +13,8 @@ import { changesUnlessAll, touches } from '../pr/changed-files.js';
 import { code, text } from '../pr/comment/markdown.js';
 import { failureOf } from '../pr/preview.js';
 import { plural } from '../report/plural.js';
-import { StepFailed, type ActionRun } from './action-run.js';
+import type { ActionRun } from './action-run.js';
+import { StepFailed } from './exit-codes.js';
 import { modelRuns, type ModelRun } from './models.js';
 
 /** What the queue made of one model. */

@@ -6,7 +6,8 @@
  */
 import { InputError } from '../client/errors.js';
 import { readLocalModel } from '../model/local-model.js';
-import { StepFailed, type ActionRun } from './action-run.js';
+import type { ActionRun } from './action-run.js';
+import { StepFailed } from './exit-codes.js';
 import { oneModel, type ModelRun } from './models.js';
 import { closeModel } from './pr-close.js';
 import { closeModels, previewModels } from './pr-models.js';

@@ -3,7 +3,7 @@
  * src/action-spec.ts), its positional arguments and one example. The parser, `--help`, the docs page
  * and shell completion all read it, so a flag cannot be accepted without being documented.
  */
-import { isBooleanInput, type InputSpec } from '../action-spec.js';
+import { actionSpec, CONNECTION_INPUTS, inputsOf, isBooleanInput, type CommandName, type InputSpec } from '../action-spec.js';
 import type { Io } from '../io.js';
 import { parseArgs, UsageError, type ParsedArgs } from './args.js';
 
@@ -46,6 +46,14 @@ export function cliFlag(name: string, description: string, boolean: boolean): Fl
 export const JSON_FLAG = cliFlag('json', 'Print one JSON document on stdout (the logs stay on stderr).', true);
 export const VERBOSE_FLAG = cliFlag('verbose', 'Print debug lines (each request, each retry) on stderr.', true);
 export const HELP_FLAG = cliFlag('help', 'Print this help.', true);
+
+/** The flags of an action command: the action's inputs, then --json and --verbose. */
+export function ACTION_FLAGS(command: CommandName): FlagDoc[] {
+  return [...inputFlags(inputsOf(actionSpec(command))), JSON_FLAG, VERBOSE_FLAG];
+}
+
+/** The connection inputs as flags (each also read from its DATAMODEL_CI_* variable). */
+export const CONNECTION_FLAGS = inputFlags(CONNECTION_INPUTS);
 
 /** Values a flag takes, for completion and help (the settings reader checks them). */
 export const FLAG_VALUES: Readonly<Record<string, readonly string[]>> = {

@@ -4,7 +4,8 @@ import { validateBranch } from '../operations/validate.js';
 import { annotate } from '../pr/check-run.js';
 import { presentValidation } from '../pr/presenters.js';
 import { publish } from '../pr/publish.js';
-import { StepFailed, type ActionRun } from './action-run.js';
+import type { ActionRun } from './action-run.js';
+import { StepFailed } from './exit-codes.js';
 
 export async function validateCommand(run: ActionRun<'validate'>): Promise<number> {
   const { inputs, modelDir } = run.settings;

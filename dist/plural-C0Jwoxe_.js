@@ -1,0 +1,1 @@
+const e=(e,t,n=`${t}s`)=>`${e} ${e===1?t:n}`;function t(e){return e<1e3?`${e} B`:e<1e6?`${(e/1e3).toFixed(1)} kB`:`${(e/1e6).toFixed(1)} MB`}export{e as n,t};
