@@ -50,7 +50,7 @@ export async function playDemo(options: { keep?: boolean; print?: (line: string)
   const repo = resolve('.');
   const t0 = Date.now();
   say(bold('datamodel-ci demo: one pull request, from open to merge'));
-  const em = await startEmulator({ seed: 'demo', clock: { scale: 50 } });
+  const em = await startEmulator({ seed: 'demo', clock: { scale: 50 }, buildMs: 0, warm: true });
   const gh = await startGitHubStandin();
   const work = mkdtempSync(join(tmpdir(), 'datamodel-ci-demo-'));
   const caFile = join(work, 'ca.pem');

@@ -29,6 +29,12 @@ export const DEFAULTS = {
    * in whole percents, so a read this early says little and is a poll wasted.
    */
   dbtFirstPollSeconds: 20,
+  /**
+   * The build wait's polls, ms: the first a quarter second after the change landed (a small model's build
+   * may be done by then), doubling to one every 5 s (a long build costs two reads more than from 1 s).
+   */
+  buildFirstPollMs: 250,
+  buildMaxPollMs: 5_000,
   /** How long a branch's build may take before validation gives up, minutes (the vendor's CLI waits 15). */
   buildWaitMinutes: 15,
   /**
@@ -36,6 +42,8 @@ export const DEFAULTS = {
    * is given to start, ms: the vendor says staging environments sleep when idle and workers take a while.
    */
   stagingWakeMs: 180_000,
+  /** Within that grace, a staging environment still not active is woken again this often, ms (one answered request may not resume it). */
+  stagingWakeRepeatMs: 15_000,
   /** How long a build reported `none` or `stopped` is taken as about to start, ms (the vendor's grace). */
   buildIdleGraceMs: 60_000,
   /** A dbt sync may be invisible (404) this long after it started, ms (measured by the vendor). */

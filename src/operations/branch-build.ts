@@ -95,10 +95,12 @@ export interface WaitOptions {
   /** The build status before the change landed: only a newer build is the change's. */
   since?: BuildMark;
   /**
-   * Wake the branch's staging environment (one data request). Given, `Branch is not active` is final only
-   * after one wake and `wakeGraceMs` (staging environments sleep when idle and take a while to start).
+   * Wake the branch's staging environment (one data request; true when it answered). Given, `Branch is
+   * not active` is final only after `wakeGraceMs` of waking: again at the next poll when a wake got no
+   * answer, and every `DEFAULTS.stagingWakeRepeatMs` (staging environments sleep when idle, and the
+   * vendor does not promise that the first request resumes one).
    */
-  wake?: () => Promise<void>;
+  wake?: () => Promise<boolean>;
   wakeGraceMs?: number;
   timeoutMs?: number;
   /** First poll interval, ms (it grows to `maxPollMs`). */
@@ -141,9 +143,10 @@ export async function waitForBuild(ctx: OpContext, branch: string, options: Wait
   const timeoutMs = options.timeoutMs ?? DEFAULTS.buildWaitMinutes * 60_000;
   const idleGrace = options.idleGraceMs ?? DEFAULTS.buildIdleGraceMs;
   const wakeGrace = options.wakeGraceMs ?? DEFAULTS.stagingWakeMs;
-  let poll = options.pollMs ?? 1_000;
-  const maxPoll = options.maxPollMs ?? 5_000;
-  let woken = false;
+  let poll = options.pollMs ?? DEFAULTS.buildFirstPollMs;
+  const maxPoll = options.maxPollMs ?? DEFAULTS.buildMaxPollMs;
+  let wokenAt: number | undefined;
+  let wakeAnswered = false;
   let sawNewRun = false;
   for (;;) {
     const s = await ctx.client.deployments.buildStatus({ deploymentId: ctx.deploymentId, query: { branchName: branch } }, { signal: ctx.signal });
@@ -159,16 +162,21 @@ export async function waitForBuild(ctx: OpContext, branch: string, options: Wait
     if (status !== 'built' && error.includes('Bad branch')) throw new BuildError(`branch ${branch} does not exist on the platform (build status: Bad branch)`);
     if (status !== 'built' && error.includes('Branch is not active')) {
       if (options.wake && elapsed < wakeGrace) {
-        if (!woken) {
-          woken = true;
+        if (wokenAt === undefined) {
           ctx.reporter.info(
             `${branch} is not active yet (its staging environment may be asleep or starting): waking it, waiting up to ${Math.round(wakeGrace / 1000)} s`,
           );
-          await options.wake().catch((e: unknown) => ctx.reporter.debug(`waking ${branch}: ${messageOf(e)}`));
+        }
+        if (wokenAt === undefined || !wakeAnswered || Date.now() - wokenAt >= DEFAULTS.stagingWakeRepeatMs) {
+          wokenAt = Date.now();
+          wakeAnswered = await options.wake().catch((e: unknown) => {
+            ctx.reporter.debug(`waking ${branch}: ${messageOf(e)}`);
+            return false;
+          });
         }
       } else {
         throw new BuildError(
-          `branch ${branch} is not running: nothing compiles it until its staging environment is enabled or someone opens it in dev mode (build status: Branch is not active${options.wake ? `, still after a wake and ${Math.round(elapsed / 1000)} s` : ''})`,
+          `branch ${branch} is not running: nothing compiles it until its staging environment is enabled or someone opens it in dev mode (build status: Branch is not active${options.wake ? `, still after waking it for ${Math.round(elapsed / 1000)} s` : ''})`,
         );
       }
     } else if ((status === 'failed' || status === 'cancelled') && (!options.since || newer(s, options.since) !== false)) {

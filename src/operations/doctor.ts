@@ -200,9 +200,11 @@ export async function runDoctor(
     const staging = await readStagingUrl(ctx, branch);
     add('staging URL', 'ok', staging.seen, 'uses this address for the smoke test and the comment');
     let wokenAt: number | undefined;
+    let wakes = 0;
     const wake = async () => {
-      wokenAt = Date.now();
-      if (staging.url) await wakeStaging(ctx, staging.url);
+      wokenAt ??= Date.now();
+      wakes += 1;
+      return staging.url ? wakeStaging(ctx, staging.url) : false;
     };
     const built = await waitForBuild(ctx, branch, { timeoutMs: 10 * 60_000, wake }).then(
       (s) => s,
@@ -227,8 +229,8 @@ export async function runDoctor(
         'ok',
         wokenAt === undefined
           ? `the staging environment ran ${secs(Date.now() - enabledAt)} after it was enabled, without a wake`
-          : `the staging environment said "Branch is not active" after it was enabled; one data request woke it, built ${secs(Date.now() - wokenAt)} later`,
-        `wakes a staging environment that says "Branch is not active" once, and waits up to ${plural(DEFAULTS.stagingWakeMs / 60_000, 'minute')} before that is final`,
+          : `the staging environment said "Branch is not active" after it was enabled; ${wakes === 1 ? 'one data request' : `${wakes} data requests`} woke it, built ${secs(Date.now() - wokenAt)} later`,
+        `wakes a staging environment that says "Branch is not active" (again when a wake gets no answer, and every ${DEFAULTS.stagingWakeRepeatMs / 1000} s), and waits up to ${plural(DEFAULTS.stagingWakeMs / 60_000, 'minute')} before that is final`,
       );
     }
     const shape = await validateBroken(ctx, branch, [...both, DOCTOR_FILES.broken], report.uploadVia ?? 'direct');

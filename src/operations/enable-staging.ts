@@ -43,18 +43,23 @@ export async function enableStaging(ctx: OpContext, input: { branch: string; smo
 
 /**
  * One data request to a staging environment, which wakes it when it sleeps (the vendor: staging
- * environments suspend when idle). Its answer does not matter; a failure is only logged.
+ * environments suspend when idle). True when the environment answered 2xx; a failure is only logged,
+ * and the caller wakes it again (the vendor: resuming on the first query is not guaranteed).
  */
-export async function wakeStaging(ctx: OpContext, stagingUrl: string): Promise<void> {
+export async function wakeStaging(ctx: OpContext, stagingUrl: string): Promise<boolean> {
   const cubeApiToken = await deploymentDataToken(ctx);
   const url = new URL(`${stagingUrl.replace(/\/+$/, '')}/meta`);
   const data = dataApiClient(ctx, url.origin, cubeApiToken);
   try {
     const timeoutMs = ctx.requestTimeoutMs ?? DEFAULTS.requestTimeoutSeconds * 1000;
-    await data.send({ method: 'GET', path: url.pathname }, { signal: ctx.signal, timeoutMs, retry: { maxAttempts: 1 } }).catch((e: unknown) => {
-      if (ctx.signal?.aborted) throw e;
-      ctx.reporter.debug(`wake request to ${url.pathname}: ${messageOf(e)}`);
-    });
+    return await data.send({ method: 'GET', path: url.pathname }, { signal: ctx.signal, timeoutMs, retry: { maxAttempts: 1 } }).then(
+      () => true,
+      (e: unknown) => {
+        if (ctx.signal?.aborted) throw e;
+        ctx.reporter.debug(`wake request to ${url.pathname}: ${messageOf(e)}`);
+        return false;
+      },
+    );
   } finally {
     await data.close();
   }

@@ -54,7 +54,7 @@ export async function runRepositoryPreview(ctx: OpContext, input: RepositoryPrev
     const s = await enableStaging(ctx, { branch, smokeTest: false });
     outcome.staging = s;
     if (impact) minted = stagingTokenFor(ctx, branch, s);
-    const wake = () => (s.stagingUrl ? wakeStaging(ctx, s.stagingUrl) : Promise.resolve());
+    const wake = () => (s.stagingUrl ? wakeStaging(ctx, s.stagingUrl) : Promise.resolve(false));
     // Nothing new pulled (a rerun, or a branch not running yet): the build it has or starts now is the head's.
     const mark = since && pulled.buildTriggered !== false ? { since } : {};
     outcome.validation = await validateWhenBuilt(ctx, { branch, modelDir: input.modelDir }, () =>

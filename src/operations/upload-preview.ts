@@ -48,7 +48,7 @@ export async function runPreview(ctx: OpContext, input: UploadPreviewInput, pull
     since = await mark();
   };
   // One data request wakes a staging environment that sleeps (some take a while to start after enabling).
-  const wake = () => enable().then((s) => (s.stagingUrl ? wakeStaging(ctx, s.stagingUrl) : undefined));
+  const wake = () => enable().then((s) => (s.stagingUrl ? wakeStaging(ctx, s.stagingUrl) : false));
   // Validation asks the branch's running instance: staging on, and the build of this upload done.
   const startValidation = (lastHash: string | undefined) => {
     validation = enable().then(() =>

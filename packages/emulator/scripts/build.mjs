@@ -3,7 +3,7 @@
 // emulator, the platform contract and the small libraries it uses; Cube's compiler, PGlite and GitHub's
 // REST description stay dependencies (large, with files they load at run time). dist/licenses.txt lists
 // the licence of every bundled package.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
@@ -23,6 +23,8 @@ const result = await build({
   output: { dir: out, format: 'esm', entryFileNames: '[name].js' },
   logLevel: 'warn',
 });
+// Postgres runs in a thread of its own, from this file beside the bundle (src/engine/database.ts).
+copyFileSync(join(here, 'src/engine/postgres-thread.mjs'), join(out, 'postgres-thread.mjs'));
 const licences = bundledLicences(result.output, OURS);
 writeFileSync(join(out, 'licenses.txt'), licences.text);
 console.log(`wrote ${relative(process.cwd(), join(out, 'index.js'))} with ${licences.count} bundled packages`);

@@ -12,6 +12,7 @@ import { Clock, type ClockOptions } from './clock.js';
 import { behaviourWith, DEFAULT_BEHAVIOUR, deploymentUrl, HttpError, profileOn, type Controls } from './context.js';
 import { serveControl } from './control.js';
 import { dataApi } from './data-api/provider.js';
+import { productionFiles } from './build/runtime.js';
 import { Engine } from './engine/index.js';
 import { FaultInjector, parseFaults, type FaultSpec } from './faults.js';
 import { handlers } from './handlers.js';
@@ -58,6 +59,11 @@ export interface EmulatorOptions {
   olderDeployments?: number[];
   /** Tenant profiles to start with (see profiles.ts and docs/emulator.md). */
   profiles?: ProfileName[];
+  /**
+   * Start the deployments' databases now, in the background (default false: on the first data query).
+   * The first costs seconds; for a caller that will query (the demo), nothing waits on it then.
+   */
+  warm?: boolean;
 }
 
 export interface EmulatorInfo {
@@ -137,6 +143,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const controls: Controls = { minted: [], behaviour, failNextBuild: {}, profiles: [] };
   applyProfiles({ state, clock, controls }, options.profiles ?? []);
   const engine = new Engine();
+  // Once started: each deployment's database in its thread, then production's model compiled here.
+  if (options.warm)
+    setImmediate(() => engine.warmUp(state.deployments.map((d) => ({ id: d.id, tree: productionFiles(d.branches[d.deployBranch]!, clock.now()) }))));
   const serveData = dataApi({ state, clock, controls, engine });
   const faults = new FaultInjector(typeof options.faults === 'string' ? parseFaults(options.faults) : (options.faults ?? {}), options.faultSeed ?? 1);
   const latency = options.latencyMs ?? 0;

@@ -1,11 +1,18 @@
 /**
- * The databases behind the data API: real Postgres (PGlite, compiled to WebAssembly, in process),
- * one per deployment, holding the demo data. Starting Postgres and seeding it is the slow part (about
- * 2.5 s, and 400 to 700 MB): the first database of the process is made that way, and its data folder
- * kept in memory; every later one (other deployments, other emulators) starts from that copy (about 1 s).
+ * The databases behind the data API: real Postgres (PGlite, compiled to WebAssembly), one per
+ * deployment, holding the demo data, all in one thread beside the emulator's (postgres-thread.mjs), so
+ * that starting one (seconds of CPU) holds up no answer. Starting Postgres and seeding it is the slow
+ * part (about 2.5 s, and 400 to 700 MB): the first database made on a machine is made that way, and its
+ * data folder kept (5 MB, gzipped, in the system's temporary folder, and in memory); every later one
+ * (other deployments, other emulators, other processes) starts from that copy (0.5 s).
  */
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { demoDataSql } from './demo-data.js';
-import { loadPglite } from './vendor.js';
 
 export interface QueryResult {
   rows: Record<string, unknown>[];
@@ -25,68 +32,144 @@ export interface Opened {
   ms: number;
 }
 
-/**
- * Every value as Postgres prints it (text), booleans aside: Cube's answers carry numbers as strings
- * and re-format times themselves.
- */
-function textParsers(): Record<number, (value: string) => string> {
-  const { types } = loadPglite();
-  const asText = (value: string) => value;
-  const ids = [
-    types.INT2,
-    types.INT4,
-    types.INT8,
-    types.OID,
-    types.FLOAT4,
-    types.FLOAT8,
-    types.NUMERIC,
-    types.DATE,
-    types.TIMESTAMP,
-    types.TIMESTAMPTZ,
-    types.JSON,
-    types.JSONB,
-  ];
-  return Object.fromEntries(ids.map((id) => [id, asText]));
+type Request =
+  { op: 'open'; image?: ArrayBuffer } | { op: 'exec' | 'query'; handle: number; sql: string; params?: unknown[] } | { op: 'dump' | 'close'; handle: number };
+
+interface Answer {
+  id: number;
+  value?: unknown;
+  error?: { message: string } & Record<string, unknown>;
 }
 
-type Pglite = InstanceType<ReturnType<typeof loadPglite>['PGlite']>;
+/** The Postgres thread of the process: started on the first request, holding the process open only while a request waits. */
+class PostgresThread {
+  private worker: Worker | undefined;
+  private readonly waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  private next = 1;
 
-function wrap(pg: Pglite): Database {
+  send<T>(request: Request): Promise<T> {
+    const worker = this.worker ?? this.start();
+    const id = this.next++;
+    if (this.waiting.size === 0) worker.ref();
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      worker.postMessage({ ...request, id });
+    });
+  }
+
+  private start(): Worker {
+    const worker = new Worker(new URL('./postgres-thread.mjs', import.meta.url));
+    worker.unref();
+    worker.on('message', (a: Answer) => {
+      const w = this.waiting.get(a.id);
+      this.waiting.delete(a.id);
+      if (this.waiting.size === 0) worker.unref();
+      if (!w) return;
+      if (a.error) w.reject(Object.assign(new Error(a.error.message), a.error));
+      else w.resolve(a.value);
+    });
+    // A thread that dies fails what waits on it; the next request starts another.
+    const fail = (e: Error) => {
+      if (this.worker === worker) this.worker = undefined;
+      for (const w of this.waiting.values()) w.reject(e);
+      this.waiting.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`the Postgres thread ended (exit code ${code})`)));
+    this.worker = worker;
+    return worker;
+  }
+}
+
+const thread = new PostgresThread();
+
+function wrap(handle: number): Database {
   return {
-    async query(sql, params) {
-      const res = await pg.query<Record<string, unknown>>(sql, params);
-      return { rows: res.rows, fields: res.fields.map((f) => ({ name: f.name, dataTypeID: f.dataTypeID })) };
-    },
-    close: () => pg.close(),
+    query: (sql, params) => thread.send<QueryResult>({ op: 'query', handle, sql, params }),
+    close: () => thread.send<void>({ op: 'close', handle }),
   };
 }
 
-/** The seeded data folder, taken once per process. */
-let seededImage: Promise<Blob> | undefined;
+/**
+ * Where the seeded data folder is kept between processes: named by PGlite's version and the seed, so a
+ * new version or other demo data never starts from an old image.
+ */
+export function seededImagePath(): string {
+  const version = pgliteVersion();
+  const key = createHash('sha256')
+    .update(`${version}\0${demoDataSql().join('\0')}`)
+    .digest('hex')
+    .slice(0, 16);
+  return join(tmpdir(), 'datamodel-ci-emulator', `postgres-${version}-${key}.tar.gz`);
+}
 
-async function start(image?: Blob): Promise<Pglite> {
-  const { PGlite } = loadPglite();
-  const pg = new PGlite({ parsers: textParsers(), ...(image ? { loadDataDir: image } : {}) });
-  await pg.waitReady;
-  await pg.exec("SET TIME ZONE 'UTC'");
-  return pg;
+/** The version of the PGlite the thread loads (its package.json, found above its entry: it exports no other path to it). */
+function pgliteVersion(): string {
+  let dir = dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
+  for (; dir !== dirname(dir); dir = dirname(dir)) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === '@electric-sql/pglite' && pkg.version) return pkg.version;
+    } catch {
+      // Not this folder: go up.
+    }
+  }
+  return 'unknown';
+}
+
+/** The kept image, or undefined when there is none (or it cannot be read). */
+function readKeptImage(): ArrayBuffer | undefined {
+  try {
+    const bytes = readFileSync(seededImagePath());
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Keep the image for later processes: written beside, then renamed, so no reader sees half a file. */
+function keepImage(image: ArrayBuffer): void {
+  const path = seededImagePath();
+  const part = `${path}.${process.pid}.part`;
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(part, new Uint8Array(image));
+    renameSync(part, path);
+  } catch {
+    // Only a later start is slower without it.
+    rmSync(part, { force: true });
+  }
+}
+
+/** The seeded data folder, taken once per process. */
+let seededImage: Promise<ArrayBuffer> | undefined;
+
+/** Seed a new database and keep its data folder (in memory, and on disk for later processes). */
+async function seed(): Promise<{ handle: number; image: ArrayBuffer }> {
+  const handle = await thread.send<number>({ op: 'open' });
+  for (const sql of demoDataSql()) await thread.send({ op: 'exec', handle, sql });
+  const image = await thread.send<ArrayBuffer>({ op: 'dump', handle });
+  keepImage(image);
+  return { handle, image };
 }
 
 /** A database holding the demo data, fresh for its caller. */
 export async function openDemoDatabase(): Promise<Opened> {
   const started = performance.now();
-  if (seededImage) {
-    const pg = await start(await seededImage);
-    return { db: wrap(pg), from: 'copy', ms: performance.now() - started };
+  if (!seededImage) {
+    const kept = readKeptImage();
+    if (kept) seededImage = Promise.resolve(kept);
   }
-  const seeding = (async () => {
-    const pg = await start();
-    for (const statement of demoDataSql()) await pg.exec(statement);
-    // Uncompressed: about 40 MB in memory, and three times faster to take than gzip.
-    return { pg, image: await pg.dumpDataDir('none') };
-  })();
+  if (seededImage) {
+    const image = await seededImage;
+    const handle = await thread.send<number>({ op: 'open', image }).catch(() => undefined);
+    if (handle !== undefined) return { db: wrap(handle), from: 'copy', ms: performance.now() - started };
+    // A kept image this PGlite cannot start from: seed again, and keep the new one.
+    seededImage = undefined;
+  }
+  const seeding = seed();
   seededImage = seeding.then((s) => s.image);
   seededImage.catch(() => (seededImage = undefined));
-  const { pg } = await seeding;
-  return { db: wrap(pg), from: 'seed', ms: performance.now() - started };
+  const { handle } = await seeding;
+  return { db: wrap(handle), from: 'seed', ms: performance.now() - started };
 }

@@ -49,6 +49,12 @@ export class Engine {
     this.database(deploymentId).catch(() => undefined);
   }
 
+  /** Start the deployments' databases and compile their production models, answering nothing (the demo will query them). */
+  warmUp(deployments: { id: number; tree: FileMap }[]): void {
+    for (const d of deployments) this.warm(d.id);
+    for (const d of deployments) this.compile(d.tree).catch(() => undefined);
+  }
+
   /** Close every database (those still starting once they have started). */
   async close(): Promise<void> {
     this.closed = true;

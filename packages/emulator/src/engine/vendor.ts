@@ -1,6 +1,6 @@
 /**
- * Cube's schema compiler and PGlite, loaded on first use (loading the compiler costs about 0.6 s),
- * and the few internals of the compiler the engine touches, typed narrowly.
+ * Cube's schema compiler, loaded on first use (loading it costs about 0.6 s), and the few internals
+ * of the compiler the engine touches, typed narrowly (PGlite is loaded by its own thread: database.ts).
  * The method names below are internal to `@cubejs-backend/schema-compiler` 1.7.43: the version is
  * pinned exactly in package.json, and test/emulator-engine.test.ts fails if one of them disappears.
  */
@@ -9,7 +9,6 @@ import type { Compiler } from '@cubejs-backend/schema-compiler';
 import { transpileInProcess } from './transpiler.js';
 
 export type CompilerModule = typeof import('@cubejs-backend/schema-compiler');
-export type PgliteModule = typeof import('@electric-sql/pglite');
 
 /** What `prepareCompiler` returns: the compiler, the meta transformer and the evaluators. */
 export type CubeCompilers = Compiler;
@@ -71,8 +70,4 @@ export function loadCompiler(): CompilerModule {
   process.env.CUBEJS_TRANSPILATION_WORKER_THREADS_COUNT ??= '1';
   transpileInProcess(requireVendor.resolve('@cubejs-backend/schema-compiler'));
   return requireVendor('@cubejs-backend/schema-compiler') as CompilerModule;
-}
-
-export function loadPglite(): PgliteModule {
-  return requireVendor('@electric-sql/pglite') as PgliteModule;
 }

@@ -1,0 +1,1 @@
+export{t as doctorCommand}from"./doctor-DnCC_zX8.js";
