@@ -248,7 +248,7 @@ jobs:
     steps:
       - id: slow
         timeout-minutes: 0.005
-        run: sleep 20
+        run: sleep 1000
       - id: after
         if: always()
         run: echo after
@@ -256,14 +256,13 @@ jobs:
     runs-on: ubuntu-latest
     steps:
       - id: slow
-        run: sleep 20
+        run: sleep 1000
       - id: skipped
         run: echo never
       - id: cleanup
         if: always()
         run: echo cleanup
 `);
-    const started = Date.now();
     const t = await runJob({ workflowFile, jobId: 'main', repoDir: root, cancelGraceMs: 200 });
     expect(t.steps.map((s) => [s.id, s.conclusion, s.timedOut ?? false])).toEqual([
       ['slow', 'failure', true],
@@ -286,7 +285,7 @@ jobs:
       ['skipped', 'skipped'],
       ['cleanup', 'success'],
     ]);
-    expect(Date.now() - started).toBeLessThan(10_000);
+    // Both steps sleep far longer than the test may run: that the jobs ended at all is the proof they were ended.
   });
 
   it('runs jobs concurrently without sharing state (masks, env, temp files)', async () => {

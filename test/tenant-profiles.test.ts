@@ -13,6 +13,7 @@ import { diffMeta } from '../src/impact/diff.js';
 import { MemoryReporter } from '../src/report/reporter.js';
 import { targetOf, waitForBuild } from '../src/operations/branch-build.js';
 import type { OpContext } from '../src/operations/context.js';
+import { enableStaging, wakeStaging } from '../src/operations/enable-staging.js';
 import { startDevBranch } from '../src/operations/start-dev-branch.js';
 import { PlatformClient } from '../src/client/index.js';
 import { main } from '../packages/emulator/src/main.js';
@@ -115,6 +116,33 @@ describe('the toolkit on each silent point', () => {
     } finally {
       await client.close();
       await server.close();
+    }
+  });
+
+  it('staging-cold: a wake that got no answer is sent again at the next poll, not left to the environment waking by itself', async () => {
+    // Asleep for an emulated hour: only a request that reaches it wakes it, and the first one gets a 503 on the way.
+    const own = await emulatorFixture({ profiles: ['staging-cold'], coldMs: 3_600_000 });
+    try {
+      const c = { ...ctx(own), ca: own.em.ca };
+      const branch = 'wake-twice';
+      await own.admin.branches.create({ deploymentId: 1, body: { name: branch } });
+      const { stagingUrl } = await enableStaging(c, { branch, smokeTest: false });
+      own.em.faults.plan({ kind: '5xx', method: 'GET', path: `/dev-mode/${branch}/` });
+      const answers: boolean[] = [];
+      const s = await waitForBuild(c, branch, {
+        wake: async () => {
+          const answered = await wakeStaging(c, stagingUrl!);
+          answers.push(answered);
+          return answered;
+        },
+      });
+      expect(s.status).toBe('built');
+      // The first got the injected 503; the second reached the environment (which answers 503 while it starts).
+      expect(answers.length).toBeGreaterThanOrEqual(2);
+      expect(own.em.faults.injected['5xx']).toBe(1);
+      expect(c.reporter.lines.filter((l) => l.message.includes('waking it'))).toHaveLength(1);
+    } finally {
+      await own.close();
     }
   });
 

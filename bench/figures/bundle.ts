@@ -104,7 +104,7 @@ export function hashMemoryFigure(): void {
             hashSeconds: round(out.ms / 1000, 2),
             maxRssBytes: out.maxRssBytes,
             ...(timeMaxRssBytes !== undefined ? { gnuTimeMaxRssBytes: timeMaxRssBytes } : {}),
-            how: 'node dist/index.js hash-model <dir> --json: scanModel (list, SHA-1 and UTF-8 check of every file), then process.resourceUsage().maxRSS',
+            how: "node dist/index.js hash-model <dir> --json: scanModel (list, SHA-1 and UTF-8 check of every file), then the process's own peak (Linux VmHWM; getrusage's maxRSS also counts the bench process it was forked from)",
           },
         });
       } finally {

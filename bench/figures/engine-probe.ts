@@ -3,10 +3,13 @@
  * the emulator's start to its first answer, then the first data query of a deployment (nothing
  * compiled, no database yet), the same query again and new queries on the started database, another
  * deployment's first query (its database from the in-memory copy), and a second emulator's.
- * Prints one JSON line of times in ms.
+ * Prints one JSON line of times in ms. With `--cold`, the seeded database image kept on disk by an
+ * earlier process is removed first, so the first query seeds Postgres as on a new machine.
  */
 import { request } from 'node:https';
 import { performance } from 'node:perf_hooks';
+import { rmSync } from 'node:fs';
+import { seededImagePath } from '../../packages/emulator/src/engine/database.js';
 import { startEmulator, type Emulator } from '../../packages/emulator/src/index.js';
 
 function get(em: Emulator, path: string, auth: string, method = 'GET', body?: unknown): Promise<{ status: number; json: any }> {
@@ -52,8 +55,9 @@ async function token(em: Emulator, deploymentId: number): Promise<string> {
   return res.json.cubeApiToken as string;
 }
 
-export async function main(): Promise<number> {
+export async function main(args: string[]): Promise<number> {
   const ready = process.uptime() * 1000;
+  if (args.includes('--cold')) rmSync(seededImagePath(), { force: true });
   const options = { seed: 'demo' as const, clock: { mode: 'manual' as const }, buildMs: 0, warmupMs: 0, continueWaitPolls: 0 };
   const t0 = performance.now();
   const em = await startEmulator(options);

@@ -37,6 +37,18 @@ export interface ReadyModel {
   via: UploadVia;
   /** The data diff after the impact, planned (its key queries read and checked); none without the impact. */
   numbers: DataDiffPlan | undefined;
+  /** The preview's first reads (the comment's branch, the deployment's settings), when started before the model was known to be touched. */
+  reads?: Promise<FirstReads>;
+}
+
+/** The branch the PR's comment names (or the input) and the deployment's settings: what a preview reads first. */
+export type FirstReads = [branch: string, target: DeployTarget];
+
+/** Start a preview's first reads: reads only, so one started for a model then skipped changes nothing. */
+export function firstReads(run: ActionRun<'pr'>, m: ModelRun): Promise<FirstReads> {
+  const reads = Promise.all([m.side.resolveBranch(run.settings.inputs.branch), deployTarget(m.op)]);
+  reads.catch(() => undefined);
+  return reads;
 }
 
 /** The data diff's plan, once per run, before the first platform call; none without the impact. */
@@ -46,10 +58,16 @@ export function planNumbers(run: ActionRun<'pr'>): Promise<DataDiffPlan | undefi
 }
 
 /** A model to preview, made ready: with `preflight` (not in a dry run) the doctor's checks decide `upload-via: auto`. */
-export async function readyModel(run: ActionRun<'pr'>, target: ModelTarget, local: LocalFile[], numbers: DataDiffPlan | undefined): Promise<ReadyModel> {
+export async function readyModel(
+  run: ActionRun<'pr'>,
+  target: ModelTarget,
+  local: LocalFile[],
+  numbers: DataDiffPlan | undefined,
+  reads?: Promise<FirstReads>,
+): Promise<ReadyModel> {
   const { inputs, connection, dryRun } = run.settings;
   const via = inputs.preflight && !dryRun ? await preflight(run.reporter, connection, target, inputs.via) : inputs.via;
-  return { local, via, numbers };
+  return { local, via, numbers, ...(reads ? { reads } : {}) };
 }
 
 /**
@@ -62,12 +80,17 @@ export function fedHead(run: ActionRun<'pr'>, target: DeployTarget): string | un
 }
 
 /** Preview one model; its outputs go to `out`. Bad input is thrown; a failure the step reports is returned. */
-export async function previewModel(run: ActionRun<'pr'>, m: ModelRun, { local, via, numbers }: ReadyModel, out: Outputs): Promise<ModelFailure | undefined> {
+export async function previewModel(
+  run: ActionRun<'pr'>,
+  m: ModelRun,
+  { local, via, numbers, reads }: ReadyModel,
+  out: Outputs,
+): Promise<ModelFailure | undefined> {
   const { inputs, dryRun } = run.settings;
   const { side, op } = m;
   const { modelDir, deploymentId, apiUrl } = m.target;
   // The PR's comment (its ledger names the branch) and the deployment's settings, read together.
-  const [previewBranch, target] = await Promise.all([side.resolveBranch(inputs.branch), deployTarget(op)]);
+  const [previewBranch, target] = await (reads ?? firstReads(run, m));
   const pr = run.event.pr!;
   const head = fedHead(run, target);
   const fed = head !== undefined;
