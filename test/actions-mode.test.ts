@@ -13,6 +13,7 @@ import { InputError } from '../src/client/index.js';
 import { DEMO_MODEL, startGitHubStandin, type GitHubStandin } from '../packages/emulator/src/index.js';
 import { branchForPr, branchForQueue } from '../src/branch-names.js';
 import { pullRequestFromPayload } from '../src/github/event.js';
+import { composeComment } from '../src/pr/comment/ledger.js';
 import { runActionCommand } from '../src/commands/index.js';
 import { emulatorFixture, type EmulatorFixture } from './support/emulator.js';
 import { pullRequestEvent } from './support/payloads.js';
@@ -146,16 +147,28 @@ describe('as a GitHub Actions step', () => {
 });
 
 describe('cleanup-branch sweep', () => {
-  it('deletes the branches of closed or missing PRs only; dry-run deletes nothing', async () => {
+  it("deletes only what its evidence allows: a closed PR's branch its comment names, a gone PR's idle branch; dry-run deletes nothing", async () => {
     for (const n of [31, 32, 33, 34]) await fx.admin.branches.create({ deploymentId: 1, body: { name: branchForPr('preview-', n) } });
     // Branches merge queue runs left (killed before they removed them): they go with their pull request.
     for (const n of [31, 33]) await fx.admin.branches.create({ deploymentId: 1, body: { name: branchForQueue('preview-', n, 'f'.repeat(40)) } });
     gh.addPull({ number: 31, headSha: 'a'.repeat(40), headRef: 'x' }); // open
     gh.addPull({ number: 32, headSha: 'b'.repeat(40), headRef: 'y' });
     gh.closePull(32, false); // closed just now: younger than min-age
+    gh.addComment(32, composeComment({ deploymentId: '1', ledger: { deploymentId: '1', branch: 'preview-pr-32' } }), 'github-actions[bot]');
     gh.addPull({ number: 33, headSha: 'c'.repeat(40), headRef: 'z' });
     gh.closePull(33, true);
-    // 34 has no PR at all.
+    // 33's comment (by the token the toolkit writes with) names its preview branch: the sweep's evidence.
+    gh.addComment(
+      33,
+      composeComment({ deploymentId: '1', ledger: { deploymentId: '1', branch: 'preview-pr-33', created: 'preview-pr-33' } }),
+      'github-actions[bot]',
+    );
+    // 35 is closed with no comment of the toolkit: its branch is nobody's preview that the toolkit knows of.
+    await fx.admin.branches.create({ deploymentId: 1, body: { name: branchForPr('preview-', 35) } });
+    gh.addPull({ number: 35, headSha: 'd'.repeat(40), headRef: 'w' });
+    gh.closePull(35, false);
+    // 34 has no PR at all: its branch goes only once it has not built for min-age, by the platform's times,
+    // and the emulated clock here runs 200 times ahead of this machine's (test/checked-writes.test.ts sweeps one).
     const io = (lines: string[]) => ({ out: (l: string) => lines.push(l), err: (l: string) => lines.push(l) });
     const env = {
       DATAMODEL_CI_API_URL: fx.em.baseUrl,
@@ -175,14 +188,15 @@ describe('cleanup-branch sweep', () => {
     const dry: string[] = [];
     expect(await runActionCommand('cleanup-branch', ['--json'], { ...io(dry), env: { ...env, DATAMODEL_CI_DRY_RUN: 'true' } })).toBe(0);
     const queued = (n: number) => `preview-mq-${n}-ffffffffffff`;
-    expect(names()).toEqual([queued(31), queued(33), 'preview-pr-31', 'preview-pr-32', 'preview-pr-33', 'preview-pr-34']);
+    expect(names()).toEqual([queued(31), queued(33), 'preview-pr-31', 'preview-pr-32', 'preview-pr-33', 'preview-pr-34', 'preview-pr-35']);
     expect(JSON.parse(dry.at(-1)!).outputs).toMatchObject({ deleted: '0', status: 'dry-run' });
     const young: string[] = [];
     expect(await runActionCommand('cleanup-branch', ['--json'], { ...io(young), env: { ...env, DATAMODEL_CI_MIN_AGE: '1h' } })).toBe(0);
-    expect(names()).toEqual([queued(31), queued(33), 'preview-pr-31', 'preview-pr-32', 'preview-pr-33']);
+    // min-age holds for a gone PR's branch too (issue 28): it last built less than an hour ago.
+    expect(names()).toEqual([queued(31), queued(33), 'preview-pr-31', 'preview-pr-32', 'preview-pr-33', 'preview-pr-34', 'preview-pr-35']);
     const all: string[] = [];
     expect(await runActionCommand('cleanup-branch', ['--json'], { ...io(all), env })).toBe(0);
-    expect(names()).toEqual([queued(31), 'preview-pr-31']);
+    expect(names()).toEqual([queued(31), 'preview-pr-31', 'preview-pr-34', 'preview-pr-35']);
     expect(gh.violations).toEqual([]);
   });
 });

@@ -16,7 +16,7 @@ import { scanModel } from '../src/model/local-model.js';
 import { mergeToDefault } from '../src/operations/merge-to-default.js';
 import { CloseFailed, runClose } from '../src/operations/pr-close.js';
 import { ensureSharedBranch } from '../src/operations/start-dev-branch.js';
-import { sweepBranches } from '../src/operations/cleanup-branch.js';
+import { sweepBranches, type PullLookup } from '../src/operations/cleanup-branch.js';
 import { uploadModel } from '../src/operations/upload-model.js';
 import { holds, manifestOf } from '../src/operations/upload-transaction.js';
 import { DEMO_MODEL } from '../packages/emulator/src/index.js';
@@ -99,12 +99,52 @@ describe('checked writes whose answer is lost', () => {
   });
 });
 
+describe('the sweep takes nothing on a guess', () => {
+  it("a gone PR's branch goes once it has not built for min-age, never upstream; a closed PR's branch needs its comment to name it", async () => {
+    const c = ctx({ maxAttempts: 1 });
+    for (const n of [810, 811, 812]) await ensureSharedBranch(c, `preview-pr-${n}`, 'main');
+    const built = Date.parse(fx.em.clock.iso());
+    const sweep = (now: number, ledgerOf: PullLookup['ledgerOf'] = () => Promise.resolve(undefined)) =>
+      sweepBranches(c, {
+        prefix: 'preview-',
+        minAgeMs: 3_600_000,
+        removeOnUpstream: true,
+        now: () => now,
+        pulls: {
+          getPull: (n) => Promise.resolve(n === 811 ? { state: 'closed' as const, merged: false, closedAt: new Date(0).toISOString() } : undefined),
+          ledgerOf,
+        },
+      });
+    const row = (rows: Awaited<ReturnType<typeof sweep>>, n: number) => rows.find((r) => r.branch === `preview-pr-${n}`);
+    // Half an hour after the branches last built: the PR-less ones stay, and 811's closed PR names no branch.
+    const early = await sweep(built + 1_800_000);
+    expect(row(early, 810)).toMatchObject({ action: 'kept', state: 'missing', reason: expect.stringContaining('less than min-age') });
+    expect(row(early, 811)).toMatchObject({ action: 'kept', reason: expect.stringContaining('no comment of the toolkit on pull request #811') });
+    // Two hours after: 810 and 812 go from the platform (not upstream); 811 still stays.
+    const late = await sweep(built + 7_200_000);
+    expect([row(late, 810)?.action, row(late, 811)?.action, row(late, 812)?.action]).toEqual(['deleted', 'kept', 'deleted']);
+    expect(row(late, 810)?.reason).toMatch(/the pull request does not exist; last built 2 h ago/);
+    const branches = fx.em.state.deployments[0]!.branches;
+    expect([branches['preview-pr-810'], branches['preview-pr-811'], branches['preview-pr-812']].map((b) => b !== undefined)).toEqual([false, true, false]);
+    // Its ledger names it, and says a run created it: it goes, its ref upstream too.
+    const named = await sweep(built + 7_200_000, () => Promise.resolve({ branch: 'preview-pr-811', created: 'preview-pr-811' }));
+    expect(row(named, 811)).toMatchObject({ action: 'deleted', reason: expect.not.stringContaining('kept') });
+  });
+});
+
 describe('cleanup on close', () => {
   it('a failing cleanup pass is run again, and the close ends with nothing left', async () => {
     const c = ctx({ maxAttempts: 1 });
     await ensureSharedBranch(c, 'preview-pr-802', 'main');
     fx.em.faults.plan({ kind: '5xx', method: 'PUT', path: `${D}/branches/staging-environment` });
-    const r = await runClose(c, { branch: 'preview-pr-802', merge: false, message: 'm', devBranches: [], removeOnUpstream: false, cleanupPausesMs: [10, 10] });
+    const r = await runClose(c, {
+      branch: 'preview-pr-802',
+      merge: false,
+      message: 'm',
+      devBranches: [],
+      claim: { ours: true, removeOnUpstream: false },
+      cleanupPausesMs: [10, 10],
+    });
     expect(r.cleanup.deleted).toEqual(['preview-pr-802']);
     expect(c.reporter.lines.map((l) => l.message).join('\n')).toMatch(/cleanup failed \(PUT .*staging-environment -> 503.*\); trying again/);
     expect(fx.em.state.deployments[0]!.branches['preview-pr-802']).toBeUndefined();
@@ -119,7 +159,7 @@ describe('cleanup on close', () => {
       merge: false,
       message: 'm',
       devBranches: [],
-      removeOnUpstream: false,
+      claim: { ours: true, removeOnUpstream: false },
       cleanupPausesMs: [10, 10],
     }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CloseFailed);
@@ -129,7 +169,10 @@ describe('cleanup on close', () => {
       prefix: 'preview-',
       minAgeMs: 0,
       removeOnUpstream: false,
-      pulls: { getPull: (n) => Promise.resolve(n === 803 ? { state: 'closed' as const, merged: false, closedAt: new Date(0).toISOString() } : undefined) },
+      pulls: {
+        getPull: (n) => Promise.resolve(n === 803 ? { state: 'closed' as const, merged: false, closedAt: new Date(0).toISOString() } : undefined),
+        ledgerOf: (n) => Promise.resolve(n === 803 ? { branch: 'preview-pr-803', created: 'preview-pr-803' } : undefined),
+      },
     });
     expect(rows.find((r) => r.branch === 'preview-pr-803')).toMatchObject({ action: 'deleted' });
     expect(fx.em.state.deployments[0]!.branches['preview-pr-803']).toBeUndefined();

@@ -90,7 +90,7 @@ describe('doctor', () => {
       const text = r.out.join('\n');
       expect(r.code, text).toBe(0);
       expect(text).toMatch(
-        /^✓ deploy settings: deploy branch main, fed from acme\/analytics \(creationMethod github\): production is built from pushes to main; merges into the deploy branch refused, the deploy branch is read-only$/m,
+        /^✓ deploy settings: deploy branch main, fed from acme\/analytics \(repoType: git, creationMethod: github\): production is built from pushes to main; merges into the deploy branch refused, the deploy branch is read-only$/m,
       );
       expect(text).toContain("→ the toolkit previews the PR's own head branch (pull, no upload) and never merges on close");
       expect(text).toMatch(/^✓ duplicate branch: a second create of the same name answers 400 /m);

@@ -57,7 +57,11 @@ describe('switching profiles', () => {
       await control(own.em, 'profiles', { profiles: ['github-connected'] });
       const s = await own.admin.deployments.settings({ deploymentId: 1 });
       expect(s).toMatchObject({ creationMethod: 'github', deployBranchReadOnly: true, deployBranchMergeAllowed: false, deployProjectRoot: '/' });
-      expect(targetOf(s)).toMatchObject({ repository: { name: 'acme/analytics', creationMethod: 'github' }, mergeAllowed: false, readOnly: true });
+      expect(targetOf(s)).toMatchObject({
+        repository: { name: 'acme/analytics', evidence: 'repoType: git, creationMethod: github' },
+        mergeAllowed: false,
+        readOnly: true,
+      });
       expect(await control(own.em, 'repository?deploymentId=1')).toMatchObject({ repository: 'acme/analytics', refs: { main: expect.any(String) } });
       // A branch made on the platform is a ref; removed without removeOnUpstream it stays there.
       await own.admin.branches.create({ deploymentId: 1, body: { name: 'preview-pr-90' } });
@@ -78,6 +82,30 @@ describe('switching profiles', () => {
 });
 
 describe('the toolkit on each silent point', () => {
+  it('how a deployment is fed comes from every field that says a repository is connected, not creationMethod alone', () => {
+    const settings = (extra: Record<string, unknown>) =>
+      ({
+        deployBranchName: 'main',
+        deployBranchReadOnly: false,
+        deployBranchMergeAllowed: true,
+        deployProjectRoot: '/',
+        creationStep: 'ready',
+        ...extra,
+      }) as never;
+    // Created by upload, connected later: only repoType says so; GitHub's merge deploys it.
+    expect(targetOf(settings({ creationMethod: 'upload', repoType: 'git', deployMode: 'git' }))).toMatchObject({
+      connected: { evidence: 'repoType: git' },
+      repository: { evidence: 'repoType: git' },
+    });
+    // CLI mode with a repository: its branches are refs there, but uploads feed production.
+    const cli = targetOf(settings({ creationMethod: 'github', repoType: 'git', deployMode: 'cli' }));
+    expect(cli.connected).toEqual({ name: undefined, evidence: 'repoType: git, creationMethod: github' });
+    expect(cli.repository).toBeUndefined();
+    expect(targetOf(settings({ repository: 'acme/x' }))).toMatchObject({ repository: { name: 'acme/x', evidence: 'a repository named in the settings' } });
+    const uploaded = targetOf(settings({ creationMethod: 'upload', repoType: 'deployRepo', deployMode: 'git' }));
+    expect([uploaded.connected, uploaded.repository]).toEqual([undefined, undefined]);
+  });
+
   it('merge-on-close: true on a repository-fed deployment is refused before any write, naming the setting', async () => {
     const lc = await startLifecycle({ emulator: { profiles: ['github-connected'] } });
     try {
@@ -88,7 +116,7 @@ describe('the toolkit on each silent point', () => {
       const r = await lc.run(5, 'closed', { merged: true, headRef: 'five', env: { DATAMODEL_CI_MERGE_ON_CLOSE: 'true' } });
       expect(r.code).toBe(2);
       expect(r.lines.join('\n')).toContain(
-        'merge-on-close: got "true", expected auto or false: deployment 1 is fed from acme/analytics (creationMethod: github): GitHub\'s merge of the pull request deploys production',
+        'merge-on-close: got "true", expected auto or false: deployment 1 is fed from acme/analytics (repoType: git, creationMethod: github): GitHub\'s merge of the pull request deploys production',
       );
       expect(snapshot(lc.em)).toBe(before);
       expect(lc.gh.comments(5)).toEqual([]);

@@ -62,7 +62,7 @@ describe('start-dev-branch', () => {
     expect(b).toMatchObject({ branch: 'preview-pr-1', created: false, devBranch: a.devBranch });
     const names = (await collect(fx.admin.branches.iterate({ deploymentId: 1 }))).map((x) => x.name);
     expect(names.filter((n) => n === 'preview-pr-1')).toHaveLength(1);
-    await cleanupBranch(ctx(), { branch: 'preview-pr-1', devBranches: [a.devBranch!], removeOnUpstream: false });
+    await cleanupBranch(ctx(), { branch: 'preview-pr-1', devBranches: [a.devBranch!], ours: true, removeOnUpstream: false });
   });
 
   it('in dry-run mode makes no call that changes anything', async () => {
@@ -312,10 +312,10 @@ describe('merge-to-default and cleanup-branch', () => {
     expect(m).toEqual({ branch: 'preview-pr-7', merged: true, branchDeleted: false, deployBranch: 'main', deployMode: 'git', productionUpdated: true });
     expect((await sharedHashes('main'))['model/cubes/merged.yml']).toBe(sha1('cubes: []\n'));
     const dev = (await fx.admin.branches.startDevMode({ deploymentId: 1, body: { branchName: 'preview-pr-7' } })).branchName!;
-    const c1 = await cleanupBranch(ctx(), { branch: 'preview-pr-7', devBranches: [dev], removeOnUpstream: false });
+    const c1 = await cleanupBranch(ctx(), { branch: 'preview-pr-7', devBranches: [dev], ours: true, removeOnUpstream: false });
     expect(c1.deleted.sort()).toEqual([dev, 'preview-pr-7'].sort());
     expect((await fx.admin.deployments.environments({ deploymentId: 1, query: { type: 'staging' } })).items.some((e) => e.name === 'preview-pr-7')).toBe(false);
-    const c2 = await cleanupBranch(ctx(), { branch: 'preview-pr-7', devBranches: [dev], removeOnUpstream: false });
+    const c2 = await cleanupBranch(ctx(), { branch: 'preview-pr-7', devBranches: [dev], ours: true, removeOnUpstream: false });
     expect(c2).toMatchObject({ deleted: [], alreadyGone: expect.arrayContaining(['preview-pr-7', dev]) });
     // Undo the merge for the other tests.
     const undo = (await fx.admin.branches.startDevMode({ deploymentId: 1, body: { branchName: 'main' } })).branchName!;

@@ -12,7 +12,7 @@ export async function cleanupBranchCommand(run: ActionRun<'cleanup-branch'>): Pr
     const rows = await sweepBranches(run.op, {
       prefix: branchPrefix,
       minAgeMs: inputs.minAgeMs,
-      pulls: run.pr.github,
+      pulls: { getPull: (n) => run.pr.github!.getPull(n), ledgerOf: (n) => run.pr.ledgerOf(n) },
       removeOnUpstream: inputs.removeOnUpstream,
     });
     const gone = rows.filter((row) => row.action !== 'kept');
@@ -24,7 +24,8 @@ export async function cleanupBranchCommand(run: ActionRun<'cleanup-branch'>): Pr
   }
   const branch = await run.pr.resolveBranch(inputs.branch);
   const devBranch = (await run.pr.thread())?.ledger?.devBranch;
-  const r = await cleanupBranch(run.op, { branch, devBranches: devBranch ? [devBranch] : [], removeOnUpstream: inputs.removeOnUpstream });
+  const claim = await run.pr.claim(branch, inputs.removeOnUpstream);
+  const r = await cleanupBranch(run.op, { branch, devBranches: devBranch ? [devBranch] : [], ...claim });
   run.out.branch = branch;
   run.out.deleted = String(r.deleted.length);
   run.out.status = 'cleaned';

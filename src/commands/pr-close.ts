@@ -26,7 +26,7 @@ function mergeOnClose(run: ActionRun<'pr'>, id: number, target: DeployTarget): b
   const setting = run.settings.inputs.mergeOnClose;
   if (setting === 'false' || !run.event.pr?.merged) return false;
   const why = target.repository
-    ? `deployment ${id} is fed from ${target.repository.name ?? 'a connected repository'} (creationMethod: ${target.repository.creationMethod}): GitHub's merge of the pull request deploys production, and a merge into ${target.deployBranch} would deploy it a second time`
+    ? `deployment ${id} is fed from ${target.repository.name ?? 'a connected repository'} (${target.repository.evidence}): GitHub's merge of the pull request deploys production, and a merge into ${target.deployBranch} would deploy it a second time`
     : !target.mergeAllowed
       ? `deployment ${id} refuses merges into ${target.deployBranch} (deployBranchMergeAllowed: false)`
       : undefined;
@@ -59,14 +59,16 @@ export async function closeModel(run: ActionRun<'pr'>, m: ModelRun, out: Outputs
     if (fedBranch) {
       if (pr.merged)
         production = await run.reporter.group('Production', () => checkProduction(op, { deployBranch: target.deployBranch, mergeCommit: pr.mergeCommitSha }));
-      await stagingOff(op, fedBranch);
+      // The head branch is the repository's: its staging goes off only when a run of this PR turned it on.
+      if ((await side.claim(fedBranch, false)).stagingOurs) await stagingOff(op, fedBranch);
+      else run.reporter.info(`the staging environment of ${fedBranch} stays as it is: no run of this pull request turned it on`);
     }
     r = await runClose(op, {
       branch,
       merge,
       message: `Merge PR #${pr.number}: ${pr.title}`,
       devBranches: devBranch ? [devBranch] : [],
-      removeOnUpstream: inputs.removeOnUpstream,
+      claim: await side.claim(branch, inputs.removeOnUpstream),
       model: local && { local, concurrency: inputs.concurrency, modelDir, allowModelDeletion: inputs.allowModelDeletion, via: inputs.via },
       deployOnMerge: local && inputs.deployOnMerge,
       target,

@@ -102,6 +102,9 @@ export async function previewModel(
   out.branch = branch;
   // "Updating" goes up at once and runs alongside the platform work; the result replaces it at the end.
   const updating = dryRun ? Promise.resolve() : publish(side, { state: 'updating', branch }, { branch, state: 'open' }, { summary: false });
+  /** The shared branch, once this run has made it (the ledger's evidence for cleanup, docs/faults.md). */
+  let made: string | undefined;
+  const ownBranch = (await side.claim(previewBranch, false)).ours;
   const o = await previewOnPlatform(
     op,
     {
@@ -111,6 +114,7 @@ export async function previewModel(
       modelDir,
       concurrency: inputs.concurrency,
       via,
+      ownBranch,
       commitMessage: side.commitMessage(),
       allowModelDeletion: inputs.allowModelDeletion,
       smokeTest: inputs.smokeTest,
@@ -127,13 +131,17 @@ export async function previewModel(
           }
         : undefined,
     },
-    { isStale: () => side.isStale() },
+    { isStale: () => side.isStale(), created: (b) => (made = b) },
   ).catch(async (e: unknown) => {
     // Refused input (the model-dir guard) ends the comment in a failed state with the reason, not on "updating".
     await updating;
     out.branch = previewBranch;
     if (e instanceof InputError && !dryRun)
-      await publish(side, { state: 'failed', branch: previewBranch, failure: failureOf('Preview', e, apiUrl) }, { branch: previewBranch, state: 'open' });
+      await publish(
+        side,
+        { state: 'failed', branch: previewBranch, failure: failureOf('Preview', e, apiUrl) },
+        { branch: previewBranch, state: 'open', ...(made ? { created: made } : {}) },
+      );
     throw e;
   });
   await updating;

@@ -9,6 +9,6 @@ export async function startDevBranchCommand(run: ActionRun<'start-dev-branch'>):
   run.out.branch = r.branch;
   run.out['dev-branch'] = r.devBranch ?? '';
   run.out.status = r.created ? 'created' : 'exists';
-  await publish(run.pr, { branch }, { branch, ...(r.devBranch ? { devBranch: r.devBranch } : {}), state: 'open' });
+  await publish(run.pr, { branch }, { branch, ...(r.devBranch ? { devBranch: r.devBranch } : {}), ...(r.created ? { created: branch } : {}), state: 'open' });
   return 0;
 }

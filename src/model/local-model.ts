@@ -39,6 +39,11 @@ export function sha1Of(bytes: Buffer): string {
 export function skippedName(name: string): boolean {
   return (name.startsWith('.') && name !== '.gitignore') || name === 'node_modules' || name === 'dashboard-app';
 }
+/** A path the walk never reaches: one of its folders or its own name is skipped (a remote `.github/…`, say). */
+export function skippedPath(path: string): boolean {
+  return path.split('/').some(skippedName);
+}
+
 /** The largest file the toolkit sends (the platform's data models are text). */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 

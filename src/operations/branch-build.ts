@@ -18,10 +18,15 @@ export interface DeployTarget {
   /** `cli`: production changes only when a model is uploaded to the deploy branch; merges do not rebuild it. */
   deployMode: string;
   /**
-   * Set when production is built from pushes to a connected repository (`creationMethod` `github` or
-   * `ssh`, not in CLI mode): the repository's branches are the platform's, and GitHub's merge deploys.
+   * A repository is connected (any deploy mode): the platform's branches are refs there too, so a branch
+   * the toolkit did not create is never removed upstream; `evidence` names the settings that said so.
    */
-  repository?: { name: string | undefined; creationMethod: string };
+  connected?: { name: string | undefined; evidence: string };
+  /**
+   * Set when production is built from pushes to that repository (connected, not in CLI mode): the
+   * repository's branches are the platform's, and GitHub's merge deploys.
+   */
+  repository?: { name: string | undefined; evidence: string };
   /** `deployProjectRoot`: where the Cube project sits in that repository (`/` for its root). */
   projectRoot: string;
   /** `deployBranchMergeAllowed`: the platform takes merges into the deploy branch. */
@@ -30,16 +35,29 @@ export interface DeployTarget {
   readOnly: boolean;
 }
 
+/**
+ * Which settings say a repository is connected: `repoType: git` (one connected after the deployment was
+ * made says only this), a GitHub or SSH `creationMethod`, a repository named. Any one is enough: taking a
+ * connected deployment for an uploaded one would deploy a merged pull request twice.
+ */
+function connectionEvidence(s: DeploymentSettings): string[] {
+  const method = typeof s.creationMethod === 'string' ? s.creationMethod : '';
+  const repo = (s as { repository?: unknown }).repository;
+  const said = [s.repoType === 'git' ? 'repoType: git' : '', method === 'github' || method === 'ssh' ? `creationMethod: ${method}` : ''].filter(Boolean);
+  return said.length || typeof repo !== 'string' || !repo ? said : ['a repository named in the settings'];
+}
+
 /** Read a deployment's settings as a DeployTarget (the fields the vendor does not describe are read leniently). */
 export function targetOf(s: DeploymentSettings): DeployTarget {
-  const method = typeof s.creationMethod === 'string' ? s.creationMethod : '';
   const deployMode = s.deployMode ?? 'git';
-  const fed = (method === 'github' || method === 'ssh') && deployMode !== 'cli';
+  const evidence = connectionEvidence(s);
   const repo = (s as { repository?: unknown }).repository;
+  const connected = evidence.length ? { name: typeof repo === 'string' && repo ? repo : undefined, evidence: evidence.join(', ') } : undefined;
   return {
     deployBranch: s.deployBranchName,
     deployMode,
-    ...(fed ? { repository: { name: typeof repo === 'string' && repo ? repo : undefined, creationMethod: method } } : {}),
+    ...(connected ? { connected } : {}),
+    ...(connected && deployMode !== 'cli' ? { repository: connected } : {}),
     projectRoot: typeof s.deployProjectRoot === 'string' && s.deployProjectRoot ? s.deployProjectRoot : '/',
     mergeAllowed: s.deployBranchMergeAllowed !== false,
     readOnly: s.deployBranchReadOnly === true,
@@ -125,14 +143,21 @@ const RUNNING = new Set(['building', 'warmup', 'queued', 'pending', 'deploying',
 
 /** Does this (finished) status belong to the change being waited for? */
 function ofTheChange(s: Status, o: WaitOptions, sawNewRun: boolean): boolean {
+  // With a mark, only a build newer than it is the change's: a tenant may report the pushed commit as
+  // `lastHash` as soon as it lands, while the build before it still serves (profile lasthash-at-commit).
+  if (o.since) {
+    const n = newer(s, o.since);
+    if (n !== undefined) return n;
+    if (sawNewRun) return true;
+  }
+  // The hash decides only where the marks cannot; with neither, the first `built` is taken.
   const hint = o.lastHash;
   const got = s.lastHash ?? undefined;
-  if (hint && got && sameCommit(hint, got)) return true;
-  if (!o.since) return !hint || !got;
-  const n = newer(s, o.since);
-  if (n !== undefined) return n;
-  return sawNewRun || !hint || !got;
+  return hint && got ? sameCommit(hint, got) : true;
 }
+
+/** The two verdicts the vendor measured, which come as `building` but are no run at all. */
+const NOT_BUILDING = ['Branch is not active', 'Bad branch'];
 
 /**
  * Poll the branch's build until the change's build is built; throws a BuildError otherwise. The status
@@ -158,7 +183,7 @@ export async function waitForBuild(ctx: OpContext, branch: string, options: Wait
       ctx.reporter.progress('');
       return s;
     }
-    if (RUNNING.has(status) && (!options.since || newer(s, options.since) !== false)) sawNewRun = true;
+    if (RUNNING.has(status) && !NOT_BUILDING.some((t) => error.includes(t)) && (!options.since || newer(s, options.since) !== false)) sawNewRun = true;
     if (status !== 'built' && error.includes('Bad branch')) throw new BuildError(`branch ${branch} does not exist on the platform (build status: Bad branch)`);
     if (status !== 'built' && error.includes('Branch is not active')) {
       if (options.wake && elapsed < wakeGrace) {

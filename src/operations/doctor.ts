@@ -74,7 +74,7 @@ export interface DoctorProbes {
 function feedSeen(t: DeployTarget): string {
   const root = t.projectRoot && t.projectRoot !== '/' ? `, project root ${t.projectRoot}` : '';
   const feed = t.repository
-    ? `fed from ${t.repository.name ?? 'a connected repository'} (creationMethod ${t.repository.creationMethod}${root}): production is built from pushes to ${t.deployBranch}`
+    ? `fed from ${t.repository.name ?? 'a connected repository'} (${t.repository.evidence}${root}): production is built from pushes to ${t.deployBranch}`
     : `fed by uploads and merges (deploy mode ${t.deployMode})`;
   const rules = [!t.mergeAllowed ? 'merges into the deploy branch refused' : '', t.readOnly ? 'the deploy branch is read-only' : ''].filter(Boolean);
   return `deploy branch ${t.deployBranch}, ${feed}${rules.length ? `; ${rules.join(', ')}` : ''}`;

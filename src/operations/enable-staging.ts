@@ -12,6 +12,8 @@ export interface EnableStagingResult {
   branch: string;
   stagingUrl: string | undefined;
   environmentId: string | undefined;
+  /** This call turned the staging environment on (it was seen off, or the branch is new): the close may turn it off. */
+  turnedOn?: boolean;
   smoke?: { cubes: number; rows: number; waits: number };
 }
 
@@ -28,15 +30,31 @@ export async function stagingEnvironmentOf(ctx: OpContext, branch: string) {
   return envs.find((e) => e.branch === branch || e.name === branch);
 }
 
-export async function enableStaging(ctx: OpContext, input: { branch: string; smokeTest: boolean; smoke?: SmokeOptions }): Promise<EnableStagingResult> {
+/** Whether the branch's staging environment is on, as the branch list says; undefined when it does not say. */
+async function stagingWasOn(ctx: OpContext, branch: string): Promise<boolean | undefined> {
+  for await (const b of ctx.client.branches.iterate({ deploymentId: ctx.deploymentId, query: { first: 100 } }, { signal: ctx.signal })) {
+    if (b.name === branch) return typeof b.isStagingEnvironmentEnabled === 'boolean' ? b.isStagingEnvironmentEnabled : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Turn the branch's staging environment on. `ownBranch`: a run of this PR made the branch, so it is this PR's; else
+ * the branch list is read first, and only an environment seen off counts as turned on by this run.
+ */
+export async function enableStaging(
+  ctx: OpContext,
+  input: { branch: string; smokeTest: boolean; smoke?: SmokeOptions; ownBranch?: boolean },
+): Promise<EnableStagingResult> {
   const { client, deploymentId } = ctx;
   const opts = { signal: ctx.signal };
+  const wasOn = input.ownBranch || ctx.dryRun ? false : await stagingWasOn(ctx, input.branch);
   if (!(await enableBranchStaging(ctx, input.branch))) return { branch: input.branch, stagingUrl: undefined, environmentId: undefined };
   const env = await stagingEnvironmentOf(ctx, input.branch);
   const reported = env ? environmentRestUrl(env) : undefined;
   const stagingUrl = reported ? normaliseRestUrl(reported) : branchRestUrl((await client.deployments.get({ deploymentId }, opts)).deploymentUrl, input.branch);
   ctx.reporter.info(`staging environment of ${input.branch}: ${stagingUrl}`);
-  const result: EnableStagingResult = { branch: input.branch, stagingUrl, environmentId: env ? String(env.id) : undefined };
+  const result: EnableStagingResult = { branch: input.branch, stagingUrl, environmentId: env ? String(env.id) : undefined, turnedOn: wasOn === false };
   if (input.smokeTest) result.smoke = await smokeTest(ctx, stagingUrl, input.smoke ?? { timeoutMs: DEFAULTS.smokeTimeoutSeconds * 1000 });
   return result;
 }

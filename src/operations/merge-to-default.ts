@@ -93,7 +93,7 @@ export async function mergeToDefault(ctx: OpContext, input: MergeInput): Promise
       'deployment-id',
       String(ctx.deploymentId),
       target.repository
-        ? `a deployment that takes merges into its deploy branch: this one is fed from ${target.repository.name ?? 'a connected repository'} (creationMethod: ${target.repository.creationMethod}, deployBranchMergeAllowed: ${target.mergeAllowed}), so merging the pull request on GitHub deploys it`
+        ? `a deployment that takes merges into its deploy branch: this one is fed from ${target.repository.name ?? 'a connected repository'} (${target.repository.evidence}, deployBranchMergeAllowed: ${target.mergeAllowed}), so merging the pull request on GitHub deploys it`
         : `a deployment that takes merges into its deploy branch: this one refuses them (deployBranchMergeAllowed: false)`,
     );
   }

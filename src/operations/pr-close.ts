@@ -4,7 +4,7 @@
  */
 import { InputError, PlatformError, messageOf } from '../client/errors.js';
 import { sleep } from '../client/retry.js';
-import { cleanupBranch, type CleanupResult } from './cleanup-branch.js';
+import { cleanupBranch, type BranchClaim, type CleanupResult } from './cleanup-branch.js';
 import type { OpContext } from './context.js';
 import { MergeRefused, mergeToDefault, type MergeResult } from './merge-to-default.js';
 import type { DeployTarget } from './branch-build.js';
@@ -18,7 +18,8 @@ export interface CloseInput {
   message: string;
   /** Dev branches the ledger recorded for the PR. */
   devBranches: string[];
-  removeOnUpstream: boolean;
+  /** What cleanup may do to the branch, from the ledger's evidence (a branch no run of the PR made stays). */
+  claim: BranchClaim;
   /** The model of the PR's merge commit (the checkout), read before the first write: what is merged. */
   model?: { local: LocalFile[]; concurrency: number; modelDir: string; allowModelDeletion: boolean; via?: UploadVia };
   /** In CLI deploy mode, upload `model` to the deploy branch after the merge. */
@@ -80,7 +81,7 @@ async function cleanupWithRetries(ctx: OpContext, input: CloseInput, left: strin
   const pauses = input.cleanupPausesMs ?? [5_000, 20_000];
   for (let pass = 0; ; pass++) {
     try {
-      return await cleanupBranch(ctx, { branch: input.branch, devBranches: input.devBranches, removeOnUpstream: input.removeOnUpstream });
+      return await cleanupBranch(ctx, { branch: input.branch, devBranches: input.devBranches, ...input.claim });
     } catch (e) {
       const message = messageOf(e);
       const wait = pauses[pass];

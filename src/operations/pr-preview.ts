@@ -22,6 +22,8 @@ import type { ValidateResult } from './validate.js';
 export interface PullRequestPort {
   /** True once a newer push owns the PR: the run then stops without merging its files. */
   isStale(): Promise<boolean>;
+  /** Told as soon as the run made the shared branch: the ledger's evidence, also when a later step fails. */
+  created?(branch: string): void;
 }
 
 export interface PreviewInput {
@@ -42,6 +44,8 @@ export interface PreviewInput {
   modelFiles?: FileTexts;
   /** Allow an upload that deletes most of the branch's model (input `allow-model-deletion`). */
   allowModelDeletion?: boolean;
+  /** A run of this PR made the branch (its ledger says so): its staging is this PR's to turn on and off. */
+  ownBranch?: boolean;
 }
 
 export interface PreviewOutcome {

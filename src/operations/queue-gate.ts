@@ -32,6 +32,8 @@ export interface QueueGateOutcome {
   failureCause?: unknown;
   /** The branch could not be removed: the sweep of `cleanup-branch` will. */
   left?: string;
+  /** This run made the branch (a rerun of the entry finds it). */
+  created?: boolean;
 }
 
 /** Validate the merge commit's model on its own branch, then remove the branch. */
@@ -45,6 +47,7 @@ export async function validateInQueue(ctx: OpContext, input: QueueGateInput): Pr
       // A queue entry's commit never moves: a newer one is another entry with a branch of its own.
       { isStale: () => Promise.resolve(false) },
     );
+    outcome.created = o.created;
     if (o.upload) outcome.upload = o.upload;
     if (o.validation) outcome.validation = o.validation;
     if (o.failure) Object.assign(outcome, { failure: o.failure, failureCause: o.failureCause });
@@ -54,7 +57,10 @@ export async function validateInQueue(ctx: OpContext, input: QueueGateInput): Pr
     if (!ctx.dryRun) {
       const devBranches = outcome.upload?.devBranch ? [outcome.upload.devBranch] : [];
       await ctx.reporter
-        .group('Remove the queue branch', () => cleanupBranch(ctx, { branch: input.branch, devBranches, removeOnUpstream: true }))
+        // Its name is the queue entry's own: it goes (upstream too when this run made it), even after a failure.
+        .group('Remove the queue branch', () =>
+          cleanupBranch(ctx, { branch: input.branch, devBranches, ours: true, removeOnUpstream: outcome.created === true }),
+        )
         .catch((e: unknown) => {
           outcome.left = input.branch;
           ctx.reporter.warning(`could not remove ${input.branch} (${messageOf(e)}); the sweep of cleanup-branch removes it once the pull request is closed`);

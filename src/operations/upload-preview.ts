@@ -17,7 +17,7 @@ import { validateWhenBuilt, type ValidateResult } from './validate.js';
 /** What the upload flow reads of the preview's input (the ending's settings are the caller's). */
 export type UploadPreviewInput = Pick<
   PreviewInput,
-  'branch' | 'deployBranch' | 'local' | 'modelDir' | 'concurrency' | 'commitMessage' | 'via' | 'allowModelDeletion'
+  'branch' | 'deployBranch' | 'local' | 'modelDir' | 'concurrency' | 'commitMessage' | 'via' | 'allowModelDeletion' | 'ownBranch'
 >;
 
 /** The preview by upload, up to its validation; a platform failure is reported in the outcome, bad input is thrown. */
@@ -30,7 +30,7 @@ export async function runPreview(ctx: OpContext, input: UploadPreviewInput, pull
   let validation: Promise<ValidateResult> | undefined;
   let stagingToken: Promise<MetaToken> | undefined;
   const enable = () =>
-    (staging ??= enableStaging(ctx, { branch, smokeTest: false }).then((s) => {
+    (staging ??= enableStaging(ctx, { branch, smokeTest: false, ownBranch: outcome.created || input.ownBranch }).then((s) => {
       // The impact's token for the staging environment is minted while the model builds and validates.
       if (impact) stagingToken = stagingTokenFor(ctx, branch, s);
       return s;
@@ -62,6 +62,7 @@ export async function runPreview(ctx: OpContext, input: UploadPreviewInput, pull
   const settle = () => Promise.allSettled([staging, validation]);
   try {
     outcome.created = await ctx.reporter.group('Shared branch', () => ensureSharedBranch(ctx, branch, input.deployBranch));
+    if (outcome.created) pull.created?.(branch);
     if (!ctx.dryRun) {
       enable().catch(() => undefined);
       mark().catch(() => undefined);

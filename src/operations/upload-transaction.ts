@@ -8,7 +8,7 @@ import type { FileHashes } from '@datamodel-ci/platform-api';
 import { DEFAULTS } from '../defaults.js';
 import { AdaptivePool } from './adaptive-pool.js';
 import { gitWrite, type OpContext } from './context.js';
-import { readLocal, type LocalFile } from '../model/local-model.js';
+import { readLocal, skippedPath, type LocalFile } from '../model/local-model.js';
 import { guardModelDeletion } from '../model/guard.js';
 import { formatBytes, plural } from '../report/plural.js';
 
@@ -27,14 +27,19 @@ export function sameTree(a: Manifest, b: Manifest): boolean {
   return ka.length === Object.keys(b).length && ka.every((k) => b[k]?.hash === a[k]?.hash);
 }
 
-/** Compare local hashes with the remote ones. */
+/**
+ * Compare local hashes with the remote ones. A remote file the walk never looks at (a dotfile such as a
+ * connected repository's `.github/`, `node_modules`) is kept: listed in the manifest as it is, never removed.
+ */
 export function plan(local: readonly LocalFile[], remote: Manifest) {
   const localPaths = new Set(local.map((f) => f.path));
   const send = local.filter((f) => remote[f.path]?.hash !== f.sha1);
+  const kept: Manifest = {};
+  for (const [path, entry] of Object.entries(remote)) if (!localPaths.has(path) && skippedPath(path)) kept[path] = { hash: entry.hash };
   const remove = Object.keys(remote)
-    .filter((p) => !localPaths.has(p))
+    .filter((p) => !localPaths.has(p) && !(p in kept))
     .sort();
-  return { send, remove, unchanged: local.length - send.length };
+  return { send, remove, kept, unchanged: local.length - send.length };
 }
 
 /** The branch's files with their hashes. */
@@ -84,12 +89,14 @@ export interface TransactionResult {
 export async function uploadTransaction(ctx: OpContext, input: TransactionInput): Promise<TransactionResult> {
   const { client, deploymentId, reporter } = ctx;
   const branchName = input.branch;
-  const manifest = manifestOf(input.local);
   const remote = await remoteTree(ctx, branchName).catch((e: unknown) => {
     if (input.planOnly) return {};
     throw e;
   });
   const p = plan(input.local, remote);
+  // `finish` removes what its manifest lacks: the files the walk skips stay listed, as the branch holds them.
+  const manifest = { ...p.kept, ...manifestOf(input.local) };
+  if (Object.keys(p.kept).length) reporter.debug(`kept on ${branchName} (never uploaded from here): ${Object.keys(p.kept).join(', ')}`);
   if (input.guard) {
     await guardModelDeletion({
       branch: branchName,

@@ -2,13 +2,14 @@
  * The pull request's side of a run: the event that started it, GitHub (when a token was given) and our
  * comment thread on it, opened once. Every write to GitHub goes through this room (src/pr/).
  */
-import { branchForPr } from '../branch-names.js';
+import { branchForPr, prOfBranch, prOfQueueBranch } from '../branch-names.js';
 import { InputError } from '../client/errors.js';
 import { messageOf } from '../client/errors.js';
 import type { RunContext } from '../github/event.js';
 import type { GitHubApi } from '../github/types.js';
 import type { Reporter } from '../report/reporter.js';
-import { CommentThread } from './comment/thread.js';
+import { CommentThread, readLedger } from './comment/thread.js';
+import type { BranchClaim } from '../operations/cleanup-branch.js';
 
 /** The check run that carries a validation: what branch protection requires. */
 export const CHECK_NAME = 'datamodel-ci / validation';
@@ -96,6 +97,26 @@ export class PullRequestSide {
     }
     if (ledger?.branch) return ledger.branch;
     throw new InputError('branch', undefined, 'a branch name (this run has no pull_request event to derive it from)');
+  }
+
+  /**
+   * What cleanup may do to `branch`, from the ledger's evidence only: delete it when a run of this PR
+   * created it, remove its ref upstream as well when its name is one the toolkit generates (and
+   * `remove-on-upstream` allows), turn its staging off when a run of this PR turned it on.
+   */
+  async claim(branch: string, removeOnUpstream: boolean): Promise<BranchClaim> {
+    const ledger = (await this.thread())?.ledger;
+    const ours = ledger?.created === branch;
+    const generated = prOfBranch(this.settings.branchPrefix, branch) !== undefined || prOfQueueBranch(this.settings.branchPrefix, branch) !== undefined;
+    return { ours, removeOnUpstream: ours && generated && removeOnUpstream, stagingOurs: ours || ledger?.stagingOn === branch };
+  }
+
+  /** What pull request `number`'s comment's ledger records of its branches (the sweep's evidence); undefined without one. */
+  async ledgerOf(number: number): Promise<{ branch?: string; created?: string } | undefined> {
+    const github = this.github;
+    if (!github) return undefined;
+    const ledger = await readLedger(github, number, String(this.settings.deploymentId), this.tokenIdentity(github)).catch(() => undefined);
+    return ledger && { ...(ledger.branch ? { branch: ledger.branch } : {}), ...(ledger.created ? { created: ledger.created } : {}) };
   }
 
   /** True when the PR's head moved on since this run started: a stale run stops quietly. */

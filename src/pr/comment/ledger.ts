@@ -21,6 +21,10 @@ export interface Ledger {
   branch?: string;
   /** Dev-mode fork an upload went through (dev-mode uploads only). */
   devBranch?: string;
+  /** The branch a run of this PR created: the evidence that lets cleanup delete it (docs/faults.md). */
+  created?: string;
+  /** The branch whose staging environment a run of this PR turned on (off again at the close). */
+  stagingOn?: string;
   /** URL of the staging environment. */
   stagingUrl?: string;
   /** Head commit of the PR when the ledger was written. */
@@ -113,7 +117,7 @@ function ledgerOf(raw: unknown, top: boolean): Ledger | undefined {
   const r = raw as Record<string, unknown>;
   if (typeof r.deploymentId !== 'string' || !r.deploymentId) return undefined;
   const ledger: Ledger = { deploymentId: r.deploymentId };
-  for (const key of ['branch', 'devBranch', 'stagingUrl', 'headSha', 'updatedAt', 'state', 'untouched'] as const) {
+  for (const key of ['branch', 'devBranch', 'created', 'stagingOn', 'stagingUrl', 'headSha', 'updatedAt', 'state', 'untouched'] as const) {
     const v = optionalString(r[key]);
     if (v !== undefined) ledger[key] = v;
   }
