@@ -116,7 +116,7 @@ describe('the toolkit on each silent point', () => {
       const r = await lc.run(5, 'closed', { merged: true, headRef: 'five', env: { DATAMODEL_CI_MERGE_ON_CLOSE: 'true' } });
       expect(r.code).toBe(2);
       expect(r.lines.join('\n')).toContain(
-        'merge-on-close: got "true", expected auto or false: deployment 1 is fed from acme/analytics (repoType: git, creationMethod: github): GitHub\'s merge of the pull request deploys production',
+        'merge-on-close: got "true", expected auto or false: deployment 1: it is fed from acme/analytics (repoType: git, creationMethod: github): GitHub\'s merge of the pull request deploys production',
       );
       expect(snapshot(lc.em)).toBe(before);
       expect(lc.gh.comments(5)).toEqual([]);

@@ -7,15 +7,17 @@
 import { InputError } from '../client/errors.js';
 import { readLocalModel } from '../model/local-model.js';
 import { deployTarget, type DeployTarget } from '../operations/branch-build.js';
+import { mergeRefusal } from '../operations/merge-to-default.js';
 import { CloseFailed, runClose } from '../operations/pr-close.js';
 import { checkProduction, stagingOff, type ProductionCheck } from '../operations/repository-feed.js';
+import { changesOf, touches } from '../pr/changed-files.js';
 import { validatedInQueue } from '../pr/check-run.js';
 import { retirePreview } from '../pr/deployment.js';
 import type { Outputs } from '../pr/presenters.js';
 import { publish } from '../pr/publish.js';
 import type { ActionRun } from './action-run.js';
 import type { ModelRun } from './models.js';
-import { fedHead, type ModelFailure } from './pr-preview.js';
+import { fedHead, projectModel, type ModelFailure } from './pr-preview.js';
 
 /**
  * Whether the close merges into the deploy branch: never on a deployment fed from a connected repository
@@ -25,15 +27,29 @@ import { fedHead, type ModelFailure } from './pr-preview.js';
 function mergeOnClose(run: ActionRun<'pr'>, id: number, target: DeployTarget): boolean {
   const setting = run.settings.inputs.mergeOnClose;
   if (setting === 'false' || !run.event.pr?.merged) return false;
-  const why = target.repository
-    ? `deployment ${id} is fed from ${target.repository.name ?? 'a connected repository'} (${target.repository.evidence}): GitHub's merge of the pull request deploys production, and a merge into ${target.deployBranch} would deploy it a second time`
-    : !target.mergeAllowed
-      ? `deployment ${id} refuses merges into ${target.deployBranch} (deployBranchMergeAllowed: false)`
-      : undefined;
-  if (!why) return true;
+  const refused = mergeRefusal(target);
+  if (!refused) return true;
+  const why = `deployment ${id}: ${refused}`;
   if (setting === 'true') throw new InputError('merge-on-close', 'true', `auto or false: ${why}`);
   run.reporter.notice(`not merging into ${target.deployBranch}: ${why}`);
   return false;
+}
+
+/**
+ * What production built after GitHub merged the PR on a fed deployment. The platform builds production
+ * only when the project changed (the vendor: a monorepo rebuilds only for files under its root), so a
+ * merge that touched nothing there is not waited for: the comment says why production did not move.
+ */
+async function productionAfterMerge(run: ActionRun<'pr'>, m: ModelRun, target: DeployTarget): Promise<ProductionCheck> {
+  const pr = run.event.pr!;
+  const root = target.projectRoot.replace(/^\/+|\/+$/g, '') || '.';
+  const changes = await changesOf(m.side);
+  if (!touches(changes, root)) {
+    const why = `the merge changed nothing under ${root === '.' ? 'the repository' : `${root}/`}, and the platform builds production only when the project changes: not waited for`;
+    run.reporter.info(`production (${target.deployBranch}): ${why}`);
+    return { unchecked: why };
+  }
+  return run.reporter.group('Production', () => checkProduction(m.op, { deployBranch: target.deployBranch, mergeCommit: pr.mergeCommitSha }));
 }
 
 /** Merge (when the PR was merged and the deployment takes it) and clean up one model's preview. */
@@ -47,7 +63,8 @@ export async function closeModel(run: ActionRun<'pr'>, m: ModelRun, out: Outputs
   const devBranch = (await side.thread())?.ledger?.devBranch;
   // The merge commit's model (the checkout) is read and checked before the first write: it is what the
   // shared branch must hold when it is merged, and what the deploy branch must hold after.
-  const local = merge ? await readLocalModel(run.reporter, modelDir, inputs.exclude) : undefined;
+  const read = merge ? projectModel(run.reporter, modelDir, await readLocalModel(run.reporter, modelDir, inputs.exclude), target) : undefined;
+  const local = read?.local;
   const state = pr.merged ? 'merged' : 'closed';
   const fedBranch = fedHead(run, target);
   out.branch = fedBranch ?? branch;
@@ -57,8 +74,7 @@ export async function closeModel(run: ActionRun<'pr'>, m: ModelRun, out: Outputs
     // Fed from a repository: production comes from GitHub's merge (checked, never merged again); the head
     // branch is the repository's own and stays, its staging goes off. A fallback preview branch is cleaned below.
     if (fedBranch) {
-      if (pr.merged)
-        production = await run.reporter.group('Production', () => checkProduction(op, { deployBranch: target.deployBranch, mergeCommit: pr.mergeCommitSha }));
+      if (pr.merged) production = await productionAfterMerge(run, m, target);
       // The head branch is the repository's: its staging goes off only when a run of this PR turned it on.
       if ((await side.claim(fedBranch, false)).stagingOurs) await stagingOff(op, fedBranch);
       else run.reporter.info(`the staging environment of ${fedBranch} stays as it is: no run of this pull request turned it on`);
@@ -69,7 +85,7 @@ export async function closeModel(run: ActionRun<'pr'>, m: ModelRun, out: Outputs
       message: `Merge PR #${pr.number}: ${pr.title}`,
       devBranches: devBranch ? [devBranch] : [],
       claim: await side.claim(branch, inputs.removeOnUpstream),
-      model: local && { local, concurrency: inputs.concurrency, modelDir, allowModelDeletion: inputs.allowModelDeletion, via: inputs.via },
+      model: read && { local: read.local, concurrency: inputs.concurrency, modelDir: read.dir, allowModelDeletion: inputs.allowModelDeletion, via: inputs.via },
       deployOnMerge: local && inputs.deployOnMerge,
       target,
     });

@@ -96,9 +96,8 @@ export async function previewModel(
   const fed = head !== undefined;
   const branch = head ?? previewBranch;
   // There the model is the folder the platform builds (`deployProjectRoot`), the repository root's `.` included.
-  const fedDir = fed ? repositoryModelDir(run.reporter, modelDir, target) : modelDir;
-  const fedLocal = fedDir === modelDir ? local : filesUnder(local, fedDir);
-  const modelFiles = inputs.impact ? await localModelFiles(fedLocal, fedDir, { emptyAllowed: true }) : undefined;
+  const project = projectModel(run.reporter, modelDir, local, target);
+  const modelFiles = inputs.impact ? await localModelFiles(project.local, project.dir, { emptyAllowed: true }) : undefined;
   out.branch = branch;
   // "Updating" goes up at once and runs alongside the platform work; the result replaces it at the end.
   const updating = dryRun ? Promise.resolve() : publish(side, { state: 'updating', branch }, { branch, state: 'open' }, { summary: false });
@@ -110,8 +109,8 @@ export async function previewModel(
     {
       branch: previewBranch,
       deployBranch: target.deployBranch,
-      local,
-      modelDir,
+      local: project.local,
+      modelDir: project.dir,
       concurrency: inputs.concurrency,
       via,
       ownBranch,
@@ -126,7 +125,7 @@ export async function previewModel(
         ? {
             branch,
             headSha: pr.headSha,
-            modelDir: fedDir,
+            modelDir: project.dir,
             repository: target.repository?.name ?? 'the connected repository',
           }
         : undefined,
@@ -177,6 +176,17 @@ export async function untouched(run: ActionRun<'pr'>, side: PullRequestSide, mod
   const why = `Pull request #${run.event.pr!.number} changes no file under ${dir}: not previewed.`;
   await neutralCheck(side, `Not previewed: no change under ${dir}`, why);
   return why;
+}
+
+/**
+ * The model as the platform keys it: on a deployment connected to a repository its branches hold the
+ * project root's folder (`deployProjectRoot`), so from a checkout of the whole repository (`model-dir: .`)
+ * only that folder is uploaded, its paths relative to it (the preview, its fallback, the queue, the close).
+ */
+export function projectModel(reporter: Reporter, modelDir: string, local: LocalFile[], target: DeployTarget): { dir: string; local: LocalFile[] } {
+  if (!target.connected) return { dir: modelDir, local };
+  const dir = repositoryModelDir(reporter, modelDir, target);
+  return { dir, local: dir === modelDir ? local : filesUnder(local, dir) };
 }
 
 /** The walk's files under `folder` (a subfolder of the model dir), with paths relative to it. */

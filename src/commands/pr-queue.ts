@@ -16,6 +16,7 @@ import { plural } from '../report/plural.js';
 import type { ActionRun } from './action-run.js';
 import { StepFailed } from './exit-codes.js';
 import { modelRuns, type ModelRun } from './models.js';
+import { projectModel } from './pr-preview.js';
 
 /** What the queue made of one model. */
 interface QueueResult {
@@ -46,11 +47,13 @@ export async function queueCommand(run: ActionRun<'pr'>): Promise<number> {
         return { run: m, status: 'untouched', why };
       }
       const target = await deployTarget(m.op);
+      // On a connected deployment, the project root's folder only, as the preview uploads it.
+      const project = projectModel(run.reporter, m.target.modelDir, local, target);
       const outcome = await validateInQueue(m.op, {
         branch,
         deployBranch: target.deployBranch,
-        local,
-        modelDir: m.target.modelDir,
+        local: project.local,
+        modelDir: project.dir,
         concurrency: inputs.concurrency,
         via: inputs.via,
         commitMessage: `datamodel-ci: merge queue entry of PR #${group.pr} at ${group.headSha.slice(0, 7)}`,

@@ -85,18 +85,23 @@ async function prepare(ctx: OpContext, input: MergeInput, deployBranch: string):
   return 'merge';
 }
 
+/**
+ * Why the deployment's settings forbid a merge into its deploy branch, naming the setting; undefined when
+ * they allow it. A fed deployment deploys from GitHub's merge; a read-only deploy branch takes no write.
+ */
+export function mergeRefusal(target: DeployTarget): string | undefined {
+  if (target.repository)
+    return `it is fed from ${target.repository.name ?? 'a connected repository'} (${target.repository.evidence}): GitHub's merge of the pull request deploys production, and a merge into ${target.deployBranch} would deploy it a second time`;
+  if (!target.mergeAllowed) return `it refuses merges into ${target.deployBranch} (deployBranchMergeAllowed: false)`;
+  if (target.readOnly) return `its deploy branch ${target.deployBranch} is read-only (deployBranchReadOnly: true)`;
+  return undefined;
+}
+
 export async function mergeToDefault(ctx: OpContext, input: MergeInput): Promise<MergeResult> {
   const target = input.target ?? (await deployTarget(ctx));
-  // Refused before any write, naming the setting: a fed deployment deploys from GitHub's merge.
-  if (target.repository || !target.mergeAllowed) {
-    throw new InputError(
-      'deployment-id',
-      String(ctx.deploymentId),
-      target.repository
-        ? `a deployment that takes merges into its deploy branch: this one is fed from ${target.repository.name ?? 'a connected repository'} (${target.repository.evidence}, deployBranchMergeAllowed: ${target.mergeAllowed}), so merging the pull request on GitHub deploys it`
-        : `a deployment that takes merges into its deploy branch: this one refuses them (deployBranchMergeAllowed: false)`,
-    );
-  }
+  // Refused before any write, naming the setting.
+  const refused = mergeRefusal(target);
+  if (refused) throw new InputError('deployment-id', String(ctx.deploymentId), `a deployment that takes merges into its deploy branch: ${refused}`);
   const base = { branch: input.branch, deployBranch: target.deployBranch, deployMode: target.deployMode };
   if (input.model && !ctx.dryRun) {
     let ready: Awaited<ReturnType<typeof prepare>>;

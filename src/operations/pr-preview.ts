@@ -80,12 +80,12 @@ export async function previewOnPlatform(ctx: OpContext, input: PlatformPreviewIn
   let flow: PreviewFlow | undefined;
   if (input.fed) {
     const { fed } = input;
-    flow = await runRepositoryPreview(ctx, { ...input, branch: fed.branch, headSha: fed.headSha, modelDir: fed.modelDir }, impact);
-    if (!flow) {
+    const fedFlow = await runRepositoryPreview(ctx, { ...input, branch: fed.branch, headSha: fed.headSha, modelDir: fed.modelDir }, impact);
+    if ('notAdded' in fedFlow) {
       ctx.reporter.notice(
-        `${fed.branch} is not a branch of ${fed.repository} (a fork's?): previewing by upload on ${input.branch}, whose ref is removed from the repository at cleanup`,
+        `${fed.branch} of ${fed.repository} is not added to the platform (${fedFlow.notAdded}): previewing by upload on ${input.branch} instead, removed at cleanup`,
       );
-    }
+    } else flow = fedFlow;
   }
   flow ??= await runPreview(ctx, input, pull, impact);
   const o = flow.outcome;

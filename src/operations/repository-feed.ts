@@ -8,6 +8,7 @@
  * have (a fork's) is previewed by upload on a preview branch instead (the caller's fallback).
  */
 import type { BuildStatus } from '@datamodel-ci/platform-api';
+import { isDevBranch } from '@datamodel-ci/platform-api';
 import { BadRequestError, InputError, NotFoundError, messageOf } from '../client/errors.js';
 import { DEFAULTS } from '../defaults.js';
 import { BuildError, markBuild, sameCommit, waitForBuild, type BuildMark } from './branch-build.js';
@@ -22,7 +23,7 @@ export type RepositoryPreviewInput = Pick<PreviewInput, 'branch' | 'modelDir'> &
   headSha: string;
 };
 
-/** Pull a branch from the connected repository; `undefined` when the repository does not have it. */
+/** Pull a branch from the connected repository; `undefined` when the platform does not know it (not added, or not in the repository). */
 async function pull(ctx: OpContext, branch: string): Promise<{ buildTriggered?: boolean | null } | undefined | 'dry-run'> {
   try {
     const r = await mutate(ctx, `pull ${branch} from the connected repository`, () =>
@@ -36,16 +37,55 @@ async function pull(ctx: OpContext, branch: string): Promise<{ buildTriggered?: 
   }
 }
 
-/** The preview of a PR whose head branch is in the connected repository, up to its validation; `undefined` when it is not there. */
-export async function runRepositoryPreview(ctx: OpContext, input: RepositoryPreviewInput, impact?: StartedImpact): Promise<PreviewFlow | undefined> {
+/**
+ * Add a repository branch the platform does not know the documented way: the dev-mode switch (the branch
+ * switcher's counterpart), which adds it and puts the key's session on a `dev-…` fork of it; the fork is
+ * deleted at once, which ends that session (never `DELETE …/dev-mode`: per credential, maybe another
+ * run's). Returns why it could not be added, or undefined when it was.
+ */
+async function addBranch(ctx: OpContext, branch: string): Promise<string | undefined> {
+  try {
+    const dev = await ctx.client.branches.startDevMode(
+      { deploymentId: ctx.deploymentId, body: { branchName: branch } },
+      { signal: ctx.signal, repeatable: true },
+    );
+    ctx.reporter.info(`added ${branch} to the platform (the dev-mode switch)`);
+    const fork = dev.branchName;
+    if (fork && fork !== branch && isDevBranch(fork)) {
+      await ctx.client.branches
+        .remove({ deploymentId: ctx.deploymentId, query: { branchName: fork, removeOnUpstream: false } }, { signal: ctx.signal })
+        .catch((e: unknown) => ctx.reporter.warning(`could not delete ${fork}, the dev-mode fork that added ${branch}: ${messageOf(e)}`));
+    }
+    return undefined;
+  } catch (e) {
+    if (ctx.signal?.aborted) throw e;
+    return messageOf(e);
+  }
+}
+
+/** Why the fed preview did not run: the head branch is not on the platform and could not be added. */
+export interface NotAdded {
+  notAdded: string;
+}
+
+/** The preview of a PR whose head branch is in the connected repository, up to its validation; why not, when it is not on the platform. */
+export async function runRepositoryPreview(ctx: OpContext, input: RepositoryPreviewInput, impact?: StartedImpact): Promise<PreviewFlow | NotAdded> {
   const { branch } = input;
   const outcome: PreviewOutcome = { branch, created: false, stale: false };
   let minted: Promise<MetaToken> | undefined;
   try {
     // The build status before the pull: the build that replaces it is the head commit's.
-    const since: BuildMark | undefined = await markBuild(ctx, branch);
-    const pulled = await ctx.reporter.group(`Pull ${branch}`, () => pull(ctx, branch));
-    if (pulled === undefined) return undefined;
+    let since: BuildMark | undefined = await markBuild(ctx, branch);
+    let pulled = await ctx.reporter.group(`Pull ${branch}`, () => pull(ctx, branch));
+    // Pushes sync only branches already added to the platform (the vendor): an unknown one is added first.
+    if (pulled === undefined && !ctx.dryRun) {
+      const refused = await addBranch(ctx, branch);
+      if (refused) return { notAdded: `pull answered that ${branch} is unknown, and adding it with the dev-mode switch failed: ${refused}` };
+      since = await markBuild(ctx, branch);
+      pulled = await ctx.reporter.group(`Pull ${branch}`, () => pull(ctx, branch));
+    }
+    if (pulled === undefined)
+      return { notAdded: `pull answered that ${branch} is unknown${ctx.dryRun ? ' (a dry run does not add it)' : ', also once added'}` };
     if (pulled === 'dry-run') {
       ctx.reporter.info(`dry run: would enable the staging environment of ${branch}, wait for the build of ${input.headSha.slice(0, 7)} and validate it`);
       return { outcome };
