@@ -16,6 +16,7 @@ export const PROFILES = [
   'meta-token-scoped',
   'newer-staging-engine',
   'loose-answers',
+  'lasthash-at-commit',
 ] as const;
 
 export type ProfileName = (typeof PROFILES)[number];
@@ -34,6 +35,8 @@ export const PROFILE_SUMMARY: Record<ProfileName, string> = {
   'newer-staging-engine': "production's /meta comes from the older Cube of its release channel, staging's from the newest",
   'loose-answers':
     'answers in every form a real service may use: ids as text, unknown fields, 202 for writes, 204 with no body for deletes, dates as HTTP dates, Retry-After as a date',
+  'lasthash-at-commit':
+    "build status's lastHash is the branch's head commit as soon as a commit lands; the next two reads still show the previous build as built, with the new hash",
 };
 
 /** Profiles that answer the same point two ways cannot be on together. */

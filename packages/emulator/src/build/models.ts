@@ -55,7 +55,7 @@ export interface RuntimeRec {
   wakesAt?: number;
   /** Profile `staging-cold`: the last data request it served (it falls asleep after `idleMs` without one). */
   usedAt?: number;
-  /** Profile `stale-build-status`: build-status reads still answered with the previous build. */
+  /** Profiles `stale-build-status`, `lasthash-at-commit`: build-status reads still answered with the previous build. */
   staleReads?: number;
 }
 

@@ -61,10 +61,11 @@ function startBuild(env: BuildEnv, d: DeploymentRec, b: BranchRec, kind: BuildRe
   if (failure) build.errorText = failure.errorText;
   // A newer build supersedes one still running: the older one never finishes.
   b.runtime.builds = [...keep(b.runtime.builds.filter((x) => x.endsAt <= now)), build];
-  if (kind === 'build' && profileOn(env, 'stale-build-status')) b.runtime.staleReads = STALE_READS;
+  // Profile lasthash-at-commit: the new commit is reported before its build is seen, as stale-build-status does.
+  if (kind === 'build' && (profileOn(env, 'stale-build-status') || profileOn(env, 'lasthash-at-commit'))) b.runtime.staleReads = STALE_READS;
 }
 
-/** Profile `stale-build-status`: reads after a change that still show the build before it. */
+/** Profiles `stale-build-status`, `lasthash-at-commit`: reads after a change that still show the build before it. */
 const STALE_READS = 2;
 
 /** Profile `staging-cold`: a staging environment asleep (just enabled, or idle) until a data request or its wake time. */
@@ -143,8 +144,9 @@ export function stagingFiles(b: BranchRec, now: number): FileMap {
 
 /**
  * Build status as the vendor reports it: `built`, `building`, `warmup`, `failed`, `cancelled`,
- * `stopped`, `none`. `filesHash` is the branch's commit, `lastHash` what its last finished build serves.
- * `env` brings the profiles in: an asleep staging environment, a stale answer, the hash form.
+ * `stopped`, `none`. `filesHash` is the branch's commit, `lastHash` what its last finished build serves
+ * (the commit too under `lasthash-at-commit`). `env` brings the profiles in: an asleep staging
+ * environment, a stale answer, the hash form.
  */
 export function buildStatusOf(d: DeploymentRec, name: string, now: number, env: BuildEnv) {
   const s = rawBuildStatus(d, name, now, env);
@@ -162,24 +164,27 @@ function rawBuildStatus(d: DeploymentRec, name: string, now: number, env: BuildE
     return { ...base, mode: 'production', status: 'building', errorText: 'Bad branch', filesHash: null, lastHash: null, buildJobId: null, updatedAt: at(now) };
   const builds = b.runtime.builds;
   const last = builds.at(-1);
+  const atCommit = profileOn(env, 'lasthash-at-commit');
   const known = {
     ...base,
     mode: b.kind === 'dev' ? 'dev_mode' : 'production',
     filesHash: b.lastHash,
-    lastHash: servedBuild(b, now)?.hash ?? null,
+    lastHash: atCommit ? b.lastHash : (servedBuild(b, now)?.hash ?? null),
     buildJobId: last?.jobId ?? null,
   };
-  // Profile stale-build-status: the build before the newest one, still shown as built.
+  // Profiles stale-build-status, lasthash-at-commit: the build before the newest one, still shown as built
+  // (under lasthash-at-commit with the new commit's hashes: the new build has not shown yet).
   const previous = builds.slice(0, -1).findLast((x) => x.outcome === 'success' && x.endsAt <= now);
   if ((b.runtime.staleReads ?? 0) > 0 && previous) {
     b.runtime.staleReads = (b.runtime.staleReads ?? 1) - 1;
+    const hash = atCommit ? b.lastHash : previous.hash;
     return {
       ...known,
-      filesHash: previous.hash,
-      lastHash: previous.hash,
+      filesHash: hash,
+      lastHash: hash,
       buildJobId: previous.jobId,
       status: 'built',
-      errorText: null,
+      errorText: previous.errorText ?? null,
       updatedAt: at(previous.endsAt),
     };
   }
