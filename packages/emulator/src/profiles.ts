@@ -17,6 +17,7 @@ export const PROFILES = [
   'newer-staging-engine',
   'loose-answers',
   'lasthash-at-commit',
+  'staging-needs-second-wake',
 ] as const;
 
 export type ProfileName = (typeof PROFILES)[number];
@@ -37,6 +38,8 @@ export const PROFILE_SUMMARY: Record<ProfileName, string> = {
     'answers in every form a real service may use: ids as text, unknown fields, 202 for writes, 204 with no body for deletes, dates as HTTP dates, Retry-After as a date',
   'lasthash-at-commit':
     "build status's lastHash is the branch's head commit as soon as a commit lands; the next two reads still show the previous build as built, with the new hash",
+  'staging-needs-second-wake':
+    'as staging-cold, but the first data request to an asleep staging environment does not wake it (503, still asleep); the next one does',
 };
 
 /** Profiles that answer the same point two ways cannot be on together. */

@@ -57,6 +57,8 @@ export interface RuntimeRec {
   usedAt?: number;
   /** Profiles `stale-build-status`, `lasthash-at-commit`: build-status reads still answered with the previous build. */
   staleReads?: number;
+  /** Profile `staging-needs-second-wake`: when a data request last reached it asleep (the next one in that sleep wakes it). */
+  knockedAt?: number;
 }
 
 export interface UploadRec {

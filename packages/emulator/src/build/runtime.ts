@@ -68,20 +68,42 @@ function startBuild(env: BuildEnv, d: DeploymentRec, b: BranchRec, kind: BuildRe
 /** Profiles `stale-build-status`, `lasthash-at-commit`: reads after a change that still show the build before it. */
 const STALE_READS = 2;
 
+/** Profiles `staging-cold` and `staging-needs-second-wake` (which implies its sleep). */
+function sleepsWhenIdle(env: BuildEnv): boolean {
+  return profileOn(env, 'staging-cold') || profileOn(env, 'staging-needs-second-wake');
+}
+
 /** Profile `staging-cold`: a staging environment asleep (just enabled, or idle) until a data request or its wake time. */
 export function asleep(env: BuildEnv, b: BranchRec, now: number): boolean {
   const { wakesAt, usedAt } = b.runtime;
-  if (!profileOn(env, 'staging-cold') || b.kind !== 'shared' || !b.staging || wakesAt === undefined) return false;
+  if (!sleepsWhenIdle(env) || b.kind !== 'shared' || !b.staging || wakesAt === undefined) return false;
   return now < wakesAt || now - Math.max(wakesAt, usedAt ?? 0) > env.controls.behaviour.idleMs;
 }
 
-/** A data request reached the branch's runtime: an asleep one starts (warms up), an awake one stays so. */
+/** Profile `staging-needs-second-wake`: a request already reached the environment in this sleep (enabling clears it). */
+function knocked(env: BuildEnv, b: BranchRec, now: number): boolean {
+  const { knockedAt, wakesAt, usedAt } = b.runtime;
+  if (knockedAt === undefined || wakesAt === undefined) return false;
+  if (now < wakesAt) return true;
+  return knockedAt > Math.max(wakesAt, usedAt ?? 0) + env.controls.behaviour.idleMs;
+}
+
+/**
+ * A data request reached the branch's runtime: an asleep one starts (warms up), an awake one stays so.
+ * True when the request is answered 503 (asleep). Under `staging-needs-second-wake` the first request
+ * of a sleep is answered so and leaves it asleep (not counted as use, or it would count as awake).
+ */
 export function touch(env: BuildEnv, d: DeploymentRec, b: BranchRec): boolean {
-  if (!profileOn(env, 'staging-cold')) return false;
+  if (!sleepsWhenIdle(env)) return false;
   const now = env.clock.now();
   const wasAsleep = asleep(env, b, now);
+  if (wasAsleep && profileOn(env, 'staging-needs-second-wake') && !knocked(env, b, now)) {
+    b.runtime.knockedAt = now;
+    return true;
+  }
   if (wasAsleep) {
     b.runtime.wakesAt = Math.min(b.runtime.wakesAt ?? now, now);
+    delete b.runtime.knockedAt;
     startBuild(env, d, b, 'warmup');
   }
   b.runtime.usedAt = now;
@@ -106,9 +128,10 @@ export function reconcileRuntimes(env: BuildEnv, d: DeploymentRec): void {
       delete b.runtime.stoppedAt;
       startBuild(env, d, b, 'warmup');
       // Profile staging-cold: a staging environment just enabled sleeps a while first.
-      if (profileOn(env, 'staging-cold') && b.kind === 'shared' && b.staging) {
+      if (sleepsWhenIdle(env) && b.kind === 'shared' && b.staging) {
         b.runtime.wakesAt = now + env.controls.behaviour.coldMs;
         delete b.runtime.usedAt;
+        delete b.runtime.knockedAt;
       }
     } else {
       b.runtime.stoppedAt = now;
