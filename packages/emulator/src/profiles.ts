@@ -17,6 +17,8 @@ export const PROFILES = [
   'newer-staging-engine',
   'loose-answers',
   'lasthash-at-commit',
+  'connected-later',
+  'cli-with-repository',
   'staging-needs-second-wake',
 ] as const;
 
@@ -38,6 +40,10 @@ export const PROFILE_SUMMARY: Record<ProfileName, string> = {
     'answers in every form a real service may use: ids as text, unknown fields, 202 for writes, 204 with no body for deletes, dates as HTTP dates, Retry-After as a date',
   'lasthash-at-commit':
     "build status's lastHash is the branch's head commit as soon as a commit lands; the next two reads still show the previous build as built, with the new hash",
+  'connected-later':
+    'deployments connected to a repository as with github-connected, but made by upload first: settings say creationMethod upload, deployMode git',
+  'cli-with-repository':
+    'deployments deploying from the CLI with a repository connected: branches mirror it (dotfiles .github/ and .gitignore included), production only from uploads, whose prune removes dotfiles',
   'staging-needs-second-wake':
     'as staging-cold, but the first data request to an asleep staging environment does not wake it (503, still asleep); the next one does',
 };

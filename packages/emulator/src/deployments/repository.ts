@@ -1,16 +1,17 @@
 /**
- * A deployment fed from a connected GitHub repository (profile `github-connected`, or `github/connect`):
- * the repository's refs. Shared branches made on the platform are pushed there as refs (and stay there
- * unless removed with `removeOnUpstream=true`); a push to the production branch builds production (the
- * vendor's continuous deployment); `pull` brings a branch to its ref and rebuilds it when it changed.
+ * A deployment with a connected GitHub repository (profiles `github-connected`, `connected-later`,
+ * `cli-with-repository`, or `github/connect`): the repository's refs. Shared branches made on the
+ * platform are pushed there as refs (and stay there unless removed with `removeOnUpstream=true`); in
+ * Git mode a push to the production branch builds production (the vendor's continuous deployment), in
+ * CLI mode only uploads do; `pull` brings a branch to its ref and rebuilds it when it changed.
  */
 import { randomBytes } from 'node:crypto';
 import { makeBranch } from '../build/branches.js';
 import type { BranchRec, FileMap } from '../build/models.js';
 import { isActive, triggerBuild, type BuildEnv } from '../build/runtime.js';
-import { hashTree, sameTree } from '../build/trees.js';
+import { filesOf, hashTree, sameTree, treeHash } from '../build/trees.js';
 import { HttpError } from '../context.js';
-import type { DeploymentRec } from './models.js';
+import type { DeploymentRec, DeployMode } from './models.js';
 
 /** One ref of the connected repository: its commit and the tree at it. */
 export interface RefRec {
@@ -24,19 +25,58 @@ export interface ConnectedRepo {
   /** Where the Cube project sits in the repository (the vendor's `deployProjectRoot`). */
   projectRoot: string;
   refs: Record<string, RefRec>;
+  /** The settings the connection changed, as they were before it (restored on disconnect). */
+  before?: Record<string, unknown>;
 }
 
-/** Connect a deployment: its deploy and shared branches become refs; production is fed from the repository. */
-export function connectRepository(d: DeploymentRec, repository: string): void {
-  const refs: Record<string, RefRec> = {};
-  for (const b of Object.values(d.branches)) if (b.kind !== 'dev') refs[b.name] = { sha: b.lastHash, files: { ...b.head } };
-  d.connected = { repository, projectRoot: '/', refs: { ...refs, ...(d.connected?.refs ?? {}) } };
-  d.settings = { ...d.settings, deployMode: 'git', creationMethod: 'github', repoType: 'git', repository };
+/** How a connected deployment is fed: its deploy mode, how its settings say it was made, dotfiles in its repository. */
+export interface Feed {
+  deployMode: DeployMode;
+  creationMethod: 'github' | 'upload';
+  /** Profile `cli-with-repository`: the repository holds a workflow and a `.gitignore` beside the model. */
+  dotfiles: boolean;
+}
+
+/** What `github/connect` (and `github-connected`) make: production built from the repository's pushes. */
+export const GIT_FEED: Feed = { deployMode: 'git', creationMethod: 'github', dotfiles: false };
+
+/** The files a repository has beside the model (profile `cli-with-repository`); the vendor's CLI never uploads the workflow. */
+export const DOTFILES: Record<string, string> = {
+  '.github/workflows/ci.yml': 'name: ci\non: pull_request\njobs:\n  check:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n',
+  '.gitignore': 'node_modules/\n.env\n',
+};
+
+const FEED_SETTINGS = ['deployMode', 'creationMethod', 'repoType'] as const;
+
+/** Connect a deployment (again, to change its feed): its deploy and shared branches become refs. */
+export function connectRepository(d: DeploymentRec, repository: string, feed: Feed = GIT_FEED): void {
+  if (!d.connected) {
+    const refs: Record<string, RefRec> = {};
+    for (const b of Object.values(d.branches)) if (b.kind !== 'dev') refs[b.name] = { sha: b.lastHash, files: { ...b.head } };
+    d.connected = { repository, projectRoot: '/', refs, before: Object.fromEntries(FEED_SETTINGS.map((k) => [k, d.settings[k]])) };
+  }
+  // The repository's dotfiles are on every platform branch, as one commit each, pushed to its ref.
+  if (feed.dotfiles) for (const b of Object.values(d.branches)) if (b.kind !== 'dev') addDotfiles(d, b);
+  d.settings = { ...d.settings, deployMode: feed.deployMode, creationMethod: feed.creationMethod, repoType: 'git', repository };
+}
+
+function addDotfiles(d: DeploymentRec, b: BranchRec): void {
+  const missing = filesOf(Object.fromEntries(Object.entries(DOTFILES).filter(([p]) => !(p in b.head))));
+  if (Object.keys(missing).length === 0) return;
+  b.files = { ...b.files, ...missing };
+  b.head = { ...b.head, ...missing };
+  // Its parent got them in the same change: they are no difference between the two.
+  if (b.parent) b.base = { ...b.base, ...hashTree(missing) };
+  b.commits += 1;
+  b.lastHash = treeHash(b.head, `${d.id}:${b.name}:${b.commits}:${b.id}`);
+  syncRef(d, b);
 }
 
 export function disconnectRepository(d: DeploymentRec): void {
+  const before = d.connected?.before ?? {};
   delete d.connected;
-  d.settings = { ...d.settings, creationMethod: 'cubecloud', repoType: 'deployRepo' };
+  d.settings = { ...d.settings, creationMethod: before.creationMethod ?? 'cubecloud', repoType: before.repoType ?? 'deployRepo' };
+  if (before.deployMode !== undefined) d.settings.deployMode = before.deployMode;
   delete d.settings.repository;
 }
 
