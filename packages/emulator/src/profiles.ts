@@ -19,6 +19,7 @@ export const PROFILES = [
   'lasthash-at-commit',
   'connected-later',
   'cli-with-repository',
+  'project-untouched-no-build',
   'staging-needs-second-wake',
 ] as const;
 
@@ -44,6 +45,7 @@ export const PROFILE_SUMMARY: Record<ProfileName, string> = {
     'deployments connected to a repository as with github-connected, but made by upload first: settings say creationMethod upload, deployMode git',
   'cli-with-repository':
     'deployments deploying from the CLI with a repository connected: branches mirror it (dotfiles .github/ and .gitignore included), production only from uploads, whose prune removes dotfiles',
+  'project-untouched-no-build': 'on a repository-fed deployment, a push to the production branch that changes nothing under the project root builds nothing',
   'staging-needs-second-wake':
     'as staging-cold, but the first data request to an asleep staging environment does not wake it (503, still asleep); the next one does',
 };

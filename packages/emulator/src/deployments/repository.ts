@@ -10,8 +10,8 @@ import { makeBranch } from '../build/branches.js';
 import type { BranchRec, FileMap } from '../build/models.js';
 import { isActive, triggerBuild, type BuildEnv } from '../build/runtime.js';
 import { filesOf, hashTree, sameTree, treeHash } from '../build/trees.js';
-import { HttpError } from '../context.js';
-import type { DeploymentRec, DeployMode } from './models.js';
+import { HttpError, profileOn } from '../context.js';
+import { deployModeOf, type DeploymentRec, type DeployMode } from './models.js';
 
 /** One ref of the connected repository: its commit and the tree at it. */
 export interface RefRec {
@@ -140,6 +140,9 @@ function bringToRef(env: BuildEnv, d: DeploymentRec, b: BranchRec, ref: RefRec):
   // The platform builds only the project folder of the repository (`deployProjectRoot`).
   const project = projectFiles((d.connected as ConnectedRepo).projectRoot, ref.files);
   if (b.lastHash === ref.sha && sameTree(b.head, project)) return false;
+  // Profile project-untouched-no-build: production builds only when the project changed; the branch stays at its commit.
+  const untouched = b.kind === 'deploy' && deployModeOf(d) === 'git' && sameTree(b.head, project);
+  if (untouched && profileOn(env, 'project-untouched-no-build')) return false;
   b.files = { ...project };
   b.head = { ...project };
   b.lastHash = ref.sha;
