@@ -17,6 +17,7 @@ export const PROFILES = [
   'newer-staging-engine',
   'loose-answers',
   'lasthash-at-commit',
+  'pull-needs-added-branch',
   'connected-later',
   'cli-with-repository',
   'project-untouched-no-build',
@@ -41,6 +42,8 @@ export const PROFILE_SUMMARY: Record<ProfileName, string> = {
     'answers in every form a real service may use: ids as text, unknown fields, 202 for writes, 204 with no body for deletes, dates as HTTP dates, Retry-After as a date',
   'lasthash-at-commit':
     "build status's lastHash is the branch's head commit as soon as a commit lands; the next two reads still show the previous build as built, with the new hash",
+  'pull-needs-added-branch':
+    'pull of a repository branch not yet added to the deployment answers 404; dev mode on it (the branch switcher) adds it, then pull works',
   'connected-later':
     'deployments connected to a repository as with github-connected, but made by upload first: settings say creationMethod upload, deployMode git',
   'cli-with-repository':

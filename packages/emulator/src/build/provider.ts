@@ -5,7 +5,7 @@
  * the runtimes a write starts or stops are reconciled after it.
  */
 import { HttpError, profileOn, requireDeployment, type HandlerTable } from '../context.js';
-import { pullFromRepository, syncRef } from '../deployments/repository.js';
+import { addedForDevMode, pullFromRepository, syncRef } from '../deployments/repository.js';
 import { cursorPageWithData, type CursorQuery } from '../paging.js';
 import {
   branchById,
@@ -110,7 +110,9 @@ const branchHandlers: HandlerTable = {
   startDevMode(ctx) {
     const d = requireDeployment(ctx);
     const body = (ctx.body ?? {}) as { branchName?: string | null };
-    const parent = branchByName(d, body.branchName ?? d.deployBranch);
+    const named = body.branchName ?? d.deployBranch;
+    // Profile pull-needs-added-branch: a repository branch not on the platform is added first (the branch switcher).
+    const parent = addedForDevMode(ctx, d, named) ?? branchByName(d, named);
     if (parent.kind === 'dev') {
       throw new HttpError(400, `body.branchName: got ${JSON.stringify(parent.name)}, expected a shared branch or the deploy branch (it is a dev-mode branch)`);
     }

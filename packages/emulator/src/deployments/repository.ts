@@ -153,14 +153,32 @@ function bringToRef(env: BuildEnv, d: DeploymentRec, b: BranchRec, ref: RefRec):
   return true;
 }
 
+type RepoEnv = BuildEnv & { clock: { iso(): string } };
+
 /** `pull` on a connected deployment: the branch (made when the repository has it and the platform not yet) takes its ref. */
-export function pullFromRepository(env: BuildEnv & { clock: { iso(): string } }, d: DeploymentRec, name: string): { buildTriggered: boolean } {
+export function pullFromRepository(env: RepoEnv, d: DeploymentRec, name: string): { buildTriggered: boolean } {
   const repo = d.connected as ConnectedRepo;
   const ref = repo.refs[name];
   if (!ref) throw new HttpError(404, `branch ${JSON.stringify(name)} not found in the connected repository ${repo.repository}`);
-  let b = d.branches[name];
+  const b = d.branches[name];
   if (b?.kind === 'dev') throw new HttpError(400, `branch ${JSON.stringify(name)} is a dev-mode branch: it has no remote to pull from`);
-  b ??= makeBranch(d, name, d.branches[d.deployBranch] ?? null, 'shared', env.clock.iso());
-  const changed = bringToRef(env, d, b, ref);
-  return { buildTriggered: changed && isActive(d, b) };
+  if (!b && profileOn(env, 'pull-needs-added-branch')) {
+    throw new HttpError(
+      404,
+      `branch ${JSON.stringify(name)} is not added to deployment ${d.id}: ${repo.repository} has it, but pull syncs only branches added to the platform; add it with POST …/dev-mode {"branchName":${JSON.stringify(name)}} (the branch switcher)`,
+    );
+  }
+  const target = b ?? makeBranch(d, name, d.branches[d.deployBranch] ?? null, 'shared', env.clock.iso());
+  const changed = bringToRef(env, d, target, ref);
+  return { buildTriggered: changed && isActive(d, target) };
+}
+
+/** Profile `pull-needs-added-branch`: dev mode on a repository branch not on the platform adds it first (the branch switcher). */
+export function addedForDevMode(env: RepoEnv, d: DeploymentRec, name: string): BranchRec | undefined {
+  const ref = d.connected?.refs[name];
+  if (!ref || d.branches[name] || !profileOn(env, 'pull-needs-added-branch')) return undefined;
+  // A shared branch from the deploy branch, at the ref (the project's files, as pull gives them).
+  const b = makeBranch(d, name, d.branches[d.deployBranch] ?? null, 'shared', env.clock.iso());
+  bringToRef(env, d, b, ref);
+  return b;
 }
