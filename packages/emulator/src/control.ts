@@ -9,7 +9,7 @@ import { failNextBuild } from './build/runtime.js';
 import { behaviourWith, HttpError, type Controls } from './context.js';
 import type { DeploymentRec } from './deployments/models.js';
 import { parseFaults, type FaultInjector } from './faults.js';
-import { encodeFile } from './build/trees.js';
+import { decodeFile, encodeFile } from './build/trees.js';
 import { pushRef, newSha, setProjectRoot } from './deployments/repository.js';
 import { applyProfiles } from './profile-state.js';
 import { parseProfiles, PROFILE_SUMMARY, PROFILES } from './profiles.js';
@@ -92,8 +92,17 @@ export function serveControl(s: Steering, req: IncomingMessage, res: ServerRespo
     return send(res, 200, { on: controls.profiles });
   }
   if (method === 'GET' && path === '/_emulator/repository') {
-    const d = deploymentOf(s, Number(new URL(req.url ?? '', 'https://x').searchParams.get('deploymentId')));
+    const params = new URL(req.url ?? '', 'https://x').searchParams;
+    const d = deploymentOf(s, Number(params.get('deploymentId')));
     if (!d.connected) throw new HttpError(400, `deployment ${d.id} is not connected to a repository (turn on the github-connected profile)`);
+    const branch = params.get('branch');
+    // One ref with its tree as text: what GitHub holds there (a prune that reached the repository shows).
+    if (branch !== null) {
+      const ref = d.connected.refs[branch];
+      if (!ref) throw new HttpError(404, `branch ${JSON.stringify(branch)} not found in ${d.connected.repository}`);
+      const files = Object.fromEntries(Object.entries(ref.files).map(([p, b64]) => [p, decodeFile(b64).toString('utf8')]));
+      return send(res, 200, { repository: d.connected.repository, branch, sha: ref.sha, files });
+    }
     return send(res, 200, { repository: d.connected.repository, refs: Object.fromEntries(Object.entries(d.connected.refs).map(([k, r]) => [k, r.sha])) });
   }
   if (method === 'POST' && path === '/_emulator/repository/push') {

@@ -32,6 +32,9 @@ const FLAGS = [
 ] as const;
 
 const helpLine = (flag: string, text: string) => `  ${flag.padEnd(28)}${text}`;
+// A name too long for the column takes a line of its own, its summary below in the column.
+const profileLine = (p: (typeof PROFILES)[number]) =>
+  p.length < 22 ? `  ${p.padEnd(22)}${PROFILE_SUMMARY[p]}` : `  ${p}\n${' '.repeat(24)}${PROFILE_SUMMARY[p]}`;
 
 const HELP = `datamodel-ci-emulator: the platform API (and its data API) on this machine, over HTTPS.
 
@@ -50,7 +53,7 @@ ${[...FLAGS.map((f) => helpLine(`--${f.name} ${f.value}`.trimEnd(), f.text)), he
 
 Tenant profiles (--profile, or POST /_emulator/profiles {"profiles":[...]}): where the vendor's documents
 are silent, each answers as one plausible real tenant does.
-${PROFILES.map((p) => `  ${p.padEnd(22)}${PROFILE_SUMMARY[p]}`).join('\n')}
+${PROFILES.map(profileLine).join('\n')}
 `;
 
 export interface Io {

@@ -1,17 +1,27 @@
 /** Turning tenant profiles on and off, with what that changes in the state (a connected repository). */
 import type { Clock } from './clock.js';
 import type { Controls } from './context.js';
-import { connectRepository, disconnectRepository } from './deployments/repository.js';
+import { connectRepository, disconnectRepository, type Feed } from './deployments/repository.js';
 import type { ProfileName } from './profiles.js';
 import type { State } from './state.js';
 
-/** Set the tenant's profiles (already parsed). `github-connected` connects every deployment to `acme/<name>`. */
+/** The profiles that connect every deployment to `acme/<name>`; they differ only in how it is fed, so any mix is one feed. */
+const CONNECTING: readonly ProfileName[] = ['github-connected', 'connected-later', 'cli-with-repository'];
+
+/** The feed a set of profiles gives: `cli-with-repository` makes it CLI mode, `connected-later` says it was made by upload. */
+function feedOf(profiles: readonly ProfileName[]): Feed | undefined {
+  if (!profiles.some((p) => CONNECTING.includes(p))) return undefined;
+  const cli = profiles.includes('cli-with-repository');
+  return { deployMode: cli ? 'cli' : 'git', creationMethod: profiles.includes('connected-later') ? 'upload' : 'github', dotfiles: cli };
+}
+
+/** Set the tenant's profiles (already parsed), connecting or disconnecting the deployments as they say. */
 export function applyProfiles(env: { state: State; clock: Clock; controls: Controls }, profiles: ProfileName[]): void {
-  const was = env.controls.profiles.includes('github-connected');
-  const now = profiles.includes('github-connected');
+  const was = feedOf(env.controls.profiles) !== undefined;
+  const feed = feedOf(profiles);
   env.controls.profiles = [...profiles];
   for (const d of env.state.deployments) {
-    if (now && !d.connected) connectRepository(d, `acme/${d.name}`);
-    if (!now && was && d.connected) disconnectRepository(d);
+    if (feed) connectRepository(d, d.connected?.repository ?? `acme/${d.name}`, feed);
+    else if (was && d.connected) disconnectRepository(d);
   }
 }

@@ -16,6 +16,12 @@ export const PROFILES = [
   'meta-token-scoped',
   'newer-staging-engine',
   'loose-answers',
+  'lasthash-at-commit',
+  'pull-needs-added-branch',
+  'connected-later',
+  'cli-with-repository',
+  'project-untouched-no-build',
+  'staging-needs-second-wake',
 ] as const;
 
 export type ProfileName = (typeof PROFILES)[number];
@@ -34,6 +40,17 @@ export const PROFILE_SUMMARY: Record<ProfileName, string> = {
   'newer-staging-engine': "production's /meta comes from the older Cube of its release channel, staging's from the newest",
   'loose-answers':
     'answers in every form a real service may use: ids as text, unknown fields, 202 for writes, 204 with no body for deletes, dates as HTTP dates, Retry-After as a date',
+  'lasthash-at-commit':
+    "build status's lastHash is the branch's head commit as soon as a commit lands; the next two reads still show the previous build as built, with the new hash",
+  'pull-needs-added-branch':
+    'pull of a repository branch not yet added to the deployment answers 404; dev mode on it (the branch switcher) adds it, then pull works',
+  'connected-later':
+    'deployments connected to a repository as with github-connected, but made by upload first: settings say creationMethod upload, deployMode git',
+  'cli-with-repository':
+    'deployments deploying from the CLI with a repository connected: branches mirror it (dotfiles .github/ and .gitignore included), production only from uploads, whose prune removes dotfiles',
+  'project-untouched-no-build': 'on a repository-fed deployment, a push to the production branch that changes nothing under the project root builds nothing',
+  'staging-needs-second-wake':
+    'as staging-cold, but the first data request to an asleep staging environment does not wake it (503, still asleep); the next one does',
 };
 
 /** Profiles that answer the same point two ways cannot be on together. */

@@ -1,7 +1,7 @@
 /** A deployment's branches: naming rules, lookup, creation, commit, merge and removal. */
 import { branchNameProblem } from '@datamodel-ci/platform-api';
 import { HttpError, type Ctx } from '../context.js';
-import type { DeploymentRec } from '../deployments/models.js';
+import { fedFromRepository, type DeploymentRec } from '../deployments/models.js';
 import { syncRef } from '../deployments/repository.js';
 import type { CompiledModel } from '../engine/index.js';
 import type { BranchRec, FileMap } from './models.js';
@@ -143,7 +143,7 @@ export function mergedTree(b: BranchRec, theirs: FileMap, into: BranchRec): File
 export function mergeInto(env: BuildEnv, d: DeploymentRec, b: BranchRec, into: BranchRec, deleteAfter: boolean) {
   if (b === into) throw new HttpError(400, `cannot merge branch ${JSON.stringify(b.name)} into itself`);
   if (into.kind === 'dev') throw new HttpError(400, `cannot merge into dev-mode branch ${JSON.stringify(into.name)}`);
-  if (into.kind === 'deploy' && d.connected) {
+  if (into.kind === 'deploy' && fedFromRepository(d)) {
     throw new HttpError(
       403,
       `merging into ${JSON.stringify(into.name)} is not allowed (deployBranchMergeAllowed: false): production is built from pushes to ${d.connected.repository}`,

@@ -55,8 +55,10 @@ export interface RuntimeRec {
   wakesAt?: number;
   /** Profile `staging-cold`: the last data request it served (it falls asleep after `idleMs` without one). */
   usedAt?: number;
-  /** Profile `stale-build-status`: build-status reads still answered with the previous build. */
+  /** Profiles `stale-build-status`, `lasthash-at-commit`: build-status reads still answered with the previous build. */
   staleReads?: number;
+  /** Profile `staging-needs-second-wake`: when a data request last reached it asleep (the next one in that sleep wakes it). */
+  knockedAt?: number;
 }
 
 export interface UploadRec {

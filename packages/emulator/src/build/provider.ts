@@ -5,7 +5,8 @@
  * the runtimes a write starts or stops are reconciled after it.
  */
 import { HttpError, profileOn, requireDeployment, type HandlerTable } from '../context.js';
-import { pullFromRepository, syncRef } from '../deployments/repository.js';
+import { deployModeOf } from '../deployments/models.js';
+import { addedForDevMode, pullFromRepository, syncRef } from '../deployments/repository.js';
 import { cursorPageWithData, type CursorQuery } from '../paging.js';
 import {
   branchById,
@@ -27,7 +28,7 @@ import {
 } from './branches.js';
 import { allCubes } from '../engine/meta.js';
 import type { BranchRec } from './models.js';
-import { asleep, isActive, stagingFiles, triggerBuild, withRuntimes } from './runtime.js';
+import { asleep, isActive, productionFiles, stagingFiles, triggerBuild, withRuntimes } from './runtime.js';
 import { decodeFile, encodeFile, hashTree, mergeTrees, treeHash } from './trees.js';
 import { uploadHandlers } from './uploads.js';
 
@@ -110,7 +111,9 @@ const branchHandlers: HandlerTable = {
   startDevMode(ctx) {
     const d = requireDeployment(ctx);
     const body = (ctx.body ?? {}) as { branchName?: string | null };
-    const parent = branchByName(d, body.branchName ?? d.deployBranch);
+    const named = body.branchName ?? d.deployBranch;
+    // Profile pull-needs-added-branch: a repository branch not on the platform is added first (the branch switcher).
+    const parent = addedForDevMode(ctx, d, named) ?? branchByName(d, named);
     if (parent.kind === 'dev') {
       throw new HttpError(400, `body.branchName: got ${JSON.stringify(parent.name)}, expected a shared branch or the deploy branch (it is a dev-mode branch)`);
     }
@@ -129,16 +132,19 @@ const branchHandlers: HandlerTable = {
 
   listFiles(ctx) {
     const d = requireDeployment(ctx);
-    const q = ctx.query as CursorQuery & { branchName?: string; withContent?: boolean };
+    const q = ctx.query as CursorQuery & { branchName?: string; withContent?: boolean; showLastCLIUpload?: boolean };
     const b = targetBranch(ctx, d, { branchName: q.branchName }, 'session-or-deploy');
-    const content = (path: string) => (q.withContent ? { content: decodeFile(b.files[path] as string).toString('utf8') } : {});
+    // In CLI mode production runs the last upload, not the git branch: the flag lists what production serves.
+    const lastUpload = q.showLastCLIUpload && b.kind === 'deploy' && deployModeOf(d) === 'cli';
+    const files = lastUpload ? productionFiles(b, ctx.clock.now()) : b.files;
+    const content = (path: string) => (q.withContent ? { content: decodeFile(files[path] as string).toString('utf8') } : {});
     if (ctx.controls.behaviour.flatFileList) {
-      const flat = Object.keys(b.files)
+      const flat = Object.keys(files)
         .sort()
         .map((path) => ({ fileName: path.split('/').pop(), path, type: 'file', ...content(path) }));
       return cursorPageWithData(flat, q);
     }
-    return cursorPageWithData(fileTree(Object.keys(b.files), content), q);
+    return cursorPageWithData(fileTree(Object.keys(files), content), q);
   },
 
   updateFiles(ctx) {

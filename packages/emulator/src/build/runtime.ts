@@ -61,26 +61,49 @@ function startBuild(env: BuildEnv, d: DeploymentRec, b: BranchRec, kind: BuildRe
   if (failure) build.errorText = failure.errorText;
   // A newer build supersedes one still running: the older one never finishes.
   b.runtime.builds = [...keep(b.runtime.builds.filter((x) => x.endsAt <= now)), build];
-  if (kind === 'build' && profileOn(env, 'stale-build-status')) b.runtime.staleReads = STALE_READS;
+  // Profile lasthash-at-commit: the new commit is reported before its build is seen, as stale-build-status does.
+  if (kind === 'build' && (profileOn(env, 'stale-build-status') || profileOn(env, 'lasthash-at-commit'))) b.runtime.staleReads = STALE_READS;
 }
 
-/** Profile `stale-build-status`: reads after a change that still show the build before it. */
+/** Profiles `stale-build-status`, `lasthash-at-commit`: reads after a change that still show the build before it. */
 const STALE_READS = 2;
+
+/** Profiles `staging-cold` and `staging-needs-second-wake` (which implies its sleep). */
+function sleepsWhenIdle(env: BuildEnv): boolean {
+  return profileOn(env, 'staging-cold') || profileOn(env, 'staging-needs-second-wake');
+}
 
 /** Profile `staging-cold`: a staging environment asleep (just enabled, or idle) until a data request or its wake time. */
 export function asleep(env: BuildEnv, b: BranchRec, now: number): boolean {
   const { wakesAt, usedAt } = b.runtime;
-  if (!profileOn(env, 'staging-cold') || b.kind !== 'shared' || !b.staging || wakesAt === undefined) return false;
+  if (!sleepsWhenIdle(env) || b.kind !== 'shared' || !b.staging || wakesAt === undefined) return false;
   return now < wakesAt || now - Math.max(wakesAt, usedAt ?? 0) > env.controls.behaviour.idleMs;
 }
 
-/** A data request reached the branch's runtime: an asleep one starts (warms up), an awake one stays so. */
+/** Profile `staging-needs-second-wake`: a request already reached the environment in this sleep (enabling clears it). */
+function knocked(env: BuildEnv, b: BranchRec, now: number): boolean {
+  const { knockedAt, wakesAt, usedAt } = b.runtime;
+  if (knockedAt === undefined || wakesAt === undefined) return false;
+  if (now < wakesAt) return true;
+  return knockedAt > Math.max(wakesAt, usedAt ?? 0) + env.controls.behaviour.idleMs;
+}
+
+/**
+ * A data request reached the branch's runtime: an asleep one starts (warms up), an awake one stays so.
+ * True when the request is answered 503 (asleep). Under `staging-needs-second-wake` the first request
+ * of a sleep is answered so and leaves it asleep (not counted as use, or it would count as awake).
+ */
 export function touch(env: BuildEnv, d: DeploymentRec, b: BranchRec): boolean {
-  if (!profileOn(env, 'staging-cold')) return false;
+  if (!sleepsWhenIdle(env)) return false;
   const now = env.clock.now();
   const wasAsleep = asleep(env, b, now);
+  if (wasAsleep && profileOn(env, 'staging-needs-second-wake') && !knocked(env, b, now)) {
+    b.runtime.knockedAt = now;
+    return true;
+  }
   if (wasAsleep) {
     b.runtime.wakesAt = Math.min(b.runtime.wakesAt ?? now, now);
+    delete b.runtime.knockedAt;
     startBuild(env, d, b, 'warmup');
   }
   b.runtime.usedAt = now;
@@ -105,9 +128,10 @@ export function reconcileRuntimes(env: BuildEnv, d: DeploymentRec): void {
       delete b.runtime.stoppedAt;
       startBuild(env, d, b, 'warmup');
       // Profile staging-cold: a staging environment just enabled sleeps a while first.
-      if (profileOn(env, 'staging-cold') && b.kind === 'shared' && b.staging) {
+      if (sleepsWhenIdle(env) && b.kind === 'shared' && b.staging) {
         b.runtime.wakesAt = now + env.controls.behaviour.coldMs;
         delete b.runtime.usedAt;
+        delete b.runtime.knockedAt;
       }
     } else {
       b.runtime.stoppedAt = now;
@@ -143,8 +167,9 @@ export function stagingFiles(b: BranchRec, now: number): FileMap {
 
 /**
  * Build status as the vendor reports it: `built`, `building`, `warmup`, `failed`, `cancelled`,
- * `stopped`, `none`. `filesHash` is the branch's commit, `lastHash` what its last finished build serves.
- * `env` brings the profiles in: an asleep staging environment, a stale answer, the hash form.
+ * `stopped`, `none`. `filesHash` is the branch's commit, `lastHash` what its last finished build serves
+ * (the commit too under `lasthash-at-commit`). `env` brings the profiles in: an asleep staging
+ * environment, a stale answer, the hash form.
  */
 export function buildStatusOf(d: DeploymentRec, name: string, now: number, env: BuildEnv) {
   const s = rawBuildStatus(d, name, now, env);
@@ -162,24 +187,27 @@ function rawBuildStatus(d: DeploymentRec, name: string, now: number, env: BuildE
     return { ...base, mode: 'production', status: 'building', errorText: 'Bad branch', filesHash: null, lastHash: null, buildJobId: null, updatedAt: at(now) };
   const builds = b.runtime.builds;
   const last = builds.at(-1);
+  const atCommit = profileOn(env, 'lasthash-at-commit');
   const known = {
     ...base,
     mode: b.kind === 'dev' ? 'dev_mode' : 'production',
     filesHash: b.lastHash,
-    lastHash: servedBuild(b, now)?.hash ?? null,
+    lastHash: atCommit ? b.lastHash : (servedBuild(b, now)?.hash ?? null),
     buildJobId: last?.jobId ?? null,
   };
-  // Profile stale-build-status: the build before the newest one, still shown as built.
+  // Profiles stale-build-status, lasthash-at-commit: the build before the newest one, still shown as built
+  // (under lasthash-at-commit with the new commit's hashes: the new build has not shown yet).
   const previous = builds.slice(0, -1).findLast((x) => x.outcome === 'success' && x.endsAt <= now);
   if ((b.runtime.staleReads ?? 0) > 0 && previous) {
     b.runtime.staleReads = (b.runtime.staleReads ?? 1) - 1;
+    const hash = atCommit ? b.lastHash : previous.hash;
     return {
       ...known,
-      filesHash: previous.hash,
-      lastHash: previous.hash,
+      filesHash: hash,
+      lastHash: hash,
       buildJobId: previous.jobId,
       status: 'built',
-      errorText: null,
+      errorText: previous.errorText ?? null,
       updatedAt: at(previous.endsAt),
     };
   }

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { HttpError, profileOn, reply, requireDeployment, type Ctx, type HandlerTable } from '../context.js';
-import type { DeploymentRec } from '../deployments/models.js';
+import { fedFromRepository, type DeploymentRec } from '../deployments/models.js';
 import { branchByName, checkFilePath, commit, requireOwner, sessionBranch, targetBranch } from './branches.js';
 import type { BranchRec, FileMap, UploadRec } from './models.js';
 import { triggerBuild } from './runtime.js';
@@ -40,7 +40,7 @@ function uploadTarget(ctx: Ctx, d: DeploymentRec, name: string | undefined): Bra
   if (b.kind !== 'dev' && !ctx.controls.behaviour.directUploads) {
     throw new HttpError(400, `branch ${JSON.stringify(b.name)} is not a dev-mode branch: this tenant accepts uploads on a personal dev-mode branch only`);
   }
-  if (b.kind === 'deploy' && d.connected) {
+  if (b.kind === 'deploy' && fedFromRepository(d)) {
     throw new HttpError(
       400,
       `branch ${JSON.stringify(b.name)} is read-only (deployBranchReadOnly: true): production is built from pushes to ${d.connected.repository}`,

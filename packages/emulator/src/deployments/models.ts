@@ -37,6 +37,11 @@ export function deployModeOf(d: DeploymentRec): DeployMode {
   return d.settings.deployMode === 'cli' ? 'cli' : 'git';
 }
 
+/** Production built from the repository's pushes (a connected Git-mode deployment): its deploy branch takes no uploads or merges. */
+export function fedFromRepository(d: DeploymentRec): d is DeploymentRec & { connected: ConnectedRepo } {
+  return !!d.connected && deployModeOf(d) === 'git';
+}
+
 /** What differs between deployments when one is made; the rest starts empty. */
 export type NewDeployment = Pick<DeploymentRec, 'id' | 'name' | 'createdAt' | 'creationStep' | 'settings' | 'version' | 'envVars'>;
 

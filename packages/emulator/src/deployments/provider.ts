@@ -7,7 +7,7 @@ import { textOf, type JsonObject } from '../json.js';
 import { cursorPageWithData, cursorPaginate, offsetPage, type CursorQuery } from '../paging.js';
 import { mintToken } from '../tokens.js';
 import type { BranchRec } from '../build/models.js';
-import { newDeployment, type DeploymentRec } from './models.js';
+import { fedFromRepository, newDeployment, type DeploymentRec } from './models.js';
 import { connectRepository } from './repository.js';
 
 /** Runtime versions by channel, newest first (the head of each channel is its latest). */
@@ -50,8 +50,8 @@ function settingsOf(ctx: Ctx, d: DeploymentRec) {
     templateVariables: d.templateVariables,
     deployBranchName: d.deployBranch,
     // A deployment fed from a repository takes production from its pushes: no uploads to, no merges into, its deploy branch.
-    deployBranchReadOnly: !!d.connected,
-    deployBranchMergeAllowed: !d.connected,
+    deployBranchReadOnly: fedFromRepository(d),
+    deployBranchMergeAllowed: !fedFromRepository(d),
     deployProjectRoot: d.connected?.projectRoot ?? '/',
     isCubeSqlEnabled: true,
     isSupportPreAggregations: true,
