@@ -225,12 +225,13 @@ describe('closing without merging', () => {
 });
 
 describe('cleanup.yml: the scheduled sweeper', () => {
-  it('8. deletes the branches of closed PRs only; dry-run deletes nothing', async () => {
+  it('8. deletes the branches of closed PRs (their comment naming them) and idle ones of gone PRs only; dry-run deletes nothing', async () => {
     for (const n of [51, 52, 53]) await client.branches.create({ deploymentId: 1, body: { name: `preview-pr-${n}` } });
     gh.addPull({ number: 51, headSha: sha(51, 1), headRef: 'open' });
     gh.addPull({ number: 52, headSha: sha(52, 1), headRef: 'closed' });
     gh.closePull(52, false);
-    // 53 has no pull request at all.
+    // 53 has no pull request at all, and has not built for two days (more than min-age): it goes.
+    em.state.deployments[0]!.branches['preview-pr-53']!.createdAt = new Date(Date.now() - 2 * 86_400_000).toISOString();
     const dry = await job('cleanup.yml', 'sweep', { eventName: 'workflow_dispatch', event: { inputs: { 'dry-run': true } }, inputs: { 'dry-run': true } });
     expect(dry.conclusion, dry.log.join('\n')).toBe('success');
     expect(await branches()).toEqual(expect.arrayContaining(['preview-pr-51', 'preview-pr-52', 'preview-pr-53']));

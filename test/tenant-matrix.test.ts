@@ -41,7 +41,9 @@ const output = (r: Run, name: string) => r.lines.find((l) => l.startsWith(`${nam
 async function lifecycle(row: Row): Promise<void> {
   const cells: Partial<Record<Step, string>> = {};
   measured.set(row.name, cells);
-  const github = row.profiles.includes('github-connected');
+  // A repository connected (any of three profiles); it feeds production unless the tenant deploys with the CLI.
+  const connected = (['github-connected', 'connected-later', 'cli-with-repository'] as const).some((p) => row.profiles.includes(p));
+  const github = connected && !row.profiles.includes('cli-with-repository');
   const cold = row.profiles.includes('staging-cold');
   // A scaled clock: a build takes 100 ms (long enough that validating too early sees the old model), a
   // warm-up none; an asleep staging environment wakes only when asked.
@@ -157,7 +159,7 @@ async function lifecycle(row: Row): Promise<void> {
     const left = Object.values(d().branches).filter((b) => b.kind === 'dev' || b.name.startsWith('preview-'));
     expect(left.map((b) => b.name)).toEqual([]);
     expect(d().devSessions).toEqual({});
-    if (github) expect(Object.keys(d().connected!.refs).filter((r) => r.startsWith('preview-'))).toEqual([]);
+    if (connected) expect(Object.keys(d().connected!.refs).filter((r) => r.startsWith('preview-'))).toEqual([]);
   } finally {
     await lc.close();
   }

@@ -9,7 +9,7 @@ import { deployTarget, type DeployTarget } from './branch-build.js';
 import { gitWrite, mutate, type OpContext } from './context.js';
 import type { LocalFile } from '../model/local-model.js';
 import { branchExists } from './start-dev-branch.js';
-import { holds, manifestOf, remoteTree, sameTree, uploadTransaction, type Manifest } from './upload-transaction.js';
+import { holds, manifestOf, remoteTree, sameTree, uploadTransaction, walked, type Manifest } from './upload-transaction.js';
 import { uploadModel, type UploadVia } from './upload-model.js';
 
 /** A merge refused before anything reached the deploy branch: production is as it was. */
@@ -60,7 +60,8 @@ async function prepare(ctx: OpContext, input: MergeInput, deployBranch: string):
   const manifest = manifestOf(model.local);
   let remote: Manifest | undefined;
   try {
-    remote = await remoteTree(ctx, input.branch);
+    // Of the files the walk reads: a connected repository's `.github/` on the branch is no difference.
+    remote = walked(await remoteTree(ctx, input.branch));
   } catch (e) {
     if (!(e instanceof NotFoundError)) throw e;
   }
@@ -79,7 +80,7 @@ async function prepare(ctx: OpContext, input: MergeInput, deployBranch: string):
     via: model.via ?? 'auto',
     allowModelDeletion: model.allowModelDeletion,
   });
-  const after = await remoteTree(ctx, input.branch);
+  const after = walked(await remoteTree(ctx, input.branch));
   if (!sameTree(after, manifest))
     throw new Error(`${input.branch} still differs from the merge commit after the upload (in: ${treeDiff(after, manifest).join(', ')})`);
   return 'merge';
@@ -166,7 +167,7 @@ export async function mergeToDefault(ctx: OpContext, input: MergeInput): Promise
  */
 async function verify(ctx: OpContext, input: MergeInput, deployBranch: string): Promise<{ verified?: boolean }> {
   if (!input.model) return {};
-  const after = await remoteTree(ctx, deployBranch);
+  const after = walked(await remoteTree(ctx, deployBranch));
   const diff = treeDiff(after, manifestOf(input.model.local));
   if (!diff.length) {
     ctx.reporter.info(`verified: ${deployBranch} holds exactly this PR's merge commit`);

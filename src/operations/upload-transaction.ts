@@ -47,9 +47,14 @@ export async function remoteTree(ctx: OpContext, branch: string): Promise<FileHa
   return ctx.client.dataModel.fileHashes({ deploymentId: ctx.deploymentId, query: { branchName: branch } }, { signal: ctx.signal });
 }
 
-/** The branch holds exactly `manifest` (to recognise a write whose answer was lost). */
+/** A tree as the walk sees it: the files it never reads (dotfiles, `node_modules`) left out. */
+export function walked(tree: Manifest): Manifest {
+  return Object.fromEntries(Object.entries(tree).filter(([path]) => !skippedPath(path)));
+}
+
+/** The branch holds exactly `manifest`, of the files the walk reads (to recognise a write whose answer was lost). */
 export async function holds(ctx: OpContext, branch: string, manifest: Manifest): Promise<boolean> {
-  return sameTree(await remoteTree(ctx, branch), manifest);
+  return sameTree(walked(await remoteTree(ctx, branch)), walked(manifest));
 }
 
 export interface TransactionInput {

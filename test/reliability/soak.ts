@@ -11,6 +11,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { runActionCommand } from '../../src/commands/index.js';
+import { skippedPath } from '../../src/model/local-model.js';
 import { parseComment } from '../../src/pr/comment/ledger.js';
 import { startEmulator, startGitHubStandin, type Emulator, type FileMap, type GitHubStandin } from '../../packages/emulator/src/index.js';
 import { pushRef } from '../../packages/emulator/src/deployments/repository.js';
@@ -87,8 +88,13 @@ const sha1 = (b: Buffer | string) => createHash('sha1').update(b).digest('hex');
 /** What a repository-fed PR's event carries besides its number and head. */
 type Extra = { headRef?: string; mergeCommitSha?: string };
 
+/** path -> sha1 of a branch's files the walk reads (a connected repository's `.github/` on it is no model file). */
 function hashes(files: FileMap): Record<string, string> {
-  return Object.fromEntries(Object.entries(files).map(([p, b64]) => [p, sha1(Buffer.from(b64, 'base64'))]));
+  return Object.fromEntries(
+    Object.entries(files)
+      .filter(([p]) => !skippedPath(p))
+      .map(([p, b64]) => [p, createHash('sha1').update(Buffer.from(b64, 'base64')).digest('hex')]),
+  );
 }
 
 function cube(name: string, version: number): string {
@@ -196,7 +202,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     // The tenant of this lifecycle: its profiles drawn (a repository-fed one previews the PR's head branch).
     const profiles = draw();
     applyProfiles({ state: em.state, clock: em.clock, controls: em.controls }, profiles);
-    const github = profiles.includes('github-connected');
+    // A repository connected now may bring files of its own to main (a `.gitignore`): the tenant's, not a merge's.
+    for (const [p, h] of Object.entries(hashes(d().branches.main!.head))) if (!(p in expectedMain)) expectedMain[p] = h;
+    // A repository connected by any of three profiles; it feeds production unless the tenant deploys with the CLI.
+    const connected = (['github-connected', 'connected-later', 'cli-with-repository'] as const).some((p) => profiles.includes(p));
+    const github = connected && !profiles.includes('cli-with-repository');
     const headRef = `soak-${i}`;
     const previewBranch = github ? headRef : branch;
     const sha = (v: string) => `${pr}${v}`.padEnd(40, '0');
@@ -255,7 +265,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     if (github && d().branches.main!.commits !== mainCommits) fail('main was merged into on a repository-fed tenant (a second deploy)');
     if (github && d().branches[headRef]?.staging) fail(`the staging environment of ${headRef} is still on after close`);
     const refs = Object.keys(d().connected?.refs ?? {}).filter((r) => r.startsWith('preview-'));
-    if (github && refs.length) fail(`refs left in the connected repository: ${refs.join(', ')}`);
+    if (connected && refs.length) fail(`refs left in the connected repository: ${refs.join(', ')}`);
     const strays = Object.values(d().branches).filter((b) => b.kind === 'dev' || b.name.startsWith(`${branch}`));
     if (strays.length) {
       report.duplicateBranches += strays.filter((b) => b.name !== branch).length;
