@@ -83,21 +83,36 @@ describe('doctor', () => {
     }
   });
 
-  it("names the tenant as it finds it: fed from a repository, a duplicate's status, the hash form, the staging wake; its branch's ref goes too", async () => {
-    const tenant = await emulatorFixture({ profiles: ['github-connected', 'duplicate-branch-400', 'short-hash', 'staging-cold'] });
+  it("names the tenant as it finds it: a duplicate's status, the hash form, the staging wake", async () => {
+    const tenant = await emulatorFixture({ profiles: ['duplicate-branch-400', 'short-hash', 'staging-cold'] });
     try {
       const r = await doctor(tenant.em);
       const text = r.out.join('\n');
       expect(r.code, text).toBe(0);
-      expect(text).toMatch(
-        /^✓ deploy settings: deploy branch main, fed from acme\/analytics \(repoType: git, creationMethod: github\): production is built from pushes to main; merges into the deploy branch refused, the deploy branch is read-only$/m,
-      );
-      expect(text).toContain("→ the toolkit previews the PR's own head branch (pull, no upload) and never merges on close");
       expect(text).toMatch(/^✓ duplicate branch: a second create of the same name answers 400 /m);
       expect(text).toMatch(/^✓ hash form: upload\/finish reports 40 hex characters, build status 7 hex characters, the same commit$/m);
       expect(text).toMatch(/^✓ staging wake: the staging environment said "Branch is not active" after it was enabled; one data request woke it/m);
       expect(leftovers(tenant.em)).toEqual([]);
-      expect(Object.keys(tenant.em.state.deployments[0]!.connected!.refs).filter((n) => n.startsWith('datamodel-ci-doctor-'))).toEqual([]);
+    } finally {
+      await tenant.close();
+    }
+  });
+
+  it('on a deployment fed from its repository writes no tree: it tries a pull, a data-API token, a /load, and makes no branch or ref', async () => {
+    const tenant = await emulatorFixture({ profiles: ['connected-later', 'pull-needs-added-branch'] });
+    try {
+      const before = Object.keys(tenant.em.state.deployments[0]!.connected!.refs).sort();
+      const r = await doctor(tenant.em);
+      const text = r.out.join('\n');
+      expect(r.code, text).toBe(0);
+      expect(text).toMatch(/^✓ deploy settings: deploy branch main, fed from acme\/analytics \(repoType: git\): production is built from pushes to main/m);
+      expect(text).toContain("→ the toolkit previews the PR's own head branch (pull, no upload) and never merges on close");
+      expect(text).toMatch(/^✓ pull: a pull of a branch the platform does not have answers 404/m);
+      expect(text).toMatch(/^✓ data-API token: /m);
+      expect(text).toMatch(/^- upload: a deployment fed from its repository: the doctor writes no tree there$/m);
+      expect(Object.keys(tenant.em.state.deployments[0]!.branches).filter((n) => n.startsWith('datamodel-ci-doctor-'))).toEqual([]);
+      expect(Object.keys(tenant.em.state.deployments[0]!.connected!.refs).sort()).toEqual(before);
+      expect(tenant.em.counts.startUpload ?? 0).toBe(0);
     } finally {
       await tenant.close();
     }

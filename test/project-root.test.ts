@@ -13,7 +13,7 @@ import { PlatformClient } from '../src/client/client.js';
 import { parseComment } from '../src/pr/comment/ledger.js';
 import { control } from './support/emulator.js';
 import { cube, startLifecycle, type Lifecycle } from './support/lifecycle.js';
-import { pullRequestEvent, writeEvent } from './support/payloads.js';
+import { mergeGroupEvent, pullRequestEvent, writeEvent, type GroupFields } from './support/payloads.js';
 
 const PR = 12;
 const HEAD = 'feature/rooted';
@@ -46,16 +46,21 @@ async function push(branch: string, files: Record<string, string>, commit: strin
 }
 
 /** The bundle as a step of the root action, in the checkout, with `model-dir` at its default. */
-function step(action: string, headSha: string, extra: { merged?: boolean; mergeCommitSha?: string } = {}): Promise<{ code: number; out: string }> {
+function step(
+  action: string,
+  headSha: string,
+  extra: { merged?: boolean; mergeCommitSha?: string; pr?: number; headRef?: string; group?: GroupFields } = {},
+): Promise<{ code: number; out: string }> {
   const output = join(lc.work, `output-${action}-${headSha.slice(0, 8)}`);
   writeFileSync(output, '');
-  const event = pullRequestEvent(action, {
-    number: PR,
+  const pull = pullRequestEvent(action, {
+    number: extra.pr ?? PR,
     headSha,
-    headRef: HEAD,
+    headRef: extra.headRef ?? HEAD,
     merged: extra.merged ?? false,
     ...(extra.mergeCommitSha ? { mergeCommitSha: extra.mergeCommitSha } : {}),
   });
+  const event = extra.group ? mergeGroupEvent(extra.group, pull.repository as Record<string, unknown>) : pull;
   const child = spawn(process.execPath, [resolve('dist/index.js'), 'pr'], {
     cwd: lc.dir,
     env: {
@@ -64,8 +69,8 @@ function step(action: string, headSha: string, extra: { merged?: boolean; mergeC
       GITHUB_OUTPUT: output,
       GITHUB_REPOSITORY: lc.gh.repository,
       GITHUB_API_URL: lc.gh.url,
-      GITHUB_RUN_ID: '12',
-      GITHUB_EVENT_NAME: 'pull_request',
+      GITHUB_RUN_ID: String(extra.pr ?? PR),
+      GITHUB_EVENT_NAME: extra.group ? 'merge_group' : 'pull_request',
       GITHUB_EVENT_PATH: writeEvent(event),
       DATAMODEL_CI_API_URL: lc.em.baseUrl,
       DATAMODEL_CI_API_KEY: lc.em.credentials.admin,
@@ -81,62 +86,102 @@ function step(action: string, headSha: string, extra: { merged?: boolean; mergeC
   return new Promise((done) => child.on('close', (code) => done({ code: code ?? -1, out: `${out}\n${readFileSync(output, 'utf8')}` })));
 }
 
-beforeAll(async () => {
-  lc = await startLifecycle({ emulator: { profiles: ['github-connected'], clock: { scale: 20 }, buildMs: 2_000, warmupMs: 0 } });
-  await control(lc.em, 'repository/project-root', { deploymentId: 1, projectRoot: '/analytics' });
-  lc.gh.addPull({ number: PR, headSha: sha(1), headRef: HEAD });
-});
-afterAll(() => lc.close());
+// Connected when the deployment was made, and connected later (only `repoType` says so): the same lifecycle.
+describe.each(['github-connected', 'connected-later'] as const)(
+  'deployProjectRoot on %s: a Cube project in a folder of the connected repository',
+  (profile) => {
+    beforeAll(async () => {
+      lc = await startLifecycle({ emulator: { profiles: [profile], clock: { scale: 20 }, buildMs: 2_000, warmupMs: 0 } });
+      await control(lc.em, 'repository/project-root', { deploymentId: 1, projectRoot: '/analytics' });
+      lc.gh.addPull({ number: PR, headSha: sha(1), headRef: HEAD });
+    });
+    afterAll(() => lc.close());
 
-describe('deployProjectRoot: a Cube project in a folder of the connected repository', () => {
-  it('the settings name the folder, and a push to main builds only it, with paths relative to it', async () => {
-    const client = new PlatformClient({ baseUrl: lc.em.baseUrl, apiKey: lc.em.credentials.admin, ca: lc.em.ca });
-    const settings = await client.deployments.settings({ deploymentId: 1 }).finally(() => client.close());
-    expect(settings.deployProjectRoot).toBe('/analytics');
-    const before = Object.keys(d().branches.main!.head).sort();
-    await push('main', repository({}), sha(0));
-    expect(Object.keys(d().branches.main!.head).sort()).toEqual(before);
-    expect(d().branches.main!.lastHash).toBe(sha(0));
-  });
+    it('the settings name the folder, and a push to main builds only it, with paths relative to it', async () => {
+      const client = new PlatformClient({ baseUrl: lc.em.baseUrl, apiKey: lc.em.credentials.admin, ca: lc.em.ca });
+      const settings = await client.deployments.settings({ deploymentId: 1 }).finally(() => client.close());
+      expect(settings.deployProjectRoot).toBe('/analytics');
+      const before = Object.keys(d().branches.main!.head).sort();
+      await push('main', repository({}), sha(0));
+      expect(Object.keys(d().branches.main!.head).sort()).toEqual(before);
+      expect(d().branches.main!.lastHash).toBe(sha(0));
+    });
 
-  it('a broken push is placed on the repository file, at the line; a fix previews with its definitions (read from the folder)', async () => {
-    await push(HEAD, repository({ [ROOTED]: BROKEN }), sha(1));
-    const broken = await step('opened', sha(1));
-    expect(broken.code, broken.out).toBe(1);
-    const line = BROKEN.split('\n').findIndex((l) => l.includes('cnt')) + 1;
-    const check = lc.gh.checkRuns().find((c) => c.headSha === sha(1) && c.name === 'datamodel-ci / validation');
-    expect(check?.annotations.map((a) => `${a.path}:${a.startLine}`)).toEqual([`${ROOTED}:${line}`]);
-    expect(view()).toMatchObject({ state: 'invalid', branch: HEAD });
-    expect(view()?.validation?.errors[0]?.file).toBe(ROOTED);
-    // The platform branch holds the project alone: no README, no other team's model.
-    expect(Object.keys(d().branches[HEAD]!.head)).toContain('model/cubes/rooted.yml');
-    expect(Object.keys(d().branches[HEAD]!.head).filter((p) => !p.startsWith('model/') && p !== 'cube.js')).toEqual([]);
+    it('a broken push is placed on the repository file, at the line; a fix previews with its definitions (read from the folder)', async () => {
+      await push(HEAD, repository({ [ROOTED]: BROKEN }), sha(1));
+      const broken = await step('opened', sha(1));
+      expect(broken.code, broken.out).toBe(1);
+      const line = BROKEN.split('\n').findIndex((l) => l.includes('cnt')) + 1;
+      const check = lc.gh.checkRuns().find((c) => c.headSha === sha(1) && c.name === 'datamodel-ci / validation');
+      expect(check?.annotations.map((a) => `${a.path}:${a.startLine}`)).toEqual([`${ROOTED}:${line}`]);
+      expect(view()).toMatchObject({ state: 'invalid', branch: HEAD });
+      expect(view()?.validation?.errors[0]?.file).toBe(ROOTED);
+      // The platform branch holds the project alone: no README, no other team's model.
+      expect(Object.keys(d().branches[HEAD]!.head)).toContain('model/cubes/rooted.yml');
+      expect(Object.keys(d().branches[HEAD]!.head).filter((p) => !p.startsWith('model/') && p !== 'cube.js')).toEqual([]);
 
-    lc.gh.setHead(PR, sha(2));
-    // The fix also changes how orders.total_amount is computed: only the PR's definitions show that.
-    const orders = 'analytics/model/cubes/orders.yml';
-    const recomputed = repository({})[orders]!.replace('sql: amount', 'sql: amount * 2');
-    await push(HEAD, repository({ [ROOTED]: cube('rooted', 2), [orders]: recomputed }), sha(2));
-    const fixed = await step('synchronize', sha(2));
-    expect(fixed.code, fixed.out).toBe(0);
-    expect(view()).toMatchObject({ state: 'ready', branch: HEAD, headSha: sha(2) });
-    // The definitions were read from analytics/ (model-dir `.`): the new cube's two members, and the recomputed measure.
-    expect(view()?.impact?.summary, fixed.out).toBe('0 breaking, 1 values change, 2 added, 0 changed; no content affected');
-    expect(fixed.out).toMatch(/values-changed-count<<(\S+)\n1\n/);
-    // Nothing uploaded: the platform pulled the PR's own branch.
-    expect(fixed.out).toContain('pulled feature/rooted from the connected repository');
-    expect(Object.keys(lc.em.state.deployments[0]!.uploads)).toEqual([]);
-  });
+      lc.gh.setHead(PR, sha(2));
+      // The fix also changes how orders.total_amount is computed: only the PR's definitions show that.
+      const orders = 'analytics/model/cubes/orders.yml';
+      const recomputed = repository({})[orders]!.replace('sql: amount', 'sql: amount * 2');
+      await push(HEAD, repository({ [ROOTED]: cube('rooted', 2), [orders]: recomputed }), sha(2));
+      const fixed = await step('synchronize', sha(2));
+      expect(fixed.code, fixed.out).toBe(0);
+      expect(view()).toMatchObject({ state: 'ready', branch: HEAD, headSha: sha(2) });
+      // The definitions were read from analytics/ (model-dir `.`): the new cube's two members, and the recomputed measure.
+      expect(view()?.impact?.summary, fixed.out).toBe('0 breaking, 1 values change, 2 added, 0 changed; no content affected');
+      expect(fixed.out).toMatch(/values-changed-count<<(\S+)\n1\n/);
+      // Nothing uploaded: the platform pulled the PR's own branch.
+      expect(fixed.out).toContain('pulled feature/rooted from the connected repository');
+      expect(Object.keys(lc.em.state.deployments[0]!.uploads)).toEqual([]);
+    });
 
-  it('on merge, production is checked at the merge commit and the project lands in the folder', async () => {
-    const merge = sha(9);
-    lc.gh.closePull(PR, true);
-    const orders = 'analytics/model/cubes/orders.yml';
-    await push('main', repository({ [ROOTED]: cube('rooted', 2), [orders]: repository({})[orders]!.replace('sql: amount', 'sql: amount * 2') }), merge);
-    const closed = await step('closed', sha(2), { merged: true, mergeCommitSha: merge });
-    expect(closed.code, closed.out).toBe(0);
-    expect(lc.gh.comments(PR).at(-1)!.body).toMatch(/Production is built at the merge commit/);
-    expect(d().branches.main!.head['model/cubes/rooted.yml']).toBe(Buffer.from(cube('rooted', 2)).toString('base64'));
-    expect(d().branches[HEAD]?.staging).toBe(false);
-  });
-});
+    it('on merge, production is checked at the merge commit and the project lands in the folder', async () => {
+      const merge = sha(9);
+      lc.gh.closePull(PR, true);
+      const orders = 'analytics/model/cubes/orders.yml';
+      await push('main', repository({ [ROOTED]: cube('rooted', 2), [orders]: repository({})[orders]!.replace('sql: amount', 'sql: amount * 2') }), merge);
+      const closed = await step('closed', sha(2), { merged: true, mergeCommitSha: merge });
+      expect(closed.code, closed.out).toBe(0);
+      expect(lc.gh.comments(PR).at(-1)!.body).toMatch(/Production is built at the merge commit/);
+      expect(d().branches.main!.head['model/cubes/rooted.yml']).toBe(Buffer.from(cube('rooted', 2)).toString('base64'));
+      expect(d().branches[HEAD]?.staging).toBe(false);
+    });
+
+    it('a merge queue entry uploads analytics/ only (model-dir at .), validates and passes; its branch and ref go', async () => {
+      lc.gh.addPull({ number: 13, headSha: sha(13), headRef: 'feature/queued', files: [ROOTED] });
+      const group = lc.gh.enqueue(13);
+      rmSync(lc.dir, { recursive: true, force: true });
+      for (const [p, text] of Object.entries(repository({ [ROOTED]: cube('rooted', 3) }))) {
+        mkdirSync(dirname(join(lc.dir, p)), { recursive: true });
+        writeFileSync(join(lc.dir, p), text);
+      }
+      const r = await step('opened', group.headSha, { pr: 13, group });
+      expect(r.code, r.out).toBe(0);
+      const check = lc.gh.checkRuns().find((c) => c.headSha === group.headSha && c.name === 'datamodel-ci / validation');
+      expect(check?.conclusion, r.out).toBe('success');
+      expect(Object.keys(d().branches).filter((b) => b.includes('mq-'))).toEqual([]);
+      expect(Object.keys(d().connected!.refs).filter((b) => b.includes('mq-'))).toEqual([]);
+      // The queue branch held the project alone: the README and finance/ were never uploaded.
+      expect(r.out).not.toMatch(/README\.md|finance\//);
+    });
+
+    it('a merge that changes nothing under analytics/ is not waited for: the platform builds production only when the project changes', async () => {
+      await control(lc.em, 'profiles', { profiles: [profile, 'project-untouched-no-build'] });
+      lc.gh.addPull({ number: 14, headSha: sha(14), headRef: 'feature/finance-only', files: ['finance/model/cubes/ledger.yml'] });
+      const before = d().branches.main!.lastHash;
+      lc.gh.closePull(14, true);
+      await push(
+        'main',
+        repository({ [ROOTED]: cube('rooted', 2), 'finance/model/cubes/ledger.yml': ELSEWHERE['finance/model/cubes/ledger.yml'].replace('cnt', 'count') }),
+        sha(15),
+      );
+      const closed = await step('closed', sha(14), { pr: 14, headRef: 'feature/finance-only', merged: true, mergeCommitSha: sha(15) });
+      expect(closed.code, closed.out).toBe(0);
+      expect(closed.out).toContain(
+        'the merge changed nothing under analytics/, and the platform builds production only when the project changes: not waited for',
+      );
+      expect(d().branches.main!.lastHash).toBe(before);
+    });
+  },
+);

@@ -22,6 +22,11 @@ const ROWS: Row[] = [
   ...PROFILES.map((p) => ({ name: p, profiles: [p] })),
   { name: 'github-connected+short-hash+staging-cold+stale', profiles: ['github-connected', 'short-hash', 'staging-cold', 'stale-build-status'] },
   { name: 'no-hash+stale-build-status', profiles: ['no-hash', 'stale-build-status'] },
+  {
+    name: 'connected-later+lasthash+pull-needs-added+second-wake+untouched',
+    profiles: ['connected-later', 'lasthash-at-commit', 'pull-needs-added-branch', 'staging-needs-second-wake', 'project-untouched-no-build'],
+  },
+  { name: 'cli-with-repository+lasthash+short-hash+staging-cold', profiles: ['cli-with-repository', 'lasthash-at-commit', 'short-hash', 'staging-cold'] },
   { name: 'every profile (no-hash)', profiles: PROFILES.filter((p) => p !== 'short-hash') },
 ];
 
@@ -44,7 +49,7 @@ async function lifecycle(row: Row): Promise<void> {
   // A repository connected (any of three profiles); it feeds production unless the tenant deploys with the CLI.
   const connected = (['github-connected', 'connected-later', 'cli-with-repository'] as const).some((p) => row.profiles.includes(p));
   const github = connected && !row.profiles.includes('cli-with-repository');
-  const cold = row.profiles.includes('staging-cold');
+  const cold = row.profiles.includes('staging-cold') || row.profiles.includes('staging-needs-second-wake');
   // A scaled clock: a build takes 100 ms (long enough that validating too early sees the old model), a
   // warm-up none; an asleep staging environment wakes only when asked.
   const lc: Lifecycle = await startLifecycle({
@@ -84,6 +89,8 @@ async function lifecycle(row: Row): Promise<void> {
       expect(view(PR)).toMatchObject({ state: 'ready', branch: previewBranch });
       expect(view(PR)?.impact?.summary, text(r)).toBe(ADDED_ONLY);
       if (!github) expect(d().branches[previewBranch]!.head[MODEL]).toBe(Buffer.from(cube('matrix', 1)).toString('base64'));
+      // A branch mirroring a repository keeps what the walk never reads (the repository's .github/).
+      if (row.profiles.includes('cli-with-repository')) expect(d().branches[previewBranch]!.head['.github/workflows/ci.yml']).toBeDefined();
       expect(d().branches[previewBranch]!.staging).toBe(true);
     });
     await step('broken push', async () => {

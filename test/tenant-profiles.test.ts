@@ -187,11 +187,15 @@ describe('the toolkit on each silent point', () => {
     }
   });
 
-  it('start-dev-branch forks the dev branch and releases the key’s session (it is per credential, maybe another run’s)', async () => {
+  it('start-dev-branch forks the dev branch and sends no DELETE …/dev-mode (per credential, it would end another run’s session); deleting the fork ends it', async () => {
+    const stops = fx.em.counts.stopDevMode ?? 0;
     const r = await startDevBranch(ctx(), { branch: 'preview-pr-92' });
     expect(r.devBranch).toMatch(/^dev-/);
     expect(fx.em.state.deployments[0]!.branches[r.devBranch!]).toBeDefined();
+    expect(Object.values(fx.em.state.deployments[0]!.devSessions)).toEqual([r.devBranch]);
+    await fx.admin.branches.remove({ deploymentId: 1, query: { branchName: r.devBranch! } });
     expect(fx.em.state.deployments[0]!.devSessions).toEqual({});
+    expect(fx.em.counts.stopDevMode ?? 0).toBe(stops);
   });
 
   it("errors of a repository-fed deployment are placed under its project root when model-dir is left at '.'", () => {

@@ -63,7 +63,7 @@ export async function closeModel(run: ActionRun<'pr'>, m: ModelRun, out: Outputs
   const devBranch = (await side.thread())?.ledger?.devBranch;
   // The merge commit's model (the checkout) is read and checked before the first write: it is what the
   // shared branch must hold when it is merged, and what the deploy branch must hold after.
-  const read = merge ? projectModel(run.reporter, modelDir, await readLocalModel(run.reporter, modelDir, inputs.exclude), target) : undefined;
+  const read = merge ? projectModel(run.reporter, op, modelDir, await readLocalModel(run.reporter, modelDir, inputs.exclude), target) : undefined;
   const local = read?.local;
   const state = pr.merged ? 'merged' : 'closed';
   const fedBranch = fedHead(run, target);

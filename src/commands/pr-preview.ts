@@ -19,6 +19,7 @@ import { publish } from '../pr/publish.js';
 import type { PullRequestSide } from '../pr/pull-request.js';
 import type { Reporter } from '../report/reporter.js';
 import type { ModelTarget } from '../deployments-input.js';
+import type { OpContext } from '../operations/context.js';
 import type { ActionRun } from './action-run.js';
 import { preflight } from './doctor.js';
 import type { ModelRun } from './models.js';
@@ -96,7 +97,7 @@ export async function previewModel(
   const fed = head !== undefined;
   const branch = head ?? previewBranch;
   // There the model is the folder the platform builds (`deployProjectRoot`), the repository root's `.` included.
-  const project = projectModel(run.reporter, modelDir, local, target);
+  const project = projectModel(run.reporter, op, modelDir, local, target);
   const modelFiles = inputs.impact ? await localModelFiles(project.local, project.dir, { emptyAllowed: true }) : undefined;
   out.branch = branch;
   // "Updating" goes up at once and runs alongside the platform work; the result replaces it at the end.
@@ -183,8 +184,16 @@ export async function untouched(run: ActionRun<'pr'>, side: PullRequestSide, mod
  * project root's folder (`deployProjectRoot`), so from a checkout of the whole repository (`model-dir: .`)
  * only that folder is uploaded, its paths relative to it (the preview, its fallback, the queue, the close).
  */
-export function projectModel(reporter: Reporter, modelDir: string, local: LocalFile[], target: DeployTarget): { dir: string; local: LocalFile[] } {
+export function projectModel(
+  reporter: Reporter,
+  op: OpContext,
+  modelDir: string,
+  local: LocalFile[],
+  target: DeployTarget,
+): { dir: string; local: LocalFile[] } {
   if (!target.connected) return { dir: modelDir, local };
+  // The platform is asked to name files from the project root too (doctor's `project root` check).
+  if (target.projectRoot.replace(/^\/+|\/+$/g, '')) op.useDeployProjectRoot = true;
   const dir = repositoryModelDir(reporter, modelDir, target);
   return { dir, local: dir === modelDir ? local : filesUnder(local, dir) };
 }

@@ -48,7 +48,7 @@ export async function queueCommand(run: ActionRun<'pr'>): Promise<number> {
       }
       const target = await deployTarget(m.op);
       // On a connected deployment, the project root's folder only, as the preview uploads it.
-      const project = projectModel(run.reporter, m.target.modelDir, local, target);
+      const project = projectModel(run.reporter, m.op, m.target.modelDir, local, target);
       const outcome = await validateInQueue(m.op, {
         branch,
         deployBranch: target.deployBranch,

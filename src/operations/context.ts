@@ -16,6 +16,11 @@ export interface OpContext {
   requestTimeoutMs?: number;
   /** The trusted CA of the connection (`ca-cert`): the platform's, and its deployments' data API alike. */
   ca?: string;
+  /**
+   * Name files from the project root (`useDeployProjectRoot`) in the hashes and the upload calls: a
+   * deployment connected to a repository whose project is a folder of it (doctor checks the answer).
+   */
+  useDeployProjectRoot?: boolean;
 }
 
 /**

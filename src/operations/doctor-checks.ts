@@ -2,7 +2,7 @@
 import { environmentRestUrl, isDevBranch, normaliseRestUrl } from '@datamodel-ci/platform-api';
 import { NotFoundError, PlatformError, messageOf } from '../client/errors.js';
 import { markBuild, waitForBuild } from './branch-build.js';
-import { gitWrite, ignoreNotFound, type OpContext } from './context.js';
+import { gitWrite, type OpContext } from './context.js';
 import type { LocalFile } from '../model/local-model.js';
 import { openDevMode } from './start-dev-branch.js';
 import { stagingEnvironmentOf } from './enable-staging.js';
@@ -55,11 +55,19 @@ export function hashForm(finish: string | undefined, status: string | undefined)
  * Upload a model with one broken file the way uploads worked (a tenant that refuses direct uploads takes
  * it through dev mode), validate, and read the errors' shape (the caller cleans the branch up).
  */
-export async function validateBroken(ctx: OpContext, branch: string, files: LocalFile[], via: 'direct' | 'dev-mode'): Promise<{ ok: boolean; seen: string }> {
+export async function validateBroken(
+  ctx: OpContext,
+  branch: string,
+  files: LocalFile[],
+  via: 'direct' | 'dev-mode',
+  keepRemote = false,
+): Promise<{ ok: boolean; seen: string }> {
   const since = await markBuild(ctx, branch);
   let lastHash: string | undefined;
   if (via === 'dev-mode') await doctorUploadViaDevMode(ctx, branch, files);
-  else lastHash = (await uploadTransaction(ctx, { branch, local: files, concurrency: 1, commitMessage: 'datamodel-ci doctor: a broken file' })).lastHash;
+  else
+    lastHash = (await uploadTransaction(ctx, { branch, local: files, concurrency: 1, commitMessage: 'datamodel-ci doctor: a broken file', keepRemote }))
+      .lastHash;
   await waitForBuild(ctx, branch, { ...(lastHash ? { lastHash } : {}), ...(since ? { since } : {}), timeoutMs: 10 * 60_000 });
   const r = await ctx.client.dataModel.validate({ deploymentId: ctx.deploymentId, query: { branchName: branch } }, { signal: ctx.signal });
   if (r.valid) return { ok: false, seen: 'a broken model validated as valid: validation does not compile this branch' };
@@ -106,11 +114,11 @@ export async function doctorCleanup(ctx: OpContext, branch: string, made: { bran
       if (b.parentBranch === branch && isDevBranch(b.name)) forks.add(b.name);
     }
   });
-  if (forks.size) await step('release dev mode', () => ignoreNotFound(() => client.branches.stopDevMode({ deploymentId })));
+  // Deleting a fork ends the session on it; `DELETE …/dev-mode` would end the key's session, maybe another run's.
   for (const fork of forks) await step(`delete ${fork}`, () => client.branches.remove({ deploymentId, query: { branchName: fork } }));
   if (exists) {
     await step(`disable staging of ${branch}`, () => client.branches.setStagingEnvironment({ deploymentId, body: { enabled: false, branchName: branch } }));
-    // The doctor made it: its ref in a connected repository goes too.
+    // Its random name is the doctor's own, made by this run: its ref in a connected repository goes too.
     await step(`delete ${branch}`, () => client.branches.remove({ deploymentId, query: { branchName: branch, removeOnUpstream: true } }));
   }
   return ok;

@@ -15,6 +15,7 @@ import { sha1Of, type LocalFile } from '../model/local-model.js';
 import { refusesDirectUpload } from './upload-model.js';
 import { remoteTree, uploadTransaction } from './upload-transaction.js';
 import { doctorCleanup, doctorUploadViaDevMode, duplicateAnswer, hashForm, readBuildStates, readStagingUrl, validateBroken } from './doctor-checks.js';
+import { fedChecks, projectRootCheck } from './doctor-fed.js';
 
 export type CheckState = 'ok' | 'failed' | 'not checked';
 
@@ -135,6 +136,15 @@ export async function runDoctor(
     );
   }
   const states = await readBuildStates(ctx, [target.deployBranch]).catch((e: unknown) => [`(${messageOf(e)})`]);
+  await projectRootCheck(ctx, target, add).catch((e: unknown) => add('project root', 'failed', messageOf(e), 'cannot tell which root files are named from'));
+  // Fed from a repository: no tree is written there (a commit would reach the repository); the fed flow's needs are tried.
+  if (target.repository) {
+    add('build status', 'ok', `deploy branch: ${states.join(', ')}`, 'waits for built before validating');
+    if (ctx.dryRun) skip(['pull', 'data-API token', 'staging /load'], 'dry run: the doctor only reads');
+    else await fedChecks(ctx, target, add).catch((e: unknown) => add('doctor', 'failed', messageOf(e), 'see the checks above'));
+    skip(['upload', 'hash algorithm', 'validation errors', 'staging URL'], 'a deployment fed from its repository: the doctor writes no tree there');
+    return report;
+  }
   if (ctx.dryRun) {
     add('build status', 'ok', `deploy branch: ${states.join(', ')}`, 'waits for built before validating');
     skip(['upload', 'hash algorithm', 'validation errors', 'staging URL'], 'dry run: the doctor only reads');
@@ -154,8 +164,11 @@ export async function runDoctor(
     const both = [DOCTOR_FILES.a, DOCTOR_FILES.b, DOCTOR_FILES.c];
     let finishHash: string | undefined;
     try {
-      await uploadTransaction(ctx, { branch, local: one, concurrency: 1, commitMessage: 'datamodel-ci doctor: one file' });
-      finishHash = (await uploadTransaction(ctx, { branch, local: both, concurrency: 2, commitMessage: 'datamodel-ci doctor: two in parallel' })).lastHash;
+      // On a branch that mirrors a repository, the doctor's files are added and nothing of the branch is removed.
+      const keepRemote = target.connected !== undefined;
+      await uploadTransaction(ctx, { branch, local: one, concurrency: 1, commitMessage: 'datamodel-ci doctor: one file', keepRemote });
+      finishHash = (await uploadTransaction(ctx, { branch, local: both, concurrency: 2, commitMessage: 'datamodel-ci doctor: two in parallel', keepRemote }))
+        .lastHash;
       report.uploadVia = 'direct';
       add(
         'upload',
@@ -233,7 +246,7 @@ export async function runDoctor(
         `wakes a staging environment that says "Branch is not active" (again when a wake gets no answer, and every ${DEFAULTS.stagingWakeRepeatMs / 1000} s), and waits up to ${plural(DEFAULTS.stagingWakeMs / 60_000, 'minute')} before that is final`,
       );
     }
-    const shape = await validateBroken(ctx, branch, [...both, DOCTOR_FILES.broken], report.uploadVia ?? 'direct');
+    const shape = await validateBroken(ctx, branch, [...both, DOCTOR_FILES.broken], report.uploadVia ?? 'direct', target.connected !== undefined);
     add(
       'validation errors',
       shape.ok ? 'ok' : 'failed',

@@ -1,70 +1,19 @@
 /**
  * The PR's preview on the platform, whole: on a deployment fed from a connected repository the PR's own
- * head branch (no upload, repository-feed.ts), else (or when the repository does not have that branch: a
- * fork's) an upload to the preview branch (upload-preview.ts); then the same ending for both, the smoke
+ * head branch (no upload, repository-feed.ts), else (or when the platform does not have that branch and
+ * cannot add it) an upload to the preview branch (upload-preview.ts); then the same ending for both, the smoke
  * test beside the impact, and the data diff after the impact. One outcome comes back. The impact's reads
  * of production start first: they do not depend on this push.
  */
 import { InputError, messageOf } from '../client/errors.js';
+import type { PreviewFlow, PreviewInput, PreviewOutcome, PullRequestPort } from './preview-types.js';
 import type { OpContext } from './context.js';
-import { smokeTest, type EnableStagingResult, type SmokeOptions } from './enable-staging.js';
-import { compareWithProduction, startImpact, type ImpactResult, type MetaToken, type StartedImpact } from './impact.js';
-import type { FileTexts } from '../model/model-files.js';
-import { dataDiffStep, type DataDiffOutcome } from './data-diff.js';
+import { smokeTest } from './enable-staging.js';
+import { compareWithProduction, startImpact, type MetaToken, type StartedImpact } from './impact.js';
+import { dataDiffStep } from './data-diff.js';
 import type { DataDiffPlan } from '../impact/data/plan.js';
 import { runRepositoryPreview } from './repository-feed.js';
-import type { LocalFile } from '../model/local-model.js';
 import { runPreview } from './upload-preview.js';
-import type { UploadResult, UploadVia } from './upload-model.js';
-import type { ValidateResult } from './validate.js';
-
-/** What the lifecycle needs from the pull request's side (GitHub), behind a port. */
-export interface PullRequestPort {
-  /** True once a newer push owns the PR: the run then stops without merging its files. */
-  isStale(): Promise<boolean>;
-  /** Told as soon as the run made the shared branch: the ledger's evidence, also when a later step fails. */
-  created?(branch: string): void;
-}
-
-export interface PreviewInput {
-  branch: string;
-  /** The deployment's deploy branch (from its settings; read by the caller alongside its own reads). */
-  deployBranch: string;
-  /** The local model, hashed and checked by the caller before its first platform call. */
-  local: LocalFile[];
-  modelDir: string;
-  concurrency: number;
-  commitMessage: string;
-  via: UploadVia;
-  smokeTest: boolean;
-  smoke: SmokeOptions;
-  /** Compare the semantic layer with production's once the model is valid. */
-  impact?: boolean;
-  /** The checkout's model files (what is uploaded), for the definition diff. */
-  modelFiles?: FileTexts;
-  /** Allow an upload that deletes most of the branch's model (input `allow-model-deletion`). */
-  allowModelDeletion?: boolean;
-  /** A run of this PR made the branch (its ledger says so): its staging is this PR's to turn on and off. */
-  ownBranch?: boolean;
-}
-
-export interface PreviewOutcome {
-  branch: string;
-  /** The shared branch was created by this run. */
-  created: boolean;
-  upload?: UploadResult;
-  validation?: ValidateResult;
-  staging?: EnableStagingResult;
-  impact?: ImpactResult;
-  /** A newer push owns the PR: nothing more was done. */
-  stale: boolean;
-  /** What failed on the platform, when something did (the outcome holds what was done before). */
-  failure?: string;
-  /** The error behind `failure` (its exit code and hint). */
-  failureCause?: unknown;
-  /** The data diff after the impact, when it was asked for. */
-  numbers?: DataDiffOutcome;
-}
 
 export interface PlatformPreviewInput extends PreviewInput {
   /** A repository-fed deployment: the PR's head branch and commit, and the folder its errors are placed under. */
@@ -101,12 +50,6 @@ export async function previewOnPlatform(ctx: OpContext, input: PlatformPreviewIn
   }
   if (o.impact && input.numbers) o.numbers = await dataDiffStep(ctx, input.numbers, o.impact);
   return o;
-}
-
-/** One flow's outcome, and the impact's token for its staging environment (minted while the model built). */
-export interface PreviewFlow {
-  outcome: PreviewOutcome;
-  stagingToken?: Promise<MetaToken> | undefined;
 }
 
 /** How every preview ends once validated (by upload or from the repository): the smoke test alongside the impact. */

@@ -15,7 +15,7 @@ import { BuildError, markBuild, sameCommit, waitForBuild, type BuildMark } from 
 import { mutate, type OpContext } from './context.js';
 import { enableStaging, wakeStaging } from './enable-staging.js';
 import { stagingTokenFor, type MetaToken, type StartedImpact } from './impact.js';
-import type { PreviewFlow, PreviewInput, PreviewOutcome } from './pr-preview.js';
+import type { PreviewFlow, PreviewInput, PreviewOutcome } from './preview-types.js';
 import { validateWhenBuilt } from './validate.js';
 
 export type RepositoryPreviewInput = Pick<PreviewInput, 'branch' | 'modelDir'> & {

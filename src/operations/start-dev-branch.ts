@@ -1,6 +1,6 @@
 /** start-dev-branch: make sure the PR's shared branch exists, then open dev mode on it. */
 import { isDevBranch } from '@datamodel-ci/platform-api';
-import { AuthenticationError, PermissionDeniedError, PlatformError, messageOf } from '../client/errors.js';
+import { AuthenticationError, PermissionDeniedError, PlatformError } from '../client/errors.js';
 import { deployTarget } from './branch-build.js';
 import { mutate, type OpContext } from './context.js';
 
@@ -73,16 +73,12 @@ export async function openDevMode(ctx: OpContext, branch: string): Promise<strin
 }
 
 /**
- * Make the shared branch, fork its dev branch, and release the key's dev-mode session again: the fork
- * stays (later steps name it), but the session is per credential and would end another run's.
+ * Make the shared branch and fork its dev branch. The key's dev-mode session stays on the fork (later steps
+ * name it) until cleanup deletes the fork, which ends it: `DELETE …/dev-mode` would end the key's session
+ * wherever it is, maybe another run's.
  */
 export async function startDevBranch(ctx: OpContext, input: { branch: string }): Promise<StartDevBranchResult> {
   const created = await ensureSharedBranch(ctx, input.branch, (await deployTarget(ctx)).deployBranch);
   const devBranch = await openDevMode(ctx, input.branch);
-  if (devBranch) {
-    await ctx.client.branches
-      .stopDevMode({ deploymentId: ctx.deploymentId }, { signal: ctx.signal })
-      .catch((e: unknown) => ctx.reporter.warning(`could not release dev mode after forking ${devBranch}: ${messageOf(e)}`));
-  }
   return { branch: input.branch, devBranch, created };
 }

@@ -137,7 +137,10 @@ async function direct(ctx: OpContext, input: UploadInput, local: LocalFile[]): P
   }
 }
 
-/** The vendor's dev-mode recipe: fork, upload to the fork, commit (to the shared branch), release, delete the fork. */
+/**
+ * The vendor's dev-mode recipe: fork, upload to the fork, commit (to the shared branch), delete the fork,
+ * which ends the session on it (never `DELETE …/dev-mode`: per credential, it may end another run's).
+ */
 async function viaDevMode(ctx: OpContext, input: UploadInput, local: LocalFile[]): Promise<UploadResult> {
   const { client, deploymentId } = ctx;
   const fork = await openDevMode(ctx, input.branch);
@@ -169,10 +172,7 @@ async function viaDevMode(ctx: OpContext, input: UploadInput, local: LocalFile[]
     input.onLanded?.(undefined);
     return result(input, t, 'dev-mode', fork);
   } finally {
-    // Leave nothing behind: the session and the fork (deleting a fork also ends its session).
-    await ignoreNotFound(() => client.branches.stopDevMode({ deploymentId })).catch((e: unknown) =>
-      ctx.reporter.warning(`could not release dev mode: ${messageOf(e)}`),
-    );
+    // Leave nothing behind: the fork, and with it the session on it.
     await ignoreNotFound(() => client.branches.remove({ deploymentId, query: { branchName: fork } })).catch((e: unknown) =>
       ctx.reporter.warning(`could not delete dev branch ${fork}: ${messageOf(e)}`),
     );

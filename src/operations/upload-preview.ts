@@ -10,7 +10,7 @@ import { enableStaging, wakeStaging, type EnableStagingResult } from './enable-s
 import { stagingTokenFor, type MetaToken, type StartedImpact } from './impact.js';
 import { ensureSharedBranch } from './start-dev-branch.js';
 import { markBuild, waitForBuild, type BuildMark } from './branch-build.js';
-import type { PreviewFlow, PreviewInput, PreviewOutcome, PullRequestPort } from './pr-preview.js';
+import type { PreviewFlow, PreviewInput, PreviewOutcome, PullRequestPort } from './preview-types.js';
 import { uploadModel } from './upload-model.js';
 import { validateWhenBuilt, type ValidateResult } from './validate.js';
 

@@ -31,20 +31,23 @@ export function sameTree(a: Manifest, b: Manifest): boolean {
  * Compare local hashes with the remote ones. A remote file the walk never looks at (a dotfile such as a
  * connected repository's `.github/`, `node_modules`) is kept: listed in the manifest as it is, never removed.
  */
-export function plan(local: readonly LocalFile[], remote: Manifest) {
+export function plan(local: readonly LocalFile[], remote: Manifest, keepRemote = false) {
   const localPaths = new Set(local.map((f) => f.path));
   const send = local.filter((f) => remote[f.path]?.hash !== f.sha1);
   const kept: Manifest = {};
-  for (const [path, entry] of Object.entries(remote)) if (!localPaths.has(path) && skippedPath(path)) kept[path] = { hash: entry.hash };
+  for (const [path, entry] of Object.entries(remote)) if (!localPaths.has(path) && (keepRemote || skippedPath(path))) kept[path] = { hash: entry.hash };
   const remove = Object.keys(remote)
     .filter((p) => !localPaths.has(p) && !(p in kept))
     .sort();
   return { send, remove, kept, unchanged: local.length - send.length };
 }
 
+/** The query that names files from the project root, on a deployment that asks for it. */
+const rooted = (ctx: OpContext) => (ctx.useDeployProjectRoot ? { useDeployProjectRoot: true } : {});
+
 /** The branch's files with their hashes. */
 export async function remoteTree(ctx: OpContext, branch: string): Promise<FileHashes> {
-  return ctx.client.dataModel.fileHashes({ deploymentId: ctx.deploymentId, query: { branchName: branch } }, { signal: ctx.signal });
+  return ctx.client.dataModel.fileHashes({ deploymentId: ctx.deploymentId, query: { branchName: branch, ...rooted(ctx) } }, { signal: ctx.signal });
 }
 
 /** A tree as the walk sees it: the files it never reads (dotfiles, `node_modules`) left out. */
@@ -76,6 +79,8 @@ export interface TransactionInput {
   guard?: { modelDir: string; allow: boolean };
   /** Called right before `finish` (a caller marks the build status it must see replaced). */
   beforeFinish?: () => Promise<void>;
+  /** Add and change files only, removing none (the doctor's files on a branch that mirrors a repository). */
+  keepRemote?: boolean;
 }
 
 export interface TransactionResult {
@@ -98,7 +103,7 @@ export async function uploadTransaction(ctx: OpContext, input: TransactionInput)
     if (input.planOnly) return {};
     throw e;
   });
-  const p = plan(input.local, remote);
+  const p = plan(input.local, remote, input.keepRemote);
   // `finish` removes what its manifest lacks: the files the walk skips stay listed, as the branch holds them.
   const manifest = { ...p.kept, ...manifestOf(input.local) };
   if (Object.keys(p.kept).length) reporter.debug(`kept on ${branchName} (never uploaded from here): ${Object.keys(p.kept).join(', ')}`);
@@ -118,7 +123,10 @@ export async function uploadTransaction(ctx: OpContext, input: TransactionInput)
   if (p.send.length === 0 && p.remove.length === 0 && !input.alwaysFinish) return { ...base, finished: false, stopped: false };
 
   // A second transaction after a lost answer stays unused: harmless to repeat.
-  const started = await client.dataModel.startUpload({ deploymentId, query: { branchName }, body: { branchName } }, { signal: ctx.signal, repeatable: true });
+  const started = await client.dataModel.startUpload(
+    { deploymentId, query: { branchName, ...rooted(ctx) }, body: { branchName } },
+    { signal: ctx.signal, repeatable: true },
+  );
   // Both vendor clients send the transaction as the JSON text of the whole object `start` returned.
   const transaction = JSON.stringify(started.transaction);
   const pool = new AdaptivePool({
@@ -142,7 +150,7 @@ export async function uploadTransaction(ctx: OpContext, input: TransactionInput)
       bytes += data.length;
       // The same bytes under the same transaction and name have the same effect: harmless to repeat.
       await client.dataModel.uploadFile(
-        { deploymentId, query: { branchName }, body: { transaction, fileName: file.path, file: data } },
+        { deploymentId, query: { branchName, ...rooted(ctx) }, body: { transaction, fileName: file.path, file: data } },
         { signal: ctx.signal, repeatable: true, onRetry: (e) => pool.slowDown(e.status ? `answer ${e.status}` : e.name) },
       );
       reporter.debug(`sent ${file.path} (${data.length} bytes)`);
@@ -158,7 +166,7 @@ export async function uploadTransaction(ctx: OpContext, input: TransactionInput)
   const finished = await client.dataModel.finishUpload(
     {
       deploymentId,
-      query: { branchName },
+      query: { branchName, ...rooted(ctx) },
       body: { transaction: started.transaction, files: manifest, autoRemoveFiles: true, commitMessage: input.commitMessage, branchName },
     },
     // The branch holding the manifest means a finish whose answer was lost did land.

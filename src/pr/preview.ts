@@ -4,7 +4,7 @@
  * GitHub deployment), which depend on nothing of each other and go out together.
  */
 import { messageOf } from '../client/errors.js';
-import type { PreviewOutcome } from '../operations/pr-preview.js';
+import type { PreviewOutcome } from '../operations/preview-types.js';
 import { hintFor } from '../report/hints.js';
 import { annotate } from './check-run.js';
 import type { Ledger } from './comment/ledger.js';

@@ -1,0 +1,66 @@
+/**
+ * What the preview's two flows (upload-preview.ts, repository-feed.ts) and the preview that runs them
+ * (pr-preview.ts) share: its input, its outcome, the pull request's port. Below all three, so none
+ * imports another for its types.
+ */
+import type { EnableStagingResult, SmokeOptions } from './enable-staging.js';
+import type { ImpactResult, MetaToken } from './impact.js';
+import type { FileTexts } from '../model/model-files.js';
+import type { DataDiffOutcome } from './data-diff.js';
+import type { LocalFile } from '../model/local-model.js';
+import type { UploadResult, UploadVia } from './upload-model.js';
+import type { ValidateResult } from './validate.js';
+
+/** What the lifecycle needs from the pull request's side (GitHub), behind a port. */
+export interface PullRequestPort {
+  /** True once a newer push owns the PR: the run then stops without merging its files. */
+  isStale(): Promise<boolean>;
+  /** Told as soon as the run made the shared branch: the ledger's evidence, also when a later step fails. */
+  created?(branch: string): void;
+}
+
+export interface PreviewInput {
+  branch: string;
+  /** The deployment's deploy branch (from its settings; read by the caller alongside its own reads). */
+  deployBranch: string;
+  /** The local model, hashed and checked by the caller before its first platform call. */
+  local: LocalFile[];
+  modelDir: string;
+  concurrency: number;
+  commitMessage: string;
+  via: UploadVia;
+  smokeTest: boolean;
+  smoke: SmokeOptions;
+  /** Compare the semantic layer with production's once the model is valid. */
+  impact?: boolean;
+  /** The checkout's model files (what is uploaded), for the definition diff. */
+  modelFiles?: FileTexts;
+  /** Allow an upload that deletes most of the branch's model (input `allow-model-deletion`). */
+  allowModelDeletion?: boolean;
+  /** A run of this PR made the branch (its ledger says so): its staging is this PR's to turn on and off. */
+  ownBranch?: boolean;
+}
+
+export interface PreviewOutcome {
+  branch: string;
+  /** The shared branch was created by this run. */
+  created: boolean;
+  upload?: UploadResult;
+  validation?: ValidateResult;
+  staging?: EnableStagingResult;
+  impact?: ImpactResult;
+  /** A newer push owns the PR: nothing more was done. */
+  stale: boolean;
+  /** What failed on the platform, when something did (the outcome holds what was done before). */
+  failure?: string;
+  /** The error behind `failure` (its exit code and hint). */
+  failureCause?: unknown;
+  /** The data diff after the impact, when it was asked for. */
+  numbers?: DataDiffOutcome;
+}
+
+/** One flow's outcome, and the impact's token for its staging environment (minted while the model built). */
+export interface PreviewFlow {
+  outcome: PreviewOutcome;
+  stagingToken?: Promise<MetaToken> | undefined;
+}
