@@ -312,11 +312,12 @@ export const ACTIONS: ActionSpec[] = [
     description: "Disable staging and delete the PR's shared and dev branches; or, with `mode: sweep`, delete the branches of closed PRs.",
     inputs: [
       BRANCH,
-      { name: 'mode', description: '`pr` (the PR of the event) or `sweep` (every branch under `branch-prefix` whose PR is closed or gone).', default: 'pr' },
-      { name: 'min-age', description: 'Sweep: only branches whose PR closed at least this long ago (`30m`, `12h`, `7d`).', default: DEFAULTS.sweepMinAge },
+      { name: 'mode', description: '`pr` (the PR of the event) or `sweep` (branches under `branch-prefix` of PRs closed or gone: faults.md).', default: 'pr' },
+      { name: 'min-age', description: 'Sweep: PRs closed (no PR: branches idle) at least this long ago (`30m`, `12h`, `7d`).', default: DEFAULTS.sweepMinAge },
       {
         name: 'remove-on-upstream',
-        description: "Also delete the branch's git ref in the deployment's connected repository (the toolkit's own preview branches; `false` keeps the refs).",
+        description:
+          "Also delete the branch's git ref in the deployment's connected repository: only for a branch whose name the toolkit generates and that a run of the PR created, as its comment's ledger records (`false` keeps every ref).",
         default: 'true',
       },
       FAIL_WITHOUT_CREDENTIALS,
@@ -352,7 +353,7 @@ export const ACTIONS: ActionSpec[] = [
       {
         name: 'remove-on-upstream',
         description:
-          "At cleanup, also delete the preview branch's git ref in the deployment's connected repository (the branch is the toolkit's own; `false` keeps the ref).",
+          "At cleanup, also delete the preview branch's git ref in the deployment's connected repository: only for a branch whose name the toolkit generates and that a run of the PR created, as its comment's ledger records (`false` keeps the ref).",
         default: 'true',
       },
       EXCLUDE,

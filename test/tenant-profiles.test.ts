@@ -14,6 +14,7 @@ import { MemoryReporter } from '../src/report/reporter.js';
 import { targetOf, waitForBuild } from '../src/operations/branch-build.js';
 import type { OpContext } from '../src/operations/context.js';
 import { enableStaging, wakeStaging } from '../src/operations/enable-staging.js';
+import { branchModelFiles } from '../src/operations/impact.js';
 import { startDevBranch } from '../src/operations/start-dev-branch.js';
 import { PlatformClient } from '../src/client/index.js';
 import { main } from '../packages/emulator/src/main.js';
@@ -169,6 +170,25 @@ describe('the toolkit on each silent point', () => {
       expect(answers.length).toBeGreaterThanOrEqual(2);
       expect(own.em.faults.injected['5xx']).toBe(1);
       expect(c.reporter.lines.filter((l) => l.message.includes('waking it'))).toHaveLength(1);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it("a CLI deployment's production files are its last upload (showLastCLIUpload), not the deploy branch's git merged into since", async () => {
+    const own = await emulatorFixture();
+    try {
+      // marketing (2) deploys from the CLI: a merge into main changes git, not production.
+      const dev = (await own.admin.branches.startDevMode({ deploymentId: 2, body: { branchName: 'feature-revenue' } })).branchName!;
+      await own.admin.dataModel.updateFiles({
+        deploymentId: 2,
+        body: { branchName: dev, files: [{ path: 'model/cubes/merged.yml', content: 'cubes: []\n' }] },
+      });
+      await own.admin.branches.commit({ deploymentId: 2, body: { branchName: dev, exitDevMode: true } });
+      await own.admin.branches.mergeToDefault({ deploymentId: 2, body: { branchName: 'feature-revenue', message: 'merge', removeBranchAfterMerge: false } });
+      const c2 = { ...ctx(own), deploymentId: 2 };
+      expect([...(await branchModelFiles(c2, 'main')).keys()]).toContain('model/cubes/merged.yml');
+      expect([...(await branchModelFiles(c2, 'main', true)).keys()]).not.toContain('model/cubes/merged.yml');
     } finally {
       await own.close();
     }

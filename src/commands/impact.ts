@@ -21,7 +21,9 @@ export async function impactCommand(run: ActionRun<'impact'>): Promise<number> {
   const plan = await planDataDiff(inputs.dataDiff, run.event);
   const [branch, target] = await Promise.all([run.pr.resolveBranch(inputs.branch), deployTarget(run.op)]);
   run.out.branch = branch;
-  const r = await run.reporter.group('Impact on the semantic layer', () => analyseImpact(run.op, { branch, deployBranch: target.deployBranch, headFiles }));
+  const r = await run.reporter.group('Impact on the semantic layer', () =>
+    analyseImpact(run.op, { branch, deployBranch: target.deployBranch, headFiles, cliDeploy: target.deployMode === 'cli' }),
+  );
   const impact = presentChangeSet(deploymentId, r, inputs.failOnBreaking);
   Object.assign(run.out, impact.outputs, { status: impact.status });
   // Set before the data diff, so a failure there still carries the change set.

@@ -110,6 +110,7 @@ export async function previewModel(
     {
       branch: previewBranch,
       deployBranch: target.deployBranch,
+      deployMode: target.deployMode,
       local: project.local,
       modelDir: project.dir,
       concurrency: inputs.concurrency,

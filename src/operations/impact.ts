@@ -241,8 +241,11 @@ export interface StartedImpact {
   environments: Promise<{ production?: EnvironmentRef; staging?: EnvironmentRef }>;
 }
 
-/** Start reading production's `/meta` and the content (the staging environment is found here too when it already runs). */
-export function startImpact(ctx: OpContext, input: { branch?: string; deployBranch?: string }): StartedImpact {
+/**
+ * Start reading production's `/meta` and the content (the staging environment is found here too when it
+ * already runs). `cliDeploy`: production runs the last upload, not the deploy branch's git (CLI mode).
+ */
+export function startImpact(ctx: OpContext, input: { branch?: string; deployBranch?: string; cliDeploy?: boolean }): StartedImpact {
   const environments = findEnvironments(ctx, input.branch);
   const base = environmentMeta(
     ctx,
@@ -250,7 +253,7 @@ export function startImpact(ctx: OpContext, input: { branch?: string; deployBran
   ).then((r) => (r.problem === 'no environment to read' ? { problem: 'the deployment lists no production environment' } : r));
   const content = scanContent(ctx);
   const baseFiles = input.deployBranch
-    ? branchModelFiles(ctx, input.deployBranch).catch((e: unknown) => {
+    ? branchModelFiles(ctx, input.deployBranch, input.cliDeploy).catch((e: unknown) => {
         if (e instanceof AbortedError || ctx.signal?.aborted) throw e;
         return { problem: messageOf(e) };
       })
@@ -300,8 +303,11 @@ export async function finishImpact(
 }
 
 /** Every step for a branch whose staging environment already runs (the `impact` action, `datamodel-ci diff`). */
-export async function analyseImpact(ctx: OpContext, input: { branch: string; deployBranch: string; headFiles?: FileTexts }): Promise<ImpactResult> {
-  const started = startImpact(ctx, { branch: input.branch, deployBranch: input.deployBranch });
+export async function analyseImpact(
+  ctx: OpContext,
+  input: { branch: string; deployBranch: string; headFiles?: FileTexts; cliDeploy?: boolean },
+): Promise<ImpactResult> {
+  const started = startImpact(ctx, { branch: input.branch, deployBranch: input.deployBranch, cliDeploy: input.cliDeploy });
   const head = started.environments.then(async (e) =>
     e.staging
       ? environmentMeta(ctx, e.staging)
@@ -329,13 +335,15 @@ export function impactSummaryLine(r: Pick<ImpactResult, 'counts' | 'affectedCoun
   return `${changes}; ${joined ? `${joined} affected` : 'no content affected'}`;
 }
 
-/** The deploy branch's model files, with their content, from the platform. */
-export async function branchModelFiles(ctx: OpContext, branch: string): Promise<FileTexts> {
+/**
+ * A branch's model files, with their content, from the platform. `lastUpload`: the deploy branch of a CLI
+ * deployment as production runs it, its last upload (`showLastCLIUpload`), not the branch's git.
+ */
+export async function branchModelFiles(ctx: OpContext, branch: string, lastUpload = false): Promise<FileTexts> {
   let nodes: unknown[];
   try {
-    nodes = await collect(
-      ctx.client.dataModel.iterateFiles({ deploymentId: ctx.deploymentId, query: { branchName: branch, withContent: true } }, { signal: ctx.signal }),
-    );
+    const query = { branchName: branch, withContent: true, ...(lastUpload ? { showLastCLIUpload: true } : {}) };
+    nodes = await collect(ctx.client.dataModel.iterateFiles({ deploymentId: ctx.deploymentId, query }, { signal: ctx.signal }));
   } catch (e) {
     if (e instanceof AbortedError) throw e;
     throw new Error(`the files of ${branch} could not be read (${messageOf(e)})`, { cause: e });

@@ -25,7 +25,7 @@ export interface PlatformPreviewInput extends PreviewInput {
 /** The preview on the platform; a platform failure is reported in the outcome, bad input is thrown. */
 export async function previewOnPlatform(ctx: OpContext, input: PlatformPreviewInput, pull: PullRequestPort): Promise<PreviewOutcome> {
   // What the impact reads from production and the content does not depend on this push: started at once.
-  const impact = input.impact && !ctx.dryRun ? startImpact(ctx, { deployBranch: input.deployBranch }) : undefined;
+  const impact = input.impact && !ctx.dryRun ? startImpact(ctx, { deployBranch: input.deployBranch, cliDeploy: input.deployMode === 'cli' }) : undefined;
   let flow: PreviewFlow | undefined;
   if (input.fed) {
     const { fed } = input;

@@ -23,6 +23,8 @@ export interface PreviewInput {
   branch: string;
   /** The deployment's deploy branch (from its settings; read by the caller alongside its own reads). */
   deployBranch: string;
+  /** Its deploy mode (`cli`: production runs the last upload, not the deploy branch's git). */
+  deployMode?: string;
   /** The local model, hashed and checked by the caller before its first platform call. */
   local: LocalFile[];
   modelDir: string;

@@ -1,1 +1,0 @@
-export{t as doctorCommand}from"./doctor-BnWH5llj.js";
