@@ -185,3 +185,33 @@ describe.each(['github-connected', 'connected-later'] as const)(
     });
   },
 );
+
+// Connected, but fed by uploads (CLI mode): the preview uploads the project folder (model-dir `.`), keeps
+// the repository's own files on the branch, and a queue entry does the same.
+describe('deployProjectRoot on cli-with-repository: uploads of the project folder only', () => {
+  beforeAll(async () => {
+    lc = await startLifecycle({ emulator: { profiles: ['cli-with-repository'], clock: { scale: 20 }, buildMs: 2_000, warmupMs: 0 } });
+    await control(lc.em, 'repository/project-root', { deploymentId: 1, projectRoot: '/analytics' });
+  });
+  afterAll(() => lc.close());
+
+  it('a preview uploads analytics/ only, with useDeployProjectRoot, keeping the branch’s .github/; a queue entry passes', async () => {
+    lc.gh.addPull({ number: 21, headSha: sha(21), headRef: 'feature/cli', files: [ROOTED] });
+    const tree = repository({ [ROOTED]: cube('rooted', 4) });
+    rmSync(lc.dir, { recursive: true, force: true });
+    for (const [p, text] of Object.entries(tree)) {
+      mkdirSync(dirname(join(lc.dir, p)), { recursive: true });
+      writeFileSync(join(lc.dir, p), text);
+    }
+    const opened = await step('opened', sha(21), { pr: 21, headRef: 'feature/cli' });
+    expect(opened.code, opened.out).toBe(0);
+    const files = Object.keys(d().branches['preview-pr-21']!.head);
+    expect(files).toContain('model/cubes/rooted.yml');
+    expect(files).toContain('.github/workflows/ci.yml');
+    expect(files.filter((p) => p.startsWith('analytics/') || p.startsWith('finance/') || p === 'README.md')).toEqual([]);
+    const group = lc.gh.enqueue(21);
+    const queued = await step('opened', group.headSha, { pr: 21, group });
+    expect(queued.code, queued.out).toBe(0);
+    expect(lc.gh.checkRuns().find((c) => c.headSha === group.headSha && c.name === 'datamodel-ci / validation')?.conclusion).toBe('success');
+  });
+});
