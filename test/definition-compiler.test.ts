@@ -9,6 +9,7 @@ import { DEMO_MODEL } from '../packages/emulator/src/index.js';
 import { compileFiles } from '../packages/emulator/src/engine/compile.js';
 import type { ModelDefinition } from '../src/impact/definition/model.js';
 import { modelDefinition } from '../src/impact/definition/source.js';
+import { REPOINTED, RENAMED, SCHOOL_MODEL } from './support/school-model.js';
 
 type Fn = ((...args: unknown[]) => unknown) | undefined;
 type Def = Record<string, unknown>;
@@ -26,8 +27,14 @@ function fnText(fn: Fn | string): string | undefined {
       .trim();
   const literal = /^(?:\([^)]*\)|[\w$]+)\s*=>\s*'([^']*)'$/.exec(src);
   if (literal) return literal[1];
+  // A view member's sql, made by the compiler: the join path to the cube member it stands for.
+  const made = /^function anonymous\([^)]*\)\s*\{\s*return `\$\{([\w.]+)\}`;?\s*\}$/.exec(src);
+  if (made) return `{${made[1]}}`;
   return `unreadable: ${src}`;
 }
+
+/** A type as YAML writes it: the compiler camel-cases `count_distinct`, a JS model may write either. */
+const snake = (t: string | undefined) => t?.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 const RELATIONSHIP: Record<string, string> = { belongsTo: 'many_to_one', hasMany: 'one_to_many', hasOne: 'one_to_one' };
 const rolling = (r: Def | undefined) =>
@@ -52,8 +59,8 @@ function compilerView(compilers: unknown): Record<string, unknown> {
       for (const [m, d] of Object.entries((c[list] ?? {}) as Record<string, Def>)) {
         members[m] = {
           kind,
-          type: kind === 'segment' ? undefined : d.aggType && c.isView ? d.aggType : d.type,
-          sql: c.isView ? undefined : fnText(d.sql as Fn),
+          type: kind === 'segment' ? undefined : snake((d.aggType && c.isView ? d.aggType : d.type) as string | undefined),
+          sql: fnText(d.sql as Fn),
           filters: (d.filters as Def[] | undefined)?.map((f) => fnText(f.sql as Fn)),
           rollingWindow: rolling(d.rollingWindow as Def | undefined),
           primaryKey: c.isView ? undefined : d.primaryKey === true || undefined,
@@ -87,11 +94,12 @@ function readerView(def: ModelDefinition): Record<string, unknown> {
     for (const [m, d] of c.members) {
       const view = c.type === 'view';
       // A view member's type is its cube member's aggregation (what the compiler calls aggType).
-      const type = d.kind === 'segment' ? undefined : view ? d.type : d.type;
+      const type = d.kind === 'segment' ? undefined : snake(d.type);
       members[m] = {
         kind: d.kind,
         type,
-        sql: view ? undefined : d.sql,
+        // A view member's sql names the join path it is reached through and the cube member it stands for.
+        sql: view ? `{${d.path}.${d.alias?.split('.')[1]}}` : d.sql,
         filters: d.filters,
         rollingWindow: d.rollingWindow,
         primaryKey: view ? undefined : d.primaryKey,
@@ -188,5 +196,17 @@ describe("the definition reader and Cube's compiler agree", () => {
     const { compiler, reader } = await both(KITCHEN);
     expect(Object.keys(reader).sort()).toEqual(['base_customers', 'customers', 'everything', 'orders']);
     expect(reader).toEqual(compiler);
+  });
+
+  it('on private cubes with public members, a calendar reached through a join path, then re-pointed, and a cube renamed with every join following it', async () => {
+    const member = (v: Record<string, unknown>, view: string, m: string) => ((v[view] as { members: Record<string, { sql?: string }> }).members[m] ?? {}).sql;
+    for (const files of [SCHOOL_MODEL, REPOINTED, RENAMED]) {
+      const { compiler, reader } = await both(files);
+      expect(reader).toEqual(compiler);
+    }
+    // The compiler names the path in the view member's sql: /meta shows the same member, the sql shows where it now comes from.
+    expect(member((await both(SCHOOL_MODEL)).compiler, 'scores_view', 'date_key')).toBe('{scores.administrations.dates.date_key}');
+    expect(member((await both(REPOINTED)).compiler, 'scores_view', 'date_key')).toBe('{scores.dates.date_key}');
+    expect(member((await both(RENAMED)).compiler, 'attendance_view', 'stint_grade_level')).toBe('{attendance.school_enrollments.grade_level}');
   });
 });

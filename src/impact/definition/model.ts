@@ -56,6 +56,8 @@ export interface MemberDef {
   granularities?: Record<string, { interval?: string; offset?: string; origin?: string; sql?: string }>;
   /** View members: the cube member it stands for. */
   alias?: string;
+  /** View members: the join path it is reached through (`scores.administrations.dates`), as the compiler's sql names it. */
+  path?: string;
   /** Other definition keys that change numbers (case, sub_query, multi_stage, time_shift, …), canonical text. */
   other?: string;
 }
@@ -265,7 +267,7 @@ function resolveView(view: CubeDef, body: RawMap, cubes: Map<string, CubeDef>): 
       if (!m || excludes.has(name)) continue;
       const own = (spec && text(field(spec, 'alias'))) ?? name;
       const viewName = `${prefix}${own}`;
-      const out: MemberDef = { name: viewName, kind: m.kind, public: true, alias: `${target}.${name}` };
+      const out: MemberDef = { name: viewName, kind: m.kind, public: true, alias: `${target}.${name}`, path };
       if (m.type) out.type = m.type;
       if (m.granularities) out.granularities = m.granularities;
       view.members.set(viewName, out);

@@ -1,0 +1,1 @@
+export{t as doctorCommand}from"./doctor-Bb8lkMa4.js";
