@@ -79,7 +79,7 @@ describe('the member diff on /meta from Cube’s compiler', () => {
     expect(diffMeta(await meta(DEMO_MODEL), headMeta).members.find((m) => m.member === 'orders.status')?.change).toBe('removed');
   });
 
-  it('an aggregation changed is breaking; a title, a format and an added member are not', async () => {
+  it('an aggregation changed is a values change (its queries still run), as the model writes it; a title, a format and an added member are not', async () => {
     const head = edit({
       [ORDERS]: [
         ['      - name: total_amount\n        type: sum\n', '      - name: total_amount\n        type: avg\n'],
@@ -95,16 +95,17 @@ describe('the member diff on /meta from Cube’s compiler', () => {
     });
     const cs = diffMeta(await meta(DEMO_MODEL), await meta(head));
     expect(brief(cs)).toEqual([
-      ['orders.total_amount', 'changed', true, 'aggregation sum → avg'],
-      ['orders_view.total_amount', 'changed', true, 'aggregation sum → avg'],
       ['orders.count', 'changed', false, 'title Orders Count → Orders Number of orders'],
       ['orders.status', 'changed', false, 'description changed'],
+      ['orders.total_amount', 'changed', false, 'aggregation sum → avg'],
       ['orders.max_amount', 'added', false, 'added'],
       // The view's members follow the cube's (it does not include max_amount).
       ['orders_view.count', 'changed', false, 'title Orders View Count → Orders View Number of orders'],
       ['orders_view.status', 'changed', false, 'description changed'],
+      ['orders_view.total_amount', 'changed', false, 'aggregation sum → avg'],
     ]);
-    expect(countChanges(cs)).toEqual({ breaking: 2, added: 1, changed: 4 });
+    expect(cs.members.filter((m) => m.values).map((m) => m.member)).toEqual(['orders.total_amount', 'orders_view.total_amount']);
+    expect(countChanges(cs)).toEqual({ breaking: 0, values: 2, added: 1, changed: 4 });
   });
 
   it('a type changed and a custom granularity removed are breaking; one added is not', async () => {

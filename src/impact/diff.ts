@@ -1,10 +1,12 @@
 /**
  * The member diff of two semantic layers (the deploy branch's and the pull request's) and its
  * classification. Breaking: what a query that works today can no longer ask for (a member removed or
- * made private, a cube renamed, a type or aggregation changed, a view member gone, a granularity
- * removed). Non-breaking: what adds or only relabels (a member or granularity added, a title,
- * description or format changed).
+ * made private, a cube renamed, a type changed, a view member gone, a granularity removed). Values: what
+ * still answers, with other numbers (an aggregation changed, a granularity's interval, a view member
+ * standing for another). Non-breaking: what adds or only relabels (a member or granularity added, a
+ * title, description or format changed).
  */
+import { snakeCase } from '../model/locate/model-tree.js';
 import { shortName, type MemberKind, type MetaCube, type MetaDocument, type MetaMember } from './meta.js';
 
 export type ChangeKind = 'added' | 'removed' | 'private' | 'renamed' | 'view-lost' | 'changed';
@@ -76,7 +78,8 @@ function compare(a: MetaMember, b: MetaMember): { breaking: string[]; values: st
   if (a.cumulative && !b.cumulative) values.push('no longer cumulative');
   if (a.alias && b.alias && a.alias !== b.alias) values.push(`stands for ${b.alias} (was ${a.alias})`);
   if (a.type !== b.type) breaking.push(`type ${arrow(a.type, b.type)}`);
-  if (a.aggType !== b.aggType) breaking.push(`aggregation ${arrow(a.aggType, b.aggType)}`);
+  // Queries still run on a measure whose aggregation changed; its numbers change (written as the model writes it).
+  if (a.aggType !== b.aggType) values.push(`aggregation ${arrow(a.aggType && snakeCase(a.aggType), b.aggType && snakeCase(b.aggType))}`);
   const removedGrains = a.granularities.filter((g) => !b.granularities.includes(g));
   for (const g of removedGrains) breaking.push(`granularity ${g} removed`);
   for (const g of b.granularities.filter((x) => !a.granularities.includes(x))) other.push(`granularity ${g} added`);

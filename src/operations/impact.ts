@@ -288,7 +288,7 @@ export async function finishImpact(
   }
   const defs = await definitionsFor(started.baseFiles, input.headFiles);
   // Staging may run a newer Cube than production: what only the versions explain is not a change.
-  result.changes = withoutEngineDifferences(diffMeta(base.meta, headRead.meta, { privateInHead: defs.privateInHead }));
+  result.changes = withoutEngineDifferences(diffMeta(base.meta, headRead.meta, defs.metaOptions));
   if (defs.outcome) result.definition = defs.apply(result.changes);
   result.notices.push(...defs.notices);
   result.counts = countChanges(result.changes);

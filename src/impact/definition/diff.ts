@@ -5,6 +5,7 @@
  * formats of public members are the `/meta` diff's; this one compares what computes the numbers, and
  * follows a values change to every member whose numbers it moves.
  */
+import { snakeCase } from '../../model/locate/model-tree.js';
 import type { CubeDef, MemberDef, MemberKind, ModelDefinition } from './model.js';
 
 export type ChangeClass = 'breaking' | 'values' | 'non-breaking';
@@ -15,7 +16,7 @@ export interface DefinitionChange {
   /** `cube.member`; absent for a change of the cube or view itself. */
   member?: string;
   kind?: MemberKind;
-  /** What changed: `sql`, `formula`, `filters`, `rolling window`, `granularity`, `alias`, `definition`, `type`, `sql_table`, `data source`, `join`, `primary key`, `access policy`, `pre-aggregations`, `visibility`. */
+  /** What changed: `sql`, `formula`, `filters`, `rolling window`, `granularity`, `alias`, `definition`, `aggregation`, `type`, `sql_table`, `data source`, `join`, `primary key`, `access policy`, `pre-aggregations`, `visibility`. */
   aspect: string;
   class: ChangeClass;
   /** The change in a few words (`sql amount → amount * 0.9`). */
@@ -31,6 +32,9 @@ const arrow = (a: string | undefined, b: string | undefined) => `${short(a)} →
 /** A measure of type number whose sql names other members: a calculated measure, its sql a formula. */
 const isFormula = (m: MemberDef) => m.kind === 'measure' && m.type === 'number' && /\{[^}]+\}/.test(m.sql ?? '');
 
+/** The type `/meta` gives a measure of each type: a change within `number` is a change of aggregation only. */
+const outputType = (t: string | undefined) => (t === 'string' || t === 'time' || t === 'boolean' ? t : 'number');
+
 function memberChanges(cube: CubeDef, a: MemberDef, b: MemberDef): DefinitionChange[] {
   const at = { cube: cube.name, cubeType: cube.type, member: `${cube.name}.${b.name}`, kind: b.kind };
   const out: DefinitionChange[] = [];
@@ -41,8 +45,13 @@ function memberChanges(cube: CubeDef, a: MemberDef, b: MemberDef): DefinitionCha
     const formula = isFormula(a) || isFormula(b);
     add(formula ? 'formula' : 'sql', 'values', `${formula ? 'formula' : 'sql'} ${arrow(a.sql, b.sql)}`);
   }
-  // Types of public members are the /meta diff's; a hidden member's type shows only here.
-  if (a.type !== b.type && !a.public && !b.public) add('type', 'values', `type ${arrow(a.type, b.type)}`);
+  // Queries on a public measure whose aggregation changed still run: its numbers change. A view member's type
+  // is its cube member's: the change is the cube's (and /meta's, for the view).
+  const [ta, tb] = [a.type && snakeCase(a.type), b.type && snakeCase(b.type)];
+  if (ta !== tb && a.kind === 'measure' && cube.type === 'cube' && outputType(ta) === outputType(tb) && (a.public || b.public))
+    add('aggregation', 'values', `aggregation ${arrow(ta, tb)}`);
+  // Other types of public members are the /meta diff's (breaking); a hidden member's type shows only here.
+  else if (a.type !== b.type && !a.public && !b.public) add('type', 'values', `type ${arrow(a.type, b.type)}`);
   const fa = (a.filters ?? []).join(' AND ');
   const fb = (b.filters ?? []).join(' AND ');
   if (fa !== fb) add('filters', 'values', !fa ? `filter added: ${short(fb)}` : !fb ? `filter removed: ${short(fa)}` : `filters ${arrow(fa, fb)}`);

@@ -2,7 +2,7 @@
  * The definition diff of two sides' model files: the changes, the members whose numbers move, and what was
  * not read; and the same as a step of the impact (what could not be read becomes a notice).
  */
-import type { ChangeSet } from '../diff.js';
+import type { ChangeSet, DiffOptions } from '../diff.js';
 import type { FileTexts } from './files.js';
 import { diffDefinitions, valuesChanged, type DefinitionChange, type ValuesChanged } from './diff.js';
 import { mergeDefinitions, privateIn } from './merge.js';
@@ -53,8 +53,8 @@ export interface DefinitionOutcome {
 
 export interface DefinitionStep {
   outcome?: DefinitionOutcome;
-  /** Members the pull request's files declare non-public (for the `/meta` diff's "made private"). */
-  privateInHead: Set<string>;
+  /** What the files tell the `/meta` diff: members the pull request declares non-public ("made private"). */
+  metaOptions: DiffOptions;
   notices: string[];
   /** Fold the definition diff into the `/meta` change set; returns the outcome. */
   apply(cs: ChangeSet): DefinitionOutcome;
@@ -65,7 +65,7 @@ export interface DefinitionStep {
  * the model by the caller (none given: no definition diff).
  */
 export async function definitionsFor(baseFiles: Promise<FileTexts | { problem: string }>, head: FileTexts | undefined): Promise<DefinitionStep> {
-  const none: DefinitionStep = { privateInHead: new Set(), notices: [], apply: () => ({ changes: [], values: [] }) };
+  const none: DefinitionStep = { metaOptions: {}, notices: [], apply: () => ({ changes: [], values: [] }) };
   if (!head) return none;
   if (!head.size) return { ...none, notices: ['the model definitions were not compared: model-dir holds no YAML or JS file under model/ (or schema/)'] };
   const base = await baseFiles;
@@ -74,7 +74,7 @@ export async function definitionsFor(baseFiles: Promise<FileTexts | { problem: s
   const outcome: DefinitionOutcome = { changes: cmp.changes, values: [...cmp.values].map(([member, why]) => ({ member, why })) };
   return {
     outcome,
-    privateInHead: privateIn(cmp.head),
+    metaOptions: { privateInHead: privateIn(cmp.head) },
     notices: cmp.notices,
     apply: (cs) => {
       mergeDefinitions(cs, cmp.head, cmp.changes);

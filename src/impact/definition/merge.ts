@@ -37,8 +37,10 @@ export function mergeDefinitions(cs: ChangeSet, head: ModelDefinition, changes: 
       if (existing && (existing.change === 'removed' || existing.change === 'private' || existing.change === 'renamed' || existing.change === 'added'))
         continue;
       if (existing) {
-        // `/meta` said it in fewer words (`became cumulative`): the definition's words replace them.
-        const shorter = existing.details.findIndex((x) => d.detail === x || d.detail.startsWith(`${x} (`));
+        // `/meta` said it in fewer words (`became cumulative`) or its own (`aggregation …`): the definition's words replace them.
+        const shorter = existing.details.findIndex(
+          (x) => d.detail === x || d.detail.startsWith(`${x} (`) || (d.aspect === 'aggregation' && x.startsWith('aggregation ')),
+        );
         if (shorter < 0) existing.details.push(d.detail);
         else existing.details[shorter] = d.detail;
         if (d.class === 'values') existing.values = true;

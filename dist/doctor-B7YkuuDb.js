@@ -1,1 +1,0 @@
-export{t as doctorCommand}from"./doctor-Bb8lkMa4.js";

@@ -1,0 +1,1 @@
+export{t as doctorCommand}from"./doctor-BVo1OC8q.js";

@@ -1,0 +1,80 @@
+/**
+ * The definition diff on the shapes public Cube projects take every week (issue 30), each a commit on a
+ * school network's model (test/support/school-model.ts): a measure's aggregation changed.
+ * Each is read as the definition diff reads it, then with both sides' `/meta` from Cube's compiler folded
+ * in as the impact step does, down to the counts and the comment's rows.
+ */
+import { describe, expect, it } from 'vitest';
+import { filesOf } from '../packages/emulator/src/build/trees.js';
+import { metaBody } from '../packages/emulator/src/engine/meta.js';
+import { compileTree } from '../packages/emulator/src/engine/model.js';
+import { countChanges, diffMeta } from '../src/impact/diff.js';
+import { compareDefinitions, definitionsFor } from '../src/impact/definition/index.js';
+import { parseMeta, type MetaDocument } from '../src/impact/meta.js';
+import type { ImpactResult } from '../src/operations/impact.js';
+import { SCHOOL_MODEL, schoolEdit } from './support/school-model.js';
+
+const map = (files: Record<string, string>) => new Map(Object.entries(files));
+const rows = (base: Record<string, string>, head: Record<string, string>) =>
+  compareDefinitions(map(base), map(head)).changes.map((c) => [c.member ?? c.cube, c.aspect, c.class, c.detail]);
+
+async function meta(files: Record<string, string>): Promise<MetaDocument> {
+  const r = await compileTree(filesOf(files));
+  if (!r.compilers) throw new Error(`the test model does not compile: ${JSON.stringify(r.errors)}`);
+  return parseMeta(JSON.parse(JSON.stringify(metaBody(r.compilers))), 'test');
+}
+
+/** Both layers compared as the impact step compares them: `/meta` diffed with what the files tell, then the definitions folded in. */
+async function impact(head: Record<string, string>): Promise<ImpactResult> {
+  const step = await definitionsFor(Promise.resolve(map(SCHOOL_MODEL)), map(head));
+  const changes = diffMeta(await meta(SCHOOL_MODEL), await meta(head), step.metaOptions);
+  const definition = step.apply(changes);
+  return {
+    base: 'main',
+    head: 'preview-pr-30',
+    changes,
+    definition,
+    counts: countChanges(changes),
+    affected: [],
+    affectedCounts: { report: 0, dashboard: 0, notification: 0 },
+    scanned: { report: 0, dashboard: 0, notification: 0 },
+    notices: [],
+  };
+}
+
+const brief = (r: ImpactResult) => [
+  ...r.changes!.cubes.map((c) => [c.name, c.change, !!c.breaking, (c.details ?? []).join('; ')]),
+  ...r.changes!.members.map((m) => [m.member, m.change, m.breaking, m.details.join('; ')]),
+];
+
+describe("a measure's aggregation changed", () => {
+  const AGG = schoolEdit({
+    'model/cubes/scores.yml': [
+      ['        sql: student_id\n        type: count\n', '        sql: student_id\n        type: count_distinct\n'],
+      ['        sql: points\n        type: avg\n', '        sql: points\n        type: sum\n'],
+      ['        sql: subject\n        type: string\n', '        sql: subject\n        type: number\n'],
+    ],
+  });
+
+  it('is a values change (queries still run; the numbers change), moving what stands for it; a dimension retyped stays breaking', async () => {
+    expect(rows(SCHOOL_MODEL, AGG)).toEqual([
+      ['scores.avg_points', 'aggregation', 'values', 'aggregation avg → sum'],
+      ['scores.students_tested', 'aggregation', 'values', 'aggregation count → count_distinct'],
+    ]);
+    const r = await impact(AGG);
+    expect(brief(r)).toEqual([
+      ['scores_view.subject', 'changed', true, 'type string → number'],
+      ['scores.avg_points', 'changed', false, 'aggregation avg → sum'],
+      ['scores.students_tested', 'changed', false, 'aggregation count → count_distinct'],
+      ['scores_view.avg_points', 'changed', false, 'aggregation avg → sum'],
+      ['scores_view.students_tested', 'changed', false, 'aggregation count → count_distinct'],
+    ]);
+    expect(r.counts).toEqual({ breaking: 1, values: 4, added: 0, changed: 0 });
+    expect(r.definition!.values.map((v) => v.member)).toEqual([
+      'scores.avg_points',
+      'scores.students_tested',
+      'scores_view.avg_points',
+      'scores_view.students_tested',
+    ]);
+  });
+});
