@@ -1,6 +1,7 @@
 /**
  * The definition diff on the shapes public Cube projects take every week (issue 30), each a commit on a
- * school network's model (test/support/school-model.ts): a measure's aggregation changed.
+ * school network's model (test/support/school-model.ts): a measure's aggregation changed, members that
+ * were never public retyped or removed.
  * Each is read as the definition diff reads it, then with both sides' `/meta` from Cube's compiler folded
  * in as the impact step does, down to the counts and the comment's rows.
  */
@@ -75,6 +76,31 @@ describe("a measure's aggregation changed", () => {
       'scores.students_tested',
       'scores_view.avg_points',
       'scores_view.students_tested',
+    ]);
+  });
+});
+
+describe('members that were never public, retyped or removed', () => {
+  const HIDDEN = schoolEdit({
+    'model/cubes/scores.yml': [
+      // The helper under a public ratio: its aggregation changes the ratio's numbers.
+      ['"CASE WHEN {CUBE}.mastered THEN 1 ELSE 0 END"\n        type: sum\n', '"CASE WHEN {CUBE}.mastered THEN 1 ELSE 0 END"\n        type: max\n'],
+      // A primary key hidden by default, retyped.
+      ['        sql: score_id\n        type: string\n', '        sql: score_id\n        type: number\n'],
+      // A `shown: false` dimension removed.
+      ['      - name: raw_points\n        sql: points\n        type: number\n        shown: false\n', ''],
+    ],
+    // A primary key hidden by default, removed for one of another name on the same column.
+    'model/cubes/attendance.yml': [['name: attendance_id', 'name: attendance_key']],
+  });
+
+  it('leave no entry; a public member that uses one carries its change', async () => {
+    expect(rows(SCHOOL_MODEL, HIDDEN)).toEqual([['scores.mastery_rate', 'uses', 'values', 'scores._sum_mastered (not public): aggregation sum → max']]);
+    const r = await impact(HIDDEN);
+    expect(brief(r)).toEqual([['scores.mastery_rate', 'changed', false, 'scores._sum_mastered (not public): aggregation sum → max']]);
+    expect(r.definition!.values).toEqual([
+      { member: 'scores.mastery_rate', why: 'scores._sum_mastered (not public): aggregation sum → max' },
+      { member: 'scores_view.mastery_rate', why: 'stands for scores.mastery_rate' },
     ]);
   });
 });

@@ -16,7 +16,11 @@ export interface DefinitionChange {
   /** `cube.member`; absent for a change of the cube or view itself. */
   member?: string;
   kind?: MemberKind;
-  /** What changed: `sql`, `formula`, `filters`, `rolling window`, `granularity`, `alias`, `definition`, `aggregation`, `type`, `sql_table`, `data source`, `join`, `primary key`, `access policy`, `pre-aggregations`, `visibility`. */
+  /**
+   * What changed: `sql`, `formula`, `filters`, `rolling window`, `granularity`, `alias`, `definition`, `aggregation`, `uses` (a
+   * member that is not public, changed under this one), `sql_table`, `data source`, `join`, `primary key`, `access policy`,
+   * `pre-aggregations`, `visibility`.
+   */
   aspect: string;
   class: ChangeClass;
   /** The change in a few words (`sql amount → amount * 0.9`). */
@@ -35,7 +39,13 @@ const isFormula = (m: MemberDef) => m.kind === 'measure' && m.type === 'number' 
 /** The type `/meta` gives a measure of each type: a change within `number` is a change of aggregation only. */
 const outputType = (t: string | undefined) => (t === 'string' || t === 'time' || t === 'boolean' ? t : 'number');
 
-function memberChanges(cube: CubeDef, a: MemberDef, b: MemberDef): DefinitionChange[] {
+/** What the members' comparison leaves to the end. */
+interface Sides {
+  /** Never-public measures whose aggregation changed (head's names), with the change: they leave no entry of their own. */
+  hidden: { member: string; detail: string }[];
+}
+
+function memberChanges(cube: CubeDef, a: MemberDef, b: MemberDef, sides: Sides): DefinitionChange[] {
   const at = { cube: cube.name, cubeType: cube.type, member: `${cube.name}.${b.name}`, kind: b.kind };
   const out: DefinitionChange[] = [];
   const add = (aspect: string, klass: ChangeClass, detail: string) => out.push({ ...at, aspect, class: klass, detail });
@@ -45,13 +55,15 @@ function memberChanges(cube: CubeDef, a: MemberDef, b: MemberDef): DefinitionCha
     const formula = isFormula(a) || isFormula(b);
     add(formula ? 'formula' : 'sql', 'values', `${formula ? 'formula' : 'sql'} ${arrow(a.sql, b.sql)}`);
   }
-  // Queries on a public measure whose aggregation changed still run: its numbers change. A view member's type
-  // is its cube member's: the change is the cube's (and /meta's, for the view).
+  // Queries on a measure whose aggregation changed still run: its numbers change. Other type changes of
+  // public members are the /meta diff's (breaking); a member never public leaves no entry (nobody queried it).
   const [ta, tb] = [a.type && snakeCase(a.type), b.type && snakeCase(b.type)];
-  if (ta !== tb && a.kind === 'measure' && cube.type === 'cube' && outputType(ta) === outputType(tb) && (a.public || b.public))
-    add('aggregation', 'values', `aggregation ${arrow(ta, tb)}`);
-  // Other types of public members are the /meta diff's (breaking); a hidden member's type shows only here.
-  else if (a.type !== b.type && !a.public && !b.public) add('type', 'values', `type ${arrow(a.type, b.type)}`);
+  // A view member's type is its cube member's: the change is the cube's (and /meta's, for the view).
+  if (ta !== tb && a.kind === 'measure' && cube.type === 'cube' && outputType(ta) === outputType(tb)) {
+    const detail = `aggregation ${arrow(ta, tb)}`;
+    if (a.public || b.public) add('aggregation', 'values', detail);
+    else sides.hidden.push({ member: at.member, detail });
+  }
   const fa = (a.filters ?? []).join(' AND ');
   const fb = (b.filters ?? []).join(' AND ');
   if (fa !== fb) add('filters', 'values', !fa ? `filter added: ${short(fb)}` : !fb ? `filter removed: ${short(fa)}` : `filters ${arrow(fa, fb)}`);
@@ -75,12 +87,17 @@ function memberChanges(cube: CubeDef, a: MemberDef, b: MemberDef): DefinitionCha
   return out;
 }
 
+const keyMembers = (c: CubeDef) => [...c.members.values()].filter((m) => m.primaryKey).sort((x, y) => x.name.localeCompare(y.name));
 const keys = (c: CubeDef) =>
-  [...c.members.values()]
-    .filter((m) => m.primaryKey)
+  keyMembers(c)
     .map((m) => m.name)
-    .sort()
     .join(', ') || undefined;
+/** What the key resolves to: a key renamed on the same column is the same key. */
+const keyColumns = (c: CubeDef) =>
+  keyMembers(c)
+    .map((m) => m.sql ?? m.name)
+    .sort()
+    .join(', ');
 
 function cubeChanges(a: CubeDef, b: CubeDef): DefinitionChange[] {
   const at = { cube: b.name, cubeType: b.type };
@@ -98,7 +115,7 @@ function cubeChanges(a: CubeDef, b: CubeDef): DefinitionChange[] {
     );
   }
   if (a.dataSource !== b.dataSource) add('data source', 'values', `data source ${arrow(a.dataSource ?? 'default', b.dataSource ?? 'default')}`);
-  if (a.type === 'cube' && keys(a) !== keys(b)) add('primary key', 'values', `primary key ${arrow(keys(a), keys(b))}`);
+  if (a.type === 'cube' && keyColumns(a) !== keyColumns(b)) add('primary key', 'values', `primary key ${arrow(keys(a), keys(b))}`);
   for (const [name, ja] of a.joins) {
     const jb = b.joins.get(name);
     if (!jb) add('join', 'breaking', `join to ${name} removed`, name);
@@ -115,8 +132,42 @@ function cubeChanges(a: CubeDef, b: CubeDef): DefinitionChange[] {
   return out;
 }
 
+/** Members a member's sql and filters name (`{x}`, `{cube.x}`). */
+const namedBy = (m: MemberDef, cube: string) => [m.sql, ...(m.filters ?? [])].flatMap((s) => sqlReferences(s, cube));
+
+/** A never-public measure's change, carried by the public members that use it (through hidden ones, if need be). */
+function carriedByUsers(head: ModelDefinition, hidden: Sides['hidden']): DefinitionChange[] {
+  const out: DefinitionChange[] = [];
+  for (const h of hidden) {
+    const seen = new Set([h.member]);
+    const queue = [h.member];
+    for (let i = 0; i < queue.length; i++) {
+      for (const c of head.cubes.values()) {
+        for (const m of c.members.values()) {
+          const full = `${c.name}.${m.name}`;
+          if (seen.has(full) || !namedBy(m, c.name).includes(queue[i] as string)) continue;
+          seen.add(full);
+          if (!m.public) queue.push(full);
+          else
+            out.push({
+              cube: c.name,
+              cubeType: c.type,
+              member: full,
+              kind: m.kind,
+              aspect: 'uses',
+              class: 'values',
+              detail: `${h.member} (not public): ${h.detail}`,
+            });
+        }
+      }
+    }
+  }
+  return out;
+}
+
 /** Every change from `base` to `head`, cube by cube (cubes and members on one side only are the /meta diff's). */
 export function diffDefinitions(base: ModelDefinition, head: ModelDefinition): DefinitionChange[] {
+  const sides: Sides = { hidden: [] };
   const out: DefinitionChange[] = [];
   for (const [name, a] of base.cubes) {
     const b = head.cubes.get(name);
@@ -124,10 +175,10 @@ export function diffDefinitions(base: ModelDefinition, head: ModelDefinition): D
     out.push(...cubeChanges(a, b));
     for (const [m, ma] of a.members) {
       const mb = b.members.get(m);
-      if (mb) out.push(...memberChanges(b, ma, mb));
+      if (mb) out.push(...memberChanges(b, ma, mb, sides));
     }
   }
-  return out;
+  return [...out, ...carriedByUsers(head, sides.hidden)];
 }
 
 // What a values change moves: the members changed, every member whose sql names one of them (a calculated

@@ -1,1 +1,0 @@
-export{t as doctorCommand}from"./doctor-BVo1OC8q.js";
