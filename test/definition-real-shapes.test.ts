@@ -1,7 +1,7 @@
 /**
  * The definition diff on the shapes public Cube projects take every week (issue 30), each a commit on a
- * school network's model (test/support/school-model.ts): a measure's aggregation changed, members that
- * were never public retyped or removed.
+ * school network's model (test/support/school-model.ts): a view's join path re-pointed, a cube renamed on
+ * the same table, a measure's aggregation changed, members that were never public retyped or removed.
  * Each is read as the definition diff reads it, then with both sides' `/meta` from Cube's compiler folded
  * in as the impact step does, down to the counts and the comment's rows.
  */
@@ -12,8 +12,9 @@ import { compileTree } from '../packages/emulator/src/engine/model.js';
 import { countChanges, diffMeta } from '../src/impact/diff.js';
 import { compareDefinitions, definitionsFor } from '../src/impact/definition/index.js';
 import { parseMeta, type MetaDocument } from '../src/impact/meta.js';
-import type { ImpactResult } from '../src/operations/impact.js';
-import { SCHOOL_MODEL, schoolEdit } from './support/school-model.js';
+import { impactView, renderImpact } from '../src/pr/comment/render-impact.js';
+import { impactSummaryLine, type ImpactResult } from '../src/operations/impact.js';
+import { REPOINTED, RENAMED, SCHOOL_MODEL, schoolEdit } from './support/school-model.js';
 
 const map = (files: Record<string, string>) => new Map(Object.entries(files));
 const rows = (base: Record<string, string>, head: Record<string, string>) =>
@@ -26,9 +27,9 @@ async function meta(files: Record<string, string>): Promise<MetaDocument> {
 }
 
 /** Both layers compared as the impact step compares them: `/meta` diffed with what the files tell, then the definitions folded in. */
-async function impact(head: Record<string, string>): Promise<ImpactResult> {
-  const step = await definitionsFor(Promise.resolve(map(SCHOOL_MODEL)), map(head));
-  const changes = diffMeta(await meta(SCHOOL_MODEL), await meta(head), step.metaOptions);
+async function impact(head: Record<string, string>, base = SCHOOL_MODEL): Promise<ImpactResult> {
+  const step = await definitionsFor(Promise.resolve(map(base)), map(head));
+  const changes = diffMeta(await meta(base), await meta(head), step.metaOptions);
   const definition = step.apply(changes);
   return {
     base: 'main',
@@ -47,6 +48,84 @@ const brief = (r: ImpactResult) => [
   ...r.changes!.cubes.map((c) => [c.name, c.change, !!c.breaking, (c.details ?? []).join('; ')]),
   ...r.changes!.members.map((m) => [m.member, m.change, m.breaking, m.details.join('; ')]),
 ];
+
+describe('a view member reached through another join path', () => {
+  it('is a values change of the view members concerned, though /meta shows nothing', async () => {
+    const detail = 'join path scores.administrations.dates → scores.dates';
+    expect(rows(SCHOOL_MODEL, REPOINTED)).toEqual([
+      ['scores_view.date_key', 'join path', 'values', detail],
+      ['scores_view.school_year', 'join path', 'values', detail],
+    ]);
+    const r = await impact(REPOINTED);
+    expect(diffMeta(await meta(SCHOOL_MODEL), await meta(REPOINTED))).toEqual({ cubes: [], members: [] });
+    expect(brief(r)).toEqual([
+      ['scores_view.date_key', 'changed', false, detail],
+      ['scores_view.school_year', 'changed', false, detail],
+    ]);
+    expect(r.counts).toEqual({ breaking: 0, values: 2, added: 0, changed: 0 });
+  });
+
+  it('one that crosses the same cubes and tables under other names is no change (a twin cube on the same table, joined alike)', () => {
+    const calendarJoin = '      - name: calendar\n        sql: "{calendar.date_key} = {CUBE}.scored_on"\n        relationship: many_to_one\n    measures:\n';
+    const withCalendar = (files: Record<string, string>) => ({
+      ...files,
+      'model/cubes/scores.yml': files['model/cubes/scores.yml']!.replace('    measures:\n', calendarJoin),
+      'model/cubes/calendar.yml': files['model/cubes/dates.yml']!.replace('name: dates', 'name: calendar'),
+    });
+    const head = { ...REPOINTED, 'model/views/scores_view.yml': REPOINTED['model/views/scores_view.yml']!.replace('scores.dates', 'scores.calendar') };
+    // From scores.dates to scores.calendar: the same table, joined on the same column (the members stand for another cube's).
+    expect(rows(withCalendar(REPOINTED), withCalendar(head)).filter((r) => r[1] === 'join path')).toEqual([]);
+  });
+});
+
+describe('a cube renamed on the same table, every join following it', () => {
+  it('is one "renamed" row of the cube, its joins following it: nothing breaking, no values change', async () => {
+    expect(rows(SCHOOL_MODEL, RENAMED)).toEqual([
+      [
+        'enrollment_stints',
+        'name',
+        'non-breaking',
+        'renamed to school_enrollments (same table marts.dim_enrollments); the joins of attendance and scores follow it',
+      ],
+    ]);
+    expect(compareDefinitions(map(SCHOOL_MODEL), map(RENAMED)).values.size).toBe(0);
+    const r = await impact(RENAMED);
+    // The view members keep their names and now stand for school_enrollments' members: no row of theirs.
+    expect(brief(r)).toEqual([
+      ['enrollment_stints', 'renamed', false, 'renamed to school_enrollments (same table marts.dim_enrollments); the joins of attendance and scores follow it'],
+    ]);
+    expect(r.counts).toEqual({ breaking: 0, added: 0, changed: 1 });
+    expect(impactSummaryLine(r)).toBe('0 breaking, 0 added, 1 changed; no content affected');
+    const md = renderImpact(impactView(r), { target: 'comment' }).join('\n');
+    expect(md).toContain('<details><summary>Other changes (1)</summary>');
+    expect(md).toContain('| `enrollment_stints` | the cube itself | renamed to school\\_enrollments');
+    expect(md).not.toContain('Breaking changes');
+  });
+
+  it("a public cube's rename stays /meta's, breaking (its members' names change); its joins and the views still follow it", async () => {
+    const shown = (files: Record<string, string>) =>
+      Object.fromEntries(Object.entries(files).map(([p, t]) => [p, /enrollment/.test(p) ? t.replace('    public: false\n', '') : t]));
+    const r = await impact(shown(RENAMED), shown(SCHOOL_MODEL));
+    expect(brief(r)).toEqual([
+      ['enrollment_stints', 'renamed', false, ''],
+      ['enrollment_stints.grade_level', 'renamed', true, 'cube renamed to school_enrollments'],
+      ['enrollment_stints.stints', 'renamed', true, 'cube renamed to school_enrollments'],
+    ]);
+    expect(r.counts).toEqual({ breaking: 2, added: 0, changed: 0 });
+  });
+
+  it('a renamed cube whose own definition changed too is compared as itself (a join added)', () => {
+    const more = { ...RENAMED };
+    more['model/cubes/school_enrollments.yml'] = RENAMED['model/cubes/school_enrollments.yml']!.replace(
+      '    measures:\n',
+      '    joins:\n      - name: dates\n        sql: "{dates.date_key} = {CUBE}.entry_date"\n        relationship: many_to_one\n    measures:\n',
+    );
+    expect(rows(SCHOOL_MODEL, more).map((r) => r.slice(0, 3))).toEqual([
+      ['enrollment_stints', 'name', 'non-breaking'],
+      ['school_enrollments', 'join', 'non-breaking'],
+    ]);
+  });
+});
 
 describe("a measure's aggregation changed", () => {
   const AGG = schoolEdit({

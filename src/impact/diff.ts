@@ -38,7 +38,7 @@ export interface CubeChange {
   change: 'added' | 'removed' | 'renamed' | 'private' | 'changed';
   /** `renamed`: the new name. */
   to?: string;
-  /** `changed`: what changed in the cube itself (its table, joins, primary key, access policy). */
+  /** `changed`: what changed in the cube itself (its table, joins, primary key, access policy); `renamed`: set only for a rename the files show and `/meta` does not (a cube that is not public), then a row of its own. */
   details?: string[];
   breaking?: boolean;
   values?: boolean;
@@ -61,12 +61,27 @@ export interface ChangeCounts {
 export interface DiffOptions {
   /** Members the pull request's model files declare non-public: a member gone from `/meta` is then "made private". */
   privateInHead?: ReadonlySet<string>;
+  /** Cubes the model files show renamed (old → new): a view member standing for the same member under the new name is no change. */
+  cubeRenames?: ReadonlyMap<string, string>;
 }
+
+/** A cube's change that is a row of its own: changed or made private itself, or renamed where `/meta` does not show it. */
+export const ownRow = (c: CubeChange): boolean => c.change === 'changed' || c.change === 'private' || (c.change === 'renamed' && !!c.details);
 
 const arrow = (from: string | undefined, to: string | undefined) => `${from ?? '(none)'} → ${to ?? '(none)'}`;
 
+/** `enrollment_stints.grade_level` under its cube's new name. */
+const renamedAlias = (alias: string, renames: ReadonlyMap<string, string>) => {
+  const to = renames.get(alias.slice(0, Math.max(0, alias.indexOf('.'))));
+  return to ? `${to}.${shortName(alias)}` : alias;
+};
+
 /** Field by field: breaking phrases first, then those that move the numbers, then the others. */
-function compare(a: MetaMember, b: MetaMember): { breaking: string[]; values: string[]; other: string[]; removedGrains: string[] } {
+function compare(
+  a: MetaMember,
+  b: MetaMember,
+  renames: ReadonlyMap<string, string>,
+): { breaking: string[]; values: string[]; other: string[]; removedGrains: string[] } {
   const breaking: string[] = [];
   const values: string[] = [];
   const other: string[] = [];
@@ -76,7 +91,7 @@ function compare(a: MetaMember, b: MetaMember): { breaking: string[]; values: st
   }
   if (!a.cumulative && b.cumulative) values.push('became cumulative');
   if (a.cumulative && !b.cumulative) values.push('no longer cumulative');
-  if (a.alias && b.alias && a.alias !== b.alias) values.push(`stands for ${b.alias} (was ${a.alias})`);
+  if (a.alias && b.alias && renamedAlias(a.alias, renames) !== b.alias) values.push(`stands for ${b.alias} (was ${a.alias})`);
   if (a.type !== b.type) breaking.push(`type ${arrow(a.type, b.type)}`);
   // Queries still run on a measure whose aggregation changed; its numbers change (written as the model writes it).
   if (a.aggType !== b.aggType) values.push(`aggregation ${arrow(a.aggType && snakeCase(a.aggType), b.aggType && snakeCase(b.aggType))}`);
@@ -148,7 +163,7 @@ export function diffMeta(base: MetaDocument, head: MetaDocument, options: DiffOp
         members.push({ ...at, change: hidden ? 'private' : 'removed', breaking: true, details: [why] });
         continue;
       }
-      const { breaking, values, other, removedGrains } = compare(m, n);
+      const { breaking, values, other, removedGrains } = compare(m, n, options.cubeRenames ?? new Map());
       if (!breaking.length && !values.length && !other.length) continue;
       const change: MemberChange = { ...at, change: 'changed', breaking: breaking.length > 0, details: [...breaking, ...values, ...other] };
       if (values.length) change.values = true;
@@ -206,7 +221,8 @@ export function countChanges(cs: ChangeSet): ChangeCounts {
     else if (m.change === 'added') added += 1;
     else changed += 1;
   }
-  for (const c of cs.cubes.filter((x) => x.change === 'changed')) {
+  // A cube made private is counted by its members' rows.
+  for (const c of cs.cubes.filter((x) => x.change !== 'private' && ownRow(x))) {
     if (c.breaking) breaking += 1;
     else if (c.values) values += 1;
     else changed += 1;

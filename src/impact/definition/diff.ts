@@ -2,11 +2,13 @@
  * The definition diff of two data models (production's files and the pull request's): what `/meta`
  * cannot show. Each change is classified: breaking (a query that works today fails), values (the same
  * name and type answer other numbers), non-breaking (speed or labels only). Names, types, titles and
- * formats of public members are the `/meta` diff's; this one compares what computes the numbers, and
- * follows a values change to every member whose numbers it moves.
+ * formats of public members are the `/meta` diff's; this one compares what computes the numbers (what a
+ * name resolves to: a cube renamed on the same table is the same cube, a view's join path is the cubes
+ * and tables it crosses), and follows a values change to every member whose numbers it moves.
  */
 import { snakeCase } from '../../model/locate/model-tree.js';
 import type { CubeDef, MemberDef, MemberKind, ModelDefinition } from './model.js';
+import { cubeRenames, pathHops, withRenames } from './resolve.js';
 
 export type ChangeClass = 'breaking' | 'values' | 'non-breaking';
 
@@ -17,9 +19,9 @@ export interface DefinitionChange {
   member?: string;
   kind?: MemberKind;
   /**
-   * What changed: `sql`, `formula`, `filters`, `rolling window`, `granularity`, `alias`, `definition`, `aggregation`, `uses` (a
-   * member that is not public, changed under this one), `sql_table`, `data source`, `join`, `primary key`, `access policy`,
-   * `pre-aggregations`, `visibility`.
+   * What changed: `sql`, `formula`, `filters`, `rolling window`, `granularity`, `alias`, `join path`, `definition`, `aggregation`,
+   * `uses` (a member that is not public, changed under this one), `name` (a cube renamed), `sql_table`, `data source`, `join`,
+   * `primary key`, `access policy`, `pre-aggregations`, `visibility`.
    */
   aspect: string;
   class: ChangeClass;
@@ -27,6 +29,8 @@ export interface DefinitionChange {
   detail: string;
   /** Joins: the cube joined. */
   join?: string;
+  /** A cube renamed (`name`): its new name. */
+  to?: string;
 }
 
 const MAX = 80;
@@ -39,8 +43,10 @@ const isFormula = (m: MemberDef) => m.kind === 'measure' && m.type === 'number' 
 /** The type `/meta` gives a measure of each type: a change within `number` is a change of aggregation only. */
 const outputType = (t: string | undefined) => (t === 'string' || t === 'time' || t === 'boolean' ? t : 'number');
 
-/** What the members' comparison leaves to the end. */
+/** The two models a member is compared in: production's (under the new names of renamed cubes) and the pull request's. */
 interface Sides {
+  base: ModelDefinition;
+  head: ModelDefinition;
   /** Never-public measures whose aggregation changed (head's names), with the change: they leave no entry of their own. */
   hidden: { member: string; detail: string }[];
 }
@@ -83,6 +89,9 @@ function memberChanges(cube: CubeDef, a: MemberDef, b: MemberDef, sides: Sides):
     }
   }
   if (a.alias !== b.alias && a.alias && b.alias) add('alias', 'values', `stands for ${b.alias} (was ${a.alias})`);
+  // A view member reached through another path means something else when the path crosses other tables or joins.
+  if (a.path && b.path && a.path !== b.path && pathHops(sides.base, a.path).join('|') !== pathHops(sides.head, b.path).join('|'))
+    add('join path', 'values', `join path ${arrow(a.path, b.path)}`);
   if (a.other !== b.other) add('definition', 'values', `definition ${arrow(a.other, b.other)}`);
   return out;
 }
@@ -132,6 +141,19 @@ function cubeChanges(a: CubeDef, b: CubeDef): DefinitionChange[] {
   return out;
 }
 
+/** A cube renamed: one row, naming the cubes whose joins follow it. */
+function renameChange(a: CubeDef, b: CubeDef, base: ModelDefinition, head: ModelDefinition): DefinitionChange {
+  const same = b.sqlTable !== undefined ? `same table ${short(b.sqlTable)}` : 'same sql';
+  const joining = [...head.cubes.values()].filter((c) => c.joins.has(b.name) && base.cubes.get(c.name)?.joins.has(b.name)).map((c) => c.name);
+  const follow = joining.length
+    ? `; the joins of ${joining
+        .sort()
+        .join(', ')
+        .replace(/, ([^,]*)$/, ' and $1')} follow it`
+    : '';
+  return { cube: a.name, cubeType: 'cube', aspect: 'name', class: 'non-breaking', detail: `renamed to ${b.name} (${same})${follow}`, to: b.name };
+}
+
 /** Members a member's sql and filters name (`{x}`, `{cube.x}`). */
 const namedBy = (m: MemberDef, cube: string) => [m.sql, ...(m.filters ?? [])].flatMap((s) => sqlReferences(s, cube));
 
@@ -165,11 +187,13 @@ function carriedByUsers(head: ModelDefinition, hidden: Sides['hidden']): Definit
   return out;
 }
 
-/** Every change from `base` to `head`, cube by cube (cubes and members on one side only are the /meta diff's). */
+/** Every change from `base` to `head`, cube by cube (cubes and members on one side only are the /meta diff's; a cube renamed is one row). */
 export function diffDefinitions(base: ModelDefinition, head: ModelDefinition): DefinitionChange[] {
-  const sides: Sides = { hidden: [] };
+  const renames = cubeRenames(base, head);
+  const sides: Sides = { base: withRenames(base, renames), head, hidden: [] };
   const out: DefinitionChange[] = [];
-  for (const [name, a] of base.cubes) {
+  for (const [name, to] of renames) out.push(renameChange(base.cubes.get(name) as CubeDef, head.cubes.get(to) as CubeDef, sides.base, head));
+  for (const [name, a] of sides.base.cubes) {
     const b = head.cubes.get(name);
     if (!b || a.type !== b.type) continue;
     out.push(...cubeChanges(a, b));

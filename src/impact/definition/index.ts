@@ -20,6 +20,8 @@ export interface DefinitionComparison {
   values: ValuesChanged;
   /** Files not read on either side, one line each (at most a few, then a count). */
   notices: string[];
+  /** Cubes renamed on the same table or sql, old name → new. */
+  renames: Map<string, string>;
 }
 
 const SHOWN = 5;
@@ -41,6 +43,7 @@ export function compareDefinitions(baseFiles: ReadonlyMap<string, string>, headF
     changes,
     values: valuesChanged(head, changes),
     notices: [...skippedLines('production', base), ...skippedLines('this pull request', head)],
+    renames: new Map(changes.flatMap((c) => (c.aspect === 'name' && c.to ? [[c.cube, c.to] as const] : []))),
   };
 }
 
@@ -53,7 +56,7 @@ export interface DefinitionOutcome {
 
 export interface DefinitionStep {
   outcome?: DefinitionOutcome;
-  /** What the files tell the `/meta` diff: members the pull request declares non-public ("made private"). */
+  /** What the files tell the `/meta` diff: members the pull request declares non-public ("made private"), cubes renamed. */
   metaOptions: DiffOptions;
   notices: string[];
   /** Fold the definition diff into the `/meta` change set; returns the outcome. */
@@ -74,7 +77,7 @@ export async function definitionsFor(baseFiles: Promise<FileTexts | { problem: s
   const outcome: DefinitionOutcome = { changes: cmp.changes, values: [...cmp.values].map(([member, why]) => ({ member, why })) };
   return {
     outcome,
-    metaOptions: { privateInHead: privateIn(cmp.head) },
+    metaOptions: { privateInHead: privateIn(cmp.head), cubeRenames: cmp.renames },
     notices: cmp.notices,
     apply: (cs) => {
       mergeDefinitions(cs, cmp.head, cmp.changes);

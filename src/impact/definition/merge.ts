@@ -2,7 +2,8 @@
  * The definition diff folded into the `/meta` change set: a member or cube `/meta` lost but the pull
  * request's files still define as non-public is "made private", not "removed"; a member whose numbers
  * change gets the "values change" class (with the `/meta` details it already had); a change of a cube
- * itself (its table, joins, primary key, access policy) becomes a row of its own.
+ * itself (its table, joins, primary key, access policy) becomes a row of its own, and so does a rename
+ * `/meta` does not show (a cube that is not public).
  */
 import { order, type ChangeSet, type CubeChange, type MemberChange } from '../diff.js';
 import type { DefinitionChange } from './diff.js';
@@ -32,6 +33,12 @@ export function mergeDefinitions(cs: ChangeSet, head: ModelDefinition, changes: 
   const byCube = new Map<string, CubeChange>();
   for (const d of [...changes].sort((a, b) => RANK[a.class] - RANK[b.class])) {
     if (d.aspect === 'visibility') continue; // `/meta` shows it; made private is settled above.
+    if (d.aspect === 'name') {
+      // A public cube's rename is `/meta`'s (its members' rows, breaking): only one it does not show is added.
+      if (!cs.cubes.some((c) => c.name === d.cube))
+        cs.cubes.push({ name: d.cube, type: d.cubeType, change: 'renamed', to: d.to, details: [d.detail], breaking: false });
+      continue;
+    }
     if (d.member) {
       const existing = byMember.get(d.member);
       if (existing && (existing.change === 'removed' || existing.change === 'private' || existing.change === 'renamed' || existing.change === 'added'))

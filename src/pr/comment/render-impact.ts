@@ -4,7 +4,7 @@
  * first rows of each table and points to the job summary, which shows them all.
  */
 import type { AffectedItem, ContentKind } from '../../impact/affected.js';
-import type { CubeChange, MemberChange } from '../../impact/diff.js';
+import { ownRow, type CubeChange, type MemberChange } from '../../impact/diff.js';
 import { impactSummaryLine, type ImpactResult } from '../../operations/impact.js';
 import { code, cut, link, text } from './markdown.js';
 import { plural } from '../../report/plural.js';
@@ -89,10 +89,7 @@ const contentRow = (a: AffectedItem): ImpactContentRow => ({
 
 /** The whole result as a view (the ledger then keeps the first rows, preview-view.ts). */
 export function impactView(r: ImpactResult): ImpactView {
-  const rows = [
-    ...(r.changes?.cubes ?? []).filter((c) => c.change === 'changed' || c.change === 'private').map(cubeRow),
-    ...(r.changes?.members ?? []).map(changeRow),
-  ];
+  const rows = [...(r.changes?.cubes ?? []).filter(ownRow).map(cubeRow), ...(r.changes?.members ?? []).map(changeRow)];
   const breaking = rows.filter((m) => m.breaking);
   const values = rows.filter((m) => !m.breaking && m.values);
   const other = rows.filter((m) => !m.breaking && !m.values);
