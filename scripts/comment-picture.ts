@@ -33,6 +33,9 @@ export function normalise(e: DemoEvent): string {
     .join(PLATFORM)
     .replace(/\*\*Updated:\*\* [^\n·]*UTC/g, '**Updated:** 2026-11-23 09:41 UTC')
     .replace(/(\*\*Numbers\*\* \(production → preview, [^)]*? in )[\d.]+ s/g, (_, lead: string) => `${lead}1.2 s`)
+    .replace(/^Data as read \(each side's oldest answer\): .*$/gm, (line) =>
+      line.replace(/\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC/g, '2026-11-23 09:40:12 UTC'),
+    )
     .trim();
 }
 

@@ -59,6 +59,17 @@ export const DEFAULTS = {
   dataDiffMaxRows: 1_000,
   dataDiffConcurrency: 4,
   dataDiffQueryTimeoutSeconds: 45,
+  /**
+   * Until an environment has answered once, its key queries may take this long from its first request,
+   * seconds: the first query makes Cube compile the model (seconds to minutes for a large or dynamic
+   * one), and every query sent meanwhile waits for that compile. The smoke test's one query gets as long.
+   */
+  dataDiffFirstQueryTimeoutSeconds: 120,
+  /**
+   * Cube's cache mode the key queries ask for (`/load`'s `cache`): `no-cache` reads the warehouse, so
+   * production's answer is not its cache's (the default, `stale-if-slow`, answers stale when fresh is slow).
+   */
+  dataDiffCacheMode: 'no-cache',
   /** Rows of the top-changed table of each key query shown in a comment (the job summary shows all kept). */
   dataDiffCommentRows: 5,
   /** Key queries shown in a comment (the job summary shows them all). */

@@ -2,7 +2,10 @@
  * The data diff's engine against a real HTTPS server standing in for two environments' data APIs:
  * "Continue wait" honoured, at most `concurrency` queries in flight on each environment, each query
  * with its own deadline, a failure on one side reported as a failure, rows compared on their keys
- * with the tolerances, and the relative mode keeping no value at all.
+ * with the tolerances, and the relative mode keeping no value at all. Then the gateway's ways: fresh
+ * answers asked for, Cube's own refusal taken at once while a gateway's 502 is repeated, the first
+ * queries of a cold environment given time for its compile, rows read after the older side's read
+ * left out, a compareDateRange query's results compared range by range, and the requests counted.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, startTestServer, type RecordedRequest, type TestServer } from './support/https-server.js';
@@ -143,5 +146,136 @@ describe('the data diff engine', () => {
     expect(c).toMatchObject({ added: 1, removed: 1, changed: 1, top: [], addedKeys: [], removedKeys: [], largest: [{ measure: 'o.total', rel: 0.1 }] });
     const text = JSON.stringify(r.queries.map((x) => x.comparison));
     for (const secret of ['100', '110', '50.02', '"A"', 'status = ']) expect(text).not.toContain(secret);
+  });
+});
+
+/** `/load` of both sides by `answer(side, body)`; each request held `holdMs(side)` first (a cold compile). */
+function gateway(answer: (side: string, body: LoadBody) => { status?: number; body: unknown }, holdMs: (side: string) => number = () => 0) {
+  server.handle(async (req, res) => {
+    if (req.path.endsWith('/tokens')) {
+      return json(res, 200, {
+        data: { token: `tok-${req.path.split('/')[6]}`, created_at: '2026-01-01T00:00:00Z', expires_at: '2026-01-01T00:15:00Z', security_context: {} },
+      });
+    }
+    const side = req.path.split('/')[1] as string;
+    const hold = holdMs(side);
+    if (hold) await new Promise((r) => setTimeout(r, hold));
+    const a = answer(side, req.json as LoadBody);
+    json(res, a.status ?? 200, a.body);
+  });
+}
+interface LoadBody {
+  query: KeyQuery['query'];
+  queryType?: string;
+  cache?: string;
+}
+const loads = (from: number, side?: string) => server.requests.slice(from).filter((r) => r.path.endsWith('/load') && (!side || r.path.startsWith(`/${side}/`)));
+
+describe("the data diff as Cube's gateway answers", () => {
+  it('asks both sides for fresh answers (cache no-cache) and counts every request it sends, polls and repeats included', async () => {
+    const from = server.requests.length;
+    let gaveWay = false;
+    gateway((side) => {
+      if (side === 'prod' && !gaveWay) {
+        gaveWay = true;
+        return { status: 502, body: { message: 'Bad Gateway' } };
+      }
+      return { body: { data: [{ 'o.n': '1' }] } };
+    });
+    const r = await runDataDiff(ctx(), input([q('a', ['o.n'])]));
+    expect(r.queries[0]!.status).toBe('unchanged');
+    expect(loads(from).map((x) => (x.json as LoadBody).cache)).toEqual(['no-cache', 'no-cache', 'no-cache']);
+    // The 502 (a gateway, not Cube) was repeated once.
+    expect(r.requests).toEqual({ production: 2, preview: 1 });
+  });
+
+  it("takes Cube's own 500 { error } (an unknown member on some tenants) as the final answer: one request, reported at once", async () => {
+    const from = server.requests.length;
+    gateway((side) =>
+      side === 'prod' ? { status: 500, body: { error: "Error: 'fresh' not found for path 'o.fresh'" } } : { body: { data: [{ 'o.fresh': '3' }] } },
+    );
+    const r = await runDataDiff(ctx(), input([q('new measure', ['o.fresh'])]));
+    expect(r.queries[0]).toMatchObject({
+      status: 'failed',
+      failed: { side: 'production', message: expect.stringContaining("-> 500: Error: 'fresh' not found for path 'o.fresh'") },
+    });
+    expect(loads(from, 'prod')).toHaveLength(1);
+    expect(r.requests).toEqual({ production: 1, preview: 1 });
+  });
+
+  it('gives the queries sent to an environment before it first answers the time of a cold compile, then each its own deadline', async () => {
+    // Production compiles its model for a while after its first request: every request meanwhile waits.
+    let compiled = 0;
+    gateway(
+      () => ({ body: { data: [{ 'o.n': '1' }] } }),
+      (side) => {
+        if (side !== 'prod') return 0;
+        compiled ||= Date.now() + 1_500;
+        return Math.max(0, compiled - Date.now());
+      },
+    );
+    const queries = Array.from({ length: 3 }, (_, i) => q(`q${i}`, [`o.m${i}`]));
+    const r = await runDataDiff(ctx(), input(queries, { limits: { ...LIMITS, queryTimeoutMs: 300 } }));
+    expect(r.queries.map((x) => [x.name, x.status])).toEqual(queries.map((k) => [k.name, 'unchanged']));
+  });
+
+  it("leaves out the rows whose period ends after the older side's read: data read later is no difference", async () => {
+    const days = (last: string) => [
+      { 'o.at.day': '2026-03-01T00:00:00.000', 'o.n': '5' },
+      { 'o.at.day': '2026-03-02T00:00:00.000', 'o.n': last },
+    ];
+    gateway((side) =>
+      side === 'prod'
+        ? { body: { data: days('2'), lastRefreshTime: '2026-03-02T16:00:00.000Z' } }
+        : { body: { data: days('7'), lastRefreshTime: '2026-03-02T18:30:00.000Z' } },
+    );
+    const byDay: KeyQuery = {
+      name: 'by day',
+      source: 'file',
+      query: { measures: ['o.n'], timeDimensions: [{ dimension: 'o.at', granularity: 'day' }], limit: 100 },
+    };
+    const r = await runDataDiff(ctx(), input([byDay, { ...byDay, name: 'by day in Tokyo', query: { ...byDay.query, timezone: 'Asia/Tokyo' } }]));
+    expect(r.queries[0]).toMatchObject({ status: 'unchanged', refreshed: { base: '2026-03-02T16:00:00.000Z', head: '2026-03-02T18:30:00.000Z' } });
+    expect(r.queries[0]!.comparison).toMatchObject({ changed: 0, afterRefresh: 1, refreshedAt: '2026-03-02T16:00:00.000Z' });
+    // 16:00 UTC is 01:00 on 3 March in Tokyo: the day of 2 March had ended there, so its rows are compared.
+    expect(r.queries[1]).toMatchObject({ status: 'changed', comparison: { changed: 1 } });
+    expect(r.queries[1]!.comparison!.afterRefresh).toBeUndefined();
+    expect(r.refreshed).toEqual({ production: '2026-03-02T16:00:00.000Z', preview: '2026-03-02T18:30:00.000Z' });
+  });
+
+  it('sends a compareDateRange query with queryType multi and compares each of its results, range by range', async () => {
+    const from = server.requests.length;
+    const month = (n: string, at: string) => ({ 'o.at.month': at, 'o.n': n });
+    gateway((side, body) => {
+      if (body.queryType !== 'multi')
+        return { status: 400, body: { error: "'compareDateRangeQuery' query type is not supported by the client.Please update the client." } };
+      const late = side === 'prod' ? '4' : '6';
+      return {
+        body: {
+          queryType: 'compareDateRangeQuery',
+          results: [
+            { data: [month('3', '2025-01-01T00:00:00.000')] },
+            { data: [month(late, '2026-01-01T00:00:00.000'), month('1', '2026-02-01T00:00:00.000')] },
+          ],
+        },
+      };
+    });
+    const compared: KeyQuery = {
+      name: 'this year against last',
+      source: 'report',
+      query: {
+        measures: ['o.n'],
+        timeDimensions: [{ dimension: 'o.at', granularity: 'month', compareDateRange: ['last year', ['2026-01-01', '2026-02-28']] }],
+        limit: 3,
+      },
+      capped: true,
+    };
+    const r = await runDataDiff(ctx(), input([compared]));
+    expect(loads(from).map((x) => (x.json as LoadBody).queryType)).toEqual(['multi', 'multi']);
+    // The cap holds for each result: 2 rows of 3 asked is no truncation, though the ranges hold 3 together.
+    expect(r.queries[0]).toMatchObject({ status: 'changed', comparison: { rows: { base: 3, head: 3 }, changed: 1, truncated: false } });
+    expect(r.queries[0]!.comparison!.top).toEqual([
+      { key: 'compareDateRange = 2026-01-01 – 2026-02-28, at.month = 2026-01', measure: 'o.n', base: 4, head: 6, abs: 2, rel: 0.5 },
+    ]);
   });
 });

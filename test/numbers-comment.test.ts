@@ -107,6 +107,22 @@ describe('the Numbers section', () => {
     expect(md).not.toMatch(/Germany|Land|1,000|123,456|<details>/);
   });
 
+  it("the read times: each side's in the comment and the summary, rows read after the older left out per query; the summary counts the requests", () => {
+    const late = changed(0, 'relative');
+    late.comparison = { ...late.comparison!, afterRefresh: 1, refreshedAt: '2026-03-02T16:00:00.000Z' };
+    const r = {
+      ...result([late], 'relative'),
+      refreshed: { production: '2026-03-02T16:00:00.000Z', preview: '<b>soon</b>' },
+      requests: { production: 21, preview: 1234 },
+    };
+    const comment = renderNumbers(numbersView(r), { target: 'comment' }).join('\n');
+    expect(comment).toContain("Data as read (each side's oldest answer): production 2026-03-02 16:00:00 UTC, preview \\<b\\>soon\\</b\\>.");
+    expect(comment).toContain('1 added (1 row ending after the older read, 2026-03-02 16:00:00 UTC, not compared) |');
+    expect(comment).not.toContain('Data-API requests');
+    const summary = renderNumbers(numbersView(r), { target: 'summary' }).join('\n');
+    expect(summary).toContain('Data-API requests of this run: 1,255 (21 to production, 1,234 to the preview; every poll and repeat counted)');
+  });
+
   it('not run: one line saying why', () => {
     expect(
       renderNumbers(numbersView({ skipped: 'the data diff is off (input data-diff: values or relative turns it on)', mode: 'values' }), { target: 'comment' }),

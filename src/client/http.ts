@@ -65,6 +65,8 @@ export interface RequestOptions {
   deadline?: number;
   /** Told about every failure that is about to be retried (429, 5xx, a timeout): a caller can slow down. */
   onRetry?: (error: PlatformError, next: RetryInfo) => void;
+  /** A failure that is the server's answer, not a passing fault: never retried (see `RetryRun.final`). */
+  final?: (error: PlatformError) => boolean;
 }
 
 export interface RawRequest {
@@ -231,6 +233,7 @@ export class HttpClient {
       ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
       ...(settle ? { settle } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.final ? { final: options.final } : {}),
       onRetry: (error: PlatformError, next: RetryInfo) => {
         options.onRetry?.(error, next);
         this.onRetry?.(error, next);

@@ -97,6 +97,8 @@ export interface RetryRun<T> {
   signal?: AbortSignal;
   /** Told about every failure that is about to be retried (a caller can slow down, a person be told). */
   onRetry?: (error: PlatformError, next: RetryInfo) => void;
+  /** A failure the server meant as its answer (the data API's own 500 `{ error }`): never repeated. */
+  final?: (error: PlatformError) => boolean;
   debug: (message: string) => void;
   random?: () => number;
   /** Build the error thrown when the caller aborts during a wait. */
@@ -123,8 +125,8 @@ export async function retrying<T>(attempt: () => Promise<T>, run: RetryRun<T>): 
     try {
       return await attempt();
     } catch (error) {
-      let decision = classify(error, run.mode);
       const pe = error as PlatformError;
+      let decision = error instanceof PlatformError && run.final?.(pe) ? 'stop' : classify(error, run.mode);
       if (decision === 'stop' && maybeLanded && run.settle && error instanceof PlatformError && !(error instanceof AbortedError)) {
         const settled = await settleChecked(run, pe, deadline);
         if (settled !== undefined) return settled;

@@ -2,14 +2,15 @@
  * A deployment's data API (its REST `/cubejs-api/v1`), as the smoke test, the impact and the data diff
  * read it: a client, and one query on `/load`, polled again while it answers `{"error":"Continue wait"}`
  * (Cube holds each poll a few seconds, then says so while the query still runs), until the rows come or
- * the query's own deadline passes. Any other answer without rows is the query's failure, in the
- * gateway's words.
+ * the query's own deadline passes. Cube's own refusals (a 4xx, its 500 `{ error }`) are final answers,
+ * never repeated; transport failures and gateways (502-504) are. Any answer without rows is the query's
+ * failure, in the gateway's words.
  */
-import { AbortedError, isHtml, messageOf } from '../client/errors.js';
+import { AbortedError, isHtml, messageOf, type PlatformError } from '../client/errors.js';
 import { HttpClient } from '../client/http.js';
 import { sleep } from '../client/retry.js';
 import { DEFAULTS } from '../defaults.js';
-import type { Row } from '../impact/data/compare.js';
+import { COMPARE_KEY, compareRangeLabels, type Row } from '../impact/data/compare.js';
 import type { CubeQuery } from '../impact/data/types.js';
 import type { OpContext } from './context.js';
 
@@ -36,6 +37,24 @@ export async function deploymentDataToken(ctx: OpContext): Promise<string> {
   return cubeApiToken;
 }
 
+/** Cube's cache modes of `/load` (its `cache` parameter; the vendor's default is `stale-if-slow`). */
+export type CacheMode = 'stale-if-slow' | 'stale-while-revalidate' | 'must-revalidate' | 'no-cache';
+
+/** One environment's `/load`, as a run sends queries to it: whether it has answered yet, and how many requests it got. */
+export interface DataTarget {
+  client: HttpClient;
+  path: string;
+  /** Until the environment answers once, its queries may wait this long from its first request (a cold compile), ms. */
+  coldMs?: number;
+  firstSent?: number;
+  /** When it first answered: a query that waited for it gets its own deadline from then. */
+  warmAt?: number;
+  /** Requests sent to `/load`: every poll and every repeat counted. */
+  requests: number;
+}
+
+export const dataTarget = (client: HttpClient, path: string, coldMs?: number): DataTarget => ({ client, path, requests: 0, ...(coldMs ? { coldMs } : {}) });
+
 export interface LoadResult {
   rows?: Row[];
   error?: string;
@@ -44,33 +63,76 @@ export interface LoadResult {
   ms: number;
   /** Polls answered "Continue wait". */
   waits: number;
+  /** The answer's `lastRefreshTime` (the oldest of its results): when the data it holds was read. */
+  refreshed?: string;
+  /** Rows of the longest result (a compareDateRange query has one per range). */
+  longest?: number;
 }
 
-/** Runs `query` at `path` (the environment's `/load`) with `client`, within `timeoutMs`. */
-export async function loadQuery(client: HttpClient, path: string, query: CubeQuery, timeoutMs: number, signal?: AbortSignal): Promise<LoadResult> {
+/** A query Cube refuses without `queryType` (`compareDateRangeQuery`): sent with `queryType: 'multi'`, as the vendor's client sends every query. */
+export const needsMulti = (q: CubeQuery): boolean => (q.timeDimensions ?? []).some((t) => t.compareDateRange !== undefined && t.compareDateRange !== null);
+
+/** Cube's own 500 `{ error }` (an unknown member on some tenants): its answer, not a passing fault. */
+function cubeAnswer(e: PlatformError): boolean {
+  if (e.status !== 500 && e.status !== 501) return false;
+  try {
+    return typeof (JSON.parse(e.responseBody ?? '') as { error?: unknown })?.error === 'string';
+  } catch {
+    return false;
+  }
+}
+
+type Body = { error?: unknown; data?: unknown; lastRefreshTime?: unknown; results?: { data?: unknown; lastRefreshTime?: unknown }[] };
+
+/** The rows of an answer (each result's, a compareDateRange result's tagged with its range), its oldest refresh time. */
+function rowsOf(body: Body, query: CubeQuery): Omit<LoadResult, 'ms' | 'waits'> | undefined {
+  const results = Array.isArray(body?.results) ? body.results : [body];
+  if (!results.length || !results.every((r) => Array.isArray(r?.data))) return undefined;
+  const labels = compareRangeLabels(query);
+  const rows = results.flatMap((r, i) => (r.data as Row[]).map((row) => (labels ? { ...row, [COMPARE_KEY]: labels[i] ?? `range ${i + 1}` } : row)));
+  const times = results.map((r) => (typeof r.lastRefreshTime === 'string' ? Date.parse(r.lastRefreshTime) : NaN)).filter((t) => Number.isFinite(t));
+  const longest = Math.max(...results.map((r) => (r.data as Row[]).length));
+  return { rows, longest, ...(times.length ? { refreshed: new Date(Math.min(...times)).toISOString() } : {}) };
+}
+
+/** Runs `query` on `t` within `timeoutMs` (longer while the environment has never answered), with Cube's cache mode `cache`. */
+export async function loadQuery(t: DataTarget, query: CubeQuery, timeoutMs: number, signal?: AbortSignal, cache?: CacheMode): Promise<LoadResult> {
   const started = Date.now();
-  const deadline = started + timeoutMs;
+  const deadline = () => {
+    if (!t.coldMs) return started + timeoutMs;
+    if (t.warmAt === undefined) return Math.max(started + timeoutMs, (t.firstSent ?? started) + t.coldMs);
+    return Math.max(started, t.warmAt) + timeoutMs;
+  };
+  const warm = () => (t.warmAt ??= Date.now());
+  const json = { query, ...(needsMulti(query) ? { queryType: 'multi' } : {}), ...(cache ? { cache } : {}) };
   let waits = 0;
   const done = (r: Omit<LoadResult, 'ms' | 'waits'>): LoadResult => ({ ...r, ms: Date.now() - started, waits });
   for (;;) {
-    const left = deadline - Date.now();
-    if (left <= 0) return done({ error: `no answer within ${Math.round(timeoutMs / 1000)} s (${waits} "Continue wait" polls)` });
+    const left = deadline() - Date.now();
+    if (left <= 0) return done({ error: `no answer within ${Math.round((deadline() - started) / 1000)} s (${waits} "Continue wait" polls)` });
     let text: string;
     const sent = Date.now();
+    t.firstSent ??= sent;
+    t.requests += 1;
     try {
-      const res = await client.send({ method: 'POST', path, json: { query }, idempotent: true }, { signal, deadline, timeoutMs: left });
+      const options = { signal, deadline: deadline(), timeoutMs: left, final: cubeAnswer, onRetry: () => (t.requests += 1) };
+      const res = await t.client.send({ method: 'POST', path: t.path, json, idempotent: true }, options);
       text = res.text ?? '';
     } catch (e) {
       if (e instanceof AbortedError || signal?.aborted) throw e;
+      const status = (e as PlatformError).status;
+      if (status !== undefined && (status < 500 || cubeAnswer(e as PlatformError))) warm();
       return done({ error: messageOf(e), cause: e });
     }
-    if (isHtml(text)) return done({ error: `${path} answered with a web page, not the data API` });
-    let body: { error?: unknown; data?: unknown; results?: { data?: unknown }[] };
+    if (isHtml(text)) return done({ error: `${t.path} answered with a web page, not the data API` });
+    let body: Body;
     try {
-      body = JSON.parse(text) as typeof body;
+      body = JSON.parse(text) as Body;
     } catch {
-      return done({ error: `${path} answered with something that is not JSON (${JSON.stringify(text.slice(0, 80))})` });
+      return done({ error: `${t.path} answered with something that is not JSON (${JSON.stringify(text.slice(0, 80))})` });
     }
+    // The gateway answered: the model is compiled, so every query gets its own deadline from now on.
+    warm();
     if (typeof body?.error === 'string' && body.error.includes('Continue wait')) {
       waits += 1;
       // Polled again at once, as the vendor's client does (the gateway held this poll); a server that
@@ -78,8 +140,8 @@ export async function loadQuery(client: HttpClient, path: string, query: CubeQue
       if (Date.now() - sent < 500 && waits > 2) await sleep(Math.min(1_000, 100 * (waits - 2)), signal);
       continue;
     }
-    const data = Array.isArray(body?.data) ? body.data : Array.isArray(body?.results?.[0]?.data) ? body.results[0].data : undefined;
-    if (data) return done({ rows: data as Row[] });
+    const read = rowsOf(body, query);
+    if (read) return done(read);
     return done({ error: typeof body?.error === 'string' ? body.error : `an answer without rows (keys ${Object.keys(body ?? {}).join(', ') || 'none'})` });
   }
 }

@@ -7,7 +7,8 @@
  */
 import { AbortedError, messageOf } from '../client/errors.js';
 import type { OpContext } from './context.js';
-import { dataApiClient, loadQuery, type LoadResult } from './data-api.js';
+import { DEFAULTS } from '../defaults.js';
+import { dataApiClient, dataTarget, loadQuery, type DataTarget, type LoadResult } from './data-api.js';
 import { compareRows, newRows } from '../impact/data/compare.js';
 import type { DataDiffLimits, DataDiffMode, DataDiffResult, KeyQuery, QueryOutcome } from '../impact/data/types.js';
 import { keyQueries } from '../impact/data/key-queries.js';
@@ -38,6 +39,8 @@ async function mint(ctx: OpContext, env: EnvironmentRef, securityContext: Record
 function outcomeOf(k: KeyQuery, base: LoadResult | undefined, head: LoadResult, input: DataDiffInput): QueryOutcome {
   const out: QueryOutcome = { name: k.name, source: k.source, ...(k.why ? { why: k.why } : {}), query: k.query, status: 'unchanged', ms: { head: head.ms } };
   if (base) out.ms.base = base.ms;
+  const refreshed = { ...(base?.refreshed ? { base: base.refreshed } : {}), ...(head.refreshed ? { head: head.refreshed } : {}) };
+  if (refreshed.base || refreshed.head) out.refreshed = refreshed;
   // Only a cap this run imposed can have cut rows the query itself wanted.
   const asked = k.capped ? (k.query.limit ?? input.limits.maxRows) : Number.POSITIVE_INFINITY;
   const baseError = base?.error;
@@ -46,7 +49,7 @@ function outcomeOf(k: KeyQuery, base: LoadResult | undefined, head: LoadResult, 
     return { ...out, status: 'failed', failed: { side, message: (side === 'preview' ? head.error : baseError) ?? '' } };
   }
   if (!base) return { ...out, status: 'new', comparison: newRows(k.query, head.rows ?? [], input.mode, asked) };
-  const comparison = compareRows(k.query, base.rows ?? [], head.rows ?? [], input.limits, input.mode, asked);
+  const comparison = compareRows(k.query, base.rows ?? [], head.rows ?? [], input.limits, input.mode, asked, refreshed);
   const moved = comparison.added + comparison.removed + comparison.changed > 0;
   return { ...out, status: moved ? 'changed' : 'unchanged', comparison };
 }
@@ -54,6 +57,7 @@ function outcomeOf(k: KeyQuery, base: LoadResult | undefined, head: LoadResult, 
 /** Run the key queries on both environments and compare; a token that cannot be minted ends it with a notice. */
 export async function runDataDiff(ctx: OpContext, input: DataDiffInput): Promise<DataDiffResult> {
   const started = Date.now();
+  let targets: DataTarget[] = [];
   const result = (queries: QueryOutcome[], notices: string[]): DataDiffResult => ({
     mode: input.mode,
     queries,
@@ -62,6 +66,8 @@ export async function runDataDiff(ctx: OpContext, input: DataDiffInput): Promise
     notices,
     elapsedMs: Date.now() - started,
     limits: input.limits,
+    requests: { production: targets[0]?.requests ?? 0, preview: targets[1]?.requests ?? 0 },
+    ...(queries.some((q) => q.refreshed) ? { refreshed: oldestRefresh(queries) } : {}),
   });
   if (!input.queries.length) return result([], []);
   let tokens: [string, string];
@@ -71,23 +77,33 @@ export async function runDataDiff(ctx: OpContext, input: DataDiffInput): Promise
     if (e instanceof AbortedError || ctx.signal?.aborted) throw e;
     return result([], [`the data diff did not run: no data-API token could be minted (${messageOf(e)})`]);
   }
-  const sides = [input.production, input.staging].map((env, i) => {
+  // The first queries of an environment may wait for a cold compile of its model.
+  const coldMs = Math.max(input.limits.queryTimeoutMs, DEFAULTS.dataDiffFirstQueryTimeoutSeconds * 1000);
+  targets = [input.production, input.staging].map((env, i) => {
     const url = new URL(`${env.restUrl}/load`);
-    return { client: dataApiClient(ctx, url.origin, tokens[i] as string), path: url.pathname };
+    return dataTarget(dataApiClient(ctx, url.origin, tokens[i] as string), url.pathname, coldMs);
   });
-  const [production, staging] = sides as [(typeof sides)[number], (typeof sides)[number]];
-  // At most `concurrency` queries in flight on each environment.
-  const each = (side: typeof production, skip: (k: KeyQuery) => boolean) =>
+  const [production, staging] = targets as [DataTarget, DataTarget];
+  // At most `concurrency` queries in flight on each environment, both asking for fresh answers.
+  const each = (side: DataTarget, skip: (k: KeyQuery) => boolean) =>
     mapLimit(input.queries, input.limits.concurrency, (k) =>
-      skip(k) ? Promise.resolve(undefined) : loadQuery(side.client, side.path, k.query, input.limits.queryTimeoutMs, ctx.signal),
+      skip(k) ? Promise.resolve(undefined) : loadQuery(side, k.query, input.limits.queryTimeoutMs, ctx.signal, DEFAULTS.dataDiffCacheMode),
     );
   try {
     const [bases, heads] = await Promise.all([each(production, (k) => !!k.headOnly), each(staging, () => false)]);
     const outcomes = input.queries.map((k, i) => outcomeOf(k, bases[i], heads[i] as LoadResult, input));
     return result(outcomes, []);
   } finally {
-    await Promise.all(sides.map((s) => s.client.close().catch(() => undefined)));
+    await Promise.all(targets.map((s) => s.client.close().catch(() => undefined)));
   }
+}
+
+/** The oldest read of each side's answers (ISO instants sort as text). */
+function oldestRefresh(queries: QueryOutcome[]): { production?: string; preview?: string } {
+  const oldest = (xs: (string | undefined)[]) => xs.filter((x): x is string => !!x).sort()[0];
+  const production = oldest(queries.map((q) => q.refreshed?.base));
+  const preview = oldest(queries.map((q) => q.refreshed?.head));
+  return { ...(production ? { production } : {}), ...(preview ? { preview } : {}) };
 }
 
 /** Members of the pull request whose own definition moved (not only through another member). */
@@ -164,7 +180,7 @@ export async function dataDiffStep(ctx: OpContext, plan: DataDiffPlan, impact: I
   }
   const count = (status: string) => d.queries.filter((q) => q.status === status).length;
   ctx.reporter.info(
-    `data diff: ${plural(d.queries.length, 'key query', 'key queries')} in ${(d.elapsedMs / 1000).toFixed(1)} s: ${d.changed} changed, ${count('unchanged')} unchanged, ${count('new')} new, ${count('failed')} failed`,
+    `data diff: ${plural(d.queries.length, 'key query', 'key queries')} in ${(d.elapsedMs / 1000).toFixed(1)} s: ${d.changed} changed, ${count('unchanged')} unchanged, ${count('new')} new, ${count('failed')} failed; ${plural((d.requests?.production ?? 0) + (d.requests?.preview ?? 0), 'data-API request')}`,
   );
   return { mode, result: d };
 }

@@ -5,7 +5,7 @@ import { collect } from '../client/pagination.js';
 import { DEFAULTS } from '../defaults.js';
 import { enableBranchStaging } from './branch-build.js';
 import type { OpContext } from './context.js';
-import { dataApiClient, deploymentDataToken, loadQuery } from './data-api.js';
+import { dataApiClient, dataTarget, deploymentDataToken, loadQuery } from './data-api.js';
 import { plural } from '../report/plural.js';
 
 export interface EnableStagingResult {
@@ -104,7 +104,7 @@ export async function smokeTest(ctx: OpContext, stagingUrl: string, options: Smo
     const cubes = meta.cubes ?? [];
     const measure = cubes.flatMap((c) => c.measures ?? [])[0]?.name;
     if (!measure) throw new InputError('smoke-test', `${cubes.length} cubes`, 'a model with at least one measure to query');
-    const r = await loadQuery(data, `${url.pathname}load`, { measures: [measure], limit: 1 }, options.timeoutMs, ctx.signal);
+    const r = await loadQuery(dataTarget(data, `${url.pathname}load`), { measures: [measure], limit: 1 }, options.timeoutMs, ctx.signal);
     if (r.cause instanceof Error) throw r.cause;
     if (r.error) throw new Error(`smoke test: /load: ${r.error}`);
     const rows = r.rows?.length ?? 0;

@@ -22,6 +22,8 @@ export const PROFILES = [
   'cli-with-repository',
   'project-untouched-no-build',
   'staging-needs-second-wake',
+  'unknown-member-500',
+  'stale-production-cache',
 ] as const;
 
 export type ProfileName = (typeof PROFILES)[number];
@@ -51,6 +53,9 @@ export const PROFILE_SUMMARY: Record<ProfileName, string> = {
   'project-untouched-no-build': 'on a repository-fed deployment, a push to the production branch that changes nothing under the project root builds nothing',
   'staging-needs-second-wake':
     'as staging-cold, but the first data request to an asleep staging environment does not wake it (503, still asleep); the next one does',
+  'unknown-member-500': "the data API answers a query naming an unknown cube or member with 500 { error } (Cube's internal error) instead of 400 UserError",
+  'stale-production-cache':
+    "production's /load answers from a cache filled an hour ago, before the warehouse's last load (the demo data's last month), unless the request asks for fresh data (cache no-cache or must-revalidate)",
 };
 
 /** Profiles that answer the same point two ways cannot be on together. */

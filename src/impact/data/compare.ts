@@ -3,6 +3,7 @@
  * dimensions with their granularity), measures compared with an absolute and a relative tolerance.
  * In relative mode nothing that is a value (a number, a key) is kept: row counts and relative moves only.
  */
+import { periodAfter } from './refresh.js';
 import type { ChangedRow, CubeQuery, DataDiffLimits, DataDiffMode, LargestChange, QueryComparison } from './types.js';
 
 export type Row = Record<string, unknown>;
@@ -10,11 +11,20 @@ export type Row = Record<string, unknown>;
 /** At most this many changed rows, added and removed keys are kept per query. */
 export const TOP_ROWS = 20;
 
-/** The result's column of each key: `orders.status`, `orders.created_at.month`. */
+/** The key column of a compareDateRange query's rows: which of its ranges a row belongs to. */
+export const COMPARE_KEY = 'compareDateRange';
+
+/** A compareDateRange query's ranges as the query writes them (the same on both sides, whenever each ran), or nothing. */
+export function compareRangeLabels(q: CubeQuery): string[] | undefined {
+  const ranges = (q.timeDimensions ?? []).find((t) => Array.isArray(t.compareDateRange))?.compareDateRange as unknown[] | undefined;
+  return ranges?.map((r) => (Array.isArray(r) ? r.map(String).join(' – ') : String(r)));
+}
+
+/** The result's column of each key: `orders.status`, `orders.created_at.month` (and a compared range first). */
 export function keyColumns(q: CubeQuery): string[] {
   const dims = q.dimensions ?? [];
   const times = (q.timeDimensions ?? []).filter((t) => t.granularity).map((t) => `${t.dimension}.${t.granularity}`);
-  return [...dims, ...times];
+  return [...(compareRangeLabels(q) ? [COMPARE_KEY] : []), ...dims, ...times];
 }
 
 /** Any cell as text: strings as they are, anything else as JSON. */
@@ -32,7 +42,7 @@ function keyText(column: string, v: unknown): string {
   return `${t[1]}-${t[2]}-${t[3]}`;
 }
 
-const shortName = (m: string) => m.split('.').slice(1).join('.');
+const shortName = (m: string) => (m.includes('.') ? m.split('.').slice(1).join('.') : m);
 
 function rowKey(row: Row, columns: string[]): string {
   return columns.length ? columns.map((c) => `${shortName(c)} = ${keyText(c, row[c])}`).join(', ') : '(total)';
@@ -67,12 +77,41 @@ function change(base: number | string | null, head: number | string | null, limi
   return base === head ? undefined : {};
 }
 
-/** Compare production's rows (`base`) with the preview's (`head`) for `query`; `asked` is the limit sent. */
-export function compareRows(query: CubeQuery, base: Row[], head: Row[], limits: DataDiffLimits, mode: DataDiffMode, asked: number): QueryComparison {
+/** The most rows one result of a query holds (a compareDateRange query has one result per range). */
+function longest(rows: Row[], query: CubeQuery): number {
+  if (!compareRangeLabels(query)) return rows.length;
+  const counts = new Map<unknown, number>();
+  for (const r of rows) counts.set(r[COMPARE_KEY], (counts.get(r[COMPARE_KEY]) ?? 0) + 1);
+  return Math.max(0, ...counts.values());
+}
+
+/**
+ * Compare production's rows (`base`) with the preview's (`head`) for `query`; `asked` is the limit sent.
+ * When the two answers were read at different times (`refreshed`), a row whose period ends after the
+ * older read is left out: the newer side may hold rows the older never saw.
+ */
+export function compareRows(
+  query: CubeQuery,
+  base: Row[],
+  head: Row[],
+  limits: DataDiffLimits,
+  mode: DataDiffMode,
+  asked: number,
+  refreshed: { base?: string; head?: string } = {},
+): QueryComparison {
   const columns = keyColumns(query);
   const measures = query.measures ?? [];
   const a = index(base, columns);
   const b = index(head, columns);
+  const older = refreshed.base && refreshed.head && refreshed.base !== refreshed.head ? [refreshed.base, refreshed.head].sort()[0] : undefined;
+  const late = older ? periodAfter(query, older) : undefined;
+  const unread = new Set<string>();
+  for (const side of [a, b])
+    for (const [key, row] of side)
+      if (late?.(row)) {
+        unread.add(key);
+        side.delete(key);
+      }
   const addedKeys = [...b.keys()].filter((k) => !a.has(k));
   const removedKeys = [...a.keys()].filter((k) => !b.has(k));
   const moved: ChangedRow[] = [];
@@ -112,7 +151,8 @@ export function compareRows(query: CubeQuery, base: Row[], head: Row[], limits: 
     top: values ? moved.sort((x, y) => Math.abs(y.abs ?? 0) - Math.abs(x.abs ?? 0)).slice(0, TOP_ROWS) : [],
     addedKeys: values ? addedKeys.slice(0, TOP_ROWS) : [],
     removedKeys: values ? removedKeys.slice(0, TOP_ROWS) : [],
-    truncated: base.length >= asked || head.length >= asked,
+    truncated: longest(base, query) >= asked || longest(head, query) >= asked,
+    ...(unread.size ? { afterRefresh: unread.size, refreshedAt: older } : {}),
   };
 }
 
@@ -132,6 +172,6 @@ export function newRows(query: CubeQuery, head: Row[], mode: DataDiffMode, asked
     top,
     addedKeys: [],
     removedKeys: [],
-    truncated: head.length >= asked,
+    truncated: longest(head, query) >= asked,
   };
 }

@@ -4,7 +4,7 @@
 export interface CubeQuery {
   measures?: string[];
   dimensions?: string[];
-  timeDimensions?: { dimension: string; granularity?: string; dateRange?: unknown }[];
+  timeDimensions?: { dimension: string; granularity?: string; dateRange?: unknown; compareDateRange?: unknown }[];
   segments?: string[];
   filters?: unknown[];
   order?: unknown;
@@ -78,6 +78,9 @@ export interface QueryComparison {
   removedKeys: string[];
   /** A side returned as many rows as asked: rows past the limit were not compared. */
   truncated: boolean;
+  /** Rows (keys) left out because their period ends after the older answer was read, and that read time. */
+  afterRefresh?: number;
+  refreshedAt?: string;
 }
 
 export interface QueryOutcome {
@@ -90,6 +93,8 @@ export interface QueryOutcome {
   /** A side that failed, and how (a failure is never counted as a difference). */
   failed?: { side: 'production' | 'preview' | 'both'; message: string };
   ms: { base?: number; head?: number };
+  /** Each side's `lastRefreshTime`: when the data of its answer was read. */
+  refreshed?: { base?: string; head?: string };
 }
 
 export interface DataDiffResult {
@@ -102,6 +107,10 @@ export interface DataDiffResult {
   notices: string[];
   elapsedMs: number;
   limits: DataDiffLimits;
+  /** Requests sent to each environment's data API (every poll and repeat counted): the tiers' daily query quota counts them. */
+  requests?: { production: number; preview: number };
+  /** The oldest `lastRefreshTime` of each side's answers. */
+  refreshed?: { production?: string; preview?: string };
 }
 
 /** The data diff's inputs, read and checked with the other inputs (src/settings.ts) before the first network call. */

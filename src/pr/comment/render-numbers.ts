@@ -25,6 +25,9 @@ export interface NumbersQueryRow {
   top?: ChangedRow[];
   addedKeys?: string[];
   removedKeys?: string[];
+  /** Rows left out: their period ends after the older side's read (`refreshedAt`). */
+  afterRefresh?: number;
+  refreshedAt?: string;
 }
 
 export interface NumbersView {
@@ -40,6 +43,10 @@ export interface NumbersView {
   notRunQueries: number;
   seconds?: number;
   queries: NumbersQueryRow[];
+  /** When each side's data was read (the oldest `lastRefreshTime` of its answers). */
+  refreshed?: { production?: string; preview?: string };
+  /** Requests sent to each side's data API (the job summary shows them: the tiers' query quota counts them). */
+  requests?: { production: number; preview: number };
 }
 
 /** The whole result as a view (the ledger then keeps the first queries and rows, preview-view.ts). */
@@ -51,6 +58,7 @@ export function numbersView(r: DataDiffResult | { skipped: string; mode: 'values
     if (q.failed) row.failed = q.failed;
     if (c) {
       Object.assign(row, { rows: c.rows, added: c.added, removed: c.removed, changed: c.changed, truncated: c.truncated });
+      if (c.afterRefresh) Object.assign(row, { afterRefresh: c.afterRefresh, refreshedAt: c.refreshedAt });
       if (c.largest[0]) row.largest = c.largest[0];
       if (r.mode === 'values') Object.assign(row, { top: c.top, addedKeys: c.addedKeys, removedKeys: c.removedKeys });
     }
@@ -66,8 +74,14 @@ export function numbersView(r: DataDiffResult | { skipped: string; mode: 'values
     notRunQueries: r.notRun,
     seconds: Math.round(r.elapsedMs / 100) / 10,
     queries,
+    ...(r.refreshed ? { refreshed: r.refreshed } : {}),
+    ...(r.requests ? { requests: r.requests } : {}),
   };
 }
+
+/** `2026-11-27 13:54:15 UTC` from an ISO instant; anything else as escaped text. */
+const instant = (iso: string) =>
+  /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(iso) ? `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC` : text(cut(iso, 40));
 
 const NUMBER = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
 /** `1,234.5`, `−12`: a number as people read it (a real minus sign, never a list marker). */
@@ -104,7 +118,10 @@ function result(q: NumbersQueryRow): string {
   if (q.added) parts.push(`${q.added} added`);
   if (q.removed) parts.push(`${q.removed} removed`);
   const out = parts.length ? parts.join('; ') : 'unchanged';
-  return q.truncated ? `${out} (row cap reached: rows past it not compared)` : out;
+  const late = q.afterRefresh
+    ? ` (${plural(q.afterRefresh, 'row')} ending after the older read${q.refreshedAt ? `, ${instant(q.refreshedAt)},` : ''} not compared)`
+    : '';
+  return q.truncated ? `${out}${late} (row cap reached: rows past it not compared)` : `${out}${late}`;
 }
 
 function queryTable(rows: NumbersQueryRow[]): string[] {
@@ -160,7 +177,12 @@ export function renderNumbers(v: NumbersView, options: NumbersRenderOptions, ful
   );
   const mode = all.mode === 'relative' ? '; relative changes only' : '';
   const head = `**Numbers** (production → preview, ${plural(all.total, 'key query', 'key queries')}${all.seconds !== undefined ? ` in ${all.seconds} s` : ''}${mode}): ${counts}`;
-  const out = [head, '', ...queryTable(shown), ''];
+  const out = [head, ''];
+  const read = all.refreshed;
+  // Only a side that answered says when its data was read.
+  const sides = [read?.production && `production ${instant(read.production)}`, read?.preview && `preview ${instant(read.preview)}`].filter(Boolean);
+  if (sides.length) out.push(`Data as read (each side's oldest answer): ${sides.join(', ')}.`, '');
+  out.push(...queryTable(shown), '');
   const more = all.queries.length - shown.length;
   if (more > 0)
     out.push(
@@ -168,6 +190,13 @@ export function renderNumbers(v: NumbersView, options: NumbersRenderOptions, ful
       '',
     );
   if (all.notRunQueries) out.push(`${plural(all.notRunQueries, 'more key query', 'more key queries')} found but not run (data-diff-max-queries).`, '');
+  if (!comment && all.requests) {
+    const { production, preview } = all.requests;
+    out.push(
+      `Data-API requests of this run: ${num(production + preview)} (${num(production)} to production, ${num(preview)} to the preview; every poll and repeat counted). Small tiers' daily query quota is account-wide and hard: see docs/impact.md.`,
+      '',
+    );
+  }
   for (const q of shown.filter((x) => x.status === 'changed' || x.status === 'new')) out.push(...detail(q, rows));
   return out;
 }

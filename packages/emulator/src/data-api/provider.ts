@@ -5,19 +5,21 @@
  * a branch its working tree; both compiled by Cube's compiler. `/meta` is its meta transformer's;
  * `/load`, `/sql` and `/dry-run` build SQL with its Postgres query class, and `/load` runs it on the
  * deployment's own Postgres (started with the demo data on its first query), after answering
- * `{"error":"Continue wait"}` to the first polls of each query (`continueWaitPolls`).
+ * `{"error":"Continue wait"}` to the first polls of each query (`continueWaitPolls`). A query with
+ * `compareDateRange` is one query per range, run only for a client that sends `queryType`.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { isActive, productionFiles, stagingFiles, touch } from '../build/runtime.js';
 import type { Clock } from '../clock.js';
 import { profileOn, type Controls } from '../context.js';
-import { ApiError, asApiError, userError } from '../engine/errors.js';
+import { ApiError, asApiError, unknownMemberAs500, userError } from '../engine/errors.js';
 import type { Engine } from '../engine/index.js';
 import { metaBody, visibleCubes } from '../engine/meta.js';
 import { asOlderEngine } from '../engine/older-meta.js';
-import { normalizeQuery, parseQueryParam, type NormalizedQuery } from '../engine/query.js';
-import { annotate, loadResult, multiBody, transformRows } from '../engine/results.js';
+import { normalizeQuery, requestQueries, type NormalizedQuery, type QueryType } from '../engine/query.js';
+import { annotate, loadResult, multiBody, tagRange, transformRows } from '../engine/results.js';
 import { buildSql, buildTotalSql, dryRunBody, sqlBody, type BuiltSql } from '../engine/sql.js';
+import { answersFresh, STALE_CACHE_AGE_MS, UNDO_LATE_LOAD } from '../engine/stale-cache.js';
 import type { CubeCompilers } from '../engine/vendor.js';
 import { verifyJwt } from '../jwt.js';
 import type { State } from '../state.js';
@@ -76,31 +78,27 @@ function authenticate(env: DataApiEnv, headers: IncomingHttpHeaders, deploymentI
   return typeof context === 'object' && context !== null ? (context as Record<string, unknown>) : check.payload;
 }
 
-/** The query and `queryType` of a request: from the URL (GET) or the JSON body (POST). */
-function readParams(req: DataRequest): { query: unknown; queryType?: string } {
-  if (req.method === 'GET') return { query: req.url.searchParams.get('query') ?? undefined, queryType: req.url.searchParams.get('queryType') ?? undefined };
+/** The query, `queryType` and cache mode (`cache`) of a request: from the URL (GET) or the JSON body (POST). */
+function readParams(req: DataRequest): { query: unknown; queryType?: string; cache?: unknown } {
+  if (req.method === 'GET') {
+    const p = req.url.searchParams;
+    return { query: p.get('query') ?? undefined, queryType: p.get('queryType') ?? undefined, cache: p.get('cache') ?? undefined };
+  }
   let body: unknown = {};
   try {
     if (req.body.length) body = JSON.parse(req.body.toString('utf8'));
   } catch (e) {
     throw userError(`Unable to decode request body as JSON, error: ${(e as Error).message}`);
   }
-  const b = (body ?? {}) as { query?: unknown; queryType?: unknown };
-  return { query: b.query, queryType: typeof b.queryType === 'string' ? b.queryType : undefined };
+  const b = (body ?? {}) as { query?: unknown; queryType?: unknown; cache?: unknown };
+  return { query: b.query, queryType: typeof b.queryType === 'string' ? b.queryType : undefined, cache: b.cache ?? undefined };
 }
 
-/** Blending (a list of queries) and compare-date-range queries are refused, in the gateway's words where it has them. */
-function singleQuery(raw: unknown, queryType: string | undefined): unknown {
-  const query = parseQueryParam(raw);
-  const compare =
-    !Array.isArray(query) && (query as { timeDimensions?: { compareDateRange?: unknown }[] } | null)?.timeDimensions?.some?.((td) => td?.compareDateRange);
-  if ((Array.isArray(query) || compare) && queryType === undefined) {
-    const type = Array.isArray(query) ? 'blendingQuery' : 'compareDateRangeQuery';
-    throw userError(`'${type}' query type is not supported by the client.Please update the client.`);
-  }
-  if (Array.isArray(query)) throw userError('The emulator does not run data blending queries (a list of queries): send one query');
-  if (compare) throw userError('The emulator does not run compareDateRange queries: send one dateRange per query');
-  return query;
+/** The request's queries, normalised; a list of queries (data blending) is refused: the emulator runs none. */
+function normalizedQueries(params: { query: unknown; cache?: unknown }, now: number): { queryType: QueryType; queries: NormalizedQuery[] } {
+  const { queryType, queries } = requestQueries(params.query, params.cache);
+  if (queryType === 'blendingQuery') throw userError('The emulator does not run data blending queries (a list of queries): send one query');
+  return { queryType, queries: queries.map((q) => normalizeQuery(q, now)) };
 }
 
 /** One emulator's data API; its "Continue wait" counts are its own. */
@@ -133,20 +131,14 @@ export function dataApi(env: DataApiEnv): (req: DataRequest) => Promise<DataResp
     return { compilers: compiled.compilers, branch: b.name, production: b.kind === 'deploy' };
   }
 
-  async function load(
-    deploymentId: number,
-    compilers: CubeCompilers,
-    q: NormalizedQuery,
-    built: BuiltSql,
-    context: Record<string, unknown>,
-    queryType?: string,
-  ) {
+  /** One query's result; `stale`: read as production's stale cache saw the warehouse (profile `stale-production-cache`). */
+  async function load(deploymentId: number, compilers: CubeCompilers, q: NormalizedQuery, built: BuiltSql, context: Record<string, unknown>, stale: boolean) {
     const cubes = visibleCubes(compilers);
     const annotation = annotate(cubes, q);
     const db = await env.engine.database(deploymentId);
     const run = async (sql: BuiltSql) => {
       try {
-        return await db.query(sql.sql[0], sql.sql[1]);
+        return await (stale ? db.queryAsOf(sql.sql[0], sql.sql[1], UNDO_LATE_LOAD) : db.query(sql.sql[0], sql.sql[1]));
       } catch (e) {
         throw new ApiError(400, { error: `Error: ${(e as Error).message}` });
       }
@@ -154,9 +146,7 @@ export function dataApi(env: DataApiEnv): (req: DataRequest) => Promise<DataResp
     const result = await run(built);
     let total: number | undefined;
     if (q.total) total = Number((await run(buildTotalSql(compilers, q, context))).rows[0]?.total_count ?? 0);
-    const rows = transformRows(result, built.aliasNameToMember, annotation, q);
-    const body = loadResult(q, annotation, rows, env.clock.iso(), total);
-    return queryType === 'multi' ? multiBody(q, body) : body;
+    return { q, annotation, rows: transformRows(result, built.aliasNameToMember, annotation, q), total };
   }
 
   return async (req) => {
@@ -176,22 +166,36 @@ export function dataApi(env: DataApiEnv): (req: DataRequest) => Promise<DataResp
       }
 
       const params = readParams(req);
-      const q = normalizeQuery(singleQuery(params.query, params.queryType), env.clock.now());
-      const built = buildSql(compilers, q, context);
-      if (m[3] === 'sql') return { status: 200, body: sqlBody(built) };
-      if (m[3] === 'dry-run') return { status: 200, body: dryRunBody(q, built) };
+      const { queryType, queries } = normalizedQueries(params, env.clock.now());
+      const built = queries.map((q) => buildSql(compilers, q, context));
+      // The gateway answers a list of SQL for anything but a regular query.
+      if (m[3] === 'sql') return { status: 200, body: queryType === 'regularQuery' ? sqlBody(built[0] as BuiltSql) : built.map(sqlBody) };
+      if (m[3] === 'dry-run') return { status: 200, body: dryRunBody(queryType, queries, built) };
+      if (queryType !== 'regularQuery' && params.queryType === undefined) {
+        throw userError(`'${queryType}' query type is not supported by the client.Please update the client.`);
+      }
 
-      const key = `${deploymentId}:${branch}:${JSON.stringify(q)}`;
+      // Profile stale-production-cache: production answers at once from a cache older than the warehouse, unless asked for fresh data.
+      const stale = production && profileOn(env, 'stale-production-cache') && !answersFresh((queries[0] as NormalizedQuery).cacheMode);
+      const key = `${deploymentId}:${branch}:${JSON.stringify(queries)}`;
       const polled = waits.get(key) ?? 0;
-      if (polled < env.controls.behaviour.continueWaitPolls) {
+      if (!stale && polled < env.controls.behaviour.continueWaitPolls) {
         waits.set(key, polled + 1);
         env.engine.warm(deploymentId);
         return { status: 200, body: { error: 'Continue wait' } };
       }
       waits.delete(key);
-      return { status: 200, body: await load(deploymentId, compilers, q, built, context, params.queryType) };
+      const refreshed = new Date(env.clock.now() - (stale ? STALE_CACHE_AGE_MS : 0)).toISOString();
+      const results = [];
+      for (const [i, q] of queries.entries()) {
+        const r = await load(deploymentId, compilers, q, built[i] as BuiltSql, context, stale);
+        const rows = queryType === 'compareDateRangeQuery' ? tagRange(r.rows, q) : r.rows;
+        results.push(loadResult(q, r.annotation, rows, refreshed, r.total));
+      }
+      // `multi` (the vendor's client) gets every result; any other queryType the first, as the gateway does.
+      return { status: 200, body: params.queryType === 'multi' ? multiBody(queryType, queries, results) : results[0] };
     } catch (e) {
-      const error = asApiError(e);
+      const error = profileOn(env, 'unknown-member-500') ? unknownMemberAs500(asApiError(e)) : asApiError(e);
       return { status: error.status, body: error.body };
     }
   };

@@ -22,6 +22,8 @@ export interface QueryResult {
 
 export interface Database {
   query(sql: string, params: unknown[]): Promise<QueryResult>;
+  /** The query as the data stood before `undo` (statements run in a transaction that is rolled back; nothing else runs meanwhile). */
+  queryAsOf(sql: string, params: unknown[], undo: string[]): Promise<QueryResult>;
   close(): Promise<void>;
 }
 
@@ -33,7 +35,10 @@ export interface Opened {
 }
 
 type Request =
-  { op: 'open'; image?: ArrayBuffer } | { op: 'exec' | 'query'; handle: number; sql: string; params?: unknown[] } | { op: 'dump' | 'close'; handle: number };
+  | { op: 'open'; image?: ArrayBuffer }
+  | { op: 'exec' | 'query'; handle: number; sql: string; params?: unknown[] }
+  | { op: 'queryAsOf'; handle: number; sql: string; params: unknown[]; undo: string[] }
+  | { op: 'dump' | 'close'; handle: number };
 
 interface Answer {
   id: number;
@@ -86,6 +91,7 @@ const thread = new PostgresThread();
 function wrap(handle: number): Database {
   return {
     query: (sql, params) => thread.send<QueryResult>({ op: 'query', handle, sql, params }),
+    queryAsOf: (sql, params, undo) => thread.send<QueryResult>({ op: 'queryAsOf', handle, sql, params, undo }),
     close: () => thread.send<void>({ op: 'close', handle }),
   };
 }

@@ -33,3 +33,12 @@ export function asApiError(e: unknown): ApiError {
   if (e instanceof Error && (e as { type?: unknown }).type === 'UserError') return new ApiError(400, { type: 'UserError', error: e.message });
   return new ApiError(500, { error: String(e) });
 }
+
+/**
+ * Profile `unknown-member-500`: a tenant whose gateway answers an unknown cube or member (the compiler's
+ * `not found for path`) as an internal error, 500 with the error as text, instead of 400 `UserError`.
+ */
+export function unknownMemberAs500(e: ApiError): ApiError {
+  if (e.status !== 400 || e.body.type !== 'UserError' || !/ not found for path '/.test(e.body.error)) return e;
+  return new ApiError(500, { error: `Error: ${e.body.error}` });
+}

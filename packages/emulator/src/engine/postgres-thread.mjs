@@ -1,6 +1,7 @@
 // Postgres (PGlite, compiled to WebAssembly) in a thread of its own: starting it is seconds of CPU, and
 // in the emulator's thread it would hold up every answer meanwhile. database.ts sends the requests:
-// open (from a data folder image, or empty), exec, query, dump (the data folder), close; one answer each.
+// open (from a data folder image, or empty), exec, query, queryAsOf (a query after statements that are
+// rolled back), dump (the data folder), close; one answer each.
 import { createRequire } from 'node:module';
 import { Blob } from 'node:buffer';
 import { parentPort } from 'node:worker_threads';
@@ -29,6 +30,16 @@ const ops = {
   },
   async query({ handle, sql, params }) {
     const res = await database(handle).query(sql, params);
+    return { value: { rows: res.rows, fields: res.fields.map((f) => ({ name: f.name, dataTypeID: f.dataTypeID })) } };
+  },
+  async queryAsOf({ handle, sql, params, undo }) {
+    // A transaction holds PGlite's lock: no other query sees the undone rows meanwhile.
+    const res = await database(handle).transaction(async (tx) => {
+      for (const statement of undo) await tx.exec(statement);
+      const r = await tx.query(sql, params);
+      await tx.rollback();
+      return r;
+    });
     return { value: { rows: res.rows, fields: res.fields.map((f) => ({ name: f.name, dataTypeID: f.dataTypeID })) } };
   },
   async dump({ handle }) {

@@ -115,6 +115,32 @@ export function parseQueryParam(raw: unknown): unknown {
   }
 }
 
+/** What kind of request a `/load` carries, as the gateway names it (`compareDateRangeQuery`: one query per compared range). */
+export type QueryType = 'regularQuery' | 'compareDateRangeQuery' | 'blendingQuery';
+
+/**
+ * The gateway's queries of a request: a query with `compareDateRange` on a time dimension becomes one
+ * query per range (that range as its `dateRange`); a list of queries is a blending query (not run here).
+ * `cache` (the request's own parameter) sets every query's cache mode, as the gateway does.
+ */
+export function requestQueries(raw: unknown, cache?: unknown): { queryType: QueryType; queries: unknown[] } {
+  const query = parseQueryParam(raw);
+  if (Array.isArray(query)) return { queryType: 'blendingQuery', queries: query };
+  const withCache = (q: unknown) => (cache !== undefined && isObject(q) ? { ...q, cacheMode: cache } : q);
+  const tds = isObject(query) && Array.isArray(query.timeDimensions) ? (query.timeDimensions as unknown[]) : [];
+  const compared = tds.flatMap((td, i) => (isObject(td) && td.compareDateRange != null ? [i] : []));
+  if (!compared.length) return { queryType: 'regularQuery', queries: [withCache(query)] };
+  if (compared.length > 1) throw userError('compareDateRange can only exist for one timeDimension');
+  const at = compared[0] as number;
+  const ranges: unknown = (tds[at] as Json).compareDateRange;
+  if (!Array.isArray(ranges)) throw formatError(`"timeDimensions[${at}].compareDateRange" must be an array`);
+  const queries = (ranges as unknown[]).map((dateRange) => {
+    const { compareDateRange: _compared, ...td } = tds[at] as Json;
+    return withCache({ ...(query as Json), timeDimensions: tds.map((t, i) => (i === at ? { ...td, dateRange } : t)) });
+  });
+  return { queryType: 'compareDateRangeQuery', queries };
+}
+
 function memberList(q: Json, key: string, pattern: RegExp): void {
   const list = q[key];
   if (list === undefined) return;

@@ -6,7 +6,7 @@
  */
 import { ApiError } from './errors.js';
 import { findMember, type MetaCube, type MetaMember } from './meta.js';
-import type { NormalizedQuery } from './query.js';
+import type { NormalizedQuery, QueryType } from './query.js';
 import type { QueryResult } from './database.js';
 
 type Item = Record<string, unknown>;
@@ -158,7 +158,22 @@ export function loadResult(q: NormalizedQuery, annotation: Annotation, rows: Row
   });
 }
 
-/** `queryType=multi` (what the vendor's client sends): the results, and the query a pivot reads. */
-export function multiBody(q: NormalizedQuery, result: Item): Item {
-  return { queryType: 'regularQuery', results: [result], pivotQuery: echoQuery(q, 'regularQuery'), slowQuery: false };
+/** The field a compareDateRange result's rows carry: the range they answer, its two ends joined as the gateway joins them. */
+export const COMPARE_FIELD = 'compareDateRange';
+
+/** Tag each row of one compared range with that range (`2025-01-01T00:00:00.000 - 2025-01-31T23:59:59.999`). */
+export function tagRange(rows: Rows, q: NormalizedQuery): Rows {
+  const range = q.timeDimensions.find((td) => td.dateRange)?.dateRange?.join(' - ') ?? null;
+  return { members: [...rows.members, COMPARE_FIELD], rows: rows.rows.map((r) => ({ ...r, [COMPARE_FIELD]: range })) };
+}
+
+/**
+ * `queryType=multi` (what the vendor's client sends): the results, and the query a pivot reads (a
+ * compareDateRange query's has the range as its first dimension).
+ */
+export function multiBody(queryType: QueryType, queries: NormalizedQuery[], results: Item[]): Item {
+  const first = queries[0] as NormalizedQuery;
+  const pivotQuery = echoQuery(first, queryType);
+  if (queryType === 'compareDateRangeQuery') pivotQuery.dimensions = [COMPARE_FIELD, ...first.dimensions];
+  return { queryType, results, pivotQuery, slowQuery: false };
 }

@@ -4,7 +4,7 @@
  * the bodies of `/v1/sql` and `/v1/dry-run`.
  */
 import { asApiError } from './errors.js';
-import type { NormalizedQuery } from './query.js';
+import type { NormalizedQuery, QueryType } from './query.js';
 import { internals, loadCompiler, type CubeCompilers } from './vendor.js';
 
 /** The parts of the compiler's query object the engine reads. */
@@ -83,16 +83,22 @@ export function sqlBody(built: BuiltSql) {
 }
 
 /**
- * The body of `/v1/dry-run`: the normalised query (with `queryType`, as the gateway's pivot query is
- * that same object), its order, what a pre-aggregation match would see, and the pivot query.
+ * The body of `/v1/dry-run`: the normalised queries (the first with `queryType`, as the gateway's pivot
+ * query is that same object, a compared range its first dimension), their order, what a
+ * pre-aggregation match would see, and the pivot query.
  */
-export function dryRunBody(query: NormalizedQuery, built: BuiltSql) {
-  const pivot = { ...query, queryType: 'regularQuery' };
+export function dryRunBody(queryType: QueryType, queries: NormalizedQuery[], built: BuiltSql[]) {
+  const first = queries[0] as NormalizedQuery;
+  const pivot = {
+    ...first,
+    ...(queryType === 'compareDateRangeQuery' ? { dimensions: ['compareDateRange', ...first.dimensions] } : {}),
+    queryType,
+  };
   return {
-    queryType: 'regularQuery',
-    normalizedQueries: [pivot],
-    queryOrder: [orderMap(built.order)],
-    transformedQueries: [built.canUseTransformedQuery],
+    queryType,
+    normalizedQueries: [pivot, ...queries.slice(1)],
+    queryOrder: built.map((b) => orderMap(b.order)),
+    transformedQueries: built.map((b) => b.canUseTransformedQuery),
     pivotQuery: pivot,
   };
 }
