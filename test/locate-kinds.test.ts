@@ -237,6 +237,23 @@ describe('root causes and their echoes', () => {
     ).toEqual([undefined, 0]);
   });
 
+  it('folds the joins and paths to a cube whose file Cube cannot read: a JS syntax error, a misspelt top-level key', () => {
+    const joins = [
+      { fileName: 'model/orders.yml', message: "orders cube: Cube users doesn't exist" },
+      { fileName: 'model/sales.yml', message: "orders.users cannot be resolved. There's no such member or cube." },
+    ];
+    const broken = { 'model/orders.yml': ORDERS, 'model/sales.yml': SALES, 'model/users.js': 'cube(`users`, {\n  sql_table: `shop.users`;\n});\n' };
+    expect(place([{ fileName: 'model/users.js', message: 'Unexpected token, expected "," (2:25)' }, ...joins], broken)).toEqual([undefined, 0, 0]);
+    const misspelt = { 'model/users.yml': USERS.replace('cubes:', 'cube:') };
+    const key = { fileName: 'model/users.yml', message: "Unexpected YAML key: cube. Only 'cubes', 'views', and 'view_groups' are allowed here." };
+    expect(place([key, ...joins], { ...files, ...misspelt })).toEqual([undefined, 0, 0]);
+    // A cube no file writes stays a root cause of its own.
+    expect(place([key, { fileName: 'model/orders.yml', message: "orders cube: Cube userz doesn't exist" }], { ...files, ...misspelt })).toEqual([
+      undefined,
+      undefined,
+    ]);
+  });
+
   it('never folds two errors into each other', () => {
     const mutual = {
       'model/a.yml': 'cubes:\n  - name: a\n    joins:\n      - name: b\n',
