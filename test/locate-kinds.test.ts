@@ -103,6 +103,16 @@ describe('views: the include that yields a name twice', () => {
     ).toMatchObject({ line: 4 });
   });
 
+  it("puts a collision with a parent view's include (extends) on the view's own include, not on a folder after it", () => {
+    // `sales` gives `city` through users' "*"; the alias here gives it again.
+    const child =
+      'views:\n  - name: sales_by_city\n    extends: sales\n    cubes:\n      - join_path: users\n        includes:\n          - name: id\n            alias: city\n    folders:\n      - name: Users\n        includes:\n          - city\n';
+    const texts = { ...files, 'model/sales_by_city.yml': child };
+    const message =
+      "sales_by_city cube: Included member 'city' conflicts with existing member of 'sales_by_city'. Please consider excluding this member or assigning it an alias.";
+    expect(at(message, 'model/sales_by_city.yml', texts)).toMatchObject({ file: 'model/sales_by_city.yml', line: 8, precision: 'exact' });
+  });
+
   it('puts a member no cube defines on the include that names it, prefix and all', () => {
     expect(at("sales cube: Member 'buyers_city' is included in 'sales' but not defined in any cube", 'model/sales.yml')).toMatchObject({ line: 13 });
   });

@@ -1,7 +1,8 @@
 /**
  * Where a view's `cubes` and `folders` go wrong. Cube names the member a view ends up with
  * (`orders_count`, after prefix and alias), not the line that gives it: the includes are replayed here,
- * in Cube's order, to find the include that yields a name, and folders are searched by name, nested too.
+ * in Cube's order (a parent view's first), to find the include that yields a name, and folders are
+ * searched by name, nested too.
  */
 import type { ModelSet } from './model-set.js';
 import { entryOf, itemName, membersOf, type Entity, type ErrorLocation, type ModelFile, type Pos, type TreeNode } from './model-tree.js';
@@ -74,20 +75,32 @@ export function viewIncludes(view: Entity, files: ModelSet): Include[] {
   return out;
 }
 
+/** The includes of the views `view` extends, the farthest first: Cube replays a parent's `cubes` before the view's own. */
+function inheritedIncludes(view: Entity, files: ModelSet, seen = new Set<Entity>([view])): Include[] {
+  const parentName = entryOf(view.body, 'extends')?.value.text;
+  const parent = parentName ? files.entitiesNamed(lastStep(parentName)).find((x) => x.entity.kind === 'view')?.entity : undefined;
+  if (!parent || seen.has(parent)) return [];
+  seen.add(parent);
+  return [...inheritedIncludes(parent, files, seen), ...viewIncludes(parent, files)];
+}
+
 /**
  * The place of "Included member 'x' conflicts with existing member": the view's own member of that name,
- * else the include that yields the name a second time in one list (Cube keeps the first).
+ * else the view's include that yields the name a second time in one list (Cube keeps the first, which
+ * may be a parent view's).
  */
 export function collidingInclude(view: Entity, name: string, files: ModelSet): Pos | undefined {
   const own = membersOf(view, MEMBER_LISTS).find((m) => m.name === name);
   if (own) return own.at;
+  const inherited = inheritedIncludes(view, files).filter((i) => i.name === name);
   const named = viewIncludes(view, files).filter((i) => i.name === name);
-  const seen = new Set<string>();
+  const seen = new Set(inherited.map((i) => i.list));
   for (const include of named) {
     if (seen.has(include.list)) return include.at;
     seen.add(include.list);
   }
-  return named[1]?.at;
+  // Lists unknown: the view's first include after the first that yields the name.
+  return named[inherited.length > 0 ? 0 : 1]?.at;
 }
 
 interface Folder {
