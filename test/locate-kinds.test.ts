@@ -103,6 +103,16 @@ describe('views: the include that yields a name twice', () => {
     ).toMatchObject({ line: 4 });
   });
 
+  it("puts a collision with a parent view's include (extends) on the view's own include, not on a folder after it", () => {
+    // `sales` gives `city` through users' "*"; the alias here gives it again.
+    const child =
+      'views:\n  - name: sales_by_city\n    extends: sales\n    cubes:\n      - join_path: users\n        includes:\n          - name: id\n            alias: city\n    folders:\n      - name: Users\n        includes:\n          - city\n';
+    const texts = { ...files, 'model/sales_by_city.yml': child };
+    const message =
+      "sales_by_city cube: Included member 'city' conflicts with existing member of 'sales_by_city'. Please consider excluding this member or assigning it an alias.";
+    expect(at(message, 'model/sales_by_city.yml', texts)).toMatchObject({ file: 'model/sales_by_city.yml', line: 8, precision: 'exact' });
+  });
+
   it('puts a member no cube defines on the include that names it, prefix and all', () => {
     expect(at("sales cube: Member 'buyers_city' is included in 'sales' but not defined in any cube", 'model/sales.yml')).toMatchObject({ line: 13 });
   });
@@ -235,6 +245,23 @@ describe('root causes and their echoes', () => {
         typo,
       ),
     ).toEqual([undefined, 0]);
+  });
+
+  it('folds the joins and paths to a cube whose file Cube cannot read: a JS syntax error, a misspelt top-level key', () => {
+    const joins = [
+      { fileName: 'model/orders.yml', message: "orders cube: Cube users doesn't exist" },
+      { fileName: 'model/sales.yml', message: "orders.users cannot be resolved. There's no such member or cube." },
+    ];
+    const broken = { 'model/orders.yml': ORDERS, 'model/sales.yml': SALES, 'model/users.js': 'cube(`users`, {\n  sql_table: `shop.users`;\n});\n' };
+    expect(place([{ fileName: 'model/users.js', message: 'Unexpected token, expected "," (2:25)' }, ...joins], broken)).toEqual([undefined, 0, 0]);
+    const misspelt = { 'model/users.yml': USERS.replace('cubes:', 'cube:') };
+    const key = { fileName: 'model/users.yml', message: "Unexpected YAML key: cube. Only 'cubes', 'views', and 'view_groups' are allowed here." };
+    expect(place([key, ...joins], { ...files, ...misspelt })).toEqual([undefined, 0, 0]);
+    // A cube no file writes stays a root cause of its own.
+    expect(place([key, { fileName: 'model/orders.yml', message: "orders cube: Cube userz doesn't exist" }], { ...files, ...misspelt })).toEqual([
+      undefined,
+      undefined,
+    ]);
   });
 
   it('never folds two errors into each other', () => {

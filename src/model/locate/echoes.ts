@@ -21,10 +21,12 @@ function brokenBy(at: ErrorLocation, files: ModelSet): Set<string> {
   const file = files.file(at.file);
   const named = file.entities.filter((e) => e.name).map((e) => ({ name: e.name as string, from: e.start.line, to: e.endLine }));
   const inside = at.line === undefined || file.unparsable ? [] : named.filter((e) => e.from <= at.line! && at.line! <= e.to);
-  return new Set((inside.length ? inside : named).map((e) => e.name));
+  // Outside every entity, the error also breaks what the file claims (a syntax error, a misspelt top-level key).
+  return new Set([...(inside.length ? inside : named).map((e) => e.name), ...(inside.length ? [] : (file.claims ?? []))]);
 }
 
-const defined = (files: ModelSet, name: string) => files.entitiesNamed(name).length > 0;
+/** Written in the files: an entity, or a name a file claims that Cube cannot read (its failure is another error's). */
+const defined = (files: ModelSet, name: string) => files.entitiesNamed(name).length > 0 || files.models().some((f) => f.claims?.includes(name));
 
 /** The names a reference may fail through: `users`, `orders.count` (if `count` is written in `orders`), the end of a join path. */
 function throughNames(files: ModelSet, token: string): string[] {

@@ -111,7 +111,7 @@ export function parseJs(text: string): Program | undefined {
 export function readJsModel(path: string, text: string): ModelFile {
   const file: ModelFile = { path, language: 'js', lines: text.split(/\r?\n/), entities: [] };
   const program = parseJs(text);
-  if (!program) return { ...file, unparsable: true };
+  if (!program) return { ...file, unparsable: true, claims: claimedNames(text) };
   for (const { kind, call: n, nameArg, bodyArg } of modelCalls(program)) {
     const start = posOf(n);
     const body = bodyArg?.type === 'ObjectExpression' ? convert(bodyArg) : emptyNode(start);
@@ -121,6 +121,11 @@ export function readJsModel(path: string, text: string): ModelFile {
     file.entities.push(entity);
   }
   return file;
+}
+
+/** `cube(\`orders\`, {` in a file the parser rejects: the names its calls would have defined. */
+function claimedNames(text: string): string[] {
+  return [...text.matchAll(/\b(?:cube|view)\s*\(\s*([`'"])([\w$]+)\1/g)].map((m) => m[2] as string);
 }
 
 /** A line that looks like an object property (`measures: {`): template text that swallowed code. */

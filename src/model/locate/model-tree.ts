@@ -51,6 +51,8 @@ export interface ModelFile {
   root?: TreeNode;
   /** The parser rejected the file. */
   unparsable?: boolean;
+  /** Names the file means to define that Cube never gets: the cubes of a JS file it cannot parse, the items under a misspelt top-level key. */
+  claims?: string[];
 }
 
 export type Step = string | number;

@@ -1,10 +1,11 @@
 /**
  * Where a view's `cubes` and `folders` go wrong. Cube names the member a view ends up with
  * (`orders_count`, after prefix and alias), not the line that gives it: the includes are replayed here,
- * in Cube's order, to find the include that yields a name, and folders are searched by name, nested too.
+ * in Cube's order (a parent view's first), to find the include that yields a name, and folders are
+ * searched by name, nested too.
  */
 import type { ModelSet } from './model-set.js';
-import { entryOf, itemName, membersOf, type Entity, type ErrorLocation, type ModelFile, type Pos, type TreeNode } from './model-tree.js';
+import { entryOf, itemName, membersOf, resolvePath, type Entity, type ErrorLocation, type ModelFile, type Pos, type TreeNode } from './model-tree.js';
 
 /** The member lists a view includes from, each checked for collisions on its own. */
 const MEMBER_LISTS = ['measures', 'dimensions', 'segments', 'hierarchies'];
@@ -45,9 +46,29 @@ export function cubeMembers(files: ModelSet, cube: string, seen = new Set<string
 
 const texts = (node: TreeNode | undefined) => (node?.kind === 'list' ? node.items.map((i) => i.text).filter((t): t is string => !!t) : []);
 
-/** Every name a view's `cubes` yields, in Cube's order (entry by entry, item by item). */
+/** The levels of a cube's hierarchy as `[cube, member]` (`status` and `CUBE.status` are the cube's own), its parents' too. */
+function hierarchyLevels(files: ModelSet, cube: string, name: string, seen = new Set<string>()): [string, string][] {
+  const found = seen.has(cube) ? undefined : files.entitiesNamed(cube).find((x) => x.entity.kind === 'cube')?.entity;
+  if (!found) return [];
+  seen.add(cube);
+  const levels = resolvePath(found.body, found.start, ['hierarchies', name, 'levels']);
+  if (!levels.complete) {
+    const parent = entryOf(found.body, 'extends')?.value.text;
+    return parent ? hierarchyLevels(files, lastStep(parent), name, seen) : [];
+  }
+  return texts(levels.node).map((t) => {
+    const steps = t.replace(/[{}$\s]/g, '').split('.');
+    const owner = steps.length < 2 || steps.at(-2) === 'CUBE' ? cube : (steps.at(-2) as string);
+    return [owner, steps.at(-1) as string];
+  });
+}
+
+/**
+ * Every name a view's `cubes` yields, in Cube's order: entry by entry, item by item, then the levels of
+ * the hierarchies the view includes, which Cube appends to the entry of their cube unless it lists them.
+ */
 export function viewIncludes(view: Entity, files: ModelSet): Include[] {
-  const out: Include[] = [];
+  const entries: { cube: string; full: (m: string) => string; members: Map<string, string>; star: boolean; out: Include[] }[] = [];
   const cubes = entryOf(view.body, 'cubes')?.value;
   for (const item of cubes?.kind === 'list' ? cubes.items : []) {
     const path = entryOf(item, 'join_path')?.value.text;
@@ -58,6 +79,8 @@ export function viewIncludes(view: Entity, files: ModelSet): Include[] {
     const full = (m: string) => (prefix ? `${alias ?? cube}_${m}` : m);
     const members = cubeMembers(files, cube);
     const includes = entryOf(item, 'includes');
+    const out: Include[] = [];
+    entries.push({ cube, full, members, star: includes?.value.text === '*', out });
     if (includes?.value.text === '*') {
       const excluded = new Set(texts(entryOf(item, 'excludes')?.value));
       for (const [member, list] of members) if (!excluded.has(member)) out.push({ name: full(member), member, cube, list, at: includes.at });
@@ -71,23 +94,47 @@ export function viewIncludes(view: Entity, files: ModelSet): Include[] {
       out.push({ name: full(shown), member, cube, list: members.get(member) ?? 'unknown', at: aliasEntry?.at ?? include.start });
     }
   }
-  return out;
+  const levels = entries.flatMap((e) =>
+    e.out
+      .filter((i) => i.list === 'hierarchies')
+      .flatMap((i) => hierarchyLevels(files, i.cube, i.member).map(([cube, member]) => ({ cube, member, at: i.at }))),
+  );
+  for (const e of entries.filter((x) => !x.star)) {
+    const listed = new Set(e.out.map((i) => i.member));
+    for (const level of levels.filter((l) => l.cube === e.cube && !listed.has(l.member))) {
+      listed.add(level.member);
+      e.out.push({ name: e.full(level.member), member: level.member, cube: e.cube, list: e.members.get(level.member) ?? 'unknown', at: level.at });
+    }
+  }
+  return entries.flatMap((e) => e.out);
+}
+
+/** The includes of the views `view` extends, the farthest first: Cube replays a parent's `cubes` before the view's own. */
+function inheritedIncludes(view: Entity, files: ModelSet, seen = new Set<Entity>([view])): Include[] {
+  const parentName = entryOf(view.body, 'extends')?.value.text;
+  const parent = parentName ? files.entitiesNamed(lastStep(parentName)).find((x) => x.entity.kind === 'view')?.entity : undefined;
+  if (!parent || seen.has(parent)) return [];
+  seen.add(parent);
+  return [...inheritedIncludes(parent, files, seen), ...viewIncludes(parent, files)];
 }
 
 /**
  * The place of "Included member 'x' conflicts with existing member": the view's own member of that name,
- * else the include that yields the name a second time in one list (Cube keeps the first).
+ * else the view's include that yields the name a second time in one list (Cube keeps the first, which
+ * may be a parent view's).
  */
 export function collidingInclude(view: Entity, name: string, files: ModelSet): Pos | undefined {
   const own = membersOf(view, MEMBER_LISTS).find((m) => m.name === name);
   if (own) return own.at;
+  const inherited = inheritedIncludes(view, files).filter((i) => i.name === name);
   const named = viewIncludes(view, files).filter((i) => i.name === name);
-  const seen = new Set<string>();
+  const seen = new Set(inherited.map((i) => i.list));
   for (const include of named) {
     if (seen.has(include.list)) return include.at;
     seen.add(include.list);
   }
-  return named[1]?.at;
+  // Lists unknown: the view's first include after the first that yields the name.
+  return named[inherited.length > 0 ? 0 : 1]?.at;
 }
 
 interface Folder {

@@ -51,6 +51,11 @@ export function readYamlModel(path: string, text: string): ModelFile {
   file.root = root;
   for (const entry of root.entries) {
     const kind = entry.key === 'cubes' ? 'cube' : entry.key === 'views' ? 'view' : undefined;
+    // `cube:` for `cubes:`: Cube rejects the file, so its items define nothing, but other files still name them.
+    if (!kind && entry.key !== 'view_groups' && entry.value.kind === 'list') {
+      const names = entry.value.items.map((i) => entryOf(i, 'name')?.value.text).filter((n): n is string => !!n);
+      if (names.length) file.claims = [...(file.claims ?? []), ...names];
+    }
     if (!kind || entry.value.kind !== 'list') continue;
     for (const item of entry.value.items) {
       const name = entryOf(item, 'name');
