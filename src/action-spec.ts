@@ -1,3 +1,4 @@
+import { DATA_DIFF_INPUTS, FAIL_ON_BREAKING, IMPACT_OUTPUT, IMPACT_OUTPUTS } from './action-spec-impact.js';
 import { DEFAULTS } from './defaults.js';
 
 /**
@@ -99,55 +100,6 @@ const FAIL_WITHOUT_CREDENTIALS: InputSpec = {
   default: 'false',
 };
 
-const FAIL_ON_BREAKING: InputSpec = {
-  name: 'fail-on-breaking',
-  description:
-    'Fail the step when the pull request makes a breaking change to the semantic layer (a member removed or made private, a type changed, a view member gone, a granularity removed), whether or not content uses it.',
-  default: 'false',
-};
-
-/** The data diff: key queries run on production and on the preview, the numbers compared. */
-const DATA_DIFF_INPUTS: InputSpec[] = [
-  {
-    name: 'data-diff',
-    description:
-      "`off` (default), `values` or `relative`: run key queries (the team's own file, the reports and dashboards that use a member whose numbers change, probes of each changed or added measure) on production and on the preview, and show how the numbers move; `relative` shows only relative changes and row counts, never a value. Production's numbers are data: on a public repository `data-diff-allow-public` must say so too; never runs for a pull request from a fork.",
-    default: 'off',
-  },
-  {
-    name: 'data-diff-allow-public',
-    description:
-      "Allow the data diff on a public repository (the comment, job summary and JSON file then show production's numbers to anyone who can read the pull request).",
-    default: 'false',
-  },
-  {
-    name: 'data-diff-queries',
-    description: 'Path of a JSON file of key queries (`{ "queries": [{ "name": …, "query": { … } }] }`, the data API\'s REST format; docs/impact.md).',
-    default: '',
-  },
-  {
-    name: 'data-diff-security-context',
-    description: 'Security context (a JSON object) of the data-API tokens the key queries run with: access policies shape the numbers. Default `{}`.',
-    default: '',
-  },
-  { name: 'data-diff-max-queries', description: 'Key queries run at most (the rest are counted, not run).', default: String(DEFAULTS.dataDiffMaxQueries) },
-  { name: 'data-diff-max-rows', description: 'Rows a key query returns at most (its own limit when lower).', default: String(DEFAULTS.dataDiffMaxRows) },
-  { name: 'data-diff-concurrency', description: 'Key queries in flight at once on each environment.', default: String(DEFAULTS.dataDiffConcurrency) },
-  {
-    name: 'data-diff-query-timeout',
-    description: 'Seconds one key query may take on one environment ("Continue wait" polls included) before it is reported as failed.',
-    default: String(DEFAULTS.dataDiffQueryTimeoutSeconds),
-  },
-  { name: 'data-diff-abs-tolerance', description: 'A value counts as changed only when it moves by more than this much…', default: '0' },
-  { name: 'data-diff-rel-tolerance', description: '…and by more than this fraction of the larger value (`0.001` is 0.1 %).', default: '0' },
-  {
-    name: 'fail-on-data-change',
-    description:
-      'Fail the step when a key query answers differently on the preview than on production (beyond the tolerances; a query that fails is not a change).',
-    default: 'false',
-  },
-];
-
 /** Several models of one repository, each its own deployment (the root action). */
 const MODELS_INPUTS: InputSpec[] = [
   {
@@ -182,47 +134,12 @@ const O = {
   timedOut: { name: 'timed-out', description: '`true` when the wait ended at its deadline.' },
   merged: { name: 'merged', description: '`true` when the branch was merged into the deploy branch.' },
   skipped: { name: 'skipped', description: '`true` when nothing ran (fork PR, missing credentials, stale run).' },
-  breakingCount: { name: 'breaking-count', description: 'Number of breaking changes to the semantic layer (empty when it was not compared).' },
-  addedCount: { name: 'added-count', description: 'Number of members added to the semantic layer.' },
-  changedCount: { name: 'changed-count', description: 'Number of non-breaking changes to existing members (title, description, format, granularity added).' },
-  affectedContentCount: {
-    name: 'affected-content-count',
-    description: 'Number of reports, dashboards and notifications that use a member the pull request breaks.',
-  },
-  valuesChangedCount: {
-    name: 'values-changed-count',
-    description:
-      "Number of changes that keep names and types but move the numbers (a measure's sql, a filter, a table, a join, …; empty when the layers were not compared).",
-  },
-  dataChangedCount: {
-    name: 'data-changed-count',
-    description: 'Number of key queries whose results differ between production and the preview (empty when the data diff did not run).',
-  },
-  dataDiffFile: {
-    name: 'data-diff-file',
-    description: 'Path of a JSON file with the whole data diff, in the mode it ran in (in `RUNNER_TEMP`; empty when it did not run).',
-  },
   previews: {
     name: 'previews',
     description:
       'With `deployments`: a JSON map of model folder to its outcome (`status`, `branch`, `valid`, `error-count`, `staging-url`); the other outputs then add up the models (`valid` only when every previewed one is).',
   },
-  changeSetFile: {
-    name: 'change-set-file',
-    description: 'Path of a JSON file with the whole change set and the affected content, for later steps (in `RUNNER_TEMP`).',
-  },
 } satisfies Record<string, OutputSpec>;
-
-const IMPACT_OUTPUTS = [
-  O.breakingCount,
-  O.valuesChangedCount,
-  O.addedCount,
-  O.changedCount,
-  O.affectedContentCount,
-  O.changeSetFile,
-  O.dataChangedCount,
-  O.dataDiffFile,
-];
 
 export const ACTIONS: ActionSpec[] = [
   {
@@ -383,10 +300,18 @@ export const ACTIONS: ActionSpec[] = [
       ...MODELS_INPUTS,
       FAIL_WITHOUT_CREDENTIALS,
     ],
-    outputs: Object.values(O),
+    outputs: rootOutputs(),
     optional: ['deployment-id'],
   },
 ];
+
+/** Every output, in the order the root action has always listed them. */
+function rootOutputs(): OutputSpec[] {
+  const { previews, ...own } = O;
+  const I = IMPACT_OUTPUT;
+  const counts = [I.breakingCount, I.addedCount, I.changedCount, I.affectedContentCount, I.valuesChangedCount, I.dataChangedCount, I.dataDiffFile];
+  return [...Object.values(own), ...counts, previews, I.changeSetFile];
+}
 
 export function actionSpec(command: CommandName): ActionSpec {
   const spec = ACTIONS.find((a) => a.command === command);

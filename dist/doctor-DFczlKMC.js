@@ -1,0 +1,1 @@
+export{t as doctorCommand}from"./doctor-D1_0Cjvf.js";

@@ -1,0 +1,92 @@
+import type { InputSpec, OutputSpec } from './action-spec.js';
+import { DEFAULTS } from './defaults.js';
+
+/** The inputs and outputs of the impact (the member diff, the data diff): the `impact` and `pr` actions share them. */
+
+export const FAIL_ON_BREAKING: InputSpec = {
+  name: 'fail-on-breaking',
+  description:
+    'Fail the step when the pull request makes a breaking change to the semantic layer (a member removed or made private, a type changed, a view member gone, a granularity removed), whether or not content uses it.',
+  default: 'false',
+};
+
+/** The data diff: key queries run on production and on the preview, the numbers compared. */
+export const DATA_DIFF_INPUTS: InputSpec[] = [
+  {
+    name: 'data-diff',
+    description:
+      "`off` (default), `values` or `relative`: run key queries (the team's own file, the reports and dashboards that use a member whose numbers change, probes of each changed or added measure) on production and on the preview, and show how the numbers move; `relative` shows only relative changes and row counts, never a value. Production's numbers are data: on a public repository `data-diff-allow-public` must say so too; never runs for a pull request from a fork.",
+    default: 'off',
+  },
+  {
+    name: 'data-diff-allow-public',
+    description:
+      "Allow the data diff on a public repository (the comment, job summary and JSON file then show production's numbers to anyone who can read the pull request).",
+    default: 'false',
+  },
+  {
+    name: 'data-diff-queries',
+    description: 'Path of a JSON file of key queries (`{ "queries": [{ "name": …, "query": { … } }] }`, the data API\'s REST format; docs/impact.md).',
+    default: '',
+  },
+  {
+    name: 'data-diff-security-context',
+    description: 'Security context (a JSON object) of the data-API tokens the key queries run with: access policies shape the numbers. Default `{}`.',
+    default: '',
+  },
+  { name: 'data-diff-max-queries', description: 'Key queries run at most (the rest are counted, not run).', default: String(DEFAULTS.dataDiffMaxQueries) },
+  { name: 'data-diff-max-rows', description: 'Rows a key query returns at most (its own limit when lower).', default: String(DEFAULTS.dataDiffMaxRows) },
+  { name: 'data-diff-concurrency', description: 'Key queries in flight at once on each environment.', default: String(DEFAULTS.dataDiffConcurrency) },
+  {
+    name: 'data-diff-query-timeout',
+    description: 'Seconds one key query may take on one environment ("Continue wait" polls included) before it is reported as failed.',
+    default: String(DEFAULTS.dataDiffQueryTimeoutSeconds),
+  },
+  { name: 'data-diff-abs-tolerance', description: 'A value counts as changed only when it moves by more than this much…', default: '0' },
+  { name: 'data-diff-rel-tolerance', description: '…and by more than this fraction of the larger value (`0.001` is 0.1 %).', default: '0' },
+  {
+    name: 'fail-on-data-change',
+    description:
+      'Fail the step when a key query answers differently on the preview than on production (beyond the tolerances; a query that fails is not a change).',
+    default: 'false',
+  },
+];
+
+/** By name, so the root action can list them in its own order. */
+export const IMPACT_OUTPUT = {
+  breakingCount: { name: 'breaking-count', description: 'Number of breaking changes to the semantic layer (empty when it was not compared).' },
+  addedCount: { name: 'added-count', description: 'Number of members added to the semantic layer.' },
+  changedCount: { name: 'changed-count', description: 'Number of non-breaking changes to existing members (title, description, format, granularity added).' },
+  affectedContentCount: {
+    name: 'affected-content-count',
+    description: 'Number of reports, dashboards and notifications that use a member the pull request breaks.',
+  },
+  valuesChangedCount: {
+    name: 'values-changed-count',
+    description:
+      "Number of changes that keep names and types but move the numbers (a measure's sql, a filter, a table, a join, …; empty when the layers were not compared).",
+  },
+  dataChangedCount: {
+    name: 'data-changed-count',
+    description: 'Number of key queries whose results differ between production and the preview (empty when the data diff did not run).',
+  },
+  dataDiffFile: {
+    name: 'data-diff-file',
+    description: 'Path of a JSON file with the whole data diff, in the mode it ran in (in `RUNNER_TEMP`; empty when it did not run).',
+  },
+  changeSetFile: {
+    name: 'change-set-file',
+    description: 'Path of a JSON file with the whole change set and the affected content, for later steps (in `RUNNER_TEMP`).',
+  },
+} satisfies Record<string, OutputSpec>;
+
+export const IMPACT_OUTPUTS: OutputSpec[] = [
+  IMPACT_OUTPUT.breakingCount,
+  IMPACT_OUTPUT.valuesChangedCount,
+  IMPACT_OUTPUT.addedCount,
+  IMPACT_OUTPUT.changedCount,
+  IMPACT_OUTPUT.affectedContentCount,
+  IMPACT_OUTPUT.changeSetFile,
+  IMPACT_OUTPUT.dataChangedCount,
+  IMPACT_OUTPUT.dataDiffFile,
+];
