@@ -52,6 +52,21 @@ export const DATA_DIFF_INPUTS: InputSpec[] = [
   },
 ];
 
+/** Who can see what: the personas whose view of the model is compared, and the gate on a gain of access. */
+export const ACCESS_INPUTS: InputSpec[] = [
+  {
+    name: 'personas',
+    description:
+      "Path of a YAML or JSON file of personas (`{ personas: [{ name, groups?, securityContext? }] }`, kept in the repository): each one's view of production and of the preview is read with tokens under its own security context, and the comment says who gains or loses what (docs/impact.md). Read and checked before the first network call.",
+    default: '',
+  },
+  {
+    name: 'fail-on-exposure',
+    description: 'Fail the step when any persona gains access: a member or view exposed, a mask lifted, or more rows counted on the preview.',
+    default: 'false',
+  },
+];
+
 /** By name, so the root action can list them in its own order. */
 export const IMPACT_OUTPUT = {
   breakingCount: { name: 'breaking-count', description: 'Number of breaking changes to the semantic layer (empty when it was not compared).' },
@@ -74,6 +89,14 @@ export const IMPACT_OUTPUT = {
     name: 'data-diff-file',
     description: 'Path of a JSON file with the whole data diff, in the mode it ran in (in `RUNNER_TEMP`; empty when it did not run).',
   },
+  accessChangedCount: {
+    name: 'access-changed-count',
+    description: 'Number of changes in who can see what, over every persona (empty when the layers were not compared).',
+  },
+  exposedCount: {
+    name: 'exposed-count',
+    description: 'Number of those by which a persona gains access (exposed, unmasked, rows widened).',
+  },
   changeSetFile: {
     name: 'change-set-file',
     description: 'Path of a JSON file with the whole change set and the affected content, for later steps (in `RUNNER_TEMP`).',
@@ -89,4 +112,6 @@ export const IMPACT_OUTPUTS: OutputSpec[] = [
   IMPACT_OUTPUT.changeSetFile,
   IMPACT_OUTPUT.dataChangedCount,
   IMPACT_OUTPUT.dataDiffFile,
+  IMPACT_OUTPUT.accessChangedCount,
+  IMPACT_OUTPUT.exposedCount,
 ];

@@ -1,4 +1,4 @@
-import { DATA_DIFF_INPUTS, FAIL_ON_BREAKING, IMPACT_OUTPUT, IMPACT_OUTPUTS } from './action-spec-impact.js';
+import { ACCESS_INPUTS, DATA_DIFF_INPUTS, FAIL_ON_BREAKING, IMPACT_OUTPUT, IMPACT_OUTPUTS } from './action-spec-impact.js';
 import { DEFAULTS } from './defaults.js';
 
 /**
@@ -247,7 +247,7 @@ export const ACTIONS: ActionSpec[] = [
     title: 'datamodel-ci: impact',
     description:
       "Compare the semantic layer of the PR's staging environment with production's (`/meta` of each) and list the reports, dashboards and notifications the breaking changes hit.",
-    inputs: [BRANCH, FAIL_ON_BREAKING, ...DATA_DIFF_INPUTS, FAIL_WITHOUT_CREDENTIALS],
+    inputs: [BRANCH, FAIL_ON_BREAKING, ...DATA_DIFF_INPUTS, ...ACCESS_INPUTS, FAIL_WITHOUT_CREDENTIALS],
     outputs: [O.branch, ...IMPACT_OUTPUTS, O.status, O.skipped],
   },
   {
@@ -297,6 +297,7 @@ export const ACTIONS: ActionSpec[] = [
       },
       FAIL_ON_BREAKING,
       ...DATA_DIFF_INPUTS,
+      ...ACCESS_INPUTS,
       ...MODELS_INPUTS,
       FAIL_WITHOUT_CREDENTIALS,
     ],
@@ -309,7 +310,17 @@ export const ACTIONS: ActionSpec[] = [
 function rootOutputs(): OutputSpec[] {
   const { previews, ...own } = O;
   const I = IMPACT_OUTPUT;
-  const counts = [I.breakingCount, I.addedCount, I.changedCount, I.affectedContentCount, I.valuesChangedCount, I.dataChangedCount, I.dataDiffFile];
+  const counts = [
+    I.breakingCount,
+    I.addedCount,
+    I.changedCount,
+    I.affectedContentCount,
+    I.valuesChangedCount,
+    I.dataChangedCount,
+    I.dataDiffFile,
+    I.accessChangedCount,
+    I.exposedCount,
+  ];
   return [...Object.values(own), ...counts, previews, I.changeSetFile];
 }
 

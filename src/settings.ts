@@ -166,6 +166,12 @@ export interface CommonSettings {
   dryRun: boolean;
 }
 
+/** Who can see what (the impact and pr actions): the personas file is read and checked by `readPersonas`, before the first network call. */
+export interface AccessSettings {
+  personasFile?: string;
+  failOnExposure: boolean;
+}
+
 /** Each command's own inputs, typed. */
 export interface CommandInputs {
   'start-dev-branch': { branch?: string };
@@ -175,7 +181,7 @@ export interface CommandInputs {
   'dbt-sync-and-wait': { ref?: string; branchName?: string; source: 'git' | 'manifest'; timeoutMs: number; firstPollMs: number };
   'merge-to-default': { branch?: string; keepBranch: boolean; message?: string; deployOnMerge: boolean; exclude: string[]; allowModelDeletion: boolean };
   'cleanup-branch': { branch?: string; mode: 'pr' | 'sweep'; minAgeMs: number; removeOnUpstream: boolean };
-  impact: { branch?: string; failOnBreaking: boolean; dataDiff: DataDiffSettings };
+  impact: { branch?: string; failOnBreaking: boolean; dataDiff: DataDiffSettings; access: AccessSettings };
   pr: {
     branch?: string;
     mergeOnClose: 'auto' | 'true' | 'false';
@@ -193,6 +199,7 @@ export interface CommandInputs {
     impact: boolean;
     failOnBreaking: boolean;
     dataDiff: DataDiffSettings;
+    access: AccessSettings;
     /** With `deployments`: models previewed at once. */
     deploymentsConcurrency: number;
     /** Preview a model the pull request does not touch. */
@@ -289,6 +296,11 @@ function readDataDiff(r: InputReader): DataDiffSettings {
   };
 }
 
+function readAccess(r: InputReader): AccessSettings {
+  const personasFile = r.string('personas');
+  return { ...(personasFile ? { personasFile } : {}), failOnExposure: r.bool('fail-on-exposure') };
+}
+
 type Readers = { [C in CommandName]: (r: InputReader) => CommandInputs[C] };
 
 /** One reader per command: each reads all of its command's own inputs. */
@@ -329,7 +341,7 @@ const readers: Readers = {
     minAgeMs: r.duration('min-age'),
     removeOnUpstream: r.bool('remove-on-upstream'),
   }),
-  impact: (r) => ({ branch: r.branch('branch'), failOnBreaking: r.bool('fail-on-breaking'), dataDiff: readDataDiff(r) }),
+  impact: (r) => ({ branch: r.branch('branch'), failOnBreaking: r.bool('fail-on-breaking'), dataDiff: readDataDiff(r), access: readAccess(r) }),
   pr: (r) => ({
     branch: r.branch('branch'),
     mergeOnClose: r.oneOf('merge-on-close', ['auto', 'true', 'false'] as const),
@@ -346,6 +358,7 @@ const readers: Readers = {
     impact: r.bool('impact'),
     failOnBreaking: r.bool('fail-on-breaking'),
     dataDiff: readDataDiff(r),
+    access: readAccess(r),
     deploymentsConcurrency: r.int('deployments-concurrency', 1, 8) ?? DEFAULTS.deploymentsConcurrency,
     previewUntouched: r.bool('preview-untouched'),
   }),

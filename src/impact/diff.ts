@@ -7,6 +7,7 @@
  * title, description or format changed).
  */
 import { snakeCase } from '../model/locate/model-tree.js';
+import type { AccessChange } from './access/types.js';
 import { shortName, type MemberKind, type MetaCube, type MetaDocument, type MetaMember } from './meta.js';
 
 export type ChangeKind = 'added' | 'removed' | 'private' | 'renamed' | 'view-lost' | 'changed';
@@ -47,6 +48,8 @@ export interface CubeChange {
 export interface ChangeSet {
   cubes: CubeChange[];
   members: MemberChange[];
+  /** Who can see what, per persona (absent when the access review did not run). */
+  access?: AccessChange[];
 }
 
 export interface ChangeCounts {

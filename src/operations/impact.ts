@@ -24,6 +24,7 @@ import {
   type ContentCounts,
   type ContentItem,
 } from '../impact/affected.js';
+import type { AccessOutcome } from '../impact/access/types.js';
 import { countChanges, diffMeta, type ChangeCounts, type ChangeSet } from '../impact/diff.js';
 import { withoutEngineDifferences } from '../impact/engine-version.js';
 import { parseMeta, type MetaDocument } from '../impact/meta.js';
@@ -65,6 +66,8 @@ export interface ImpactResult {
   unavailable?: string;
   /** The definition diff (absent when it did not run: a notice says why). */
   definition?: DefinitionOutcome;
+  /** Who can see what: per persona, and the policies the pull request touches (absent when the layers were not compared). */
+  access?: AccessOutcome;
   /** What the data diff reads next: the pull request's `/meta`, the content, the two environments (never in the JSON file). */
   sources?: { headMeta: MetaDocument; content: ContentItem[]; production?: EnvironmentRef; staging?: EnvironmentRef };
 }

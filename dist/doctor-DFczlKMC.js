@@ -1,1 +1,0 @@
-export{t as doctorCommand}from"./doctor-D1_0Cjvf.js";

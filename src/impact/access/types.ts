@@ -1,0 +1,101 @@
+/**
+ * Who can see what: the shapes the access review shares. A persona is a kind of user the team names
+ * (`{ name, groups, securityContext }`, from the `personas` file); each persona's view of production and of
+ * the preview is read with data-API tokens minted under that persona's security context, so Cube's own
+ * access policies decide what it sees. How groups reach the policies is in `personaSecurityContext`.
+ */
+import type { ContentKind } from '../affected.js';
+
+export interface Persona {
+  name: string;
+  groups: string[];
+  securityContext: Record<string, unknown>;
+}
+
+/**
+ * hidden / exposed: a member, cube or view the persona could see and no longer can (or the reverse);
+ * masked / unmasked: the persona now reads a member's mask instead of its value (or the reverse);
+ * rows-narrowed / rows-widened: the persona's probe counts fewer (more) rows on the preview;
+ * rows-filter-changed: the row filter that applies changed, the counts did not move;
+ * denied-all: the persona's probe answers no rows at all on the preview (a silent deny), where production answered some.
+ */
+export type AccessChangeKind = 'hidden' | 'exposed' | 'masked' | 'unmasked' | 'rows-narrowed' | 'rows-widened' | 'rows-filter-changed' | 'denied-all';
+
+export const ACCESS_CHANGE_KINDS: readonly AccessChangeKind[] = [
+  'hidden',
+  'exposed',
+  'masked',
+  'unmasked',
+  'rows-narrowed',
+  'rows-widened',
+  'rows-filter-changed',
+  'denied-all',
+];
+
+/** Kinds by which a persona gains access (`fail-on-exposure`, `exposed-count`). */
+export const GAINS: ReadonlySet<AccessChangeKind> = new Set(['exposed', 'unmasked', 'rows-widened']);
+
+export interface AccessChange {
+  persona: string;
+  /** A member's full name (`orders.amount`), or a cube's or view's name. */
+  target: string;
+  change: AccessChangeKind;
+  /** One short phrase: why, with the evidence (`group finance no longer in the view's policy`, `rows 1,204 → 0`). */
+  detail: string;
+}
+
+/** One side of a persona probe: a count, or why there is none. */
+export interface ProbeSide {
+  /** Rows counted (the count measure's value, or the rows returned up to the cap). */
+  rows?: number;
+  /** The count hit the row cap: at least `rows`. */
+  atLeast?: boolean;
+  /** The environment refused the query for this persona (the platform's message). */
+  refused?: string;
+  /** The query failed otherwise (time-out, transport, a 500 that is not a refusal). */
+  error?: string;
+}
+
+/** One counting query of one persona on one cube or view whose policy changed, on both environments. */
+export interface AccessProbe {
+  persona: string;
+  target: string;
+  /** The member counted (`orders.count`), or the dimension whose rows were counted. */
+  counted: string;
+  production: ProbeSide;
+  preview: ProbeSide;
+}
+
+/** Saved content a persona's group uses that the persona can no longer see. */
+export interface LostContent {
+  persona: string;
+  kind: ContentKind;
+  id: number;
+  name: string;
+  url?: string;
+  /** The members it uses that the persona loses. */
+  members: string[];
+}
+
+/** The access review of one pull request. */
+export interface AccessOutcome {
+  /** The personas read (empty without a personas file). */
+  personas: string[];
+  /** Cubes and views whose access policy the pull request adds, changes or removes (from the model files). */
+  policyTargets: string[];
+  changes: AccessChange[];
+  lost: LostContent[];
+  probes: AccessProbe[];
+  /** What was not read or not probed, and why (no personas file, a fork, a public repository, a token refused). */
+  notices: string[];
+}
+
+/**
+ * The security context a persona's tokens carry: its own context, and its groups where Cube Cloud puts a
+ * user's groups (`cubeCloud.groups`, the reserved element the vendor documents; docs/api-assumptions.md).
+ */
+export function personaSecurityContext(p: Persona): Record<string, unknown> {
+  const own = p.securityContext.cubeCloud;
+  const cubeCloud = own && typeof own === 'object' && !Array.isArray(own) ? (own as Record<string, unknown>) : {};
+  return { ...p.securityContext, cubeCloud: { ...cubeCloud, groups: p.groups } };
+}
