@@ -92,10 +92,12 @@ export interface AccessOutcome {
 
 /**
  * The security context a persona's tokens carry: its own context, and its groups where Cube Cloud puts a
- * user's groups (`cubeCloud.groups`, the reserved element the vendor documents; docs/api-assumptions.md).
+ * user's groups (`cubeCloud.groups`, the reserved element the vendor documents) and at the top level
+ * (`groups`, where a deployment's own `contextToGroups` commonly reads them), unless the persona's context
+ * sets `groups` itself. Which one reaches the policies is the tenant's: docs/api-assumptions.md.
  */
 export function personaSecurityContext(p: Persona): Record<string, unknown> {
   const own = p.securityContext.cubeCloud;
   const cubeCloud = own && typeof own === 'object' && !Array.isArray(own) ? (own as Record<string, unknown>) : {};
-  return { ...p.securityContext, cubeCloud: { ...cubeCloud, groups: p.groups } };
+  return { groups: p.groups, ...p.securityContext, cubeCloud: { ...cubeCloud, groups: p.groups } };
 }
