@@ -6,6 +6,8 @@ import { defineConfig } from 'vitest/config';
 import base from './vitest.config.js';
 
 export const UNIT_TESTS = [
+  'access-comment',
+  'access-probes',
   'adaptive-pool',
   'boundaries',
   'cli-docs',

@@ -4,6 +4,7 @@
  * change set and data diff, and the comment's sections.
  */
 import { planDataDiff } from '../impact/data/plan.js';
+import { accessProbeStep } from '../operations/access-probes.js';
 import { dataDiffStep } from '../operations/data-diff.js';
 import { walkModel } from '../model/local-model.js';
 import { localModelFiles } from '../model/model-files.js';
@@ -24,7 +25,10 @@ export async function impactCommand(run: ActionRun<'impact'>): Promise<number> {
   const r = await run.reporter.group('Impact on the semantic layer', () =>
     analyseImpact(run.op, { branch, deployBranch: target.deployBranch, headFiles, cliDeploy: target.deployMode === 'cli' }),
   );
-  const impact = presentChangeSet(deploymentId, r, inputs.failOnBreaking);
+  // The persona probes first: the change set (its file, `--json`) then carries their evidence.
+  const access = await accessProbeStep(run.op, plan, r);
+  if (access) r.access = access;
+  const impact = presentChangeSet(deploymentId, r, inputs.failOnBreaking, inputs.access.failOnExposure);
   Object.assign(run.out, impact.outputs, { status: impact.status });
   // Set before the data diff, so a failure there still carries the change set.
   run.setResult(impact.changeSet);
@@ -32,7 +36,8 @@ export async function impactCommand(run: ActionRun<'impact'>): Promise<number> {
   const numbers = presentDataDiff(deploymentId, d, r, inputs.dataDiff.failOnChange);
   Object.assign(run.out, numbers.outputs);
   if (d.result) run.setResult({ ...impact.changeSet, dataDiff: d.result });
-  await publish(run.pr, { branch, ...impact.view, ...numbers.view }, { branch }, { impact: impact.impact, ...numbers.view });
+  const full = { impact: impact.impact, ...numbers.view, ...(impact.access ? { access: impact.access } : {}) };
+  await publish(run.pr, { branch, ...impact.view, ...numbers.view }, { branch }, full);
   const failure = impact.failure ?? numbers.failure;
   if (failure) throw new StepFailed(failure);
   return 0;

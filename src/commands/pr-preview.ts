@@ -156,6 +156,7 @@ export async function previewModel(
     failOnInvalid,
     failOnBreaking,
     failOnDataChange: inputs.dataDiff.failOnChange,
+    failOnExposure: inputs.access.failOnExposure,
   });
   Object.assign(out, shown.outputs);
   if (shown.result !== undefined) run.setResult(shown.result);

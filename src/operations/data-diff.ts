@@ -29,7 +29,7 @@ export interface DataDiffInput {
 }
 
 /** A data-API token for `env` under `securityContext`, masked before anything can print it. */
-async function mint(ctx: OpContext, env: EnvironmentRef, securityContext: Record<string, unknown>): Promise<string> {
+export async function mint(ctx: OpContext, env: EnvironmentRef, securityContext: Record<string, unknown>): Promise<string> {
   const args = { deploymentId: ctx.deploymentId, environmentId: env.id, body: { security_context: securityContext, expires_in: 900 } };
   const token = (await ctx.client.deployments.createEnvironmentToken(args, { signal: ctx.signal, repeatable: true })).data.token;
   ctx.reporter.secret(token);

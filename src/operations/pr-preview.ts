@@ -10,6 +10,7 @@ import type { PreviewFlow, PreviewInput, PreviewOutcome, PullRequestPort } from 
 import type { OpContext } from './context.js';
 import { smokeTest } from './enable-staging.js';
 import { compareWithProduction, startImpact, type MetaToken, type StartedImpact } from './impact.js';
+import { accessProbeStep } from './access-probes.js';
 import { dataDiffStep } from './data-diff.js';
 import type { DataDiffPlan } from '../impact/data/plan.js';
 import { runRepositoryPreview } from './repository-feed.js';
@@ -48,6 +49,7 @@ export async function previewOnPlatform(ctx: OpContext, input: PlatformPreviewIn
     // The impact's early reads finish before the run ends, also when a flow failed or stopped before using them.
     await Promise.allSettled([impact?.base, impact?.content, impact?.baseFiles]);
   }
+  if (o.impact?.access) o.impact.access = await accessProbeStep(ctx, input.numbers, o.impact);
   if (o.impact && input.numbers) o.numbers = await dataDiffStep(ctx, input.numbers, o.impact);
   return o;
 }

@@ -11,6 +11,8 @@ import type { ValidateResult } from '../operations/validate.js';
 import type { DataDiffOutcome } from '../operations/data-diff.js';
 import { plural } from '../report/plural.js';
 import type { Ledger } from './comment/ledger.js';
+import { GAINS } from '../impact/access/types.js';
+import { accessView, type AccessView } from './comment/render-access.js';
 import { impactView, type ImpactView } from './comment/render-impact.js';
 import { numbersView, type NumbersView } from './comment/render-numbers.js';
 import { dbtTable } from './comment/render-tables.js';
@@ -70,12 +72,21 @@ function breakingFailure(r: ImpactResult, failOnBreaking: boolean): string | und
   return `${r.head} makes ${plural(r.counts.breaking, 'breaking change')} to the semantic layer${hit} (fail-on-breaking is true)`;
 }
 
-/** The impact (the change-set file's path is the writer's output: src/pr/records.ts). */
-export function presentImpact(r: ImpactResult, failOnBreaking: boolean): Presented & { impact: ImpactView } {
+/** The failure `fail-on-exposure` asks for: a persona gains access (a member or view exposed, a mask lifted, more rows). */
+function exposureFailure(r: ImpactResult, failOnExposure: boolean): string | undefined {
+  const gains = (r.access?.changes ?? []).filter((c) => GAINS.has(c.change));
+  if (!failOnExposure || !gains.length) return undefined;
+  const personas = [...new Set(gains.map((c) => c.persona))];
+  return `${r.head} gives ${plural(personas.length, 'persona')} (${personas.slice(0, 5).join(', ')}) more access: ${plural(gains.length, 'change')} (fail-on-exposure is true)`;
+}
+
+/** The impact (the change-set file's path is the writer's output: src/pr/records.ts), with who can see what. */
+export function presentImpact(r: ImpactResult, failOnBreaking: boolean, failOnExposure = false): Presented & { impact: ImpactView; access?: AccessView } {
   const compared = !r.unavailable;
   const count = (n: number) => (compared ? String(n) : '');
   const impact = impactView(r);
-  const failure = breakingFailure(r, failOnBreaking);
+  const access = r.access ? accessView(r.access) : undefined;
+  const failure = breakingFailure(r, failOnBreaking) ?? exposureFailure(r, failOnExposure);
   return {
     outputs: {
       'breaking-count': count(r.counts.breaking),
@@ -83,10 +94,13 @@ export function presentImpact(r: ImpactResult, failOnBreaking: boolean): Present
       'added-count': count(r.counts.added),
       'changed-count': count(r.counts.changed),
       'affected-content-count': count(r.affected.length),
+      'access-changed-count': r.access ? String(access?.changeTotal ?? 0) : '',
+      'exposed-count': r.access ? String(access?.gainTotal ?? 0) : '',
     },
     status: r.unavailable ? 'not-compared' : r.counts.breaking ? 'breaking' : 'compatible',
-    view: { impact },
+    view: { impact, ...(access ? { access } : {}) },
     impact,
+    ...(access ? { access } : {}),
     ...(failure ? { failure } : {}),
   };
 }

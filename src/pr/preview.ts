@@ -10,6 +10,7 @@ import { annotate } from './check-run.js';
 import type { Ledger } from './comment/ledger.js';
 import type { ImpactView } from './comment/render-impact.js';
 import type { NumbersView } from './comment/render-numbers.js';
+import type { AccessView } from './comment/render-access.js';
 import type { PreviewView, ViewError } from './comment/view.js';
 import { deployPreview } from './deployment.js';
 import { presentStaging, presentUpload, presentValidation, type Outputs } from './presenters.js';
@@ -31,6 +32,7 @@ export interface PreviewSettings {
   failOnInvalid: boolean;
   failOnBreaking: boolean;
   failOnDataChange: boolean;
+  failOnExposure?: boolean;
 }
 
 /** What the run shows of a preview. */
@@ -44,6 +46,7 @@ export interface PreviewShown {
   errors: ViewError[];
   impact?: ImpactView;
   numbers?: NumbersView;
+  access?: AccessView;
   /** The change set, for `--json`'s `result`. */
   result?: unknown;
 }
@@ -77,10 +80,11 @@ export function presentPreview(o: PreviewOutcome, s: PreviewSettings): PreviewSh
     Object.assign(shown.ledger, p.ledger);
   }
   if (o.impact) {
-    const p = presentChangeSet(s.deploymentId, o.impact, s.failOnBreaking);
+    const p = presentChangeSet(s.deploymentId, o.impact, s.failOnBreaking, s.failOnExposure);
     Object.assign(outputs, p.outputs);
     Object.assign(view, p.view);
     shown.impact = p.impact;
+    if (p.access) shown.access = p.access;
     shown.result = p.changeSet;
     failures.push(p.failure);
     if (o.numbers) {
@@ -103,8 +107,10 @@ export function presentPreview(o: PreviewOutcome, s: PreviewSettings): PreviewSh
 export async function writePreview(side: PullRequestSide, o: PreviewOutcome, shown: PreviewShown, environmentPrefix: string | undefined): Promise<void> {
   const writes: Promise<unknown>[] = [];
   if (o.validation) writes.push(annotate(side, o.validation.errors, o.validation));
-  const { errors, impact, numbers } = shown;
-  writes.push(publish(side, shown.view, shown.ledger, { errors, ...(impact ? { impact } : {}), ...(numbers ? { numbers } : {}) }));
+  const { errors, impact, numbers, access } = shown;
+  writes.push(
+    publish(side, shown.view, shown.ledger, { errors, ...(impact ? { impact } : {}), ...(numbers ? { numbers } : {}), ...(access ? { access } : {}) }),
+  );
   const stagingUrl = o.staging?.stagingUrl;
   if (stagingUrl && !o.failure)
     writes.push(deployPreview(side, environmentPrefix, platformPageUrl(side.settings.apiUrl, side.settings.deploymentId, o.branch)));

@@ -6,10 +6,17 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { AccessOutcome } from '../impact/access/types.js';
 import type { DataDiffResult } from '../impact/data/types.js';
 import type { DataDiffOutcome } from '../operations/data-diff.js';
 import type { ImpactResult } from '../operations/impact.js';
 import { presentImpact, presentNumbers } from './presenters.js';
+
+/** Who can see what as the JSON holds it: the changes and the probes' counts, not the personas' contexts. */
+function accessJson(a: AccessOutcome) {
+  const { personas, policyTargets, changes, lost, probes, notices, probesNotRun } = a;
+  return { personas, policyTargets, changes, lost, probes, notices, ...(probesNotRun ? { probesNotRun } : {}) };
+}
 
 /** The change set as the JSON file and `--json` give it: everything, nothing cut. */
 export function changeSetJson(deploymentId: number, r: ImpactResult) {
@@ -29,6 +36,7 @@ export function changeSetJson(deploymentId: number, r: ImpactResult) {
     definitionChanges: r.definition?.changes ?? [],
     valuesChanged: r.definition?.values ?? [],
     affected: r.affected,
+    ...(r.access ? { access: accessJson(r.access) } : {}),
   };
 }
 
@@ -54,8 +62,8 @@ const recordDataDiff = (deploymentId: number, head: string, r: DataDiffResult): 
   record('data-diff', deploymentId, head, dataDiffJson(deploymentId, head, r));
 
 /** The impact as a run shows it, its change set built once: written to its file and kept for `--json`'s `result`. */
-export function presentChangeSet(deploymentId: number, r: ImpactResult, failOnBreaking: boolean) {
-  const p = presentImpact(r, failOnBreaking);
+export function presentChangeSet(deploymentId: number, r: ImpactResult, failOnBreaking: boolean, failOnExposure = false) {
+  const p = presentImpact(r, failOnBreaking, failOnExposure);
   const changeSet = changeSetJson(deploymentId, r);
   return { ...p, outputs: { ...p.outputs, 'change-set-file': recordChangeSet(changeSet) }, changeSet };
 }

@@ -5,6 +5,7 @@
  * access policies decide what it sees. How groups reach the policies is in `personaSecurityContext`.
  */
 import type { ContentKind } from '../affected.js';
+import type { MetaCube } from '../meta.js';
 
 export interface Persona {
   name: string;
@@ -88,6 +89,22 @@ export interface AccessOutcome {
   probes: AccessProbe[];
   /** What was not read or not probed, and why (no personas file, a fork, a public repository, a token refused). */
   notices: string[];
+  /** The personas whole, as read from the file: the probes mint their tokens under these contexts (never in the JSON). */
+  personaDefinitions?: Persona[];
+  /** The row filter each persona gets on a target, per side, as text: equal counts under a changed filter are `rows-filter-changed`. */
+  rowFilters?: RowFilterTexts[];
+  /** Policy targets as some persona's /meta listed them: the probes pick what to count from these (never in the JSON). */
+  targetMeta?: MetaCube[];
+  /** Persona probes that were found but not run (`data-diff-max-queries`), and why the probes did not run at all. */
+  probesNotRun?: { count: number; why?: string };
+}
+
+/** The row filter one persona gets on one target, on each side (absent: none applies). */
+export interface RowFilterTexts {
+  persona: string;
+  target: string;
+  production?: string;
+  preview?: string;
 }
 
 /**

@@ -3,6 +3,7 @@
  * a public repository needs its own allow; never for a fork's pull request) and the team's key queries,
  * read and checked. The run is an operation (src/operations/data-diff.ts).
  */
+import { probesRefusal } from '../access/probes.js';
 import { readKeyQueriesFile } from './queries-file.js';
 import type { DataDiffSettings, KeyQuery } from './types.js';
 
@@ -27,11 +28,14 @@ export interface DataDiffPlan {
   /** Why the data diff does not run here (off, a fork, a public repository without the allow). */
   refusal?: string;
   fileQueries: KeyQuery[];
+  /** Why the persona probes do not run here (a fork, a public repository without the allow); `off` does not stop them. */
+  probesRefusal?: string;
 }
 
 export async function planDataDiff(settings: DataDiffSettings, run: PullRequestFacts): Promise<DataDiffPlan> {
   const refusal = dataDiffRefusal(settings, run);
   // Read whenever given, even with the data diff off: a wrong path is said now, not when it is turned on.
   const fileQueries = settings.queriesFile ? await readKeyQueriesFile(settings.queriesFile) : [];
-  return { settings, fileQueries, ...(refusal ? { refusal } : {}) };
+  const probes = probesRefusal(settings, run);
+  return { settings, fileQueries, ...(refusal ? { refusal } : {}), ...(probes ? { probesRefusal: probes } : {}) };
 }

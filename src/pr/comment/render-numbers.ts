@@ -93,7 +93,7 @@ const value = (v: number | string | null | undefined) => (v === null || v === un
 const measure = (m: string) => code(m.split('.').slice(1).join('.') || m, { cell: true });
 
 /** Outside text inside an HTML element (a `<summary>`: markdown is not read there): entities, and mentions broken. */
-function htmlText(s: string): string {
+export function htmlText(s: string): string {
   return plain(s)
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')

@@ -6,6 +6,7 @@
 import { hint } from './error-hints.js';
 import { renderImpact, type ImpactView } from './render-impact.js';
 import { renderNumbers, type NumbersView } from './render-numbers.js';
+import { renderAccess, type AccessView } from './render-access.js';
 import { code, codeLink, cut, link, pathInUrl, text } from './markdown.js';
 import type { PreviewView, ViewError } from './view.js';
 import { plural } from '../../report/plural.js';
@@ -25,6 +26,8 @@ export interface RenderOptions {
   commentImpactRows?: number;
   /** The whole data diff of the run (the view keeps only the first queries and rows). */
   numbers?: NumbersView;
+  /** The whole access review of the run (the view keeps only the first rows). */
+  access?: AccessView;
 }
 
 /** Errors of one file shown before the rest of the file's list is collapsed. */
@@ -226,6 +229,9 @@ export function renderPreview(v: PreviewView, options: RenderOptions): string {
         options.impact,
       ),
     );
+  }
+  if (!closed && v.state !== 'updating' && v.access) {
+    parts.push(renderAccess(v.access, { target: options.target, ...(v.runUrl ? { runUrl: v.runUrl } : {}) }, options.access));
   }
   if (!closed && v.state !== 'updating' && v.numbers) {
     parts.push(renderNumbers(v.numbers, { target: options.target, ...(v.runUrl ? { runUrl: v.runUrl } : {}) }, options.numbers));

@@ -4,9 +4,11 @@
  * results: the first write of a run starts from an empty view.
  */
 import type { ImpactView } from './render-impact.js';
+import type { AccessView } from './render-access.js';
 import type { NumbersView } from './render-numbers.js';
 
 import { maskSecretLooking } from '../../client/redact.js';
+import type { ProbeSide } from '../../impact/access/types.js';
 
 /** The state the heading leads with. */
 export type PreviewState = 'updating' | 'ready' | 'invalid' | 'failed' | 'merged' | 'closed' | 'skipped';
@@ -51,6 +53,8 @@ export interface PreviewView {
   impact?: ImpactView;
   /** How the numbers of the key queries moved (the data diff), or why they were not compared. */
   numbers?: NumbersView;
+  /** Who can see what, per persona (the access review and its probes). */
+  access?: AccessView;
   /** What failed, when the run failed on the platform (or its input was refused), with the fix the terminal shows. */
   failure?: { step: string; message: string; hint?: string };
   /** Branches a failed close left on the platform (a rerun or the sweep removes them). */
@@ -64,6 +68,13 @@ export interface PreviewView {
 // Outside text kept in the ledger is also masked where it looks like a credential.
 const short = (s: string, max: number) => maskSecretLooking(s.length > max ? `${s.slice(0, max - 1)}…` : s);
 
+/** A probe's side with its messages kept short. */
+const shortSide = (s: ProbeSide): ProbeSide => ({
+  ...s,
+  ...(s.refused !== undefined ? { refused: short(s.refused, 200) } : {}),
+  ...(s.error !== undefined ? { error: short(s.error, 200) } : {}),
+});
+
 /** How many errors the ledger keeps (the comment shows fewer; the job summary has them all). */
 export const LEDGER_ERRORS = 20;
 /** Rows of each impact table the ledger keeps (the job summary has them all). */
@@ -71,6 +82,8 @@ export const LEDGER_IMPACT_ROWS = 20;
 /** Key queries, and rows of each, the ledger keeps of the data diff (the job summary has all that were kept). */
 export const LEDGER_NUMBERS_QUERIES = 12;
 export const LEDGER_NUMBERS_ROWS = 5;
+/** Access changes, probes and saved items the ledger keeps (the job summary has them all). */
+export const LEDGER_ACCESS_ROWS = 40;
 
 /**
  * The view after this run's update: a write from another run (or another head) starts from scratch, so
@@ -124,6 +137,32 @@ export function nextView(
         ...(q.addedKeys ? { addedKeys: q.addedKeys.slice(0, LEDGER_NUMBERS_ROWS).map((k) => short(k, 100)) } : {}),
         ...(q.removedKeys ? { removedKeys: q.removedKeys.slice(0, LEDGER_NUMBERS_ROWS).map((k) => short(k, 100)) } : {}),
       })),
+    };
+  }
+  if (next.access) {
+    const a = next.access;
+    const rows = <T>(xs: T[]) => xs.slice(0, LEDGER_ACCESS_ROWS);
+    next.access = {
+      ...a,
+      personas: a.personas.slice(0, 50).map((p) => short(p, 80)),
+      policyTargets: a.policyTargets.slice(0, 50).map((t) => short(t, 200)),
+      changes: rows(a.changes).map((c) => ({ ...c, persona: short(c.persona, 80), target: short(c.target, 200), detail: short(c.detail, 300) })),
+      lost: rows(a.lost).map((l) => ({
+        ...l,
+        persona: short(l.persona, 80),
+        name: short(l.name, 200),
+        members: l.members.slice(0, 5).map((m) => short(m, 200)),
+      })),
+      probes: rows(a.probes).map((p) => ({
+        ...p,
+        persona: short(p.persona, 80),
+        target: short(p.target, 200),
+        counted: short(p.counted, 200),
+        production: shortSide(p.production),
+        preview: shortSide(p.preview),
+      })),
+      notices: a.notices.slice(0, 5).map((n) => short(n, 500)),
+      ...(a.probesNotRun?.why ? { probesNotRun: { ...a.probesNotRun, why: short(a.probesNotRun.why, 400) } } : {}),
     };
   }
   if (next.failure)

@@ -1,0 +1,151 @@
+/**
+ * Persona probes, planned and read without the network: for each cube or view whose access policy the
+ * pull request touches, one counting query per persona, the same on production and on the preview, so a
+ * silent deny or a widening is shown with evidence. What is counted: a `count` measure of the target,
+ * else the rows of a dimension (its primary key first) up to the row cap. The probes share the data
+ * diff's caps: every probe (one persona on one target, both sides) is one query of
+ * `data-diff-max-queries`, on a budget of its own beside the key queries. The run is an operation
+ * (src/operations/access-probes.ts).
+ */
+import type { CubeQuery, DataDiffSettings } from '../data/types.js';
+import type { PullRequestFacts } from '../data/plan.js';
+import type { AccessChange, AccessProbe, ProbeSide, RowFilterTexts } from './types.js';
+
+/** A member as a `/meta` lists it, with what the probe needs to pick a counter. */
+export interface ProbeMember {
+  name: string;
+  kind: 'measure' | 'dimension' | 'segment';
+  type?: string;
+  aggType?: string;
+  primaryKey?: boolean;
+}
+
+/** A cube or view as some `/meta` listed it. */
+export interface ProbeCatalogueEntry {
+  name: string;
+  members: ProbeMember[];
+}
+
+/** What a target's probe counts: a count measure's value, or the rows of a dimension. */
+export interface Counter {
+  member: string;
+  byRows: boolean;
+}
+
+/** One persona's counting query on one target, run on both sides. */
+export interface PlannedProbe {
+  persona: string;
+  target: string;
+  counter: Counter;
+  query: CubeQuery;
+}
+
+export interface ProbePlan {
+  run: PlannedProbe[];
+  /** Probes beyond the cap, not run. */
+  notRun: number;
+  /** Targets no `/meta` listed with a member to count. */
+  uncounted: string[];
+}
+
+const short = (name: string) => name.slice(name.indexOf('.') + 1);
+
+/** The counter of a target: a `count` measure (one named `count` first), else a dimension (the primary key, then `id`, then the first). */
+export function counterOf(entry: ProbeCatalogueEntry | undefined): Counter | undefined {
+  if (!entry) return undefined;
+  const counts = entry.members.filter((m) => m.kind === 'measure' && (m.aggType === 'count' || m.type === 'count'));
+  const measure = counts.find((m) => short(m.name) === 'count') ?? counts[0];
+  if (measure) return { member: measure.name, byRows: false };
+  const dims = entry.members.filter((m) => m.kind === 'dimension');
+  const dim = dims.find((m) => m.primaryKey) ?? dims.find((m) => short(m.name) === 'id') ?? dims[0];
+  return dim ? { member: dim.name, byRows: true } : undefined;
+}
+
+/** The counting query: the measure's total, or the dimension's rows up to the cap. */
+export function probeQuery(c: Counter, maxRows: number): CubeQuery {
+  return c.byRows ? { dimensions: [c.member], limit: maxRows } : { measures: [c.member] };
+}
+
+/** Every persona on every target that has a counter, target by target, up to `maxProbes`. */
+export function planProbes(input: { targets: string[]; personas: string[]; catalogue: ProbeCatalogueEntry[]; maxProbes: number; maxRows: number }): ProbePlan {
+  const byName = new Map(input.catalogue.map((c) => [c.name, c] as const));
+  const all: PlannedProbe[] = [];
+  const uncounted: string[] = [];
+  for (const target of input.targets) {
+    const counter = counterOf(byName.get(target));
+    if (!counter) {
+      uncounted.push(target);
+      continue;
+    }
+    for (const persona of input.personas) all.push({ persona, target, counter, query: probeQuery(counter, input.maxRows) });
+  }
+  const cap = Math.max(0, input.maxProbes);
+  return { run: all.slice(0, cap), notRun: Math.max(0, all.length - cap), uncounted };
+}
+
+/** Why the probes do not run here: never for a fork, and a public repository needs the data diff's own allow; `off` does not stop them. */
+export function probesRefusal(s: Pick<DataDiffSettings, 'allowPublic'>, run: PullRequestFacts): string | undefined {
+  if (run.pr?.fork) return "this pull request comes from a fork: persona probes never run for one (production's row counts would reach its author)";
+  if (run.repositoryPublic && !s.allowPublic)
+    return "the repository is public: production's row counts would be public in this comment; data-diff-allow-public: true allows the persona probes";
+  return undefined;
+}
+
+/** One side's answer as a count: the measure's value, or the rows returned (`atLeast` at the cap). */
+export function countOf(p: PlannedProbe, rows: Record<string, unknown>[], maxRows: number): ProbeSide {
+  if (p.counter.byRows) return rows.length >= maxRows ? { rows: rows.length, atLeast: true } : { rows: rows.length };
+  const raw = rows[0]?.[p.counter.member];
+  const n = raw === undefined || raw === null ? 0 : Number(raw);
+  return Number.isFinite(n) ? { rows: n } : { error: `${p.counter.member} answered ${JSON.stringify(raw).slice(0, 40)}, not a count` };
+}
+
+const NUMBER = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+/** `1,204`, `≥ 1,000`, `refused`: one side as the detail reads it. */
+export function sideText(s: ProbeSide): string {
+  if (s.refused !== undefined) return 'refused';
+  if (s.error !== undefined) return 'failed';
+  return `${s.atLeast ? '≥ ' : ''}${NUMBER.format(s.rows ?? 0)}`;
+}
+
+const has = (existing: AccessChange[], persona: string, target: string, change: AccessChange['change']) =>
+  existing.some((c) => c.persona === persona && c.target === target && c.change === change);
+
+/**
+ * What the probes show, beside what `/meta` already said (`existing`): a refusal already reported as
+ * `hidden` (or an answer as `exposed`) is not said twice. A failed side says nothing: it is no evidence.
+ */
+export function probeChanges(probes: AccessProbe[], existing: AccessChange[] = [], rowFilters: RowFilterTexts[] = []): AccessChange[] {
+  const out: AccessChange[] = [];
+  for (const p of probes) {
+    const { production: a, preview: b } = p;
+    if (a.error !== undefined || b.error !== undefined) continue;
+    const evidence = `rows ${sideText(a)} → ${sideText(b)}, counted with ${p.counted}`;
+    const add = (change: AccessChange['change'], detail: string) => out.push({ persona: p.persona, target: p.target, change, detail });
+    if (a.refused !== undefined && b.refused !== undefined) continue;
+    const before = a.rows ?? 0;
+    const after = b.rows ?? 0;
+    if (b.refused !== undefined) {
+      if (before > 0 && !has(existing, p.persona, p.target, 'hidden')) add('denied-all', `${evidence} (${b.refused})`);
+      continue;
+    }
+    if (a.refused !== undefined) {
+      if (after > 0 && !has(existing, p.persona, p.target, 'exposed')) add('rows-widened', evidence);
+      continue;
+    }
+    if (before > 0 && after === 0) add('denied-all', `${evidence}: a silent deny`);
+    else if (after < before && !b.atLeast) add('rows-narrowed', evidence);
+    else if (after > before && !a.atLeast) add('rows-widened', evidence);
+    else {
+      const filter = rowFilters.find((f) => f.persona === p.persona && f.target === p.target);
+      if (filter && (filter.production ?? '') !== (filter.preview ?? ''))
+        add('rows-filter-changed', `row filter ${filter.production ?? 'none'} → ${filter.preview ?? 'none'}; ${evidence}`);
+    }
+  }
+  return out;
+}
+
+/** The changes `/meta` gave and the probes' own, each once. */
+export function withProbeChanges(existing: AccessChange[], fromProbes: AccessChange[]): AccessChange[] {
+  const fresh = fromProbes.filter((c) => !has(existing, c.persona, c.target, c.change));
+  return [...existing, ...fresh];
+}

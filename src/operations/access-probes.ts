@@ -1,0 +1,180 @@
+/**
+ * Persona probes, after the impact: for each cube or view whose access policy the pull request touches,
+ * one counting query per persona on production and on the preview, each with tokens minted under that
+ * persona's security context (masked), so Cube's own policies decide what it counts. They share the data
+ * diff's limits: at most `concurrency` queries in flight on each environment, the same deadlines, one
+ * query of `data-diff-max-queries` per probe. They never run for a fork's pull request and follow
+ * `data-diff-allow-public`; they run with `data-diff: off` too, since they count rows and never read a value.
+ */
+import { AbortedError, messageOf, type PlatformError } from '../client/errors.js';
+import { DEFAULTS } from '../defaults.js';
+import { mapLimit } from '../model/local-model.js';
+import { planProbes, countOf, probeChanges, withProbeChanges, type PlannedProbe, type ProbeCatalogueEntry } from '../impact/access/probes.js';
+import { personaSecurityContext, type AccessOutcome, type AccessProbe, type Persona, type ProbeSide } from '../impact/access/types.js';
+import type { DataDiffLimits } from '../impact/data/types.js';
+import type { DataDiffPlan } from '../impact/data/plan.js';
+import { plural } from '../report/plural.js';
+import type { OpContext } from './context.js';
+import { dataApiClient, dataTarget, loadQuery, type DataTarget, type LoadResult } from './data-api.js';
+import { mint } from './data-diff.js';
+import { environmentMeta, type EnvironmentRef, type ImpactResult } from './impact.js';
+
+/** What the probes run against: the two environments, the personas, the policy targets, the data diff's limits. */
+export interface ProbeInput {
+  production: EnvironmentRef;
+  staging: EnvironmentRef;
+  personas: Persona[];
+  targets: string[];
+  /** Targets as a `/meta` listed them already (the rest are looked up with the personas' own tokens). */
+  catalogue: ProbeCatalogueEntry[];
+  limits: DataDiffLimits;
+}
+
+export interface ProbeRun {
+  probes: AccessProbe[];
+  notRun: number;
+  notices: string[];
+  /** Requests sent to each side's `/load` (every poll and repeat counted). */
+  requests: { production: number; preview: number };
+  elapsedMs: number;
+}
+
+/** One persona's two environments, each a `/load` with that persona's token. */
+interface PersonaTargets {
+  persona: Persona;
+  production: DataTarget;
+  preview: DataTarget;
+  /** The tokens behind them (also read the persona's `/meta` when a target is not listed yet). */
+  tokens: { production: string; preview: string };
+}
+
+/** Cube's own refusal (a 4xx, its 500 `{ error }`, an answer with an error): the persona may not query it. */
+function refusalOf(load: LoadResult): string | undefined {
+  if (load.error === undefined) return undefined;
+  const status = (load.cause as PlatformError | undefined)?.status;
+  if (status !== undefined)
+    return status < 500 || (status === 500 && /"error"/.test((load.cause as PlatformError).responseBody ?? '')) ? load.error : undefined;
+  if (load.cause !== undefined || /^no answer within|answered with|an answer without rows/.test(load.error)) return undefined;
+  return load.error;
+}
+
+function sideOf(p: PlannedProbe, load: LoadResult | undefined, maxRows: number): ProbeSide {
+  if (!load) return { error: 'not run: no token for this persona' };
+  const refused = refusalOf(load);
+  if (refused !== undefined) return { refused };
+  if (load.error !== undefined) return { error: load.error };
+  return countOf(p, load.rows ?? [], maxRows);
+}
+
+/** Mint each persona's tokens; a persona whose tokens are refused is said and left out. */
+async function personaTargets(ctx: OpContext, input: ProbeInput, notices: string[]): Promise<PersonaTargets[]> {
+  const coldMs = Math.max(input.limits.queryTimeoutMs, DEFAULTS.dataDiffFirstQueryTimeoutSeconds * 1000);
+  const target = (env: EnvironmentRef, token: string) => {
+    const url = new URL(`${env.restUrl}/load`);
+    return dataTarget(dataApiClient(ctx, url.origin, token), url.pathname, coldMs);
+  };
+  const minted = await mapLimit(input.personas, input.limits.concurrency, async (persona) => {
+    const context = personaSecurityContext(persona);
+    try {
+      const [a, b] = await Promise.all([mint(ctx, input.production, context), mint(ctx, input.staging, context)]);
+      return { persona, production: target(input.production, a), preview: target(input.staging, b), tokens: { production: a, preview: b } };
+    } catch (e) {
+      if (e instanceof AbortedError || ctx.signal?.aborted) throw e;
+      notices.push(`persona ${persona.name} was not probed: no data-API token could be minted under its context (${messageOf(e)})`);
+      return undefined;
+    }
+  });
+  return minted.filter((m): m is PersonaTargets => !!m);
+}
+
+/** Targets no `/meta` listed yet, looked up in the preview's (then production's) `/meta` as each persona sees it, until all are found. */
+async function completeCatalogue(ctx: OpContext, input: ProbeInput, personas: PersonaTargets[]): Promise<ProbeCatalogueEntry[]> {
+  const found = new Map(input.catalogue.filter((c) => input.targets.includes(c.name)).map((c) => [c.name, c] as const));
+  for (const p of personas) {
+    for (const [env, token] of [
+      [input.staging, p.tokens.preview],
+      [input.production, p.tokens.production],
+    ] as const) {
+      if (input.targets.every((t) => found.has(t))) return [...found.values()];
+      const read = await environmentMeta(ctx, env, Promise.resolve({ token }));
+      for (const c of read.meta?.cubes ?? []) if (input.targets.includes(c.name) && !found.has(c.name)) found.set(c.name, c);
+    }
+  }
+  return [...found.values()];
+}
+
+/** Every probe on both environments, at most `concurrency` in flight on each. */
+export async function runProbes(ctx: OpContext, input: ProbeInput): Promise<ProbeRun> {
+  const started = Date.now();
+  const notices: string[] = [];
+  const personas = await personaTargets(ctx, input, notices);
+  const all = personas.flatMap((p) => [p.production, p.preview]);
+  try {
+    const catalogue = await completeCatalogue(ctx, input, personas);
+    const plan = planProbes({
+      targets: input.targets,
+      personas: personas.map((p) => p.persona.name),
+      catalogue,
+      maxProbes: input.limits.maxQueries,
+      maxRows: input.limits.maxRows,
+    });
+    for (const t of plan.uncounted) notices.push(`${t} was not probed: no persona's /meta lists a measure or dimension of it to count`);
+    if (plan.notRun) notices.push(`${plural(plan.notRun, 'more persona probe')} not run (data-diff-max-queries)`);
+    const byName = new Map(personas.map((p) => [p.persona.name, p] as const));
+    const each = (side: 'production' | 'preview') =>
+      mapLimit(plan.run, input.limits.concurrency, (p) => {
+        const t = byName.get(p.persona)?.[side];
+        return t ? loadQuery(t, p.query, input.limits.queryTimeoutMs, ctx.signal, DEFAULTS.dataDiffCacheMode) : Promise.resolve(undefined);
+      });
+    const [bases, heads] = await Promise.all([each('production'), each('preview')]);
+    const probes = plan.run.map((p, i): AccessProbe => ({
+      persona: p.persona,
+      target: p.target,
+      counted: p.counter.member,
+      production: sideOf(p, bases[i], input.limits.maxRows),
+      preview: sideOf(p, heads[i], input.limits.maxRows),
+    }));
+    const sum = (side: 'production' | 'preview') => personas.reduce((n, p) => n + p[side].requests, 0);
+    return { probes, notRun: plan.notRun, notices, requests: { production: sum('production'), preview: sum('preview') }, elapsedMs: Date.now() - started };
+  } finally {
+    await Promise.all(all.map((t) => t.client.close().catch(() => undefined)));
+  }
+}
+
+/** The access review with the probes' evidence: run when personas and policy targets are there and the run may; else said why. */
+export async function accessProbeStep(ctx: OpContext, plan: DataDiffPlan | undefined, impact: ImpactResult): Promise<AccessOutcome | undefined> {
+  const a = impact.access;
+  if (!a || !a.policyTargets.length || !a.personaDefinitions?.length || !plan) return a;
+  const count = a.personaDefinitions.length * a.policyTargets.length;
+  const skip = (why: string): AccessOutcome => {
+    ctx.reporter.notice(`persona probes: not run: ${why}`);
+    return { ...a, probesNotRun: { count, why } };
+  };
+  if (plan.probesRefusal) return skip(plan.probesRefusal);
+  const src = impact.sources;
+  if (!src?.production) return skip('the deployment lists no production environment');
+  if (!src.staging) return skip(`the staging environment of ${impact.head} is not known`);
+  const headCubes = src.headMeta.cubes;
+  const input: ProbeInput = {
+    production: src.production,
+    staging: src.staging,
+    personas: a.personaDefinitions,
+    targets: a.policyTargets,
+    catalogue: [...(a.targetMeta ?? []), ...headCubes],
+    limits: plan.settings.limits,
+  };
+  const r = await ctx.reporter.group('Who can see what: persona probes on production and on the preview', async () => {
+    ctx.reporter.info(
+      `persona probes: ${plural(a.personaDefinitions!.length, 'persona')} on ${plural(a.policyTargets.length, 'cube or view', 'cubes and views')}`,
+    );
+    const run = await runProbes(ctx, input);
+    const failed = run.probes.filter((p) => p.production.error !== undefined || p.preview.error !== undefined).length;
+    ctx.reporter.info(
+      `persona probes: ${plural(run.probes.length, 'probe')} in ${(run.elapsedMs / 1000).toFixed(1)} s (${failed} failed); ${plural(run.requests.production + run.requests.preview, 'data-API request')}`,
+    );
+    return run;
+  });
+  for (const n of r.notices) ctx.reporter.notice(`persona probes: ${n}`);
+  const changes = withProbeChanges(a.changes, probeChanges(r.probes, a.changes, a.rowFilters));
+  return { ...a, changes, probes: r.probes, notices: [...a.notices, ...r.notices], ...(r.notRun ? { probesNotRun: { count: r.notRun } } : {}) };
+}

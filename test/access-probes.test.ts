@@ -1,0 +1,141 @@
+/**
+ * Persona probes without the network: what a target's probe counts, how the probes are capped, where
+ * they may run (never for a fork, a public repository needs the data diff's allow, `data-diff: off` does
+ * not stop them), how an answer becomes a count, and which access change the counts show.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  countOf,
+  counterOf,
+  planProbes,
+  probeChanges,
+  probesRefusal,
+  withProbeChanges,
+  type PlannedProbe,
+  type ProbeCatalogueEntry,
+} from '../src/impact/access/probes.js';
+import type { AccessChange, AccessProbe, ProbeSide } from '../src/impact/access/types.js';
+import { planDataDiff } from '../src/impact/data/plan.js';
+import type { DataDiffSettings } from '../src/impact/data/types.js';
+
+const limits = { maxQueries: 20, maxRows: 1000, concurrency: 4, queryTimeoutMs: 45_000, absTolerance: 0, relTolerance: 0 };
+const settings = (over: Partial<DataDiffSettings> = {}): DataDiffSettings => ({
+  mode: 'off',
+  allowPublic: false,
+  securityContext: {},
+  limits,
+  failOnChange: false,
+  ...over,
+});
+
+const probe = (production: ProbeSide, preview: ProbeSide, over: Partial<AccessProbe> = {}): AccessProbe => ({
+  persona: 'analyst',
+  target: 'orders_view',
+  counted: 'orders_view.count',
+  production,
+  preview,
+  ...over,
+});
+
+describe('what a probe counts', () => {
+  it('a count measure (one named count first), else the primary key, else a dimension named id, else the first dimension', () => {
+    const measure = (name: string, aggType?: string) => ({ name, kind: 'measure' as const, ...(aggType ? { aggType } : {}) });
+    const dim = (name: string, primaryKey?: boolean) => ({ name, kind: 'dimension' as const, ...(primaryKey ? { primaryKey } : {}) });
+    expect(counterOf({ name: 'o', members: [measure('o.total', 'sum'), measure('o.orders', 'count'), measure('o.count', 'count')] })).toEqual({
+      member: 'o.count',
+      byRows: false,
+    });
+    expect(counterOf({ name: 'o', members: [measure('o.n', 'count'), dim('o.id', true)] })).toEqual({ member: 'o.n', byRows: false });
+    expect(counterOf({ name: 'o', members: [measure('o.total', 'sum'), dim('o.status'), dim('o.key', true)] })).toEqual({ member: 'o.key', byRows: true });
+    expect(counterOf({ name: 'o', members: [dim('o.status'), dim('o.id')] })).toEqual({ member: 'o.id', byRows: true });
+    expect(counterOf({ name: 'o', members: [dim('o.status')] })).toEqual({ member: 'o.status', byRows: true });
+    expect(counterOf({ name: 'o', members: [measure('o.total', 'sum')] })).toBeUndefined();
+    expect(counterOf(undefined)).toBeUndefined();
+  });
+
+  it('one probe per persona and target, target by target, capped by data-diff-max-queries; a target with nothing to count is named', () => {
+    const catalogue: ProbeCatalogueEntry[] = ['a', 'b', 'c'].map((t) => ({ name: t, members: [{ name: `${t}.count`, kind: 'measure', aggType: 'count' }] }));
+    catalogue.push({ name: 'rows', members: [{ name: 'rows.id', kind: 'dimension' }] });
+    const plan = planProbes({ targets: ['a', 'rows', 'gone', 'b', 'c'], personas: ['p1', 'p2'], catalogue, maxProbes: 5, maxRows: 500 });
+    expect(plan.run.map((p) => `${p.target}/${p.persona}`)).toEqual(['a/p1', 'a/p2', 'rows/p1', 'rows/p2', 'b/p1']);
+    expect(plan.notRun).toBe(3);
+    expect(plan.uncounted).toEqual(['gone']);
+    expect(plan.run[0]?.query).toEqual({ measures: ['a.count'] });
+    expect(plan.run[2]?.query).toEqual({ dimensions: ['rows.id'], limit: 500 });
+  });
+
+  it('an answer as a count: the measure read as a number (Cube sends text), rows up to the cap as at least', () => {
+    const byMeasure: PlannedProbe = { persona: 'p', target: 'o', counter: { member: 'o.count', byRows: false }, query: {} };
+    const byRows: PlannedProbe = { ...byMeasure, counter: { member: 'o.id', byRows: true } };
+    expect(countOf(byMeasure, [{ 'o.count': '1204' }], 1000)).toEqual({ rows: 1204 });
+    expect(countOf(byMeasure, [], 1000)).toEqual({ rows: 0 });
+    expect(countOf(byMeasure, [{ 'o.count': 'many' }], 1000).error).toContain('not a count');
+    expect(countOf(byRows, [{}, {}, {}], 3)).toEqual({ rows: 3, atLeast: true });
+    expect(countOf(byRows, [{}, {}], 3)).toEqual({ rows: 2 });
+  });
+});
+
+describe('where the probes run', () => {
+  it('never for a fork; a public repository needs data-diff-allow-public; data-diff off does not stop them', async () => {
+    expect(probesRefusal({ allowPublic: true }, { pr: { fork: true }, repositoryPublic: false })).toMatch(/fork/);
+    expect(probesRefusal({ allowPublic: false }, { pr: { fork: false }, repositoryPublic: true })).toMatch(/public.*data-diff-allow-public/);
+    expect(probesRefusal({ allowPublic: true }, { pr: { fork: false }, repositoryPublic: true })).toBeUndefined();
+    const off = await planDataDiff(settings(), { pr: { fork: false }, repositoryPublic: false });
+    expect(off.refusal).toMatch(/off/);
+    expect(off.probesRefusal).toBeUndefined();
+    const fork = await planDataDiff(settings({ mode: 'relative', allowPublic: true }), { pr: { fork: true }, repositoryPublic: false });
+    expect(fork.probesRefusal).toMatch(/fork/);
+  });
+});
+
+describe('what the counts show', () => {
+  it('fewer rows, more rows, none at all (the silent deny), a refusal where production answered', () => {
+    const changes = probeChanges([
+      probe({ rows: 1204 }, { rows: 310 }, { persona: 'narrow' }),
+      probe({ rows: 10 }, { rows: 12 }, { persona: 'wide' }),
+      probe({ rows: 1204 }, { rows: 0 }, { persona: 'silent' }),
+      probe({ rows: 5 }, { refused: 'You requested hidden member: orders_view.count' }, { persona: 'refused' }),
+      probe({ refused: 'hidden' }, { rows: 7 }, { persona: 'opened' }),
+      probe({ rows: 5 }, { rows: 5 }, { persona: 'same' }),
+      probe({ refused: 'a' }, { refused: 'b' }, { persona: 'never' }),
+    ]);
+    expect(changes.map((c) => `${c.persona}:${c.change}`)).toEqual([
+      'narrow:rows-narrowed',
+      'wide:rows-widened',
+      'silent:denied-all',
+      'refused:denied-all',
+      'opened:rows-widened',
+    ]);
+    expect(changes[0]?.detail).toBe('rows 1,204 → 310, counted with orders_view.count');
+    expect(changes[2]?.detail).toContain('silent deny');
+    expect(changes[3]?.detail).toContain('You requested hidden member');
+  });
+
+  it('a failed side is no evidence; a count at the cap moves nothing it cannot prove', () => {
+    expect(probeChanges([probe({ rows: 5 }, { error: 'no answer within 45 s' }), probe({ error: 'reset' }, { rows: 0 })])).toEqual([]);
+    expect(probeChanges([probe({ rows: 1000, atLeast: true }, { rows: 1000, atLeast: true })])).toEqual([]);
+    expect(probeChanges([probe({ rows: 1000, atLeast: true }, { rows: 200 })]).map((c) => c.change)).toEqual(['rows-narrowed']);
+    expect(probeChanges([probe({ rows: 200 }, { rows: 1000, atLeast: true })])[0]?.detail).toBe('rows 200 → ≥ 1,000, counted with orders_view.count');
+  });
+
+  it('equal counts under a changed row filter: rows-filter-changed; without the filter texts, nothing', () => {
+    const equal = [probe({ rows: 40 }, { rows: 40 })];
+    const filters = [{ persona: 'analyst', target: 'orders_view', production: "region = 'EU'", preview: "region IN ('EU', 'UK')" }];
+    const [c] = probeChanges(equal, [], filters);
+    expect(c?.change).toBe('rows-filter-changed');
+    expect(c?.detail).toContain("region = 'EU' → region IN ('EU', 'UK')");
+    expect(probeChanges(equal, [], [{ ...filters[0]!, preview: "region = 'EU'" }])).toEqual([]);
+    expect(probeChanges(equal)).toEqual([]);
+  });
+
+  it('what /meta said already is not said twice: a refusal under hidden, an answer under exposed', () => {
+    const hidden: AccessChange = { persona: 'analyst', target: 'orders_view', change: 'hidden', detail: 'group finance no longer in the policy' };
+    const exposed: AccessChange = { ...hidden, change: 'exposed' };
+    expect(probeChanges([probe({ rows: 5 }, { refused: 'hidden member' })], [hidden])).toEqual([]);
+    expect(probeChanges([probe({ refused: 'hidden member' }, { rows: 5 })], [exposed])).toEqual([]);
+    // A silent deny is the probe's own finding, even beside a /meta change.
+    const silent = probeChanges([probe({ rows: 5 }, { rows: 0 })], [hidden]);
+    expect(silent.map((x) => x.change)).toEqual(['denied-all']);
+    expect(withProbeChanges([hidden], [...silent, { ...hidden }])).toEqual([hidden, ...silent]);
+  });
+});
