@@ -5,6 +5,7 @@
  * The figures are in bench/figures/, registered here in order: one file, so one results.json.
  */
 import { afterAll } from 'vitest';
+import { accessProbesFigure } from './figures/access-probes.js';
 import { bundleFigure, hashMemoryFigure } from './figures/bundle.js';
 import { dataDiffFigures } from './figures/data-diff.js';
 import { dbtFigure } from './figures/dbt.js';
@@ -29,3 +30,4 @@ locateFigure();
 engineFigures();
 impactFigure();
 dataDiffFigures();
+accessProbesFigure();

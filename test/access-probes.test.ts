@@ -57,11 +57,12 @@ describe('what a probe counts', () => {
     const catalogue: ProbeCatalogueEntry[] = ['a', 'b', 'c'].map((t) => ({ name: t, members: [{ name: `${t}.count`, kind: 'measure', aggType: 'count' }] }));
     catalogue.push({ name: 'rows', members: [{ name: 'rows.id', kind: 'dimension' }] });
     const plan = planProbes({ targets: ['a', 'rows', 'gone', 'b', 'c'], personas: ['p1', 'p2'], catalogue, maxProbes: 5, maxRows: 500 });
-    expect(plan.run.map((p) => `${p.target}/${p.persona}`)).toEqual(['a/p1', 'a/p2', 'rows/p1', 'rows/p2', 'b/p1']);
+    // Kept target by target; run persona by persona.
+    expect(plan.run.map((p) => `${p.target}/${p.persona}`)).toEqual(['a/p1', 'rows/p1', 'b/p1', 'a/p2', 'rows/p2']);
     expect(plan.notRun).toBe(3);
     expect(plan.uncounted).toEqual(['gone']);
     expect(plan.run[0]?.query).toEqual({ measures: ['a.count'] });
-    expect(plan.run[2]?.query).toEqual({ dimensions: ['rows.id'], limit: 500 });
+    expect(plan.run[1]?.query).toEqual({ dimensions: ['rows.id'], limit: 500 });
   });
 
   it('an answer as a count: the measure read as a number (Cube sends text), rows up to the cap as at least', () => {

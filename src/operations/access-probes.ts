@@ -37,6 +37,8 @@ export interface ProbeRun {
   /** Requests sent to each side's `/load` (every poll and repeat counted). */
   requests: { production: number; preview: number };
   elapsedMs: number;
+  /** Each probe's time on each side, and each persona's two mints (the bench's bound reads them), ms. */
+  ms: { production: number[]; preview: number[]; mints: number[] };
 }
 
 /** One persona's two environments, each a `/load` with that persona's token. */
@@ -46,6 +48,7 @@ interface PersonaTargets {
   preview: DataTarget;
   /** The tokens behind them (also read the persona's `/meta` when a target is not listed yet). */
   tokens: { production: string; preview: string };
+  mintMs: number;
 }
 
 /** Cube's own refusal (a 4xx, its 500 `{ error }`, an answer with an error): the persona may not query it. */
@@ -75,9 +78,16 @@ async function personaTargets(ctx: OpContext, input: ProbeInput, notices: string
   };
   const minted = await mapLimit(input.personas, input.limits.concurrency, async (persona) => {
     const context = personaSecurityContext(persona);
+    const t0 = Date.now();
     try {
       const [a, b] = await Promise.all([mint(ctx, input.production, context), mint(ctx, input.staging, context)]);
-      return { persona, production: target(input.production, a), preview: target(input.staging, b), tokens: { production: a, preview: b } };
+      return {
+        persona,
+        production: target(input.production, a),
+        preview: target(input.staging, b),
+        tokens: { production: a, preview: b },
+        mintMs: Date.now() - t0,
+      };
     } catch (e) {
       if (e instanceof AbortedError || ctx.signal?.aborted) throw e;
       notices.push(`persona ${persona.name} was not probed: no data-API token could be minted under its context (${messageOf(e)})`);
@@ -135,7 +145,8 @@ export async function runProbes(ctx: OpContext, input: ProbeInput): Promise<Prob
       preview: sideOf(p, heads[i], input.limits.maxRows),
     }));
     const sum = (side: 'production' | 'preview') => personas.reduce((n, p) => n + p[side].requests, 0);
-    return { probes, notRun: plan.notRun, notices, requests: { production: sum('production'), preview: sum('preview') }, elapsedMs: Date.now() - started };
+    const ms = { production: bases.map((l) => l?.ms ?? 0), preview: heads.map((l) => l?.ms ?? 0), mints: personas.map((p) => p.mintMs) };
+    return { probes, notRun: plan.notRun, notices, requests: { production: sum('production'), preview: sum('preview') }, elapsedMs: Date.now() - started, ms };
   } finally {
     await Promise.all(all.map((t) => t.client.close().catch(() => undefined)));
   }

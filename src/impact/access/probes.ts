@@ -66,7 +66,7 @@ export function probeQuery(c: Counter, maxRows: number): CubeQuery {
   return c.byRows ? { dimensions: [c.member], limit: maxRows } : { measures: [c.member] };
 }
 
-/** Every persona on every target that has a counter, target by target, up to `maxProbes`. */
+/** Every persona on every target that has a counter, kept target by target up to `maxProbes`, in the order they run. */
 export function planProbes(input: { targets: string[]; personas: string[]; catalogue: ProbeCatalogueEntry[]; maxProbes: number; maxRows: number }): ProbePlan {
   const byName = new Map(input.catalogue.map((c) => [c.name, c] as const));
   const all: PlannedProbe[] = [];
@@ -80,7 +80,11 @@ export function planProbes(input: { targets: string[]; personas: string[]; catal
     for (const persona of input.personas) all.push({ persona, target, counter, query: probeQuery(counter, input.maxRows) });
   }
   const cap = Math.max(0, input.maxProbes);
-  return { run: all.slice(0, cap), notRun: Math.max(0, all.length - cap), uncounted };
+  // Kept target by target, run persona by persona: the same query of two personas is never in flight at once
+  // (on production, before any policy, it is one query; Cube's queue would hold one behind the other).
+  const rank = new Map(input.personas.map((p, i) => [p, i] as const));
+  const run = all.slice(0, cap).sort((x, y) => (rank.get(x.persona) ?? 0) - (rank.get(y.persona) ?? 0));
+  return { run, notRun: Math.max(0, all.length - cap), uncounted };
 }
 
 /** Why the probes do not run here: never for a fork, and a public repository needs the data diff's own allow; `off` does not stop them. */
