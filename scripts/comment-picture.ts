@@ -17,7 +17,7 @@ export const PICTURES = [
   { file: join('docs', 'images', 'pr-comment-impact.svg'), event: '5. A push removes a member a report uses' },
   { file: join('docs', 'images', 'pr-comment-error.svg'), event: '2. A push breaks the model' },
   { file: join('docs', 'images', 'pr-comment-numbers.svg'), event: '4. A push changes how a measure is computed' },
-  { file: join('docs', 'images', 'pr-comment-monorepo.svg'), event: '7. A monorepo pull request touches finance/ only' },
+  { file: join('docs', 'images', 'pr-comment-monorepo.svg'), event: '8. A monorepo pull request touches finance/ only' },
 ];
 const PLATFORM = 'https://acme.cubecloud.dev';
 const WIDTH = 820;

@@ -1,8 +1,9 @@
 /**
  * `npm run demo`: one pull request's life on one machine. The platform emulator and a GitHub REST
  * stand-in run in-process; the runner harness plays examples/workflows/preview.yml with the committed
- * bundle for six events (open, a broken push, a fix, a push that changes how a measure is computed,
- * a push that removes a member a report uses, merge), then examples/workflows/monorepo.yml for a
+ * bundle for seven events (open, a broken push, a fix, a push that changes how a measure is computed,
+ * a push that removes a member a report uses, a push that adds a row-level policy and a view for one
+ * group, seen by the personas of the repository's personas.yml, merge), then examples/workflows/monorepo.yml for a
  * monorepo's pull request (two models, two deployments, one comment: one model touched, then both,
  * merged), printing each run's outputs, timing and the PR comment as that run left it. `--keep` leaves
  * the emulator running for the CLI.
@@ -16,6 +17,44 @@ import { pullRequestEvent } from '../test/support/payloads.js';
 
 /** finance/'s model file the monorepo's pull request changes. */
 const PAYMENTS = 'model/cubes/payments.yml';
+
+/** The demo's personas (personas.yml at the repository's root): who the access review reads the model as. */
+export const DEMO_PERSONAS = `# Kinds of users the team names: each one's view of the model is compared on every pull request.
+personas:
+  - name: analyst
+    groups: [analysts]
+  - name: finance
+    groups: [finance]
+`;
+
+/** The sixth push's row-level policy: everyone sees the orders that were not cancelled, finance every order. */
+export const ORDERS_POLICY = `    access_policy:
+      - group: "*"
+        member_level:
+          includes: "*"
+        row_level:
+          filters:
+            - member: status
+              operator: notEquals
+              values: [cancelled]
+      - group: finance
+        member_level:
+          includes: "*"
+        row_level:
+          allow_all: true
+`;
+
+/** The sixth push's view for one group: finance's refunds, hidden from everyone else. */
+export const FINANCE_VIEW = `views:
+  - name: finance_orders
+    cubes:
+      - join_path: orders
+        includes: [count, total_amount, status]
+    access_policy:
+      - group: finance
+        member_level:
+          includes: "*"
+`;
 
 /** The demo's fourth push: revenue leaves cancelled orders out. */
 export const REVENUE_SQL = "CASE WHEN status = 'cancelled' THEN 0 ELSE amount END";
@@ -66,6 +105,7 @@ export async function playDemo(options: { keep?: boolean; print?: (line: string)
     }
   };
   write(DEMO_MODEL);
+  write({ 'personas.yml': DEMO_PERSONAS }, '.');
   const payments =
     'cubes:\n  - name: payments\n    sql_table: public.payments\n    measures:\n      - name: count\n        type: count\n      - name: amount\n        type: sum\n        sql: amount\n    dimensions:\n      - name: id\n        sql: id\n        type: number\n        primary_key: true\n';
 
@@ -73,7 +113,12 @@ export async function playDemo(options: { keep?: boolean; print?: (line: string)
   let PR = 1;
   let workflow = 'preview.yml';
   let title = 'Add a payments cube';
-  let vars: Record<string, string> = { PLATFORM_API_URL: em.baseUrl, PLATFORM_DEPLOYMENT_ID: '1', DATAMODEL_DATA_DIFF: 'values' };
+  let vars: Record<string, string> = {
+    PLATFORM_API_URL: em.baseUrl,
+    PLATFORM_DEPLOYMENT_ID: '1',
+    DATAMODEL_DATA_DIFF: 'values',
+    DATAMODEL_PERSONAS: 'personas.yml',
+  };
   /** The event's `changed_files`, when the stand-in lists the pull request's files. */
   let changedFiles: number | undefined;
   const privateRepo = { ...(pullRequestEvent('opened').repository as Record<string, unknown>), private: true, visibility: 'private' };
@@ -184,8 +229,17 @@ export async function playDemo(options: { keep?: boolean; print?: (line: string)
   });
   await play('5. A push removes a member a report uses', 'synchronize', sha(5), 'success');
 
+  // Access: a row-level policy on orders (everyone but finance loses the cancelled ones) and a view only
+  // finance may see; the comment says, per persona of personas.yml, who sees what differently.
+  gh.setHead(PR, sha(6));
+  write({
+    'model/cubes/orders.yml': DEMO_MODEL['model/cubes/orders.yml']!.replace('    dimensions:\n', `${ORDERS_POLICY}    dimensions:\n`),
+    'model/views/finance_orders.yml': FINANCE_VIEW,
+  });
+  await play('6. A push adds a row-level policy and a view for one group', 'synchronize', sha(6), 'success');
+
   gh.closePull(PR, true);
-  await play('6. The pull request is merged', 'closed', sha(5), 'success', { merged: true });
+  await play('7. The pull request is merged', 'closed', sha(6), 'success', { merged: true });
 
   // A monorepo: finance/ beside analytics/, each its own deployment (1 and 3), one comment per pull request.
   say();
@@ -200,7 +254,7 @@ export async function playDemo(options: { keep?: boolean; print?: (line: string)
   gh.addPull({ number: PR, headSha: sha(7), headRef: 'averages', baseRef: 'main', title, files: [`finance/${PAYMENTS}`] });
   changedFiles = 1;
   write({ [PAYMENTS]: average }, 'finance');
-  await play('7. A monorepo pull request touches finance/ only', 'opened', sha(7), 'success');
+  await play('8. A monorepo pull request touches finance/ only', 'opened', sha(7), 'success');
 
   gh.setHead(PR, sha(8));
   gh.setFiles(PR, [`finance/${PAYMENTS}`, 'analytics/model/cubes/customers.yml']);
@@ -212,10 +266,10 @@ export async function playDemo(options: { keep?: boolean; print?: (line: string)
       '      - name: signed_up_at\n        sql: signed_up_at\n        type: time\n      - name: name\n',
     ),
   });
-  await play('8. A push touches both models', 'synchronize', sha(8), 'success');
+  await play('9. A push touches both models', 'synchronize', sha(8), 'success');
 
   gh.closePull(PR, true);
-  await play('9. The monorepo pull request is merged', 'closed', sha(8), 'success', { merged: true });
+  await play('10. The monorepo pull request is merged', 'closed', sha(8), 'success', { merged: true });
 
   say();
   say(`${ok ? '✓ done' : '✗ something did not go as expected'} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);

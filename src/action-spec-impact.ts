@@ -34,9 +34,21 @@ export const DATA_DIFF_INPUTS: InputSpec[] = [
     description: 'Security context (a JSON object) of the data-API tokens the key queries run with: access policies shape the numbers. Default `{}`.',
     default: '',
   },
-  { name: 'data-diff-max-queries', description: 'Key queries run at most (the rest are counted, not run).', default: String(DEFAULTS.dataDiffMaxQueries) },
-  { name: 'data-diff-max-rows', description: 'Rows a key query returns at most (its own limit when lower).', default: String(DEFAULTS.dataDiffMaxRows) },
-  { name: 'data-diff-concurrency', description: 'Key queries in flight at once on each environment.', default: String(DEFAULTS.dataDiffConcurrency) },
+  {
+    name: 'data-diff-max-queries',
+    description: 'Key queries run at most (the rest are counted, not run); persona probes have a budget of the same size of their own.',
+    default: String(DEFAULTS.dataDiffMaxQueries),
+  },
+  {
+    name: 'data-diff-max-rows',
+    description: 'Rows a key query returns at most (its own limit when lower); a persona probe counting rows stops there (at least).',
+    default: String(DEFAULTS.dataDiffMaxRows),
+  },
+  {
+    name: 'data-diff-concurrency',
+    description: 'Key queries (and persona probes) in flight at once on each environment.',
+    default: String(DEFAULTS.dataDiffConcurrency),
+  },
   {
     name: 'data-diff-query-timeout',
     description: 'Seconds one key query may take on one environment ("Continue wait" polls included) before it is reported as failed.',

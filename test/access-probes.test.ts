@@ -112,6 +112,11 @@ describe('what the counts show', () => {
     expect(changes[3]?.detail).toContain('You requested hidden member');
   });
 
+  it('a cube or view one side does not have is no evidence: the semantic layer says it was added or removed', () => {
+    expect(probeChanges([probe({ refused: "Cube 'finance_view' not found for path 'finance_view.count'" }, { rows: 12 })])).toEqual([]);
+    expect(probeChanges([probe({ rows: 12 }, { refused: "'orders_view' cube not found" })])).toEqual([]);
+  });
+
   it('a failed side is no evidence; a count at the cap moves nothing it cannot prove', () => {
     expect(probeChanges([probe({ rows: 5 }, { error: 'no answer within 45 s' }), probe({ error: 'reset' }, { rows: 0 })])).toEqual([]);
     expect(probeChanges([probe({ rows: 1000, atLeast: true }, { rows: 1000, atLeast: true })])).toEqual([]);
@@ -134,6 +139,8 @@ describe('what the counts show', () => {
     const exposed: AccessChange = { ...hidden, change: 'exposed' };
     expect(probeChanges([probe({ rows: 5 }, { refused: 'hidden member' })], [hidden])).toEqual([]);
     expect(probeChanges([probe({ refused: 'hidden member' }, { rows: 5 })], [exposed])).toEqual([]);
+    // Hidden member by member counts too.
+    expect(probeChanges([probe({ rows: 5 }, { refused: 'hidden member' })], [{ ...hidden, target: 'orders_view.count' }])).toEqual([]);
     // A silent deny is the probe's own finding, even beside a /meta change.
     const silent = probeChanges([probe({ rows: 5 }, { rows: 0 })], [hidden]);
     expect(silent.map((x) => x.change)).toEqual(['denied-all']);

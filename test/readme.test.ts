@@ -69,19 +69,21 @@ describe('npm run demo', () => {
     const { stdout } = await promisify(execFile)(process.execPath, ['scripts/run-ts.mjs', 'demo'], { encoding: 'utf8', timeout: 120_000 });
     expect(stdout).toContain('1. The pull request is opened');
     expect(stdout).toContain('job failure');
-    expect(stdout).toContain('6. The pull request is merged');
+    expect(stdout).toContain('7. The pull request is merged');
     // The comment after each event, one comment rewritten in place: ready, broken, ready again, ready with
-    // numbers that move, ready with a breaking change, merged; then the monorepo's, a section per model.
-    expect(stdout.match(/The PR comment now \(1 comment on the PR, rewritten in place\)/g)).toHaveLength(9);
+    // numbers that move, ready with a breaking change, ready with an access policy, merged; then the
+    // monorepo's, a section per model.
+    expect(stdout.match(/The PR comment now \(1 comment on the PR, rewritten in place\)/g)).toHaveLength(10);
     const headings = [...stdout.matchAll(/^ {2}│ (### .*)$/gm)].map((m) => m[1]);
-    expect(headings).toHaveLength(9);
+    expect(headings).toHaveLength(10);
     expect(headings[0]).toMatch(/ready/);
     expect(headings[1]).toMatch(/1 error in 1 file/);
     expect(headings[2]).toMatch(/ready/);
     expect(headings[3]).toMatch(/ready/);
     expect(headings[4]).toMatch(/ready/);
-    expect(headings[5]).toMatch(/merged into/);
-    expect(headings.slice(6)).toEqual([
+    expect(headings[5]).toMatch(/ready/);
+    expect(headings[6]).toMatch(/merged into/);
+    expect(headings.slice(7)).toEqual([
       '### ✅ Data-model previews · 2 models: 1 ready, 1 not previewed',
       '### ✅ Data-model previews · 2 models: 2 ready',
       '### 🔀 Data-model previews · 2 models: 2 merged',

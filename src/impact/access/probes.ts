@@ -111,12 +111,17 @@ export function sideText(s: ProbeSide): string {
   return `${s.atLeast ? '≥ ' : ''}${NUMBER.format(s.rows ?? 0)}`;
 }
 
+/** Whether `/meta` said `change` of the target or of one of its members already. */
 const has = (existing: AccessChange[], persona: string, target: string, change: AccessChange['change']) =>
-  existing.some((c) => c.persona === persona && c.target === target && c.change === change);
+  existing.some((c) => c.persona === persona && (c.target === target || c.target.startsWith(`${target}.`)) && c.change === change);
+
+/** A refusal because the target is not in that model at all (added or removed by the pull request): no access evidence. */
+export const notInModel = (message: string): boolean => /not found|does ?n[o']t exist|unknown (cube|view|member)/i.test(message);
 
 /**
  * What the probes show, beside what `/meta` already said (`existing`): a refusal already reported as
- * `hidden` (or an answer as `exposed`) is not said twice. A failed side says nothing: it is no evidence.
+ * `hidden` (or an answer as `exposed`) of the target or its members is not said twice. A failed side, or a
+ * target one side does not have, says nothing: it is no evidence about access.
  */
 export function probeChanges(probes: AccessProbe[], existing: AccessChange[] = [], rowFilters: RowFilterTexts[] = []): AccessChange[] {
   const out: AccessChange[] = [];
@@ -126,6 +131,8 @@ export function probeChanges(probes: AccessProbe[], existing: AccessChange[] = [
     const evidence = `rows ${sideText(a)} → ${sideText(b)}, counted with ${p.counted}`;
     const add = (change: AccessChange['change'], detail: string) => out.push({ persona: p.persona, target: p.target, change, detail });
     if (a.refused !== undefined && b.refused !== undefined) continue;
+    // A cube or view one side does not have: the semantic layer's own diff says it was added or removed.
+    if ((a.refused !== undefined && notInModel(a.refused)) || (b.refused !== undefined && notInModel(b.refused))) continue;
     const before = a.rows ?? 0;
     const after = b.rows ?? 0;
     if (b.refused !== undefined) {
