@@ -35,9 +35,22 @@ const ORDER_KEYS = `views:
         includes: [id, status]
 `;
 
-const ctx = (): OpContext & { reporter: MemoryReporter } => ({ client: fx.admin, deploymentId: 1, reporter: new MemoryReporter(), dryRun: false, ca: fx.em.ca });
+const ctx = (): OpContext & { reporter: MemoryReporter } => ({
+  client: fx.admin,
+  deploymentId: 1,
+  reporter: new MemoryReporter(),
+  dryRun: false,
+  ca: fx.em.ca,
+});
 const limits = { maxQueries: 20, maxRows: 1000, concurrency: 2, queryTimeoutMs: 30_000, absTolerance: 0, relTolerance: 0 };
-const settings = (over: Partial<DataDiffSettings> = {}): DataDiffSettings => ({ mode: 'off', allowPublic: false, securityContext: {}, limits, failOnChange: false, ...over });
+const settings = (over: Partial<DataDiffSettings> = {}): DataDiffSettings => ({
+  mode: 'off',
+  allowPublic: false,
+  securityContext: {},
+  limits,
+  failOnChange: false,
+  ...over,
+});
 const PERSONAS: Persona[] = [
   { name: 'analyst', groups: ['analysts'], securityContext: {} },
   { name: 'finance', groups: ['finance'], securityContext: { region: 'EU' } },
