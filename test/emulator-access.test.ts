@@ -7,13 +7,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { personaSecurityContext } from '../src/impact/access/types.js';
-import { ACCESS_MODEL, DEMO_VIEW_FOR_FINANCE, accessPersona, type AccessPersona } from './support/access-model.js';
+import { ACCESS_MODEL, DEMO_VIEW_FOR_FINANCE, TWO_CONDITIONS_MODEL, accessPersona, type AccessPersona } from './support/access-model.js';
 import { control, emulatorFixture, rawRequest, uploadTree, type EmulatorFixture } from './support/emulator.js';
 
 let fx: EmulatorFixture;
 let environmentId: string;
 const BRANCH = 'access-policies';
 const GUARDED_DEMO = 'guarded-demo';
+const TWO_CONDITIONS = 'two-conditions';
 const SLOW = 90_000;
 
 async function stage(branch: string, tree: Record<string, string>): Promise<void> {
@@ -28,6 +29,7 @@ beforeAll(async () => {
   environmentId = String(envs.items.find((e) => e.type === 'production')!.id);
   await stage(BRANCH, ACCESS_MODEL);
   await stage(GUARDED_DEMO, DEMO_VIEW_FOR_FINANCE);
+  await stage(TWO_CONDITIONS, TWO_CONDITIONS_MODEL);
 }, 60_000);
 
 afterAll(async () => {
@@ -164,6 +166,21 @@ describe('attributes a persona lacks', () => {
     expect(r).toMatchObject({ status: 200, body: { data: [] } });
   });
 
+  it('two conditions: a missing attribute in the first denies silently, in the second fails /meta and /load (500)', async () => {
+    const payments = { query: { measures: ['payments.count'], dimensions: ['payments.method'] } };
+    const auditorOnly = await mint({ is_auditor: true });
+    expect(await call(auditorOnly, 'load', payments, TWO_CONDITIONS)).toMatchObject({ status: 200, body: { data: [] } });
+    expect(Object.keys(await visible(auditorOnly, TWO_CONDITIONS))).not.toContain('payments');
+    const managerOnly = await mint({ is_manager: true });
+    const failed = { status: 500, body: { error: 'Error: Access policy condition must return boolean, got undefined' } };
+    expect(await call(managerOnly, 'load', payments, TWO_CONDITIONS)).toMatchObject(failed);
+    expect(await call(managerOnly, 'meta', undefined, TWO_CONDITIONS)).toMatchObject(failed);
+    const both = await mint({ is_manager: true, is_auditor: true });
+    const all = await expected('SELECT count(*) AS n FROM payments');
+    const data = (await call(both, 'load', payments, TWO_CONDITIONS)).body.data as Record<string, string>[];
+    expect(data.reduce((n, r) => n + Number(r['payments.count']), 0)).toBe(Number(all[0]!.n));
+  });
+
   it('a YAML row filter naming a missing attribute filters on the text "undefined": zero rows, no error', async () => {
     const r = await call(await mint({ cubeCloud: { groups: ['sales'], userAttributes: {} } }), 'load', { query: COUNT });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
@@ -199,7 +216,14 @@ describe('tenant profiles: where groups come from', () => {
       expect(Object.keys(await visible(onlyCubeCloud))).not.toContain('finance_view');
 
       await control(fx.em, 'profiles', { profiles: ['minted-context-drops-cubecloud'] });
-      const finance = await tokenOf(accessPersona('finance'));
+      // The mint's answer shows the context the token carries: the platform's own cubeCloud element.
+      const minted = await fx.admin.deployments.createEnvironmentToken({
+        deploymentId: 1,
+        environmentId,
+        body: { security_context: personaSecurityContext(accessPersona('finance')) },
+      });
+      expect(minted.data.security_context).toEqual({ groups: ['finance'], cubeCloud: {} });
+      const finance = minted.data.token;
       expect(Object.keys(await visible(finance))).not.toContain('finance_view');
       expect(await countOf(finance)).toBe(0);
 

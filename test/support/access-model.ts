@@ -153,6 +153,33 @@ export const DEMO_VIEW_FOR_FINANCE: Record<string, string> = {
 `,
 };
 
+/** Payments for managers who audit: one policy with two conditions (the second names an attribute a manager may lack). */
+export const PAYMENTS_TWO_CONDITIONS = `cubes:
+  - name: payments
+    sql_table: public.payments
+    measures:
+      - name: count
+        type: count
+    dimensions:
+      - name: id
+        sql: id
+        type: number
+        primary_key: true
+      - name: method
+        sql: method
+        type: string
+    access_policy:
+      - group: "*"
+        conditions:
+          - if: "{ securityContext.is_manager }"
+          - if: "{ securityContext.is_auditor }"
+        member_level:
+          includes: "*"
+`;
+
+/** The demo model with the payments cube above. */
+export const TWO_CONDITIONS_MODEL: Record<string, string> = { ...DEMO_MODEL, 'model/cubes/payments.yml': PAYMENTS_TWO_CONDITIONS };
+
 /** A persona as the toolkit reads it from a personas file (`{ name, groups, securityContext }`). */
 export interface AccessPersona {
   name: string;

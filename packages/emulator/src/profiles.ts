@@ -61,7 +61,7 @@ export const PROFILE_SUMMARY: Record<ProfileName, string> = {
   'groups-top-level':
     "access policies read the user's groups from the token's top-level securityContext.groups (the deployment's own contextToGroups), not from securityContext.cubeCloud.groups",
   'minted-context-drops-cubecloud':
-    "a data-API token minted with a security context gets the platform's own cubeCloud element in place of the one sent (no groups, no userAttributes): group policies never match such tokens",
+    "a token minted with a security context carries (and its answer echoes) the platform's own cubeCloud element in place of the one sent (no groups, no userAttributes): group policies never match such tokens",
 };
 
 /** Profiles that answer the same point two ways cannot be on together. */

@@ -76,9 +76,7 @@ function authenticate(env: DataApiEnv, headers: IncomingHttpHeaders, deploymentI
   const scopes: Scope[] = check.payload.kind === 'meta' ? ['meta'] : ['meta', 'data', 'sql'];
   if (!scopes.includes(scope)) throw new ApiError(403, { error: `API scope is missing: ${scope}` });
   const context = check.payload.securityContext;
-  if (typeof context !== 'object' || context === null) return check.payload;
-  // Profile minted-context-drops-cubecloud: the platform puts its own cubeCloud element (no groups) in a minted context.
-  return profileOn(env, 'minted-context-drops-cubecloud') ? { ...(context as Record<string, unknown>), cubeCloud: {} } : (context as Record<string, unknown>);
+  return typeof context === 'object' && context !== null ? (context as Record<string, unknown>) : check.payload;
 }
 
 /** How the access policies of a model read this request's context (profile groups-top-level: the deployment reads top-level groups). */
