@@ -5,7 +5,9 @@
  * rows and no error, /sql shows the row filter; the tenant profiles that read groups elsewhere.
  * Expected counts come from hand-written SQL on the deployment's database.
  */
+import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { POLICY_METHODS } from '../packages/emulator/src/engine/access.js';
 import { personaSecurityContext } from '../src/impact/access/types.js';
 import { ACCESS_MODEL, DEMO_VIEW_FOR_FINANCE, TWO_CONDITIONS_MODEL, accessPersona, type AccessPersona } from './support/access-model.js';
 import { control, emulatorFixture, rawRequest, uploadTree, type EmulatorFixture } from './support/emulator.js';
@@ -199,6 +201,15 @@ describe('attributes a persona lacks', () => {
     const data = await rows(await tokenOf(accessPersona('support')), { measures: ['customers.count'], dimensions: ['customers.name', 'customers.country'] });
     const want = await expected("SELECT count(*) AS n FROM customers WHERE country = 'Germany'");
     expect(data).toEqual([{ 'customers.name': '***', 'customers.country': 'Germany', 'customers.count': want[0]!.n }]);
+  });
+});
+
+describe('the pinned server-core', () => {
+  it('has the CompilerApi methods the emulator calls (a guard for upgrades)', () => {
+    const { CompilerApi } = createRequire(import.meta.url)('@cubejs-backend/server-core/dist/src/core/CompilerApi.js') as {
+      CompilerApi: { prototype: object };
+    };
+    for (const m of POLICY_METHODS) expect(typeof (CompilerApi.prototype as Record<string, unknown>)[m], m).toBe('function');
   });
 });
 

@@ -39,6 +39,9 @@ interface PolicyApi {
 
 type PolicyApiClass = new (repository: unknown, dbType: () => string, options: Record<string, unknown>) => PolicyApi;
 
+/** The CompilerApi methods the emulator calls or replaces (checked when it loads). */
+export const POLICY_METHODS = ['applyRowLevelSecurity', 'metaConfig', 'getCompilers', 'createNativeInstance'] as const;
+
 const requireHere = createRequire(import.meta.url);
 let apiClass: PolicyApiClass | undefined;
 
@@ -58,6 +61,9 @@ function policyApiClass(): PolicyApiClass {
   const bundled = fileURLToPath(new URL('./compiler-api.cjs', import.meta.url));
   const source = existsSync(bundled) ? bundled : '@cubejs-backend/server-core/dist/src/core/CompilerApi.js';
   const { CompilerApi } = requireHere(source) as { CompilerApi: new (...args: unknown[]) => object };
+  const missing = POLICY_METHODS.filter((m) => typeof (CompilerApi.prototype as Record<string, unknown>)[m] !== 'function');
+  // Fail clearly on another version: these methods are server-core's internals, pinned to 1.7.43.
+  if (missing.length) throw new Error(`the emulator's access policies need @cubejs-backend/server-core 1.7.43: its CompilerApi has no ${missing.join(', ')}`);
   class EmulatorCompilerApi extends CompilerApi {
     // Cube's constructor asks for its native module; the compiles it would run are the engine's (compile.ts).
     createNativeInstance() {
