@@ -46,7 +46,7 @@ async function mint(securityContext: Record<string, unknown>): Promise<string> {
 const tokenOf = (p: AccessPersona) => mint(personaSecurityContext(p));
 
 /** One data-API call on a branch's staging environment: status and parsed body. */
-async function call(token: string, op: 'meta' | 'load' | 'sql', body?: unknown, branch = BRANCH): Promise<{ status: number; body: any }> {
+async function call(token: string, op: 'meta' | 'load' | 'sql' | 'dry-run', body?: unknown, branch = BRANCH): Promise<{ status: number; body: any }> {
   const text = body === undefined ? undefined : JSON.stringify(body);
   const res = await rawRequest(fx.em, {
     method: text === undefined ? 'GET' : 'POST',
@@ -136,6 +136,10 @@ describe('/load and /sql per security context', () => {
     const sql = await call(nobody, 'sql', { query: { measures: ['orders.count'], dimensions: ['orders.status'] } });
     expect(sql.status).toBe(200);
     expect(sql.body.sql.sql[0]).toContain('1 = 0');
+    // The dry run shows the query as Cube rewrote it: the deny is a segment of its own.
+    const dry = await call(nobody, 'dry-run', { query: { measures: ['orders.count'], dimensions: ['orders.status'] } });
+    expect(dry.status, JSON.stringify(dry.body)).toBe(200);
+    expect(dry.body.normalizedQueries[0].segments).toEqual([{ cubeName: 'orders', name: 'rlsAccessDenied' }]);
   });
 
   it('support reads the amount as its mask, the count as it is', async () => {
