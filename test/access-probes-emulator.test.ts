@@ -22,7 +22,12 @@ import { analyseImpact, type ImpactResult } from '../src/operations/impact.js';
 import { ensureSharedBranch } from '../src/operations/start-dev-branch.js';
 import { uploadModel } from '../src/operations/upload-model.js';
 import { MemoryReporter } from '../src/report/reporter.js';
-import { emulatorFixture, localOf, type EmulatorFixture } from './support/emulator.js';
+import { ACCESS_MODEL, ORDERS_WITH_POLICIES, accessPersona } from './support/access-model.js';
+import { emulatorFixture, localOf, uploadTree, type EmulatorFixture } from './support/emulator.js';
+import { findEnvironments, type EnvironmentRef } from '../src/operations/impact.js';
+import { presentImpact } from '../src/pr/presenters.js';
+import { accessView, renderAccess } from '../src/pr/comment/render-access.js';
+import { sideText } from '../src/impact/access/probes.js';
 
 let fx: EmulatorFixture;
 let impact: ImpactResult;
@@ -34,6 +39,22 @@ const ORDER_KEYS = `views:
       - join_path: orders
         includes: [id, status]
 `;
+
+/** The sales group's row filter in the policies' orders cube. */
+const SALES_FILTER = `        row_level:
+          filters:
+            - member: customer_country
+              operator: equals
+              values: ["{ userAttributes.country }"]
+`;
+const ordersWith = (salesRows: string) => ({ ...ACCESS_MODEL, 'model/cubes/orders.yml': ORDERS_WITH_POLICIES.replace(SALES_FILTER, salesRows) });
+const POLICY_BRANCHES: Record<string, Record<string, string>> = {
+  'access-added': ACCESS_MODEL,
+  'access-sales-all-rows': ordersWith('        row_level:\n          allow_all: true\n'),
+  'access-sales-filter-rewritten': ordersWith(
+    SALES_FILTER.replace('values: ["{ userAttributes.country }"]', 'values: ["{ userAttributes.country }", "Atlantis"]'),
+  ),
+};
 
 const ctx = (): OpContext & { reporter: MemoryReporter } => ({
   client: fx.admin,
@@ -77,7 +98,14 @@ beforeAll(async () => {
   await uploadModel(ctx(), { branch: BRANCH, modelDir: dir, local: await localOf(dir), concurrency: 4, commitMessage: BRANCH });
   await enableStaging(ctx(), { branch: BRANCH, smokeTest: false });
   impact = await analyseImpact(ctx(), { branch: BRANCH, deployBranch: 'main', headFiles: await localModelFiles(await walkModel(dir), dir) });
-}, 90_000);
+  // Three pull requests' models over the same data, each with its staging environment: the policies added,
+  // then (against them) the sales filter dropped, and the sales filter rewritten to the same rows.
+  for (const [branch, tree] of Object.entries(POLICY_BRANCHES)) {
+    await fx.admin.branches.create({ deploymentId: 1, body: { name: branch, from: 'main' } });
+    await uploadTree(fx.admin, 1, branch, tree);
+    await fx.admin.branches.setStagingEnvironment({ deploymentId: 1, body: { enabled: true, branchName: branch } });
+  }
+}, 120_000);
 afterAll(() => fx.close());
 
 /** The JWT's payload (the emulator's tokens are JWTs), to see the context a token carries. */
@@ -151,4 +179,67 @@ describe('persona probes on the emulator', () => {
     expect(await accessProbeStep(ctx(), plan, { ...impact, access: untouched })).toBe(untouched);
     expect(fx.em.counts['data-api'] ?? 0).toBe(before);
   });
+});
+
+/** The probes of `personas` on `target` with production's side read from `before` (the deploy branch, or a branch's staging) and the preview's from `after`. */
+async function probeBetween(before: string | undefined, after: string, personas: string[], over: Partial<AccessOutcome> = {}) {
+  const c = ctx();
+  const envs = await findEnvironments(c, after);
+  const production = before ? { ...((await findEnvironments(c, before)).staging as EnvironmentRef), label: 'production' } : (envs.production as EnvironmentRef);
+  const defs = personas.map((n) => accessPersona(n));
+  const plan = await planDataDiff(settings(), { pr: { fork: false }, repositoryPublic: false });
+  // The cubes' members come from the personas' own /meta (an empty context sees no guarded cube).
+  const r: ImpactResult = { ...impact, head: after, sources: { headMeta: { cubes: [] }, content: [], production, staging: envs.staging as EnvironmentRef } };
+  const a = await accessProbeStep(c, plan, { ...r, access: access({ personas, personaDefinitions: defs, policyTargets: ['orders'], ...over }) });
+  return { a: a!, r: { ...r, access: a! } };
+}
+
+const kinds = (a: AccessOutcome) => a.changes.map((c) => `${c.persona}:${c.target}:${c.change}`);
+
+describe("what the probes find, with Cube's own policies", () => {
+  it('a row filter added: fewer rows for the group it names; a condition on an attribute the persona lacks: no rows at all (the silent deny)', async () => {
+    const { a } = await probeBetween(undefined, 'access-added', ['finance', 'sales_de', 'manager', 'nobody']);
+    expect(kinds(a)).toEqual(['sales_de:orders:rows-narrowed', 'manager:orders:rows-narrowed', 'nobody:orders:denied-all']);
+    const nobody = a.probes.find((p) => p.persona === 'nobody')!;
+    expect(nobody.production.rows).toBeGreaterThan(0);
+    // No error, no refusal: zero rows, which only a probe shows.
+    expect(nobody.preview).toEqual({ rows: 0 });
+    expect(a.changes.find((c) => c.persona === 'nobody')?.detail).toBe(`rows ${sideText(nobody.production)} → 0, counted with orders.count: a silent deny`);
+    const finance = a.probes.find((p) => p.persona === 'finance')!;
+    expect(finance.preview).toEqual(finance.production);
+  }, 90_000);
+
+  it('a row filter that reads an attribute through an element the context lacks: Cube fails the query, shown as no rows for that persona', async () => {
+    const { a } = await probeBetween(undefined, 'access-added', ['sales_no_country']);
+    expect(a.probes[0]?.preview.refused).toMatch(/Cannot read properties of undefined/);
+    expect(kinds(a)).toEqual(['sales_no_country:orders:denied-all']);
+  }, 90_000);
+
+  it('a row filter dropped: more rows for its group, a gain of access that fail-on-exposure fails on', async () => {
+    const { a, r } = await probeBetween('access-added', 'access-sales-all-rows', ['finance', 'sales_de']);
+    expect(kinds(a)).toEqual(['sales_de:orders:rows-widened']);
+    const p = a.probes[0]!.persona === 'sales_de' ? a.probes[0]! : a.probes[1]!;
+    expect(p.preview.rows).toBeGreaterThan(p.production.rows!);
+    const shown = presentImpact(r, false, true);
+    expect([shown.outputs['access-changed-count'], shown.outputs['exposed-count']]).toEqual(['1', '1']);
+    expect(shown.failure).toMatch(/gives 1 persona \(sales_de\) more access: 1 change \(fail-on-exposure is true\)/);
+    const md = renderAccess(accessView(a), { target: 'comment' }).join('\n');
+    expect(md).toContain(`| ⚠️ more rows | \`orders\` | rows ${sideText(p.production)} → ${sideText(p.preview)}, counted with orders\\.count |`);
+  }, 90_000);
+
+  it('a row filter rewritten to the same rows: rows-filter-changed, with the equal counts as evidence', async () => {
+    const rowFilters = [
+      {
+        persona: 'sales_de',
+        target: 'orders',
+        production: 'customer_country = {userAttributes.country}',
+        preview: "customer_country IN ({userAttributes.country}, 'Atlantis')",
+      },
+    ];
+    const { a } = await probeBetween('access-added', 'access-sales-filter-rewritten', ['sales_de'], { rowFilters });
+    expect(kinds(a)).toEqual(['sales_de:orders:rows-filter-changed']);
+    expect(a.probes[0]?.preview).toEqual(a.probes[0]?.production);
+    // Without the filters' texts, equal counts say nothing.
+    expect(kinds((await probeBetween('access-added', 'access-sales-filter-rewritten', ['sales_de'])).a)).toEqual([]);
+  }, 90_000);
 });
