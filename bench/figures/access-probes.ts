@@ -124,6 +124,9 @@ export function accessProbesFigure(): void {
             warmRunMs: round(warmMs, 0),
             requests: r.requests,
             refusedOnPreview: r.probes.filter((p) => p.preview.refused !== undefined).length,
+            // Cube's policies on the preview: the two groups of a view count its rows (one narrowed), the others none.
+            noRowsOnPreview: r.probes.filter((p) => p.preview.rows === 0).length,
+            fewerRowsOnPreview: r.probes.filter((p) => (p.preview.rows ?? 0) > 0 && (p.preview.rows ?? 0) < (p.production.rows ?? 0)).length,
           },
         });
       } finally {
