@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ACCESS_CHANGE_KINDS, type AccessChange, type AccessOutcome } from '../src/impact/access/types.js';
-import { accessView, renderAccess } from '../src/pr/comment/render-access.js';
+import { accessLines, accessView, renderAccess } from '../src/pr/comment/render-access.js';
 import { renderPreview } from '../src/pr/comment/render-preview.js';
 import { LEDGER_ACCESS_ROWS, nextView } from '../src/pr/comment/view.js';
 import { presentImpact } from '../src/pr/presenters.js';
@@ -134,6 +134,27 @@ describe('Who can see what, in the comment', () => {
     const md = renderPreview(v, { target: 'comment' });
     expect(md).toContain('**Who can see what** (2 personas; 1 access policy touched): 60 changes');
     expect(md).toContain('… 20 more changes in the job summary.');
+  });
+});
+
+describe('in a terminal (`diff`)', () => {
+  it('one line of counts, then one per change, capped; without personas, the policies touched', () => {
+    const a = outcome({
+      changes: [change('analyst', 'exposed'), ...Array.from({ length: 3 }, (_, i) => change('fin\u001b[31mance', 'rows-narrowed', `v${i}`, 'rows 9 → 3'))],
+      lost: [{ persona: 'analyst', kind: 'report', id: 1, name: 'Revenue', members: ['orders_view.amount'] }],
+      probes: [{ persona: 'analyst', target: 'v', counted: 'v.count', production: { rows: 9 }, preview: { rows: 3 } }],
+    });
+    expect(accessLines(a, 2)).toEqual([
+      'who can see what: 2 personas, 4 changes, 1 gaining access; 1 persona probe',
+      '  analyst: exposed orders_view.amount: group finance no longer in the policy',
+      '  fin [31mance: rows-narrowed v0: rows 9 → 3',
+      '  … 2 more changes (--json has them all)',
+      '  analyst: no longer sees report Revenue',
+    ]);
+    expect(accessLines(outcome({ personas: [], policyTargets: ['orders'] }))).toEqual([
+      'who can see what: policies touched: orders (no personas file: --personas)',
+    ]);
+    expect(accessLines(outcome({ personas: [], policyTargets: [] }))).toEqual([]);
   });
 });
 

@@ -11,6 +11,7 @@ import { localModelFiles } from '../model/model-files.js';
 import { deployTarget } from '../operations/branch-build.js';
 import { analyseImpact } from '../operations/impact.js';
 import { publish } from '../pr/publish.js';
+import { accessLines } from '../pr/comment/render-access.js';
 import { presentChangeSet, presentDataDiff } from '../pr/records.js';
 import type { ActionRun } from './action-run.js';
 import { StepFailed } from './exit-codes.js';
@@ -29,6 +30,7 @@ export async function impactCommand(run: ActionRun<'impact'>): Promise<number> {
   const access = await accessProbeStep(run.op, plan, r);
   if (access) r.access = access;
   const impact = presentChangeSet(deploymentId, r, inputs.failOnBreaking, inputs.access.failOnExposure);
+  for (const line of r.access ? accessLines(r.access) : []) run.reporter.info(line);
   Object.assign(run.out, impact.outputs, { status: impact.status });
   // Set before the data diff, so a failure there still carries the change set.
   run.setResult(impact.changeSet);

@@ -9,7 +9,7 @@
 import { GAINS, type AccessChange, type AccessChangeKind, type AccessOutcome, type AccessProbe, type LostContent } from '../../impact/access/types.js';
 import { sideText } from '../../impact/access/probes.js';
 import { plural } from '../../report/plural.js';
-import { code, cut, link, text } from './markdown.js';
+import { code, cut, link, plain, text } from './markdown.js';
 import { htmlText } from './render-numbers.js';
 
 /** What the comment keeps of the access review (the ledger keeps the first rows, view.ts). */
@@ -155,5 +155,18 @@ export function renderAccess(v: AccessView, options: AccessRenderOptions, full?:
   if (notRun?.why) out.push(`Persona probes not run: ${text(cut(notRun.why, 300))}`, '');
   else if (notRun?.count) out.push(`${plural(notRun.count, 'more persona probe')} found but not run (data-diff-max-queries).`, '');
   for (const n of all.notices.slice(0, comment ? 3 : undefined)) out.push(`> ${text(cut(n, 300))}`, '');
+  return out;
+}
+
+/** The review as a terminal prints it (`diff`): one line of counts, then one line per change, the first `max`. */
+export function accessLines(a: AccessOutcome, max = 20): string[] {
+  if (!a.personas.length)
+    return a.policyTargets.length ? [`who can see what: policies touched: ${a.policyTargets.map(plain).join(', ')} (no personas file: --personas)`] : [];
+  const gains = a.changes.filter((c) => GAINS.has(c.change)).length;
+  const probes = a.probes.length ? `; ${plural(a.probes.length, 'persona probe')}` : '';
+  const out = [`who can see what: ${plural(a.personas.length, 'persona')}, ${plural(a.changes.length, 'change')}, ${gains} gaining access${probes}`];
+  for (const c of a.changes.slice(0, max)) out.push(`  ${plain(c.persona)}: ${c.change} ${plain(c.target)}: ${plain(cut(c.detail, 200))}`);
+  if (a.changes.length > max) out.push(`  … ${plural(a.changes.length - max, 'more change')} (--json has them all)`);
+  for (const l of a.lost.slice(0, max)) out.push(`  ${plain(l.persona)}: no longer sees ${l.kind} ${plain(l.name)}`);
   return out;
 }
