@@ -77,6 +77,17 @@ export interface LostContent {
   members: string[];
 }
 
+/** The rows a persona reads of a cube or view by its policies: all, none (no policy applies), a filter (canonical text), or not known (why). */
+export type RowAccess = { all: true } | { none: true } | { filter: string } | { unknown: string };
+
+/** The row filter a persona's policies give on each side, per policy target: different texts with equal counts are `rows-filter-changed`. */
+export interface RowFilterSides {
+  persona: string;
+  target: string;
+  production: RowAccess;
+  preview: RowAccess;
+}
+
 /** The access review of one pull request. */
 export interface AccessOutcome {
   /** The personas read (empty without a personas file). */
@@ -88,6 +99,8 @@ export interface AccessOutcome {
   probes: AccessProbe[];
   /** What was not read or not probed, and why (no personas file, a fork, a public repository, a token refused). */
   notices: string[];
+  /** Per persona and policy target, the row filter of each side's policies (from the model files; absent without personas). */
+  rowFilters?: RowFilterSides[];
 }
 
 /**

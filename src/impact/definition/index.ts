@@ -56,6 +56,8 @@ export interface DefinitionOutcome {
 
 export interface DefinitionStep {
   outcome?: DefinitionOutcome;
+  /** Both sides' definitions (the access review reads their policies); absent when they were not compared. */
+  models?: { base: ModelDefinition; head: ModelDefinition };
   /** What the files tell the `/meta` diff: members the pull request declares non-public ("made private"), cubes renamed. */
   metaOptions: DiffOptions;
   notices: string[];
@@ -77,6 +79,7 @@ export async function definitionsFor(baseFiles: Promise<FileTexts | { problem: s
   const outcome: DefinitionOutcome = { changes: cmp.changes, values: [...cmp.values].map(([member, why]) => ({ member, why })) };
   return {
     outcome,
+    models: { base: cmp.base, head: cmp.head },
     metaOptions: { privateInHead: privateIn(cmp.head), cubeRenames: cmp.renames },
     notices: cmp.notices,
     apply: (cs) => {
