@@ -6,6 +6,8 @@ import { defineConfig } from 'vitest/config';
 import base from './vitest.config.js';
 
 export const UNIT_TESTS = [
+  'access-policy',
+  'access-review',
   'adaptive-pool',
   'boundaries',
   'cli-docs',
