@@ -133,11 +133,20 @@ describe('access policies, per persona', () => {
     );
     expect(entityAccess(p, MEMBERS, persona('ft', [], { is_full_time_employee: true, region: 'EU' })).members.get('amount')).toBe('full');
     expect(entityAccess(p, MEMBERS, persona('us', [], { is_full_time_employee: true, region: 'US' })).members.get('amount')).toBe('hidden');
-    const missing = entityAccess(p, MEMBERS, persona('none', [], {}));
-    expect(missing.members.get('amount')).toBe('unknown');
-    expect(missing.unknown[0]).toContain('securityContext.is_full_time_employee not set for none');
-    const odd = policiesOf(ORDERS + `      - group: "*"\n        conditions:\n          - if: "{ lookup(securityContext.id) }"\n`);
-    const r = entityAccess(odd, MEMBERS, persona('p', [], { id: 1 }));
+    // A lone condition on a missing attribute: Cube reads it as "does not apply" (a silent deny), said in a note.
+    const p1 = policiesOf(ORDERS + `      - group: "*"\n        conditions:\n          - if: "{ securityContext.is_manager }"\n`);
+    const missing = entityAccess(p1, MEMBERS, persona('none', [], {}));
+    expect(missing.members.get('amount')).toBe('hidden');
+    expect(missing.notes[0]).toContain('securityContext.is_manager not set for none): the policy does not apply');
+    // A later condition that is not true or false: Cube refuses the request, unknown here.
+    const later = entityAccess(p, MEMBERS, persona('ft', [], { is_full_time_employee: true }));
+    expect(later.members.get('amount')).toBe('hidden');
+    const odd = policiesOf(
+      ORDERS + `      - group: "*"\n        conditions:\n          - if: "{ securityContext.a }"\n          - if: "{ securityContext.b }"\n`,
+    );
+    expect(entityAccess(odd, MEMBERS, persona('ab', [], { a: true })).unknown[0]).toContain('Cube refuses the request');
+    const unread = policiesOf(ORDERS + `      - group: "*"\n        conditions:\n          - if: "{ lookup(securityContext.id) }"\n`);
+    const r = entityAccess(unread, MEMBERS, persona('p', [], { id: 1 }));
     expect(r.members.get('status')).toBe('unknown');
     expect(r.unknown[0]).toContain('was not evaluated');
   });

@@ -51,6 +51,8 @@ export interface EntityAccess {
   applying: string[];
   /** Why some access is unknown (a condition not evaluated, a role). */
   unknown: string[];
+  /** Conditions that read an attribute the persona's context does not set (Cube's reading of them is known). */
+  notes: string[];
   /** Groups of the persona that a policy grants by name (not `*`), for the check that groups reach the policies. */
   grantedGroups: string[];
 }
@@ -119,25 +121,35 @@ export function describePolicy(p: PolicyDef): string {
   return p.conditions.length ? `${who} if ${p.conditions.join(' and ')}` : who;
 }
 
-/** Does a policy apply to a persona? With why when it is not known. */
-export function policyApplies(p: PolicyDef, persona: Persona): { applies: Tri; why?: string } {
+/**
+ * Does a policy apply to a persona? With why when it is not known, and a note when a condition reads an
+ * attribute the persona's context does not set. Cube folds the conditions' values with `&&` and refuses a
+ * value that is not true or false, except the first one's: so a lone condition on a missing attribute is
+ * a silent "does not apply", while a later one fails the request (unknown here).
+ */
+export function policyApplies(p: PolicyDef, persona: Persona): { applies: Tri; why?: string; note?: string } {
   let who: Tri;
   if (p.groups) who = p.groups.some((g) => g === '*' || persona.groups.includes(g));
   else if (p.role) who = p.role === '*' ? true : 'unknown';
   else who = true;
   if (who === false) return { applies: false };
   const context = personaSecurityContext(persona);
-  for (const c of p.conditions) {
+  let all: unknown = true;
+  let note: string | undefined;
+  for (const [i, c] of p.conditions.entries()) {
     const r = evaluateCondition(c, context);
     if ('unknown' in r) return { applies: 'unknown', why: r.unknown };
+    const missing = r.missing?.length ? ` (${r.missing.join(', ')} not set for ${persona.name})` : '';
     if (typeof r.value !== 'boolean') {
-      const missing = r.missing?.length ? ` (${r.missing.join(', ')} not set for ${persona.name})` : '';
-      return { applies: 'unknown', why: `the condition ${JSON.stringify(c)} gives ${JSON.stringify(r.value) ?? 'undefined'}, not true or false${missing}` };
+      const gives = `the condition ${JSON.stringify(c)} gives ${JSON.stringify(r.value) ?? 'undefined'}, not true or false${missing}`;
+      if (i > 0) return { applies: 'unknown', why: `${gives}: Cube refuses the request` };
+      note ??= gives;
     }
-    if (!r.value) return { applies: false };
+    all = i === 0 ? r.value : all && r.value;
   }
+  if (!all) return { applies: false, ...(note ? { note: `${note}: the policy does not apply` } : {}) };
   if (who === 'unknown') return { applies: 'unknown', why: `role ${p.role} depends on the deployment's contextToRoles` };
-  return { applies: true };
+  return { applies: true, ...(note ? { note } : {}) };
 }
 
 const lists = (l: MemberList, name: string) => l === '*' || l.includes(name);
@@ -153,9 +165,10 @@ function memberAccess(name: string, applying: PolicyDef[], maybe: PolicyDef[]): 
 
 /** The rows the applying policies give (see the header). */
 function rowAccess(applying: PolicyDef[], maybe: PolicyDef[], why: string[]): RowAccess {
+  // Every row from one policy that applies: no other policy can narrow it (Cube ORs the policies).
+  if (applying.some((p) => !p.rowLevel || p.rowLevel.allowAll)) return { all: true };
   if (maybe.length) return { unknown: why.join('; ') || 'a policy whose conditions were not evaluated' };
   if (!applying.length) return { none: true };
-  if (applying.some((p) => !p.rowLevel || p.rowLevel.allowAll)) return { all: true };
   const parts = applying.map((p) => p.rowLevel!.filters.join(' AND ')).filter(Boolean);
   if (!parts.length) return { all: true };
   return { filter: parts.length > 1 ? parts.map((x) => `(${x})`).join(' OR ') : parts[0]! };
@@ -165,12 +178,14 @@ function rowAccess(applying: PolicyDef[], maybe: PolicyDef[], why: string[]): Ro
 export function entityAccess(policies: PolicyDef[], members: Iterable<string>, persona: Persona): EntityAccess {
   const all = [...members];
   if (!policies.length)
-    return { policed: false, members: new Map(all.map((m) => [m, 'full'])), rows: { all: true }, applying: [], unknown: [], grantedGroups: [] };
+    return { policed: false, members: new Map(all.map((m) => [m, 'full'])), rows: { all: true }, applying: [], unknown: [], notes: [], grantedGroups: [] };
   const applying: PolicyDef[] = [];
   const maybe: PolicyDef[] = [];
   const unknown: string[] = [];
+  const notes: string[] = [];
   for (const p of policies) {
     const r = policyApplies(p, persona);
+    if (r.note && !notes.includes(r.note)) notes.push(r.note);
     if (r.applies === true) applying.push(p);
     else if (r.applies === 'unknown') {
       maybe.push(p);
@@ -184,6 +199,7 @@ export function entityAccess(policies: PolicyDef[], members: Iterable<string>, p
     rows: rowAccess(applying, maybe, unknown),
     applying: applying.map(describePolicy),
     unknown,
+    notes,
     grantedGroups,
   };
 }

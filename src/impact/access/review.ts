@@ -48,7 +48,7 @@ function because(acc: EntityAccess | undefined, member: string | undefined, wher
   if (!acc) return '';
   if (!acc.policed) return `; no access policy ${where}`;
   if (acc.unknown.length) return `; ${where} the policies were not all evaluated (${acc.unknown[0]})`;
-  if (!acc.applying.length) return `; no policy applies to it ${where}`;
+  if (!acc.applying.length) return `; no policy applies to it ${where}${acc.notes.length ? ` (${acc.notes[0]})` : ''}`;
   const a = member ? acc.members.get(shortName(member)) : undefined;
   const who = acc.applying.join('; ');
   if (a === 'hidden') return `; ${where} the policies that apply (${who}) leave it out`;
