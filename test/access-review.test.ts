@@ -78,6 +78,7 @@ describe('a policy-only pull request', () => {
     expect(r.changes.members.filter((m) => m.breaking)).toEqual([]);
     expect(r.changes.cubes.filter((c) => c.change === 'removed')).toEqual([]);
     expect(r.access.policyTargets).toEqual(['orders_view']);
+    expect(r.changes.access).toBeUndefined();
     expect(r.access.notices.join('\n')).toContain('view orders_view: amount, count, status no longer listed');
     expect(r.access.notices.join('\n')).toContain('touches the access policy of orders_view (added)');
     // A view Cube leaves out of /meta altogether (no member visible) is not removed either.

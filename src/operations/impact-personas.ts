@@ -106,6 +106,7 @@ export async function compareLayers(
     content,
   });
   access.notices.unshift(...explainedNotices(explained, both.length));
-  changes.access = access.changes;
+  // The change set carries the access review only when it ran (personas read); the policy targets are always in `access`.
+  if (personas.list.length) changes.access = access.changes;
   return { changes, access };
 }
