@@ -6,7 +6,7 @@
  * model against the installed emulator, whose Cube compiler finds the model's error.
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -40,7 +40,8 @@ const npx = (args: string[], extra: Record<string, string> = {}) =>
 
 beforeAll(async () => {
   const cli = await pack([]);
-  const emu = await pack(['--workspace', 'packages/emulator']);
+  // The repository's .npmrc skips install scripts (server-core's would download a binary): the emulator's prepack builds it.
+  const emu = await pack(['--workspace', 'packages/emulator', '--ignore-scripts=false']);
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), '{ "name": "a-data-team", "private": true }\n');
   const r = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', cli, emu], { cwd: app, env, maxBuffer: 16 << 20 });
@@ -62,7 +63,15 @@ describe('packed', () => {
   it('the emulator: its bin, its bundle and the licences of what is bundled; no TypeScript', () => {
     const files = packed[`datamodel-ci-emulator-${version}.tgz`]!;
     expect(files).toEqual(
-      expect.arrayContaining(['LICENSE', 'README.md', 'bin/datamodel-ci-emulator.mjs', 'dist/index.js', 'dist/licenses.txt', 'package.json']),
+      expect.arrayContaining([
+        'LICENSE',
+        'README.md',
+        'bin/datamodel-ci-emulator.mjs',
+        'dist/compiler-api.cjs',
+        'dist/index.js',
+        'dist/licenses.txt',
+        'package.json',
+      ]),
     );
     expect(files.filter((f) => f.endsWith('.ts'))).toEqual([]);
   });
@@ -77,6 +86,13 @@ describe('installed in an empty folder', () => {
     const r = await npx(['datamodel-ci', '--version']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim()).toContain(version);
+  });
+
+  it("the emulator carries Cube's CompilerApi bundled: server-core is not installed, the bundle loads", async () => {
+    expect(existsSync(join(app, 'node_modules/@cubejs-backend/server-core'))).toBe(false);
+    const bundle = join(app, 'node_modules/datamodel-ci-emulator/dist/compiler-api.cjs');
+    const r = await run(process.execPath, ['-e', `console.log(typeof require(${JSON.stringify(bundle)}).CompilerApi)`], { cwd: app, env });
+    expect(r.stdout.trim()).toBe('function');
   });
 
   it('npx datamodel-ci-emulator --help', async () => {

@@ -24,6 +24,8 @@ export const PROFILES = [
   'staging-needs-second-wake',
   'unknown-member-500',
   'stale-production-cache',
+  'groups-top-level',
+  'minted-context-drops-cubecloud',
 ] as const;
 
 export type ProfileName = (typeof PROFILES)[number];
@@ -56,6 +58,10 @@ export const PROFILE_SUMMARY: Record<ProfileName, string> = {
   'unknown-member-500': "the data API answers a query naming an unknown cube or member with 500 { error } (Cube's internal error) instead of 400 UserError",
   'stale-production-cache':
     "production's /load answers from a cache filled an hour ago, before the warehouse's last load (the demo data's last month), unless the request asks for fresh data (cache no-cache or must-revalidate)",
+  'groups-top-level':
+    "access policies read the user's groups from the token's top-level securityContext.groups (the deployment's own contextToGroups), not from securityContext.cubeCloud.groups",
+  'minted-context-drops-cubecloud':
+    "a token minted with a security context carries (and its answer echoes) the platform's own cubeCloud element in place of the one sent (no groups, no userAttributes): group policies never match such tokens",
 };
 
 /** Profiles that answer the same point two ways cannot be on together. */

@@ -12,6 +12,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { isActive, productionFiles, stagingFiles, touch } from '../build/runtime.js';
 import type { Clock } from '../clock.js';
 import { profileOn, type Controls } from '../context.js';
+import { applyPolicies, hasAccessPolicies, policyMeta, type AccessContext } from '../engine/access.js';
 import { ApiError, asApiError, unknownMemberAs500, userError } from '../engine/errors.js';
 import type { Engine } from '../engine/index.js';
 import { metaBody, visibleCubes } from '../engine/meta.js';
@@ -78,6 +79,11 @@ function authenticate(env: DataApiEnv, headers: IncomingHttpHeaders, deploymentI
   return typeof context === 'object' && context !== null ? (context as Record<string, unknown>) : check.payload;
 }
 
+/** How the access policies of a model read this request's context (profile groups-top-level: the deployment reads top-level groups). */
+function accessOf(env: DataApiEnv, securityContext: Record<string, unknown>): AccessContext {
+  return { securityContext, groupsFrom: profileOn(env, 'groups-top-level') ? 'groups' : 'cubeCloud.groups' };
+}
+
 /** The query, `queryType` and cache mode (`cache`) of a request: from the URL (GET) or the JSON body (POST). */
 function readParams(req: DataRequest): { query: unknown; queryType?: string; cache?: unknown } {
   if (req.method === 'GET') {
@@ -131,10 +137,21 @@ export function dataApi(env: DataApiEnv): (req: DataRequest) => Promise<DataResp
     return { compilers: compiled.compilers, branch: b.name, production: b.kind === 'deploy' };
   }
 
-  /** One query's result; `stale`: read as production's stale cache saw the warehouse (profile `stale-production-cache`). */
-  async function load(deploymentId: number, compilers: CubeCompilers, q: NormalizedQuery, built: BuiltSql, context: Record<string, unknown>, stale: boolean) {
+  /**
+   * One query's result (`asked`: the query as sent, annotated; `q`: as the access policies rewrote it, run);
+   * `stale`: read as production's stale cache saw the warehouse (profile `stale-production-cache`).
+   */
+  async function load(
+    deploymentId: number,
+    compilers: CubeCompilers,
+    asked: NormalizedQuery,
+    q: NormalizedQuery,
+    built: BuiltSql,
+    context: Record<string, unknown>,
+    stale: boolean,
+  ) {
     const cubes = visibleCubes(compilers);
-    const annotation = annotate(cubes, q);
+    const annotation = annotate(cubes, asked);
     const db = await env.engine.database(deploymentId);
     const run = async (sql: BuiltSql) => {
       try {
@@ -146,7 +163,7 @@ export function dataApi(env: DataApiEnv): (req: DataRequest) => Promise<DataResp
     const result = await run(built);
     let total: number | undefined;
     if (q.total) total = Number((await run(buildTotalSql(compilers, q, context))).rows[0]?.total_count ?? 0);
-    return { q, annotation, rows: transformRows(result, built.aliasNameToMember, annotation, q), total };
+    return { q, annotation, rows: transformRows(result, built.aliasNameToMember, annotation, asked), total };
   }
 
   return async (req) => {
@@ -159,18 +176,23 @@ export function dataApi(env: DataApiEnv): (req: DataRequest) => Promise<DataResp
       if (!env.state.deployments.some((x) => x.id === deploymentId)) throw new ApiError(404, { error: `deployment ${deploymentId} not found` });
       const context = authenticate(env, req.headers, deploymentId, op.scope);
       const { compilers, branch, production } = await compiledModel(deploymentId, m[2] ? decodeURIComponent(m[2]) : undefined);
+      const access = accessOf(env, context);
       if (m[3] === 'meta') {
-        const body = metaBody(compilers, req.url.searchParams.get('onlyViews') === 'true');
+        const described = hasAccessPolicies(compilers) ? await policyMeta(compilers, access) : undefined;
+        const body = metaBody(compilers, req.url.searchParams.get('onlyViews') === 'true', described);
         // Profile newer-staging-engine: production answers as the older Cube of its release channel.
         return { status: 200, body: production && profileOn(env, 'newer-staging-engine') ? asOlderEngine(body) : body };
       }
 
       const params = readParams(req);
       const { queryType, queries } = normalizedQueries(params, env.clock.now());
-      const built = queries.map((q) => buildSql(compilers, q, context));
+      // Cube's gateway applies the access policies to each query before it builds its SQL (a deny: no rows, no error).
+      const guarded: NormalizedQuery[] = [];
+      for (const q of queries) guarded.push(await applyPolicies(compilers, q, access));
+      const built = guarded.map((q) => buildSql(compilers, q, context));
       // The gateway answers a list of SQL for anything but a regular query.
       if (m[3] === 'sql') return { status: 200, body: queryType === 'regularQuery' ? sqlBody(built[0] as BuiltSql) : built.map(sqlBody) };
-      if (m[3] === 'dry-run') return { status: 200, body: dryRunBody(queryType, queries, built) };
+      if (m[3] === 'dry-run') return { status: 200, body: dryRunBody(queryType, guarded, built) };
       if (queryType !== 'regularQuery' && params.queryType === undefined) {
         throw userError(`'${queryType}' query type is not supported by the client.Please update the client.`);
       }
@@ -188,9 +210,9 @@ export function dataApi(env: DataApiEnv): (req: DataRequest) => Promise<DataResp
       const refreshed = new Date(env.clock.now() - (stale ? STALE_CACHE_AGE_MS : 0)).toISOString();
       const results = [];
       for (const [i, q] of queries.entries()) {
-        const r = await load(deploymentId, compilers, q, built[i] as BuiltSql, context, stale);
+        const r = await load(deploymentId, compilers, q, guarded[i] as NormalizedQuery, built[i] as BuiltSql, context, stale);
         const rows = queryType === 'compareDateRangeQuery' ? tagRange(r.rows, q) : r.rows;
-        results.push(loadResult(q, r.annotation, rows, refreshed, r.total));
+        results.push(loadResult(guarded[i] as NormalizedQuery, r.annotation, rows, refreshed, r.total));
       }
       // `multi` (the vendor's client) gets every result; any other queryType the first, as the gateway does.
       return { status: 200, body: params.queryType === 'multi' ? multiBody(queryType, queries, results) : results[0] };

@@ -111,6 +111,11 @@ function findEnvironment(ctx: Ctx, d: DeploymentRec) {
   return env;
 }
 
+/** The security context a minted token carries (profile minted-context-drops-cubecloud: the platform's own, empty, cubeCloud element). */
+function mintedContext(ctx: Ctx, sent: JsonObject): JsonObject {
+  return profileOn(ctx, 'minted-context-drops-cubecloud') ? { ...sent, cubeCloud: {} } : sent;
+}
+
 function mint(ctx: Ctx, claims: Record<string, unknown>, lifetimeSec: number) {
   const iat = Math.floor(ctx.clock.now() / 1000);
   const exp = iat + lifetimeSec;
@@ -206,7 +211,8 @@ export const deploymentHandlers: HandlerTable = {
     const env = findEnvironment(ctx, d);
     const body = ctx.body as { security_context: JsonObject; expires_in?: number | null };
     const lifetime = body.expires_in ?? 86_400;
-    const t = mint(ctx, { kind: 'meta', deploymentId: d.id, environmentId: env.id, branch: env.branch, securityContext: body.security_context }, lifetime);
+    const securityContext = mintedContext(ctx, body.security_context);
+    const t = mint(ctx, { kind: 'meta', deploymentId: d.id, environmentId: env.id, branch: env.branch, securityContext }, lifetime);
     return { data: { token: t.token, created_at: new Date(t.iat * 1000).toISOString(), expires_at: new Date(t.exp * 1000).toISOString() } };
   },
 
@@ -221,15 +227,12 @@ export const deploymentHandlers: HandlerTable = {
     const env = findEnvironment(ctx, d);
     if (profileOn(ctx, 'meta-token-scoped')) throw new HttpError(403, 'this API key may not mint environment tokens');
     const body = ctx.body as { security_context: JsonObject; expires_in?: number | null };
-    const t = mint(
-      ctx,
-      { kind: 'data', deploymentId: d.id, environmentId: env.id, branch: env.branch, securityContext: body.security_context },
-      body.expires_in ?? 3600,
-    );
+    const securityContext = mintedContext(ctx, body.security_context);
+    const t = mint(ctx, { kind: 'data', deploymentId: d.id, environmentId: env.id, branch: env.branch, securityContext }, body.expires_in ?? 3600);
     return {
       data: {
         token: t.token,
-        security_context: body.security_context,
+        security_context: securityContext,
         created_at: new Date(t.iat * 1000).toISOString(),
         expires_at: new Date(t.exp * 1000).toISOString(),
       },

@@ -44,7 +44,7 @@ class TemplatesRefused extends Error {
 }
 
 /** The compiler calls this in place of its native module: a Jinja engine on every compile, Python for `globals.py`. */
-function nativeStandIn() {
+export function nativeStandIn() {
   const refuse = (fileName: string): never => {
     throw new TemplatesRefused(fileName);
   };

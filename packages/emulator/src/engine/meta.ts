@@ -52,10 +52,14 @@ export function allCubes(compilers: CubeCompilers): MetaCube[] {
   return source(compilers).cubes.map((c) => c.config);
 }
 
-/** Cubes and views as the data API shows them: visible members only, cubes with none left out. */
-export function visibleCubes(compilers: CubeCompilers): MetaCube[] {
+/**
+ * Cubes and views as the data API shows them: visible members only, cubes with none left out (`cubes`:
+ * as Cube's access policies describe them to one context, engine/access.ts). The gateway's own filter
+ * is this one step (its class is not loaded for it).
+ */
+export function visibleCubes(compilers: CubeCompilers, cubes: MetaCube[] = allCubes(compilers)): MetaCube[] {
   const visible = (m: MetaMember) => m.isVisible !== false;
-  return allCubes(compilers)
+  return cubes
     .map((c) => ({ ...c, measures: c.measures.filter(visible), dimensions: c.dimensions.filter(visible), segments: c.segments.filter(visible) }))
     .filter((c) => c.measures.length || c.dimensions.length || c.segments.length);
 }
@@ -70,9 +74,9 @@ function visibleGroup(group: ViewGroup, names: Set<string>): ViewGroup | null {
   return { name: group.name, title: group.title, description: group.description, views, includes };
 }
 
-/** The body of `/v1/meta` (`onlyViews`: the `?onlyViews=true` form). */
-export function metaBody(compilers: CubeCompilers, onlyViews = false): { cubes: MetaCube[]; viewGroups?: ViewGroup[] } {
-  const cubes = visibleCubes(compilers).filter((c) => !onlyViews || c.type === 'view');
+/** The body of `/v1/meta` (`onlyViews`: the `?onlyViews=true` form; `described`: as the policies show them to one context). */
+export function metaBody(compilers: CubeCompilers, onlyViews = false, described?: MetaCube[]): { cubes: MetaCube[]; viewGroups?: ViewGroup[] } {
+  const cubes = visibleCubes(compilers, described).filter((c) => !onlyViews || c.type === 'view');
   const names = new Set(cubes.map((c) => c.name));
   const viewGroups = (source(compilers).viewGroups ?? []).map((g) => visibleGroup(g, names)).filter((g): g is ViewGroup => g !== null);
   return viewGroups.length ? { cubes, viewGroups } : { cubes };
