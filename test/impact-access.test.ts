@@ -11,13 +11,15 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_MODEL } from '../packages/emulator/src/index.js';
+import { DEMO_MODEL, startGitHubStandin } from '../packages/emulator/src/index.js';
+import { runActionCommand } from '../src/commands/index.js';
 import type { Persona } from '../src/impact/access/types.js';
 import type { OpContext } from '../src/operations/context.js';
 import { analyseImpact, type ImpactResult } from '../src/operations/impact.js';
 import { MemoryReporter } from '../src/report/reporter.js';
 import { runCli } from '../src/main.js';
 import { ACCESS_MODEL, DEMO_VIEW_FOR_FINANCE, FINANCE_VIEW, ORDERS_WITH_POLICIES, accessPersona } from './support/access-model.js';
+import { pullRequestEvent, writeEvent } from './support/payloads.js';
 import { cliIo, control, emulatorFixture, uploadTree, type EmulatorFixture } from './support/emulator.js';
 
 let fx: EmulatorFixture;
@@ -198,6 +200,29 @@ describe('production with policies (groups, masking, conditions, a finance-only 
         const t = cliIo(fx.em);
         expect(await runCli(['diff', '--deployment-id', '1', '--branch', 'finance-view-status', '--model-dir', dir, '--personas', file], t)).toBe(0);
         expect(t.stderr.join('\n')).toMatch(/persona finance: production's \/meta hides .*granted to group finance/);
+        // And through the pr lifecycle (the root action): the personas reach the preview's impact.
+        const gh = await startGitHubStandin();
+        try {
+          gh.addPull({ number: 31, headSha: 'a'.repeat(40), headRef: 'access' });
+          const lines: string[] = [];
+          const env: NodeJS.ProcessEnv = {
+            ...cliIo(fx.em).env,
+            DATAMODEL_CI_CA_CERT: `${fx.em.ca}\n${gh.ca}`,
+            DATAMODEL_CI_DEPLOYMENT_ID: '1',
+            DATAMODEL_CI_GITHUB_TOKEN: 'ghs_access_token_0123',
+            DATAMODEL_CI_MODEL_DIR: dir,
+            DATAMODEL_CI_PERSONAS: file,
+            GITHUB_REPOSITORY: gh.repository,
+            GITHUB_API_URL: gh.url,
+            GITHUB_EVENT_NAME: 'pull_request',
+            GITHUB_EVENT_PATH: writeEvent(pullRequestEvent('opened', { number: 31, headSha: 'a'.repeat(40) })),
+          };
+          const code = await runActionCommand('pr', [], { out: (l) => lines.push(l), err: (l) => lines.push(l), env });
+          expect(code, lines.join('\n')).toBe(0);
+          expect(lines.join('\n')).toMatch(/persona finance: production's \/meta hides .*granted to group finance/);
+        } finally {
+          await gh.close();
+        }
       } finally {
         await control(fx.em, 'profiles', { profiles: [] });
       }
