@@ -104,7 +104,10 @@ describe('a policy-only pull request (the demo view made finance-only)', () => {
   it(
     'with personas: hidden for the one no policy grants, nothing for finance; the reports the hidden one loses',
     async () => {
-      const r = await impact('guarded-demo', DEMO_VIEW_FOR_FINANCE, personas('finance', 'nobody'));
+      const c = ctx();
+      const r = await impact('guarded-demo', DEMO_VIEW_FOR_FINANCE, personas('finance', 'nobody'), c);
+      // Every token is masked as soon as it is minted: the two default reads' and two per persona.
+      expect(new Set(c.reporter.secrets).size).toBeGreaterThanOrEqual(6);
       expect(breaking(r)).toEqual([]);
       expect(access(r)).toEqual([['nobody', 'orders_view', 'hidden']]);
       expect(r.access!.changes[0]!.detail).toContain('no policy applies to it on the preview');
