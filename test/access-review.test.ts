@@ -81,6 +81,10 @@ describe('a policy-only pull request', () => {
     expect(r.changes.access).toBeUndefined();
     expect(r.access.notices.join('\n')).toContain('view orders_view: amount, count, status no longer listed');
     expect(r.access.notices.join('\n')).toContain('touches the access policy of orders_view (added)');
+    // Production's files unread: the pull request's alone still tell the policy's hiding from a removal.
+    const headOnly = await definitionsFor(Promise.resolve({ problem: 'not readable' }), files(view(FINANCE_ONLY)));
+    const blind = await compareLayers(meta(OPEN), meta(GUARDED), { list: [] }, headOnly, [report]);
+    expect(blind.changes.members.filter((m) => m.breaking)).toEqual([]);
     // A view Cube leaves out of /meta altogether (no member visible) is not removed either.
     const gone = await compareLayers(meta(OPEN), meta({ orders: OPEN.orders }), { list: [] }, defs, [report]);
     expect(gone.changes.members.filter((m) => m.breaking)).toEqual([]);

@@ -102,7 +102,7 @@ export async function compareLayers(
     reads,
     baseUnion,
     headUnion,
-    ...(defs.models ? { defs: defs.models } : {}),
+    ...(defs.models?.base ? { defs: { base: defs.models.base, head: defs.models.head } } : {}),
     content,
   });
   access.notices.unshift(...explainedNotices(explained, both.length));
