@@ -8,6 +8,8 @@ import base from './vitest.config.js';
 export const UNIT_TESTS = [
   'access-comment',
   'access-probes',
+  'access-policy',
+  'access-review',
   'adaptive-pool',
   'boundaries',
   'cli-docs',

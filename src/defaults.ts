@@ -74,6 +74,13 @@ export const DEFAULTS = {
   dataDiffCommentRows: 5,
   /** Key queries shown in a comment (the job summary shows them all). */
   dataDiffCommentQueries: 10,
+  /**
+   * Personas in the `personas` file at most: each one costs two `/meta` reads (and, with probes, two
+   * counting queries per policy-guarded view) on every push.
+   */
+  accessMaxPersonas: 20,
+  /** Personas whose `/meta` is read at once on each environment. */
+  accessMetaConcurrency: 4,
   /** Models of `deployments` previewed at once (input `deployments-concurrency`): each preview is itself many calls. */
   deploymentsConcurrency: 2,
   /** Prefix of a PR's shared branch (input `branch-prefix`). */

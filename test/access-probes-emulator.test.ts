@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_MODEL } from '../packages/emulator/src/index.js';
-import type { AccessOutcome, Persona } from '../src/impact/access/types.js';
+import type { AccessOutcome, Persona, RowFilterSides } from '../src/impact/access/types.js';
 import { planDataDiff } from '../src/impact/data/plan.js';
 import type { DataDiffSettings } from '../src/impact/data/types.js';
 import { walkModel } from '../src/model/local-model.js';
@@ -228,12 +228,13 @@ describe("what the probes find, with Cube's own policies", () => {
   }, 90_000);
 
   it('a row filter rewritten to the same rows: rows-filter-changed, with the equal counts as evidence', async () => {
-    const rowFilters = [
+    // The filters' texts as the access review reads them from the model files (src/impact/access/review.ts).
+    const rowFilters: RowFilterSides[] = [
       {
         persona: 'sales_de',
         target: 'orders',
-        production: 'customer_country = {userAttributes.country}',
-        preview: "customer_country IN ({userAttributes.country}, 'Atlantis')",
+        production: { filter: 'customer_country = {userAttributes.country}' },
+        preview: { filter: "customer_country IN ({userAttributes.country}, 'Atlantis')" },
       },
     ];
     const { a } = await probeBetween('access-added', 'access-sales-filter-rewritten', ['sales_de'], { rowFilters });
@@ -242,4 +243,27 @@ describe("what the probes find, with Cube's own policies", () => {
     // Without the filters' texts, equal counts say nothing.
     expect(kinds((await probeBetween('access-added', 'access-sales-filter-rewritten', ['sales_de'])).a)).toEqual([]);
   }, 90_000);
+});
+
+describe('after the access review (the personas read with the impact)', () => {
+  it("the review's policy targets, personas and members feed the probes; their findings join its changes and the change set's", async () => {
+    const c = ctx();
+    const personas = ['finance', 'sales_de', 'nobody'].map((n) => accessPersona(n));
+    const dir = mkdtempSync(join(tmpdir(), 'dmci-access-review-'));
+    for (const [path, content] of Object.entries(ACCESS_MODEL)) {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), content);
+    }
+    const r = await analyseImpact(c, { branch: 'access-added', deployBranch: 'main', headFiles: await localModelFiles(await walkModel(dir), dir), personas });
+    expect(r.access?.policyTargets).toContain('orders');
+    const plan = await planDataDiff(settings(), { pr: { fork: false }, repositoryPublic: false });
+    const a = (await accessProbeStep(c, plan, r))!;
+    const ordersProbes = a.probes.filter((p) => p.target === 'orders');
+    expect(ordersProbes.map((p) => `${p.persona}:${p.counted}`)).toEqual(['finance:orders.count', 'sales_de:orders.count', 'nobody:orders.count']);
+    const found = kinds(a).filter((k) => k.includes(':orders:rows-') || k.includes(':orders:denied-all'));
+    expect(found).toEqual(['sales_de:orders:rows-narrowed', 'nobody:orders:denied-all']);
+    // The review's own changes stay, the probes' are added, and the change set's list has both.
+    expect(a.changes.slice(0, r.access!.changes.length)).toEqual(r.access!.changes);
+    expect(r.changes?.access).toEqual(a.changes);
+  }, 120_000);
 });

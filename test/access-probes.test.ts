@@ -14,7 +14,7 @@ import {
   type PlannedProbe,
   type ProbeCatalogueEntry,
 } from '../src/impact/access/probes.js';
-import type { AccessChange, AccessProbe, ProbeSide } from '../src/impact/access/types.js';
+import type { AccessChange, AccessProbe, ProbeSide, RowAccess } from '../src/impact/access/types.js';
 import { planDataDiff } from '../src/impact/data/plan.js';
 import type { DataDiffSettings } from '../src/impact/data/types.js';
 
@@ -124,13 +124,15 @@ describe('what the counts show', () => {
     expect(probeChanges([probe({ rows: 200 }, { rows: 1000, atLeast: true })])[0]?.detail).toBe('rows 200 → ≥ 1,000, counted with orders_view.count');
   });
 
-  it('equal counts under a changed row filter: rows-filter-changed; without the filter texts, nothing', () => {
+  it('equal counts under a changed row filter: rows-filter-changed; a filter not known or unchanged, nothing', () => {
     const equal = [probe({ rows: 40 }, { rows: 40 })];
-    const filters = [{ persona: 'analyst', target: 'orders_view', production: "region = 'EU'", preview: "region IN ('EU', 'UK')" }];
-    const [c] = probeChanges(equal, [], filters);
+    const sides = (production: RowAccess, preview: RowAccess) => [{ persona: 'analyst', target: 'orders_view', production, preview }];
+    const [c] = probeChanges(equal, [], sides({ filter: "region = 'EU'" }, { filter: "region IN ('EU', 'UK')" }));
     expect(c?.change).toBe('rows-filter-changed');
-    expect(c?.detail).toContain("region = 'EU' → region IN ('EU', 'UK')");
-    expect(probeChanges(equal, [], [{ ...filters[0]!, preview: "region = 'EU'" }])).toEqual([]);
+    expect(c?.detail).toBe("row filter region = 'EU' → region IN ('EU', 'UK'); rows 40 → 40, counted with orders_view.count");
+    expect(probeChanges(equal, [], sides({ all: true }, { filter: 'x' }))[0]?.detail).toMatch(/^row filter every row → x;/);
+    expect(probeChanges(equal, [], sides({ filter: 'x' }, { filter: 'x' }))).toEqual([]);
+    expect(probeChanges(equal, [], sides({ unknown: 'a JavaScript filter' }, { filter: 'x' }))).toEqual([]);
     expect(probeChanges(equal)).toEqual([]);
   });
 

@@ -84,6 +84,10 @@ const cases = (): { input: string; value: string; says: string }[] => [
   { input: 'deployments', value: 'a: 2', says: 'deployment-id: got 1, expected empty when `deployments` names each model' },
   { input: 'deployments-concurrency', value: '0', says: 'deployments-concurrency: got "0", expected an integer from 1 to 8' },
   { input: 'preview-untouched', value: 'maybe', says: 'preview-untouched: got "maybe", expected true or false' },
+  { input: 'personas', value: join(root, 'no-personas.yml'), says: 'expected a readable YAML or JSON file of personas (ENOENT)' },
+  { input: 'personas', value: join(root, 'personas-list.json'), says: 'personas: got "' },
+  { input: 'personas', value: join(root, 'personas-context.yml'), says: 'expected a file whose personas[0].securityContext is a map' },
+  { input: 'fail-on-exposure', value: 'maybe', says: 'fail-on-exposure: got "maybe", expected true or false' },
 ];
 
 beforeAll(async () => {
@@ -91,6 +95,8 @@ beforeAll(async () => {
   gh = await startGitHubStandin();
   gh.addPull({ number: 9, headSha: 'c'.repeat(40), headRef: 'feature' });
   writeFileSync(join(root, 'outside.yml'), 'x');
+  writeFileSync(join(root, 'personas-list.json'), '{ "personas": { "name": "analyst" } }');
+  writeFileSync(join(root, 'personas-context.yml'), 'personas:\n  - name: analyst\n    securityContext: region=EU\n');
   model('good', DEMO_MODEL);
   model('empty', {});
   model('latin1', { ...DEMO_MODEL, 'model/cubes/x.yml': Buffer.from([0x63, 0xe9, 0x0a]) });

@@ -5,6 +5,7 @@
  */
 import { planDataDiff } from '../impact/data/plan.js';
 import { accessProbeStep } from '../operations/access-probes.js';
+import { readPersonas } from '../personas-input.js';
 import { dataDiffStep } from '../operations/data-diff.js';
 import { walkModel } from '../model/local-model.js';
 import { localModelFiles } from '../model/model-files.js';
@@ -18,13 +19,14 @@ import { StepFailed } from './exit-codes.js';
 
 export async function impactCommand(run: ActionRun<'impact'>): Promise<number> {
   const { modelDir, inputs, deploymentId } = run.settings;
-  // The checkout's model and the key queries are read (and checked) before the first platform call.
+  // The checkout's model, the key queries and the personas are read (and checked) before the first platform call.
   const headFiles = await localModelFiles(await walkModel(modelDir), modelDir);
   const plan = await planDataDiff(inputs.dataDiff, run.event);
+  const personas = await readPersonas(inputs.access);
   const [branch, target] = await Promise.all([run.pr.resolveBranch(inputs.branch), deployTarget(run.op)]);
   run.out.branch = branch;
   const r = await run.reporter.group('Impact on the semantic layer', () =>
-    analyseImpact(run.op, { branch, deployBranch: target.deployBranch, headFiles, cliDeploy: target.deployMode === 'cli' }),
+    analyseImpact(run.op, { branch, deployBranch: target.deployBranch, headFiles, cliDeploy: target.deployMode === 'cli', personas }),
   );
   // The persona probes first: the change set (its file, `--json`) then carries their evidence.
   const access = await accessProbeStep(run.op, plan, r);

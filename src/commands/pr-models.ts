@@ -14,7 +14,7 @@ import type { ActionRun } from './action-run.js';
 import { StepFailed } from './exit-codes.js';
 import { modelRuns, type ModelRun } from './models.js';
 import { closeModel } from './pr-close.js';
-import { planNumbers, previewModel, readyModel, untouched, type ModelFailure, type ReadyModel } from './pr-preview.js';
+import { planNumbers, planPersonas, previewModel, readyModel, untouched, type ModelFailure, type ReadyModel } from './pr-preview.js';
 
 interface ModelResult {
   m: ModelRun;
@@ -39,6 +39,7 @@ export async function previewModels(run: ActionRun<'pr'>): Promise<number> {
     // Every model is read and checked before the first platform call.
     const locals = new Map<ModelRun, LocalFile[]>();
     for (const m of models.runs) locals.set(m, await readLocalModel(run.reporter, m.target.modelDir, inputs.exclude));
+    const personas = await planPersonas(run);
     const changes = await changesUnlessAll(run.pr, inputs.previewUntouched, 'previewed');
     const skipped = new Map<ModelRun, string>();
     for (const m of models.runs) {
@@ -49,7 +50,7 @@ export async function previewModels(run: ActionRun<'pr'>): Promise<number> {
     const previewed = models.runs.filter((m) => !skipped.has(m));
     const numbers = previewed.length ? await planNumbers(run) : undefined;
     const ready = new Map<ModelRun, ReadyModel>();
-    for (const m of previewed) ready.set(m, await readyModel(run, m.target, locals.get(m)!, numbers));
+    for (const m of previewed) ready.set(m, await readyModel(run, m.target, locals.get(m)!, numbers, undefined, personas));
     // Nothing to preview and no comment yet: no comment either (the checks say why).
     const quiet = skipped.size === models.runs.length && !(await models.comment.exists());
     const results = await mapLimit(models.runs, inputs.deploymentsConcurrency, async (m): Promise<ModelResult> => {

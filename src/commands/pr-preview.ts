@@ -19,6 +19,8 @@ import { publish } from '../pr/publish.js';
 import type { PullRequestSide } from '../pr/pull-request.js';
 import type { Reporter } from '../report/reporter.js';
 import type { ModelTarget } from '../deployments-input.js';
+import type { Persona } from '../impact/access/types.js';
+import { readPersonas } from '../personas-input.js';
 import type { OpContext } from '../operations/context.js';
 import type { ActionRun } from './action-run.js';
 import { preflight } from './doctor.js';
@@ -38,6 +40,8 @@ export interface ReadyModel {
   via: UploadVia;
   /** The data diff after the impact, planned (its key queries read and checked); none without the impact. */
   numbers: DataDiffPlan | undefined;
+  /** The personas whose view the impact compares (read and checked before the first call); none without the impact. */
+  personas?: Persona[];
   /** The preview's first reads (the comment's branch, the deployment's settings), when started before the model was known to be touched. */
   reads?: Promise<FirstReads>;
 }
@@ -58,6 +62,11 @@ export function planNumbers(run: ActionRun<'pr'>): Promise<DataDiffPlan | undefi
   return inputs.impact ? planDataDiff(inputs.dataDiff, run.event) : Promise.resolve(undefined);
 }
 
+/** The personas file, once per run, before the first platform call (read even without the impact: a wrong path is said now). */
+export function planPersonas(run: ActionRun<'pr'>): Promise<Persona[]> {
+  return readPersonas(run.settings.inputs.access);
+}
+
 /** A model to preview, made ready: with `preflight` (not in a dry run) the doctor's checks decide `upload-via: auto`. */
 export async function readyModel(
   run: ActionRun<'pr'>,
@@ -65,10 +74,11 @@ export async function readyModel(
   local: LocalFile[],
   numbers: DataDiffPlan | undefined,
   reads?: Promise<FirstReads>,
+  personas: Persona[] = [],
 ): Promise<ReadyModel> {
   const { inputs, connection, dryRun } = run.settings;
   const via = inputs.preflight && !dryRun ? await preflight(run.reporter, connection, target, inputs.via) : inputs.via;
-  return { local, via, numbers, ...(reads ? { reads } : {}) };
+  return { local, via, numbers, ...(personas.length ? { personas } : {}), ...(reads ? { reads } : {}) };
 }
 
 /**
@@ -84,7 +94,7 @@ export function fedHead(run: ActionRun<'pr'>, target: DeployTarget): string | un
 export async function previewModel(
   run: ActionRun<'pr'>,
   m: ModelRun,
-  { local, via, numbers, reads }: ReadyModel,
+  { local, via, numbers, personas, reads }: ReadyModel,
   out: Outputs,
 ): Promise<ModelFailure | undefined> {
   const { inputs, dryRun } = run.settings;
@@ -123,6 +133,7 @@ export async function previewModel(
       impact: inputs.impact,
       modelFiles,
       numbers,
+      ...(personas ? { personas } : {}),
       fed: fed
         ? {
             branch,

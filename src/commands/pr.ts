@@ -11,7 +11,7 @@ import { StepFailed } from './exit-codes.js';
 import { oneModel, type ModelRun } from './models.js';
 import { closeModel } from './pr-close.js';
 import { closeModels, previewModels } from './pr-models.js';
-import { firstReads, planNumbers, previewModel, readyModel, untouched, type ReadyModel } from './pr-preview.js';
+import { firstReads, planNumbers, planPersonas, previewModel, readyModel, untouched, type ReadyModel } from './pr-preview.js';
 import { queueCommand } from './pr-queue.js';
 
 /** Events that (re)build the preview. */
@@ -36,12 +36,13 @@ export async function prCommand(run: ActionRun<'pr'>): Promise<number> {
 
 /**
  * Before the first call, the local model is read and checked (walked once: hashed for the upload, its
- * texts read from the same walk) and the data diff's plan read; a model the pull request does not touch
+ * texts read from the same walk), the data diff's plan and the personas read; a model the pull request does not touch
  * stops here; then the preflight, when asked. Undefined when there is nothing to preview.
  */
 async function readyToPreview(run: ActionRun<'pr'>, m: ModelRun): Promise<ReadyModel | undefined> {
   const local = await readLocalModel(run.reporter, m.target.modelDir, run.settings.inputs.exclude);
   const numbers = await planNumbers(run);
+  const personas = await planPersonas(run);
   // Its first reads go beside the check of the changed files: one round trip less for every preview.
   const reads = firstReads(run, m);
   const skipped = await untouched(run, m.side, m.target.modelDir);
@@ -50,7 +51,7 @@ async function readyToPreview(run: ActionRun<'pr'>, m: ModelRun): Promise<ReadyM
     Object.assign(run.out, { skipped: 'true', status: 'untouched' });
     return undefined;
   }
-  return readyModel(run, m.target, local, numbers, reads);
+  return readyModel(run, m.target, local, numbers, reads, personas);
 }
 
 /** The preview of the run's one model: the platform's operations, one outcome, the pull request's side, the outputs. */

@@ -65,7 +65,7 @@ export const FLAG_VALUES: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** Flags whose value is a path, for completion. */
-export const FLAG_PATHS: Readonly<Record<string, 'file' | 'dir'>> = { 'ca-cert': 'file', 'model-dir': 'dir', 'data-diff-queries': 'file' };
+export const FLAG_PATHS: Readonly<Record<string, 'file' | 'dir'>> = { 'ca-cert': 'file', 'model-dir': 'dir', 'data-diff-queries': 'file', personas: 'file' };
 
 /** Parse `argv` with the command's own flags; refuses unknown flags and arguments it does not take. */
 export function parseFor(spec: Pick<CommandSpec, 'name' | 'flags' | 'args'>, argv: readonly string[]): ParsedArgs {

@@ -187,5 +187,7 @@ export async function accessProbeStep(ctx: OpContext, plan: DataDiffPlan | undef
   });
   for (const n of r.notices) ctx.reporter.notice(`persona probes: ${n}`);
   const changes = withProbeChanges(a.changes, probeChanges(r.probes, a.changes, a.rowFilters));
+  // The change set's own list (ChangeSet.access) carries the probes' findings too.
+  if (impact.changes?.access) impact.changes.access = changes;
   return { ...a, changes, probes: r.probes, notices: [...a.notices, ...r.notices], ...(r.notRun ? { probesNotRun: { count: r.notRun } } : {}) };
 }

@@ -24,9 +24,8 @@ import {
   type ContentCounts,
   type ContentItem,
 } from '../impact/affected.js';
-import type { AccessOutcome } from '../impact/access/types.js';
-import { countChanges, diffMeta, type ChangeCounts, type ChangeSet } from '../impact/diff.js';
-import { withoutEngineDifferences } from '../impact/engine-version.js';
+import type { AccessOutcome, Persona } from '../impact/access/types.js';
+import { countChanges, type ChangeCounts, type ChangeSet } from '../impact/diff.js';
 import { parseMeta, type MetaDocument } from '../impact/meta.js';
 import { definitionsFor, type DefinitionOutcome } from '../impact/definition/index.js';
 import { flattenSourceTree } from '../impact/definition/files.js';
@@ -35,6 +34,7 @@ import { plural } from '../report/plural.js';
 import type { OpContext } from './context.js';
 import { dataApiClient, deploymentDataToken } from './data-api.js';
 import type { EnableStagingResult } from './enable-staging.js';
+import { compareLayers, readPersonaMetas, type PersonaRead } from './impact-personas.js';
 
 /** One environment's `/meta`, or why it could not be read. */
 export interface MetaRead {
@@ -242,18 +242,26 @@ export interface StartedImpact {
   baseFiles: Promise<FileTexts | { problem: string }>;
   content: Promise<ContentScan>;
   environments: Promise<{ production?: EnvironmentRef; staging?: EnvironmentRef }>;
+  /** The personas (none without a personas file) and their reads of production's `/meta`. */
+  personas: readonly Persona[];
+  personaBase: Promise<PersonaRead[]>;
 }
 
 /**
  * Start reading production's `/meta` and the content (the staging environment is found here too when it
  * already runs). `cliDeploy`: production runs the last upload, not the deploy branch's git (CLI mode).
  */
-export function startImpact(ctx: OpContext, input: { branch?: string; deployBranch?: string; cliDeploy?: boolean }): StartedImpact {
+export function startImpact(
+  ctx: OpContext,
+  input: { branch?: string; deployBranch?: string; cliDeploy?: boolean; personas?: readonly Persona[] },
+): StartedImpact {
   const environments = findEnvironments(ctx, input.branch);
-  const base = environmentMeta(
-    ctx,
-    environments.then((e) => e.production),
-  ).then((r) => (r.problem === 'no environment to read' ? { problem: 'the deployment lists no production environment' } : r));
+  const production = environments.then((e) => e.production);
+  const base = environmentMeta(ctx, production).then((r) =>
+    r.problem === 'no environment to read' ? { problem: 'the deployment lists no production environment' } : r,
+  );
+  const personas = input.personas ?? [];
+  const personaBase = readPersonaMetas(ctx, production, personas);
   const content = scanContent(ctx);
   const baseFiles = input.deployBranch
     ? branchModelFiles(ctx, input.deployBranch, input.cliDeploy).catch((e: unknown) => {
@@ -262,8 +270,8 @@ export function startImpact(ctx: OpContext, input: { branch?: string; deployBran
       })
     : Promise.resolve({ problem: 'the deploy branch is not known' });
   // Awaited later; a rejection here must not be unhandled meanwhile.
-  for (const p of [environments, base, content, baseFiles]) p.catch(() => undefined);
-  return { base, baseFiles, content, environments };
+  for (const p of [environments, production, base, content, baseFiles]) p.catch(() => undefined);
+  return { base, baseFiles, content, environments, personas, personaBase };
 }
 
 /** Compare the two sides, find the content the breaking changes hit, and say what could not be read. */
@@ -271,7 +279,7 @@ export async function finishImpact(
   ctx: OpContext,
   started: StartedImpact,
   head: Promise<MetaRead>,
-  input: { branch: string; deployBranch: string; headFiles?: FileTexts; staging?: EnvironmentRef },
+  input: { branch: string; deployBranch: string; headFiles?: FileTexts; staging?: EnvironmentRef; personaHead?: Promise<PersonaRead[]> },
 ): Promise<ImpactResult> {
   const [base, headRead, content, envs] = await Promise.all([started.base, head, started.content, started.environments.catch(() => ({}) as const)]);
   const notices = [base.notice, headRead.notice, ...content.notices].filter((n): n is string => !!n);
@@ -290,8 +298,10 @@ export async function finishImpact(
     return result;
   }
   const defs = await definitionsFor(started.baseFiles, input.headFiles);
-  // Staging may run a newer Cube than production: what only the versions explain is not a change.
-  result.changes = withoutEngineDifferences(diffMeta(base.meta, headRead.meta, defs.metaOptions));
+  const personas = { list: started.personas, base: started.personaBase, ...(input.personaHead ? { head: input.personaHead } : {}) };
+  const layers = await compareLayers(base.meta, headRead.meta, personas, defs, content.items);
+  result.changes = layers.changes;
+  result.access = layers.access;
   if (defs.outcome) result.definition = defs.apply(result.changes);
   result.notices.push(...defs.notices);
   result.counts = countChanges(result.changes);
@@ -300,7 +310,7 @@ export async function finishImpact(
   const production = 'production' in envs ? envs.production : undefined;
   result.sources = { headMeta: headRead.meta, content: content.items, ...(production ? { production } : {}), ...(staging ? { staging } : {}) };
   result.affectedCounts = countContent(result.affected);
-  for (const n of notices) ctx.reporter.notice(`impact: ${n}`);
+  for (const n of [...notices, ...layers.access.notices]) ctx.reporter.notice(`impact: ${n}`);
   ctx.reporter.info(`impact: ${impactSummaryLine(result)}`);
   return result;
 }
@@ -308,15 +318,21 @@ export async function finishImpact(
 /** Every step for a branch whose staging environment already runs (the `impact` action, `datamodel-ci diff`). */
 export async function analyseImpact(
   ctx: OpContext,
-  input: { branch: string; deployBranch: string; headFiles?: FileTexts; cliDeploy?: boolean },
+  input: { branch: string; deployBranch: string; headFiles?: FileTexts; cliDeploy?: boolean; personas?: readonly Persona[] },
 ): Promise<ImpactResult> {
-  const started = startImpact(ctx, { branch: input.branch, deployBranch: input.deployBranch, cliDeploy: input.cliDeploy });
+  const { branch, deployBranch, cliDeploy, personas } = input;
+  const started = startImpact(ctx, { branch, deployBranch, cliDeploy, ...(personas ? { personas } : {}) });
+  const personaHead = readPersonaMetas(
+    ctx,
+    started.environments.then((e) => e.staging),
+    started.personas,
+  );
   const head = started.environments.then(async (e) =>
     e.staging
       ? environmentMeta(ctx, e.staging)
       : { problem: `${input.branch} has no staging environment (enable it first: datamodel-ci enable-staging, or the enable-staging action)` },
   );
-  return finishImpact(ctx, started, head, input);
+  return finishImpact(ctx, started, head, { ...input, personaHead });
 }
 
 /** `2 breaking, 5 added, 1 changed; 3 reports and 1 notification affected`. */
@@ -371,8 +387,10 @@ export function compareWithProduction(
       )
     : Promise.resolve({ problem: `${label} is not enabled` });
   const staging = known ? { staging: known } : {};
+  const personaHead = s.stagingUrl ? readPersonaMetas(ctx, env, started.personas) : undefined;
   return finishImpact(ctx, started, head, {
     ...staging,
+    ...(personaHead ? { personaHead } : {}),
     branch: input.branch,
     deployBranch: input.deployBranch,
     headFiles: input.modelFiles,

@@ -13,6 +13,7 @@ import { compareWithProduction, startImpact, type MetaToken, type StartedImpact 
 import { accessProbeStep } from './access-probes.js';
 import { dataDiffStep } from './data-diff.js';
 import type { DataDiffPlan } from '../impact/data/plan.js';
+import type { Persona } from '../impact/access/types.js';
 import { runRepositoryPreview } from './repository-feed.js';
 import { runPreview } from './upload-preview.js';
 
@@ -21,12 +22,17 @@ export interface PlatformPreviewInput extends PreviewInput {
   fed?: { branch: string; headSha: string; modelDir: string; repository: string };
   /** The data diff after the impact (planned, and its key queries read, before the first call). */
   numbers?: DataDiffPlan;
+  /** The personas whose view of each side the impact compares (read and checked before the first call). */
+  personas?: readonly Persona[];
 }
 
 /** The preview on the platform; a platform failure is reported in the outcome, bad input is thrown. */
 export async function previewOnPlatform(ctx: OpContext, input: PlatformPreviewInput, pull: PullRequestPort): Promise<PreviewOutcome> {
   // What the impact reads from production and the content does not depend on this push: started at once.
-  const impact = input.impact && !ctx.dryRun ? startImpact(ctx, { deployBranch: input.deployBranch, cliDeploy: input.deployMode === 'cli' }) : undefined;
+  const impact =
+    input.impact && !ctx.dryRun
+      ? startImpact(ctx, { deployBranch: input.deployBranch, cliDeploy: input.deployMode === 'cli', ...(input.personas ? { personas: input.personas } : {}) })
+      : undefined;
   let flow: PreviewFlow | undefined;
   if (input.fed) {
     const { fed } = input;
@@ -47,7 +53,7 @@ export async function previewOnPlatform(ctx: OpContext, input: PlatformPreviewIn
     o.failureCause = e;
   } finally {
     // The impact's early reads finish before the run ends, also when a flow failed or stopped before using them.
-    await Promise.allSettled([impact?.base, impact?.content, impact?.baseFiles]);
+    await Promise.allSettled([impact?.base, impact?.content, impact?.baseFiles, impact?.personaBase]);
   }
   if (o.impact?.access) o.impact.access = await accessProbeStep(ctx, input.numbers, o.impact);
   if (o.impact && input.numbers) o.numbers = await dataDiffStep(ctx, input.numbers, o.impact);

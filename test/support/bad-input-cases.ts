@@ -18,6 +18,8 @@ export const dirs = {
   big: join(root, 'big'),
   symlink: join(root, 'symlink'),
   file: join(root, 'a-file.txt'),
+  /** A personas file naming one persona twice. */
+  personasTwice: join(root, 'personas-twice.yml'),
 };
 
 function model(name: string, files: Record<string, string | Buffer>): string {
@@ -41,6 +43,7 @@ export function makeBadInputModels(): void {
   model('symlink', { ...DEMO_MODEL });
   symlinkSync(join(root, 'outside.yml'), join(dirs.symlink, 'model', 'escape.yml'));
   writeFileSync(dirs.file, 'x');
+  writeFileSync(dirs.personasTwice, 'personas:\n  - name: analyst\n  - name: analyst\n');
 }
 
 export interface Case {
@@ -390,6 +393,20 @@ export const cases = (): Case[] => [
     env: { DATAMODEL_CI_BRANCH: 'main' },
     code: 2,
     says: ['event: got nothing, expected a pull_request or merge_group event'],
+  },
+  {
+    name: 'impact: personas file missing',
+    command: 'impact',
+    env: { DATAMODEL_CI_PERSONAS: join(root, 'no-personas.yml') },
+    code: 2,
+    says: [/personas: got ".*no-personas\.yml", expected a readable YAML or JSON file of personas \(ENOENT\)/],
+  },
+  {
+    name: 'diff --personas naming a persona twice',
+    command: 'cli',
+    argv: ['diff', '--personas', dirs.personasTwice],
+    code: 2,
+    says: ['expected a file whose persona names are unique (personas[1].name "analyst" is used twice)'],
   },
   {
     name: 'sweep without a repository',

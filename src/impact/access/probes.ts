@@ -9,7 +9,7 @@
  */
 import type { CubeQuery, DataDiffSettings } from '../data/types.js';
 import type { PullRequestFacts } from '../data/plan.js';
-import type { AccessChange, AccessProbe, ProbeSide, RowFilterTexts } from './types.js';
+import type { AccessChange, AccessProbe, ProbeSide, RowAccess, RowFilterSides } from './types.js';
 
 /** A member as a `/meta` lists it, with what the probe needs to pick a counter. */
 export interface ProbeMember {
@@ -123,7 +123,7 @@ export const notInModel = (message: string): boolean => /not found|does ?n[o']t 
  * `hidden` (or an answer as `exposed`) of the target or its members is not said twice. A failed side, or a
  * target one side does not have, says nothing: it is no evidence about access.
  */
-export function probeChanges(probes: AccessProbe[], existing: AccessChange[] = [], rowFilters: RowFilterTexts[] = []): AccessChange[] {
+export function probeChanges(probes: AccessProbe[], existing: AccessChange[] = [], rowFilters: RowFilterSides[] = []): AccessChange[] {
   const out: AccessChange[] = [];
   for (const p of probes) {
     const { production: a, preview: b } = p;
@@ -148,11 +148,19 @@ export function probeChanges(probes: AccessProbe[], existing: AccessChange[] = [
     else if (after > before && !a.atLeast) add('rows-widened', evidence);
     else {
       const filter = rowFilters.find((f) => f.persona === p.persona && f.target === p.target);
-      if (filter && (filter.production ?? '') !== (filter.preview ?? ''))
-        add('rows-filter-changed', `row filter ${filter.production ?? 'none'} → ${filter.preview ?? 'none'}; ${evidence}`);
+      const [from, to] = filter ? [rowAccessText(filter.production), rowAccessText(filter.preview)] : [];
+      if (from !== undefined && to !== undefined && from !== to) add('rows-filter-changed', `row filter ${from} → ${to}; ${evidence}`);
     }
   }
   return out;
+}
+
+/** A side's row access as the detail says it; a filter not known says nothing (undefined). */
+export function rowAccessText(r: RowAccess): string | undefined {
+  if ('all' in r) return 'every row';
+  if ('none' in r) return 'no row';
+  if ('filter' in r) return r.filter;
+  return undefined;
 }
 
 /** The changes `/meta` gave and the probes' own, each once. */

@@ -78,6 +78,17 @@ export interface LostContent {
   members: string[];
 }
 
+/** The rows a persona reads of a cube or view by its policies: all, none (no policy applies), a filter (canonical text), or not known (why). */
+export type RowAccess = { all: true } | { none: true } | { filter: string } | { unknown: string };
+
+/** The row filter a persona's policies give on each side, per policy target: different texts with equal counts are `rows-filter-changed`. */
+export interface RowFilterSides {
+  persona: string;
+  target: string;
+  production: RowAccess;
+  preview: RowAccess;
+}
+
 /** The access review of one pull request. */
 export interface AccessOutcome {
   /** The personas read (empty without a personas file). */
@@ -89,22 +100,14 @@ export interface AccessOutcome {
   probes: AccessProbe[];
   /** What was not read or not probed, and why (no personas file, a fork, a public repository, a token refused). */
   notices: string[];
+  /** Per persona and policy target, the row filter of each side's policies (from the model files; absent without personas). */
+  rowFilters?: RowFilterSides[];
   /** The personas whole, as read from the file: the probes mint their tokens under these contexts (never in the JSON). */
   personaDefinitions?: Persona[];
-  /** The row filter each persona gets on a target, per side, as text: equal counts under a changed filter are `rows-filter-changed`. */
-  rowFilters?: RowFilterTexts[];
   /** Policy targets as some persona's /meta listed them: the probes pick what to count from these (never in the JSON). */
   targetMeta?: MetaCube[];
   /** Persona probes that were found but not run (`data-diff-max-queries`), and why the probes did not run at all. */
   probesNotRun?: { count: number; why?: string };
-}
-
-/** The row filter one persona gets on one target, on each side (absent: none applies). */
-export interface RowFilterTexts {
-  persona: string;
-  target: string;
-  production?: string;
-  preview?: string;
 }
 
 /**

@@ -56,6 +56,8 @@ export interface DefinitionOutcome {
 
 export interface DefinitionStep {
   outcome?: DefinitionOutcome;
+  /** The sides' definitions (the access review reads their policies): the pull request's alone when production's files were not read. */
+  models?: { base?: ModelDefinition; head: ModelDefinition };
   /** What the files tell the `/meta` diff: members the pull request declares non-public ("made private"), cubes renamed. */
   metaOptions: DiffOptions;
   notices: string[];
@@ -72,11 +74,14 @@ export async function definitionsFor(baseFiles: Promise<FileTexts | { problem: s
   if (!head) return none;
   if (!head.size) return { ...none, notices: ['the model definitions were not compared: model-dir holds no YAML or JS file under model/ (or schema/)'] };
   const base = await baseFiles;
-  if (!(base instanceof Map)) return { ...none, notices: [`the model definitions were not compared: ${base.problem}`] };
+  // Without production's files the pull request's still tell a policy's hiding from a removal.
+  if (!(base instanceof Map))
+    return { ...none, models: { head: modelDefinition(head) }, notices: [`the model definitions were not compared: ${base.problem}`] };
   const cmp = compareDefinitions(base, head);
   const outcome: DefinitionOutcome = { changes: cmp.changes, values: [...cmp.values].map(([member, why]) => ({ member, why })) };
   return {
     outcome,
+    models: { base: cmp.base, head: cmp.head },
     metaOptions: { privateInHead: privateIn(cmp.head), cubeRenames: cmp.renames },
     notices: cmp.notices,
     apply: (cs) => {

@@ -5,6 +5,7 @@
  * is text in one canonical form: YAML `{CUBE}.amount` and JS `${CUBE}.amount` read the same.
  */
 import { keyVariants, snakeCase } from '../../model/locate/model-tree.js';
+import { readPolicies, type PolicyDef } from '../access/policy.js';
 
 /** Source text of an expression the reader does not evaluate: compared as text. */
 export interface Code {
@@ -83,6 +84,8 @@ export interface CubeDef {
   members: Map<string, MemberDef>;
   /** Canonical text of the access policy (absent: none). */
   accessPolicy?: string;
+  /** The access policies read one by one (src/impact/access/policy.ts); absent with none. */
+  accessPolicies?: PolicyDef[];
   /** Canonical text of the pre-aggregations (they change speed, not numbers). */
   preAggregations?: string;
   /** Views: the join paths of their cubes (`orders.customers`). */
@@ -215,6 +218,8 @@ function baseCube(e: RawEntity): CubeDef {
   }
   const policy = field(b, 'accessPolicy');
   if (policy !== undefined) cube.accessPolicy = canon(policy);
+  const policies = readPolicies(policy);
+  if (policies.length) cube.accessPolicies = policies;
   const pre = field(b, 'preAggregations');
   if (pre !== undefined) cube.preAggregations = canon(pre);
   return cube;
@@ -235,6 +240,7 @@ function resolveExtends(cubes: Map<string, CubeDef>, bodies: Map<string, RawMap>
     c.sql ??= c.sqlTable === undefined ? parent.sql : undefined;
     c.dataSource ??= parent.dataSource;
     c.accessPolicy ??= parent.accessPolicy;
+    c.accessPolicies ??= parent.accessPolicies;
     if (!saysPublic(bodies.get(c.name))) c.public = parent.public;
     c.joins = new Map([...parent.joins, ...c.joins]);
     c.members = new Map([...parent.members, ...c.members]);

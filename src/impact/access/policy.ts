@@ -1,0 +1,213 @@
+/**
+ * A cube's or view's access policies read from the model files (YAML `access_policy`, JS `accessPolicy`),
+ * and what they give one persona, as Cube decides it (server-core's CompilerApi): a policy applies when
+ * its `group`/`groups` match one of the user's groups (`*` matches everyone; no group and no role: every
+ * user) and all its `conditions` hold; a member is visible when an applying policy has no `member_level`
+ * or includes it without excluding it; masked when only a `member_masking` gives it; rows are unfiltered
+ * when an applying policy has no `row_level` or `allow_all`, else the applying policies' filters (AND
+ * within one, OR across them). Once a cube has a policy, a user no policy applies to sees nothing. What
+ * cannot be told without running the model (a condition it cannot read, a `role`) is "unknown".
+ */
+import { canon, field, isCode, isMap, type Raw, type RawMap } from '../definition/model.js';
+import { evaluateCondition } from './condition.js';
+import { personaSecurityContext, type Persona, type RowAccess } from './types.js';
+
+export type { RowAccess } from './types.js';
+
+/** A member list of a policy: every member (`*`), or these short names. */
+export type MemberList = '*' | string[];
+
+export interface MemberRule {
+  includes: MemberList;
+  excludes: string[];
+}
+
+/** One entry of an `access_policy` list, as written. */
+export interface PolicyDef {
+  /** Groups it names (`group` or `groups`); absent when it names none. */
+  groups?: string[];
+  /** A `role` (older models): whether a user holds it is the deployment's `contextToRoles`, not known here. */
+  role?: string;
+  memberLevel?: MemberRule;
+  memberMasking?: MemberRule;
+  /** Absent: every row. */
+  rowLevel?: { allowAll: boolean; filters: string[] };
+  /** Each condition's `if`, as source text. */
+  conditions: string[];
+}
+
+export type Tri = true | false | 'unknown';
+
+export type MemberAccess = 'full' | 'masked' | 'hidden' | 'unknown';
+
+/** What a cube's or view's policies give one persona. */
+export interface EntityAccess {
+  /** The cube has policies at all (without any, everyone sees everything). */
+  policed: boolean;
+  /** Each member's access by short name. */
+  members: Map<string, MemberAccess>;
+  rows: RowAccess;
+  /** Policies that apply, described (`group finance`), for the details. */
+  applying: string[];
+  /** Why some access is unknown (a condition not evaluated, a role). */
+  unknown: string[];
+  /** Conditions that read an attribute the persona's context does not set (Cube's reading of them is known). */
+  notes: string[];
+  /** Groups of the persona that a policy grants by name (not `*`), for the check that groups reach the policies. */
+  grantedGroups: string[];
+}
+
+const text = (v: Raw | undefined): string | undefined =>
+  typeof v === 'string' || typeof v === 'number' ? String(v).trim() : isCode(v) ? v.code.trim() : undefined;
+
+/** `orders.status` and `status` name the same member of `orders`. */
+const short = (name: string) => name.slice(name.lastIndexOf('.') + 1);
+
+function memberList(v: Raw | undefined): MemberList | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (text(v) === '*') return '*';
+  if (Array.isArray(v)) {
+    if (v.some((x) => text(x) === '*')) return '*';
+    return v.flatMap((x) => (text(x) ? [short(text(x)!)] : []));
+  }
+  const one = text(v);
+  return one ? [short(one)] : [];
+}
+
+function memberRule(v: Raw | undefined): MemberRule | undefined {
+  if (!isMap(v)) return undefined;
+  const excludes = memberList(field(v, 'excludes'));
+  // Only excludes: the rest of the members are included (as the compiler reads it).
+  return { includes: memberList(field(v, 'includes')) ?? '*', excludes: excludes === '*' ? ['*'] : (excludes ?? []) };
+}
+
+function names(v: Raw | undefined): string[] | undefined {
+  if (v === undefined || v === null) return undefined;
+  const list = Array.isArray(v) ? v : [v];
+  return list.flatMap((x) => (text(x) ? [text(x)!] : []));
+}
+
+/** The policies of one cube or view from its `access_policy` value (none when it has none). */
+export function readPolicies(raw: Raw | undefined): PolicyDef[] {
+  if (!Array.isArray(raw)) return [];
+  return raw.filter(isMap).map((p: RawMap) => {
+    const out: PolicyDef = { conditions: [] };
+    const groups = names(field(p, 'group')) ?? names(field(p, 'groups'));
+    if (groups) out.groups = groups;
+    const role = text(field(p, 'role'));
+    if (role) out.role = role;
+    const ml = memberRule(field(p, 'memberLevel'));
+    if (ml) out.memberLevel = ml;
+    const mm = memberRule(field(p, 'memberMasking'));
+    if (mm) out.memberMasking = mm;
+    const rl = field(p, 'rowLevel');
+    if (isMap(rl)) {
+      const filters = field(rl, 'filters');
+      const allow = field(rl, 'allowAll');
+      out.rowLevel = { allowAll: allow === true || allow === 'true', filters: Array.isArray(filters) ? filters.map((f) => canon(f) ?? '') : [] };
+    }
+    const conds = field(p, 'conditions');
+    for (const c of Array.isArray(conds) ? conds.filter(isMap) : []) {
+      const t = text(field(c, 'if'));
+      if (t !== undefined) out.conditions.push(t);
+    }
+    return out;
+  });
+}
+
+/** `group finance`, `groups a, b`, `role admin`, `every user`, with its conditions. */
+export function describePolicy(p: PolicyDef): string {
+  const who = p.groups ? `${p.groups.length > 1 ? 'groups' : 'group'} ${p.groups.join(', ')}` : p.role ? `role ${p.role}` : 'every user';
+  return p.conditions.length ? `${who} if ${p.conditions.join(' and ')}` : who;
+}
+
+/**
+ * Does a policy apply to a persona? With why when it is not known, and a note when a condition reads an
+ * attribute the persona's context does not set. Cube folds the conditions' values with `&&` and refuses a
+ * value that is not true or false, except the first one's: so a lone condition on a missing attribute is
+ * a silent "does not apply", while a later one fails the request (unknown here).
+ */
+export function policyApplies(p: PolicyDef, persona: Persona): { applies: Tri; why?: string; note?: string } {
+  let who: Tri;
+  if (p.groups) who = p.groups.some((g) => g === '*' || persona.groups.includes(g));
+  else if (p.role) who = p.role === '*' ? true : 'unknown';
+  else who = true;
+  if (who === false) return { applies: false };
+  const context = personaSecurityContext(persona);
+  let all: unknown = true;
+  let note: string | undefined;
+  for (const [i, c] of p.conditions.entries()) {
+    const r = evaluateCondition(c, context);
+    if ('unknown' in r) return { applies: 'unknown', why: r.unknown };
+    const missing = r.missing?.length ? ` (${r.missing.join(', ')} not set for ${persona.name})` : '';
+    if (typeof r.value !== 'boolean') {
+      const gives = `the condition ${JSON.stringify(c)} gives ${JSON.stringify(r.value) ?? 'undefined'}, not true or false${missing}`;
+      if (i > 0) return { applies: 'unknown', why: `${gives}: Cube refuses the request` };
+      note ??= gives;
+    }
+    all = i === 0 ? r.value : all && r.value;
+  }
+  if (!all) return { applies: false, ...(note ? { note: `${note}: the policy does not apply` } : {}) };
+  if (who === 'unknown') return { applies: 'unknown', why: `role ${p.role} depends on the deployment's contextToRoles` };
+  return { applies: true, ...(note ? { note } : {}) };
+}
+
+const lists = (l: MemberList, name: string) => l === '*' || l.includes(name);
+const grants = (rule: MemberRule | undefined, name: string) => !rule || (lists(rule.includes, name) && !lists(rule.excludes, name));
+
+/** One member's access under the policies that apply (`maybe`: those whose applying is unknown). */
+function memberAccess(name: string, applying: PolicyDef[], maybe: PolicyDef[]): MemberAccess {
+  if (applying.some((p) => grants(p.memberLevel, name))) return 'full';
+  if (maybe.some((p) => grants(p.memberLevel, name) || (p.memberMasking && grants(p.memberMasking, name)))) return 'unknown';
+  if (applying.some((p) => p.memberMasking && grants(p.memberMasking, name))) return 'masked';
+  return 'hidden';
+}
+
+/** The rows the applying policies give (see the header). */
+function rowAccess(applying: PolicyDef[], maybe: PolicyDef[], why: string[]): RowAccess {
+  // Every row from one policy that applies: no other policy can narrow it (Cube ORs the policies).
+  if (applying.some((p) => !p.rowLevel || p.rowLevel.allowAll)) return { all: true };
+  if (maybe.length) return { unknown: why.join('; ') || 'a policy whose conditions were not evaluated' };
+  if (!applying.length) return { none: true };
+  const parts = applying.map((p) => p.rowLevel!.filters.join(' AND ')).filter(Boolean);
+  if (!parts.length) return { all: true };
+  return { filter: parts.length > 1 ? parts.map((x) => `(${x})`).join(' OR ') : parts[0]! };
+}
+
+/** What a cube's or view's policies give a persona, for each of `members` (short names). */
+export function entityAccess(policies: PolicyDef[], members: Iterable<string>, persona: Persona): EntityAccess {
+  const all = [...members];
+  if (!policies.length)
+    return { policed: false, members: new Map(all.map((m) => [m, 'full'])), rows: { all: true }, applying: [], unknown: [], notes: [], grantedGroups: [] };
+  const applying: PolicyDef[] = [];
+  const maybe: PolicyDef[] = [];
+  const unknown: string[] = [];
+  const notes: string[] = [];
+  for (const p of policies) {
+    const r = policyApplies(p, persona);
+    if (r.note && !notes.includes(r.note)) notes.push(r.note);
+    if (r.applies === true) applying.push(p);
+    else if (r.applies === 'unknown') {
+      maybe.push(p);
+      if (r.why && !unknown.includes(r.why)) unknown.push(r.why);
+    }
+  }
+  const grantedGroups = [...new Set(applying.flatMap((p) => (p.groups ?? []).filter((g) => g !== '*' && persona.groups.includes(g))))];
+  return {
+    policed: true,
+    members: new Map(all.map((m) => [m, memberAccess(m, applying, maybe)])),
+    rows: rowAccess(applying, maybe, unknown),
+    applying: applying.map(describePolicy),
+    unknown,
+    notes,
+    grantedGroups,
+  };
+}
+
+/** A row access as one line: `all rows`, `no rows`, `rows where …`, `not known (…)`. */
+export function rowAccessText(r: RowAccess): string {
+  if ('all' in r) return 'all rows';
+  if ('none' in r) return 'no rows (no policy applies)';
+  if ('filter' in r) return `rows where ${r.filter}`;
+  return `not known (${r.unknown})`;
+}

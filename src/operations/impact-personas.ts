@@ -1,0 +1,114 @@
+/**
+ * The impact's reads per persona and the comparison they feed: each persona's `/meta` of production (read
+ * from the start, beside the upload) and of the preview (beside the preview's own read), with tokens minted
+ * under the persona's security context, a few at a time; a read that fails is a notice, never the whole
+ * impact. The member diff then compares the union of each side's reads (src/impact/access/visibility.ts),
+ * and the access review says who gains or loses what (src/impact/access/review.ts).
+ */
+import { AbortedError, messageOf } from '../client/errors.js';
+import { DEFAULTS } from '../defaults.js';
+import type { ContentItem } from '../impact/affected.js';
+import { reviewAccess, type PersonaMetas } from '../impact/access/review.js';
+import { personaSecurityContext, type AccessOutcome, type Persona } from '../impact/access/types.js';
+import { explainedNotices, unionMeta, withoutPolicyEffects } from '../impact/access/visibility.js';
+import type { DefinitionStep } from '../impact/definition/index.js';
+import { diffMeta, type ChangeSet } from '../impact/diff.js';
+import { withoutEngineDifferences } from '../impact/engine-version.js';
+import type { MetaDocument } from '../impact/meta.js';
+import { mapLimit } from '../model/local-model.js';
+import type { OpContext } from './context.js';
+import { environmentMeta, type EnvironmentRef, type MetaRead, type MetaToken } from './impact.js';
+
+/** One persona's `/meta` of one environment. */
+export interface PersonaRead {
+  persona: Persona;
+  read: MetaRead;
+}
+
+/**
+ * A data-API token carrying the persona's security context. No detour to another token: one minted
+ * otherwise would read another user's view, not the persona's.
+ */
+async function personaToken(ctx: OpContext, env: EnvironmentRef, persona: Persona): Promise<MetaToken> {
+  const body = { security_context: personaSecurityContext(persona), expires_in: 600 };
+  const opts = { signal: ctx.signal, repeatable: true };
+  const minted = await ctx.client.deployments.createEnvironmentToken({ deploymentId: ctx.deploymentId, environmentId: env.id, body }, opts);
+  ctx.reporter.secret(minted.data.token);
+  return { token: minted.data.token };
+}
+
+/** Every persona's `/meta` of one environment (none without personas); a failure is that persona's `problem`. */
+export function readPersonaMetas(ctx: OpContext, env: Promise<EnvironmentRef | undefined>, personas: readonly Persona[]): Promise<PersonaRead[]> {
+  if (!personas.length) return Promise.resolve([]);
+  const reads = mapLimit(personas, DEFAULTS.accessMetaConcurrency, async (persona): Promise<PersonaRead> => {
+    const e = await env.catch(() => undefined);
+    if (!e) return { persona, read: { problem: 'no environment to read' } };
+    const token = personaToken(ctx, e, persona);
+    // environmentMeta awaits it at once; a refusal must not go unhandled meanwhile.
+    token.catch(() => undefined);
+    const read = await environmentMeta(ctx, e, token).catch((err: unknown) => {
+      if (err instanceof AbortedError || ctx.signal?.aborted) throw err;
+      return { problem: messageOf(err) };
+    });
+    return { persona, read };
+  });
+  reads.catch(() => undefined);
+  return reads;
+}
+
+/** Each persona's two reads side by side (in the personas' order). */
+function pair(personas: readonly Persona[], base: PersonaRead[], head: PersonaRead[]): PersonaMetas[] {
+  return personas.map((persona) => {
+    const b = base.find((r) => r.persona === persona)?.read;
+    const h = head.find((r) => r.persona === persona)?.read;
+    const problems = [b?.problem && `production: ${b.problem}`, h?.problem && `the preview: ${h.problem}`].filter(Boolean);
+    return {
+      persona,
+      ...(b?.meta ? { base: b.meta } : {}),
+      ...(h?.meta ? { head: h.meta } : {}),
+      ...(problems.length ? { problem: problems.join('; ') } : {}),
+    };
+  });
+}
+
+/** The member diff of the two layers and the access review, from every read of each side. */
+export interface LayerComparison {
+  changes: ChangeSet;
+  access: AccessOutcome;
+}
+
+/**
+ * Compare the two sides: the union of the empty context's read and the reads of each persona read on both
+ * sides (one read on one side only would make its members look removed or added); what a policy explains
+ * is taken out of the member diff and said in the access review instead.
+ */
+export async function compareLayers(
+  base: MetaDocument,
+  head: MetaDocument,
+  personas: { list: readonly Persona[]; base?: Promise<PersonaRead[]>; head?: Promise<PersonaRead[]> },
+  defs: DefinitionStep,
+  content: ContentItem[],
+): Promise<LayerComparison> {
+  const [b, h] = await Promise.all([personas.base ?? Promise.resolve([]), personas.head ?? Promise.resolve([])]);
+  const reads = pair(personas.list, b, h);
+  const both = reads.filter((r) => r.base && r.head);
+  const baseUnion = unionMeta([base, ...both.map((r) => r.base!)]);
+  const headUnion = unionMeta([head, ...both.map((r) => r.head!)]);
+  // Staging may run a newer Cube than production: what only the versions explain is not a change.
+  const changes = withoutEngineDifferences(diffMeta(baseUnion, headUnion, defs.metaOptions));
+  const explained = withoutPolicyEffects(changes, defs.models ?? {});
+  const access = reviewAccess({
+    personas: [...personas.list],
+    reads,
+    baseUnion,
+    headUnion,
+    ...(defs.models?.base ? { defs: { base: defs.models.base, head: defs.models.head } } : {}),
+    content,
+  });
+  access.notices.unshift(...explainedNotices(explained, both.length));
+  // The change set carries the access review only when it ran (personas read); the policy targets are always in `access`.
+  if (personas.list.length) changes.access = access.changes;
+  // What the persona probes need: the personas whole, and the policy targets as any read listed them.
+  const targetMeta = [...headUnion.cubes, ...baseUnion.cubes].filter((c) => access.policyTargets.includes(c.name));
+  return { changes, access: { ...access, ...(personas.list.length ? { personaDefinitions: [...personas.list] } : {}), targetMeta } };
+}

@@ -1,0 +1,196 @@
+/**
+ * Access policies read from the model files and evaluated per persona without running the model: group
+ * matching, conditions on the security context (unknown when they cannot be read, never guessed),
+ * member level, masking and the row filter; and the personas file's checks.
+ */
+import { describe, expect, it } from 'vitest';
+import { evaluateCondition } from '../src/impact/access/condition.js';
+import { entityAccess, rowAccessText, type PolicyDef } from '../src/impact/access/policy.js';
+import type { Persona } from '../src/impact/access/types.js';
+import { modelDefinition } from '../src/impact/definition/source.js';
+import { parsePersonas } from '../src/personas-input.js';
+
+const persona = (name: string, groups: string[], securityContext: Record<string, unknown> = {}): Persona => ({ name, groups, securityContext });
+const MEMBERS = ['id', 'status', 'amount', 'email'];
+
+function policiesOf(yaml: string, cube = 'orders'): PolicyDef[] {
+  const files = new Map([['model/cubes/orders.yml', yaml]]);
+  return modelDefinition(files).cubes.get(cube)?.accessPolicies ?? [];
+}
+
+const ORDERS = `cubes:
+  - name: orders
+    sql_table: orders
+    dimensions:
+      - { name: id, sql: id, type: number, primary_key: true, public: true }
+      - { name: status, sql: status, type: string }
+      - { name: email, sql: email, type: string }
+    measures:
+      - { name: amount, sql: amount, type: sum }
+    access_policy:
+`;
+
+describe('access policies, per persona', () => {
+  it('reads YAML access_policy: groups, member level, masking, row level and conditions', () => {
+    const p = policiesOf(
+      ORDERS +
+        `      - group: finance
+        member_level: { includes: "*", excludes: [email] }
+        row_level:
+          filters:
+            - { member: status, operator: equals, values: [paid] }
+      - groups: [support, ops]
+        member_masking: { includes: [email] }
+        member_level: { includes: [id, status] }
+        conditions:
+          - if: "{ securityContext.region == 'EU' }"
+`,
+    );
+    expect(p).toHaveLength(2);
+    expect(p[0]).toMatchObject({ groups: ['finance'], memberLevel: { includes: '*', excludes: ['email'] }, rowLevel: { allowAll: false } });
+    expect(p[0]!.rowLevel!.filters[0]).toContain('paid');
+    expect(p[1]).toMatchObject({ groups: ['support', 'ops'], memberMasking: { includes: ['email'] }, conditions: ["{ securityContext.region == 'EU' }"] });
+  });
+
+  it('reads JS accessPolicy the same way', () => {
+    const js = `cube('orders', { sql_table: 'orders', dimensions: { status: { sql: 'status', type: 'string' } },
+      accessPolicy: [{ group: 'finance', memberLevel: { includes: ['status'] }, rowLevel: { allowAll: true },
+        conditions: [{ if: securityContext.is_full_time }] }] });`;
+    const p = modelDefinition(new Map([['model/cubes/orders.js', js]])).cubes.get('orders')!.accessPolicies!;
+    expect(p[0]).toMatchObject({ groups: ['finance'], memberLevel: { includes: ['status'], excludes: [] }, rowLevel: { allowAll: true } });
+    expect(p[0]!.conditions[0]).toContain('securityContext.is_full_time');
+  });
+
+  it('gives members by group: includes minus excludes, union over the policies that apply; nothing to a persona no policy applies to', () => {
+    const p = policiesOf(
+      ORDERS +
+        `      - group: finance
+        member_level: { includes: "*", excludes: [email] }
+      - group: crm
+        member_level: { includes: [email] }
+`,
+    );
+    const both = entityAccess(p, MEMBERS, persona('both', ['finance', 'crm']));
+    expect([...both.members.values()]).toEqual(['full', 'full', 'full', 'full']);
+    const fin = entityAccess(p, MEMBERS, persona('fin', ['finance']));
+    expect(fin.members.get('email')).toBe('hidden');
+    expect(fin.members.get('amount')).toBe('full');
+    expect(fin.grantedGroups).toEqual(['finance']);
+    const nobody = entityAccess(p, MEMBERS, persona('nobody', ['marketing']));
+    expect([...nobody.members.values()].every((a) => a === 'hidden')).toBe(true);
+    expect(nobody.rows).toEqual({ none: true });
+    // No policy at all: open to everyone.
+    expect(entityAccess([], MEMBERS, persona('x', [])).members.get('email')).toBe('full');
+  });
+
+  it('masks what only member_masking gives; "*" matches every persona, groups or not', () => {
+    const p = policiesOf(
+      ORDERS +
+        `      - group: "*"
+        member_level: { includes: [id, status] }
+        member_masking: { includes: "*" }
+`,
+    );
+    const a = entityAccess(p, MEMBERS, persona('guest', []));
+    expect(a.members.get('status')).toBe('full');
+    expect(a.members.get('email')).toBe('masked');
+    expect(a.grantedGroups).toEqual([]);
+  });
+
+  it('rows: allow_all or no row_level is every row; filters AND within a policy, OR across policies', () => {
+    const p = policiesOf(
+      ORDERS +
+        `      - group: eu
+        row_level:
+          filters:
+            - { member: country, operator: equals, values: [DE] }
+            - { member: status, operator: equals, values: [paid] }
+      - group: us
+        row_level:
+          filters:
+            - { member: country, operator: equals, values: [US] }
+      - group: admin
+        row_level: { allow_all: true }
+`,
+    );
+    const eu = entityAccess(p, MEMBERS, persona('eu', ['eu']));
+    expect('filter' in eu.rows && eu.rows.filter.split(' AND ')).toHaveLength(2);
+    const euUs = entityAccess(p, MEMBERS, persona('eu-us', ['eu', 'us'])).rows;
+    expect('filter' in euUs && euUs.filter).toMatch(/^\(.*DE.*\) OR \(.*US.*\)$/);
+    expect(entityAccess(p, MEMBERS, persona('adm', ['admin', 'eu'])).rows).toEqual({ all: true });
+    expect(rowAccessText({ none: true })).toContain('no rows');
+  });
+
+  it('conditions on security-context attributes decide; one it cannot read is unknown, never guessed', () => {
+    const p = policiesOf(
+      ORDERS +
+        `      - group: "*"
+        member_level: { includes: "*" }
+        conditions:
+          - if: "{ securityContext.is_full_time_employee }"
+          - if: "{ securityContext.region === 'EU' && !securityContext.contractor }"
+`,
+    );
+    expect(entityAccess(p, MEMBERS, persona('ft', [], { is_full_time_employee: true, region: 'EU' })).members.get('amount')).toBe('full');
+    expect(entityAccess(p, MEMBERS, persona('us', [], { is_full_time_employee: true, region: 'US' })).members.get('amount')).toBe('hidden');
+    // A lone condition on a missing attribute: Cube reads it as "does not apply" (a silent deny), said in a note.
+    const p1 = policiesOf(ORDERS + `      - group: "*"\n        conditions:\n          - if: "{ securityContext.is_manager }"\n`);
+    const missing = entityAccess(p1, MEMBERS, persona('none', [], {}));
+    expect(missing.members.get('amount')).toBe('hidden');
+    expect(missing.notes[0]).toContain('securityContext.is_manager not set for none): the policy does not apply');
+    // A later condition that is not true or false: Cube refuses the request, unknown here.
+    const later = entityAccess(p, MEMBERS, persona('ft', [], { is_full_time_employee: true }));
+    expect(later.members.get('amount')).toBe('hidden');
+    const odd = policiesOf(
+      ORDERS + `      - group: "*"\n        conditions:\n          - if: "{ securityContext.a }"\n          - if: "{ securityContext.b }"\n`,
+    );
+    expect(entityAccess(odd, MEMBERS, persona('ab', [], { a: true })).unknown[0]).toContain('Cube refuses the request');
+    const unread = policiesOf(ORDERS + `      - group: "*"\n        conditions:\n          - if: "{ lookup(securityContext.id) }"\n`);
+    const r = entityAccess(unread, MEMBERS, persona('p', [], { id: 1 }));
+    expect(r.members.get('status')).toBe('unknown');
+    expect(r.unknown[0]).toContain('was not evaluated');
+  });
+
+  it('evaluates the small expressions teams write, and says which attributes are missing', () => {
+    const ctx = { region: 'EU', level: 3, teams: ['a', 'b'], cubeCloud: { groups: ['x'] } };
+    expect(evaluateCondition("{ securityContext.teams.includes('b') }", ctx)).toEqual({ value: true });
+    expect(evaluateCondition('{ securityContext.level >= 2 || securityContext.region != "EU" }', ctx)).toEqual({ value: true });
+    expect(evaluateCondition("securityContext['cubeCloud'].groups.includes('y')", ctx)).toEqual({ value: false });
+    expect(evaluateCondition('(securityContext) => securityContext.level < 2', ctx)).toEqual({ value: false });
+    expect(evaluateCondition('{ securityContext.tier === "gold" }', ctx)).toEqual({ value: false, missing: ['securityContext.tier'] });
+    expect(evaluateCondition('{ process.env.X }', ctx)).toHaveProperty('unknown');
+  });
+});
+
+describe('the personas file', () => {
+  const bad = (text: string) => {
+    try {
+      parsePersonas(text, 'personas.yml');
+    } catch (e) {
+      return (e as Error).message;
+    }
+    return 'no error';
+  };
+
+  it('reads YAML and JSON', () => {
+    expect(parsePersonas('personas:\n  - name: analyst\n    groups: [finance]\n    securityContext: { region: EU }\n', 'p.yml')).toEqual([
+      { name: 'analyst', groups: ['finance'], securityContext: { region: 'EU' } },
+    ]);
+    expect(parsePersonas('{"personas":[{"name":"guest"}]}', 'p.json')).toEqual([{ name: 'guest', groups: [], securityContext: {} }]);
+  });
+
+  it.each([
+    ['personas: [', 'personas: got "personas.yml", expected a YAML or JSON file'],
+    ['people: []', 'expected a YAML or JSON file holding { personas:'],
+    ['personas: []', 'at least one persona'],
+    ['personas:\n  - groups: [a]', 'personas[0].name is a non-empty one-line string'],
+    ['personas:\n  - name: a\n  - name: a', '(personas[1].name "a" is used twice)'],
+    ['personas:\n  - name: a\n    groups: finance', 'personas[0].groups is a list of group names'],
+    ['personas:\n  - name: a\n    groups: [1]', 'personas[0].groups is a list of group names'],
+    ['personas:\n  - name: a\n    securityContext: [x]', 'personas[0].securityContext is a map'],
+    ['personas:\n  - name: a\n    role: admin', 'has only name, groups and securityContext (it has "role")'],
+    [`personas:\n${Array.from({ length: 21 }, (_, i) => `  - name: p${i}`).join('\n')}`, 'at most 20 personas (the file has 21)'],
+  ])('refuses %j', (text, says) => {
+    expect(bad(text)).toContain(says);
+  });
+});
