@@ -10,7 +10,7 @@ import type { Element, ElementContent, Root } from 'hast';
 import { toHtml } from 'hast-util-to-html';
 import { toText } from 'hast-util-to-text';
 import { renderGfm } from '../test/support/gfm.js';
-import { playDemo, type DemoEvent } from './demo.js';
+import { ACCESS_PUSH, playDemo, type DemoEvent } from './demo.js';
 
 /** Each picture and the demo event whose comment it shows. */
 export const PICTURES = [
@@ -18,6 +18,7 @@ export const PICTURES = [
   { file: join('docs', 'images', 'pr-comment-error.svg'), event: '2. A push breaks the model' },
   { file: join('docs', 'images', 'pr-comment-numbers.svg'), event: '4. A push changes how a measure is computed' },
   { file: join('docs', 'images', 'pr-comment-monorepo.svg'), event: '8. A monorepo pull request touches finance/ only' },
+  { file: join('docs', 'images', 'pr-comment-access.svg'), event: ACCESS_PUSH },
 ];
 const PLATFORM = 'https://acme.cubecloud.dev';
 const WIDTH = 820;

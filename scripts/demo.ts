@@ -56,6 +56,9 @@ export const FINANCE_VIEW = `views:
           includes: "*"
 `;
 
+/** The demo's sixth push, by its title (the comment picture of the access review is drawn from it). */
+export const ACCESS_PUSH = '6. A push restores the member, adds a row-level policy and a view for one group';
+
 /** The demo's fourth push: revenue leaves cancelled orders out. */
 export const REVENUE_SQL = "CASE WHEN status = 'cancelled' THEN 0 ELSE amount END";
 
@@ -229,14 +232,16 @@ export async function playDemo(options: { keep?: boolean; print?: (line: string)
   });
   await play('5. A push removes a member a report uses', 'synchronize', sha(5), 'success');
 
-  // Access: a row-level policy on orders (everyone but finance loses the cancelled ones) and a view only
-  // finance may see; the comment says, per persona of personas.yml, who sees what differently.
+  // Access: the member back, a row-level policy on orders (everyone but finance loses the cancelled ones)
+  // and a view only finance may see; the comment says, per persona of personas.yml, who sees what differently.
   gh.setHead(PR, sha(6));
   write({
     'model/cubes/orders.yml': DEMO_MODEL['model/cubes/orders.yml']!.replace('    dimensions:\n', `${ORDERS_POLICY}    dimensions:\n`),
+    'model/cubes/customers.yml': DEMO_MODEL['model/cubes/customers.yml']!,
+    'model/views/orders_view.yml': DEMO_MODEL['model/views/orders_view.yml']!,
     'model/views/finance_orders.yml': FINANCE_VIEW,
   });
-  await play('6. A push adds a row-level policy and a view for one group', 'synchronize', sha(6), 'success');
+  await play(ACCESS_PUSH, 'synchronize', sha(6), 'success');
 
   gh.closePull(PR, true);
   await play('7. The pull request is merged', 'closed', sha(6), 'success', { merged: true });

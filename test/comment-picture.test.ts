@@ -30,5 +30,7 @@ describe('the PR comment picture', () => {
     for (const [file, svg] of fresh) expect(svg, `run \`npm run comment-picture\` and commit ${file}`).toBe(readFileSync(file, 'utf8'));
     // The impact picture shows the semantic-layer section with the report the push breaks.
     expect(fresh.get(PICTURES[0]!.file)).toContain('Revenue by country');
+    // The access picture shows who can see what, with a probe's counts.
+    expect(fresh.get(PICTURES[4]!.file)).toContain('<td>rows 5,000 → 4,483, counted with orders.count</td>');
   }, 120_000);
 });

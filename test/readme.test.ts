@@ -104,6 +104,12 @@ describe('npm run demo', () => {
     expect(comments[4]).toMatch(/\| Report \| Revenue by country \| `orders_view\.customers_country` in dimensions \|/);
     expect(stdout).toMatch(/4\. A push changes how a measure is computed[\s\S]*values-changed-count=1 data-changed-count=4/);
     expect(stdout).toMatch(/5\. A push removes a member a report uses[\s\S]*breaking-count=2 added-count=2 changed-count=0 affected-content-count=3/);
+    // The sixth push adds a row-level policy: the personas of the demo's personas.yml are read, and a probe
+    // counts the analyst's orders on both sides (everyone but finance loses the cancelled ones).
+    expect(comments[5]).toContain('**Who can see what** (2 personas; 1 access policy touched): 1 change');
+    expect(comments[5]).toMatch(/\| fewer rows \| `orders` \| rows 5,000 → 4,483, counted with orders\\\.count \|/);
+    expect(comments[5]).toContain('| `finance` | `orders` | `orders.count` | 5,000 | 5,000 |');
+    expect(stdout).toMatch(/6\. A push restores the member[\s\S]*access-changed-count=1 exposed-count=0/);
     expect(stdout).toMatch(/✓ done in \d/);
     expect(stdout).not.toContain('✗');
     // Nine jobs in a child process: about 20 s alone, more beside the rest of the suite.
