@@ -23,7 +23,8 @@ import { ensureSharedBranch } from '../src/operations/start-dev-branch.js';
 import { uploadModel } from '../src/operations/upload-model.js';
 import { MemoryReporter } from '../src/report/reporter.js';
 import { ACCESS_MODEL, ORDERS_WITH_POLICIES, accessPersona } from './support/access-model.js';
-import { emulatorFixture, localOf, uploadTree, type EmulatorFixture } from './support/emulator.js';
+import { cliIo, emulatorFixture, localOf, uploadTree, type EmulatorFixture } from './support/emulator.js';
+import { runCli } from '../src/main.js';
 import { findEnvironments, type EnvironmentRef } from '../src/operations/impact.js';
 import { presentImpact } from '../src/pr/presenters.js';
 import { accessView, renderAccess } from '../src/pr/comment/render-access.js';
@@ -265,5 +266,33 @@ describe('after the access review (the personas read with the impact)', () => {
     // The review's own changes stay, the probes' are added, and the change set's list has both.
     expect(a.changes.slice(0, r.access!.changes.length)).toEqual(r.access!.changes);
     expect(r.changes?.access).toEqual(a.changes);
+  }, 120_000);
+
+  it('datamodel-ci diff --personas: the lines in a terminal, the probes in --json, the outputs; fail-on-exposure passes a narrowing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dmci-access-diff-'));
+    for (const [path, content] of Object.entries(ACCESS_MODEL)) {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), content);
+    }
+    const file = join(dir, 'personas.yml');
+    writeFileSync(
+      file,
+      'personas:\n  - name: sales\n    groups: [sales]\n    securityContext: { cubeCloud: { userAttributes: { country: Germany } } }\n  - name: nobody\n',
+    );
+    const args = ['diff', '--deployment-id', '1', '--branch', 'access-added', '--model-dir', dir, '--personas', file, '--fail-on-exposure'];
+    const t = cliIo(fx.em);
+    expect(await runCli([...args, '--json'], t), t.stderr.join('\n')).toBe(0);
+    const out = JSON.parse(t.stdout.at(-1)!) as { outputs: Record<string, string>; result: { access: AccessOutcome } };
+    const orders = out.result.access.changes.filter((c) => c.target === 'orders').map((c) => `${c.persona}:${c.change}`);
+    expect(orders).toEqual(expect.arrayContaining(['sales:rows-narrowed', 'nobody:denied-all']));
+    expect(out.result.access.probes.filter((p) => p.target === 'orders').map((p) => p.persona)).toEqual(['sales', 'nobody']);
+    expect(Number(out.outputs['access-changed-count'])).toBe(out.result.access.changes.length);
+    expect(out.outputs['exposed-count']).toBe('0');
+    // In a terminal: one line of counts, then each change.
+    const plain = cliIo(fx.em);
+    expect(await runCli(args, plain)).toBe(0);
+    const text = [...plain.stdout, ...plain.stderr].join('\n');
+    expect(text).toMatch(/who can see what: 2 personas, \d+ changes, 0 gaining access; \d+ persona probes/);
+    expect(text).toMatch(/ {2}nobody: denied-all orders: rows [\d,]+ → 0, counted with orders\.count: a silent deny/);
   }, 120_000);
 });
