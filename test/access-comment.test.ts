@@ -9,6 +9,7 @@ import { ACCESS_CHANGE_KINDS, type AccessChange, type AccessOutcome } from '../s
 import { accessLines, accessView, renderAccess } from '../src/pr/comment/render-access.js';
 import { renderPreview } from '../src/pr/comment/render-preview.js';
 import { LEDGER_ACCESS_ROWS, nextView } from '../src/pr/comment/view.js';
+import { COMMENT_LIMIT, composeComment } from '../src/pr/comment/ledger.js';
 import { presentImpact } from '../src/pr/presenters.js';
 import { changeSetJson } from '../src/pr/records.js';
 import type { ImpactResult } from '../src/operations/impact.js';
@@ -129,11 +130,42 @@ describe('Who can see what, in the comment', () => {
     const changes = Array.from({ length: 60 }, (_, i) => change('analyst', 'rows-narrowed', `v${i}`, 'x'.repeat(900)));
     const v = nextView(undefined, { headSha: 'abc', runId: 1 }, { state: 'ready', access: accessView(outcome({ changes })) });
     expect(v.access?.changes).toHaveLength(LEDGER_ACCESS_ROWS);
-    expect(v.access?.changes[0]?.detail.length).toBeLessThanOrEqual(300);
+    expect(v.access?.changes[0]?.detail.length).toBeLessThanOrEqual(160);
     expect(v.access?.changeTotal).toBe(60);
     const md = renderPreview(v, { target: 'comment' });
     expect(md).toContain('**Who can see what** (2 personas; 1 access policy touched): 60 changes');
-    expect(md).toContain('… 20 more changes in the job summary.');
+    expect(md).toContain(`… ${60 - LEDGER_ACCESS_ROWS} more changes in the job summary.`);
+  });
+});
+
+describe("the comment stays within GitHub's limit", () => {
+  it('every list and text of the review at its longest: the ledger keeps a bounded part, the comment fits', () => {
+    const long = (c: string) => c.repeat(2_000);
+    const a = outcome({
+      personas: Array.from({ length: 100 }, (_, i) => `${long('p')}${i}`),
+      policyTargets: Array.from({ length: 100 }, () => long('t')),
+      changes: Array.from({ length: 500 }, (_, i) => change(`${long('p')}${i % 100}`, 'exposed', long('m'), long('d'))),
+      lost: Array.from({ length: 200 }, () => ({
+        persona: long('p'),
+        kind: 'report' as const,
+        id: 1,
+        name: long('n'),
+        members: [long('m'), long('m'), long('m'), long('m')],
+      })),
+      probes: Array.from({ length: 300 }, () => ({
+        persona: long('p'),
+        target: long('t'),
+        counted: long('c'),
+        production: { refused: long('r') },
+        preview: { error: long('e') },
+      })),
+      notices: Array.from({ length: 50 }, () => long('x')),
+      probesNotRun: { count: 9, why: long('w') },
+    });
+    const view = nextView(undefined, { headSha: 'abc', runId: 1 }, { state: 'ready', access: accessView(a) });
+    const body = composeComment({ deploymentId: '1', ledger: { deploymentId: '1', branch: 'preview-pr-1', view } });
+    // Its share of the comment, beside the other sections (the whole comment's limit is COMMENT_LIMIT).
+    expect(body.length).toBeLessThan(COMMENT_LIMIT * 0.6);
   });
 });
 

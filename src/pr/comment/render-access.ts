@@ -11,6 +11,7 @@ import { sideText } from '../../impact/access/probes.js';
 import { plural } from '../../report/plural.js';
 import { code, cut, link, plain, text } from './markdown.js';
 import { htmlText } from './render-numbers.js';
+import { LEDGER_ACCESS_PROBES } from './view.js';
 
 /** What the comment keeps of the access review (the ledger keeps the first rows, view.ts). */
 export interface AccessView {
@@ -144,17 +145,18 @@ export function renderAccess(v: AccessView, options: AccessRenderOptions, full?:
   const fold = all.changes.length + all.lost.length > FOLD_AFTER;
   const max = comment ? (options.rows ?? COMMENT_ROWS) : Number.POSITIVE_INFINITY;
   const more = options.runUrl ? link('in the job summary', options.runUrl) : 'in the job summary';
-  for (const persona of all.personas) {
+  // Each name once: names cut short in the ledger may meet.
+  for (const persona of new Set(all.personas)) {
     const changes = all.changes.filter((c) => c.persona === persona);
     const lost = all.lost.filter((l) => l.persona === persona);
     if (changes.length || lost.length) out.push(...personaPart(persona, changes, lost, fold, max, more));
   }
   if (comment && all.changeTotal > all.changes.length) out.push(`… ${plural(all.changeTotal - all.changes.length, 'more change')} ${more}.`, '');
-  out.push(...probeTable(all.probes, comment ? 20 : Number.POSITIVE_INFINITY));
+  out.push(...probeTable(all.probes, comment ? LEDGER_ACCESS_PROBES : Number.POSITIVE_INFINITY));
   const notRun = all.probesNotRun;
   if (notRun?.why) out.push(`Persona probes not run: ${text(cut(notRun.why, 300))}`, '');
   else if (notRun?.count) out.push(`${plural(notRun.count, 'more persona probe')} found but not run (data-diff-max-queries).`, '');
-  for (const n of all.notices.slice(0, comment ? 3 : undefined)) out.push(`> ${text(cut(n, 300))}`, '');
+  for (const n of all.notices.slice(0, comment ? 2 : undefined)) out.push(`> ${text(cut(n, 300))}`, '');
   return out;
 }
 

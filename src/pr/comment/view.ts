@@ -71,8 +71,8 @@ const short = (s: string, max: number) => maskSecretLooking(s.length > max ? `${
 /** A probe's side with its messages kept short. */
 const shortSide = (s: ProbeSide): ProbeSide => ({
   ...s,
-  ...(s.refused !== undefined ? { refused: short(s.refused, 200) } : {}),
-  ...(s.error !== undefined ? { error: short(s.error, 200) } : {}),
+  ...(s.refused !== undefined ? { refused: short(s.refused, 80) } : {}),
+  ...(s.error !== undefined ? { error: short(s.error, 80) } : {}),
 });
 
 /** How many errors the ledger keeps (the comment shows fewer; the job summary has them all). */
@@ -82,8 +82,10 @@ export const LEDGER_IMPACT_ROWS = 20;
 /** Key queries, and rows of each, the ledger keeps of the data diff (the job summary has all that were kept). */
 export const LEDGER_NUMBERS_QUERIES = 12;
 export const LEDGER_NUMBERS_ROWS = 5;
-/** Access changes, probes and saved items the ledger keeps (the job summary has them all). */
-export const LEDGER_ACCESS_ROWS = 40;
+/** Access changes, probes and saved items the ledger keeps (the job summary has them all): the ledger is base64 in the comment, kept well under its limit. */
+export const LEDGER_ACCESS_ROWS = 20;
+export const LEDGER_ACCESS_PROBES = 10;
+const LEDGER_ACCESS_LOST = 5;
 
 /**
  * The view after this run's update: a write from another run (or another head) starts from scratch, so
@@ -141,28 +143,29 @@ export function nextView(
   }
   if (next.access) {
     const a = next.access;
-    const rows = <T>(xs: T[]) => xs.slice(0, LEDGER_ACCESS_ROWS);
     next.access = {
       ...a,
-      personas: a.personas.slice(0, 50).map((p) => short(p, 80)),
-      policyTargets: a.policyTargets.slice(0, 50).map((t) => short(t, 200)),
-      changes: rows(a.changes).map((c) => ({ ...c, persona: short(c.persona, 80), target: short(c.target, 200), detail: short(c.detail, 300) })),
-      lost: rows(a.lost).map((l) => ({
+      personas: a.personas.slice(0, 20).map((p) => short(p, 60)),
+      policyTargets: a.policyTargets.slice(0, 10).map((t) => short(t, 100)),
+      changes: a.changes
+        .slice(0, LEDGER_ACCESS_ROWS)
+        .map((c) => ({ ...c, persona: short(c.persona, 60), target: short(c.target, 100), detail: short(c.detail, 160) })),
+      lost: a.lost.slice(0, LEDGER_ACCESS_LOST).map((l) => ({
         ...l,
-        persona: short(l.persona, 80),
-        name: short(l.name, 200),
-        members: l.members.slice(0, 5).map((m) => short(m, 200)),
+        persona: short(l.persona, 60),
+        name: short(l.name, 100),
+        members: l.members.slice(0, 3).map((m) => short(m, 100)),
       })),
-      probes: rows(a.probes).map((p) => ({
+      probes: a.probes.slice(0, LEDGER_ACCESS_PROBES).map((p) => ({
         ...p,
-        persona: short(p.persona, 80),
-        target: short(p.target, 200),
-        counted: short(p.counted, 200),
+        persona: short(p.persona, 60),
+        target: short(p.target, 100),
+        counted: short(p.counted, 100),
         production: shortSide(p.production),
         preview: shortSide(p.preview),
       })),
-      notices: a.notices.slice(0, 5).map((n) => short(n, 500)),
-      ...(a.probesNotRun?.why ? { probesNotRun: { ...a.probesNotRun, why: short(a.probesNotRun.why, 400) } } : {}),
+      notices: a.notices.slice(0, 2).map((n) => short(n, 200)),
+      ...(a.probesNotRun?.why ? { probesNotRun: { ...a.probesNotRun, why: short(a.probesNotRun.why, 200) } } : {}),
     };
   }
   if (next.failure)
