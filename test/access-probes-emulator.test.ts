@@ -262,9 +262,14 @@ describe('after the access review (the personas read with the impact)', () => {
     const ordersProbes = a.probes.filter((p) => p.target === 'orders');
     expect(ordersProbes.map((p) => `${p.persona}:${p.counted}`)).toEqual(['finance:orders.count', 'sales_de:orders.count', 'nobody:orders.count']);
     const found = kinds(a).filter((k) => k.includes(':orders:rows-') || k.includes(':orders:denied-all'));
-    expect(found).toEqual(['sales_de:orders:rows-narrowed', 'nobody:orders:denied-all']);
-    // The review's own changes stay, the probes' are added, and the change set's list has both.
-    expect(a.changes.slice(0, r.access!.changes.length)).toEqual(r.access!.changes);
+    expect(found).toEqual(['sales_de:orders:rows-narrowed']);
+    // The review hid orders from nobody already: the probe's zero rows are that change's evidence, not a second change.
+    const hidden = a.changes.find((x) => x.persona === 'nobody' && x.target === 'orders' && x.change === 'hidden');
+    expect(hidden?.detail).toMatch(/^rows [\d,]+ → 0, counted with orders\.count; cube hidden/);
+    // The review's own changes stay (in their order), the probes' are added, and the change set's list has both.
+    expect(a.changes.slice(0, r.access!.changes.length).map((x) => [x.persona, x.target, x.change])).toEqual(
+      r.access!.changes.map((x) => [x.persona, x.target, x.change]),
+    );
     expect(r.changes?.access).toEqual(a.changes);
   }, 120_000);
 
@@ -284,7 +289,7 @@ describe('after the access review (the personas read with the impact)', () => {
     expect(await runCli([...args, '--json'], t), t.stderr.join('\n')).toBe(0);
     const out = JSON.parse(t.stdout.at(-1)!) as { outputs: Record<string, string>; result: { access: AccessOutcome } };
     const orders = out.result.access.changes.filter((c) => c.target === 'orders').map((c) => `${c.persona}:${c.change}`);
-    expect(orders).toEqual(expect.arrayContaining(['sales:rows-narrowed', 'nobody:denied-all']));
+    expect(orders).toEqual(expect.arrayContaining(['sales:rows-narrowed', 'nobody:hidden']));
     expect(out.result.access.probes.filter((p) => p.target === 'orders').map((p) => p.persona)).toEqual(['sales', 'nobody']);
     expect(Number(out.outputs['access-changed-count'])).toBe(out.result.access.changes.length);
     expect(out.outputs['exposed-count']).toBe('0');
@@ -293,6 +298,6 @@ describe('after the access review (the personas read with the impact)', () => {
     expect(await runCli(args, plain)).toBe(0);
     const text = [...plain.stdout, ...plain.stderr].join('\n');
     expect(text).toMatch(/who can see what: 2 personas, \d+ changes, 0 gaining access; \d+ persona probes/);
-    expect(text).toMatch(/ {2}nobody: denied-all orders: rows [\d,]+ → 0, counted with orders\.count: a silent deny/);
+    expect(text).toMatch(/ {2}nobody: hidden orders: rows [\d,]+ → 0, counted with orders\.count; cube hidden/);
   }, 120_000);
 });

@@ -143,9 +143,16 @@ describe('what the counts show', () => {
     expect(probeChanges([probe({ refused: 'hidden member' }, { rows: 5 })], [exposed])).toEqual([]);
     // Hidden member by member counts too.
     expect(probeChanges([probe({ rows: 5 }, { refused: 'hidden member' })], [{ ...hidden, target: 'orders_view.count' }])).toEqual([]);
-    // A silent deny is the probe's own finding, even beside a /meta change.
-    const silent = probeChanges([probe({ rows: 5 }, { rows: 0 })], [hidden]);
+    // The whole view hidden: its zero rows are that change's evidence, not a second change.
+    const counts = [probe({ rows: 5 }, { rows: 0 })];
+    expect(probeChanges(counts, [hidden])).toEqual([]);
+    expect(withProbeChanges([hidden], [], counts)).toEqual([{ ...hidden, detail: `rows 5 → 0, counted with orders_view.count; ${hidden.detail}` }]);
+    // Only a member hidden: the silent deny of the whole is the probe's own finding.
+    const member = { ...hidden, target: 'orders_view.amount' };
+    const silent = probeChanges(counts, [member]);
     expect(silent.map((x) => x.change)).toEqual(['denied-all']);
-    expect(withProbeChanges([hidden], [...silent, { ...hidden }])).toEqual([hidden, ...silent]);
+    expect(withProbeChanges([member], [...silent, { ...member }], counts)).toEqual([member, ...silent]);
+    // A view exposed that production counted nothing of: the counts are the exposure's evidence.
+    expect(probeChanges([probe({ rows: 0 }, { rows: 7 })], [exposed])).toEqual([]);
   });
 });

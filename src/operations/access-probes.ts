@@ -186,7 +186,7 @@ export async function accessProbeStep(ctx: OpContext, plan: DataDiffPlan | undef
     return run;
   });
   for (const n of r.notices) ctx.reporter.notice(`persona probes: ${n}`);
-  const changes = withProbeChanges(a.changes, probeChanges(r.probes, a.changes, a.rowFilters));
+  const changes = withProbeChanges(a.changes, probeChanges(r.probes, a.changes, a.rowFilters), r.probes);
   // The change set's own list (ChangeSet.access) carries the probes' findings too.
   if (impact.changes?.access) impact.changes.access = changes;
   return { ...a, changes, probes: r.probes, notices: [...a.notices, ...r.notices], ...(r.notRun ? { probesNotRun: { count: r.notRun } } : {}) };

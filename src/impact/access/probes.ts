@@ -143,10 +143,14 @@ export function probeChanges(probes: AccessProbe[], existing: AccessChange[] = [
       if (after > 0 && !has(existing, p.persona, p.target, 'exposed')) add('rows-widened', evidence);
       continue;
     }
-    if (before > 0 && after === 0) add('denied-all', `${evidence}: a silent deny`);
-    else if (after < before && !b.atLeast) add('rows-narrowed', evidence);
-    else if (after > before && !a.atLeast) add('rows-widened', evidence);
-    else {
+    // The whole cube or view hidden (exposed) by /meta already: its counts are that change's evidence, not another change.
+    const whole = (change: AccessChange['change']) => existing.some((c) => c.persona === p.persona && c.target === p.target && c.change === change);
+    if (before > 0 && after === 0) {
+      if (!whole('hidden')) add('denied-all', `${evidence}: a silent deny`);
+    } else if (after < before && !b.atLeast) add('rows-narrowed', evidence);
+    else if (after > before && !a.atLeast) {
+      if (!(before === 0 && whole('exposed'))) add('rows-widened', evidence);
+    } else {
       const filter = rowFilters.find((f) => f.persona === p.persona && f.target === p.target);
       const [from, to] = filter ? [rowAccessText(filter.production), rowAccessText(filter.preview)] : [];
       if (from !== undefined && to !== undefined && from !== to) add('rows-filter-changed', `row filter ${from} → ${to}; ${evidence}`);
@@ -163,8 +167,14 @@ export function rowAccessText(r: RowAccess): string | undefined {
   return undefined;
 }
 
-/** The changes `/meta` gave and the probes' own, each once. */
-export function withProbeChanges(existing: AccessChange[], fromProbes: AccessChange[]): AccessChange[] {
+/** The changes `/meta` gave (a whole cube or view hidden or exposed with its probe's counts as evidence) and the probes' own, each once. */
+export function withProbeChanges(existing: AccessChange[], fromProbes: AccessChange[], probes: AccessProbe[] = []): AccessChange[] {
+  const evidenced = existing.map((c) => {
+    const p = c.change === 'hidden' || c.change === 'exposed' ? probes.find((x) => x.persona === c.persona && x.target === c.target) : undefined;
+    const counted = p && p.production.error === undefined && p.preview.error === undefined;
+    // The counts first: the comment and the ledger cut long details from the end.
+    return counted ? { ...c, detail: `rows ${sideText(p.production)} → ${sideText(p.preview)}, counted with ${p.counted}; ${c.detail}` } : c;
+  });
   const fresh = fromProbes.filter((c) => !has(existing, c.persona, c.target, c.change));
-  return [...existing, ...fresh];
+  return [...evidenced, ...fresh];
 }
