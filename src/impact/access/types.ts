@@ -119,5 +119,6 @@ export interface AccessOutcome {
 export function personaSecurityContext(p: Persona): Record<string, unknown> {
   const own = p.securityContext.cubeCloud;
   const cubeCloud = own && typeof own === 'object' && !Array.isArray(own) ? (own as Record<string, unknown>) : {};
-  return { groups: p.groups, ...p.securityContext, cubeCloud: { ...cubeCloud, groups: p.groups } };
+  // A Cube Cloud user always carries user attributes: without them `{ userAttributes.x }` fails the request instead of reading nothing.
+  return { groups: p.groups, ...p.securityContext, cubeCloud: { userAttributes: {}, ...cubeCloud, groups: p.groups } };
 }

@@ -1,1 +1,0 @@
-export{t as doctorCommand}from"./doctor-BA9pu7CX.js";
