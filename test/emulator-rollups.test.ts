@@ -131,6 +131,16 @@ describe('a query a rollup serves, and one no rollup serves', () => {
     SLOW,
   );
 
+  it("a query through the demo view is planned on the cube's rollup", async () => {
+    const viaView = {
+      ...BY_STATUS_MONTHLY,
+      measures: ['orders_view.count'],
+      dimensions: ['orders_view.status'],
+      timeDimensions: [{ ...BY_STATUS_MONTHLY.timeDimensions[0], dimension: 'orders_view.created_at' }],
+    };
+    expect(await planned('rollups', viaView)).toEqual(['orders.orders_by_status']);
+  });
+
   it('a query finer than any rollup: nothing planned, no usedPreAggregations; an original_sql table is planned for its cube', async () => {
     expect(await planned('rollups', HOURLY)).toEqual([]);
     const load = await call('rollups', 'load', HOURLY);
