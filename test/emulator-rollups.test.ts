@@ -7,6 +7,8 @@
  */
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MATCHER_METHODS } from '../packages/emulator/src/engine/sql.js';
+import { loadCompiler } from '../packages/emulator/src/engine/vendor.js';
 import { personaSecurityContext } from '../src/impact/access/types.js';
 import { emulatorFixture, rawRequest, uploadTree, type EmulatorFixture } from './support/emulator.js';
 import { ROLLUP_MODEL, ROLLUP_VARIANTS, ROLLUP_WITH_ROW_FILTER, SHORT_RANGE } from './support/rollup-model.js';
@@ -226,4 +228,10 @@ describe("each rollup's structure as Cube names it", () => {
     expect(short.preAggregationStartEndQueries[0]).toEqual([`SELECT '${SHORT_RANGE.start}'::timestamp`, []]);
     expect(short.matchedTimeDimensionDateRange).toEqual(['2024-01-01T00:00:00.000', '2024-03-31T23:59:59.999']);
   });
+});
+
+it('finds the matcher internals the source-tables query replaces (a guard for upgrades of the pinned compiler)', () => {
+  const { PostgresQuery, PreAggregations } = loadCompiler();
+  for (const m of MATCHER_METHODS.query) expect(typeof (PostgresQuery.prototype as unknown as Record<string, unknown>)[m], m).toBe('function');
+  for (const m of MATCHER_METHODS.matcher) expect(typeof (PreAggregations.prototype as unknown as Record<string, unknown>)[m], m).toBe('function');
 });

@@ -68,6 +68,12 @@ interface Matcher {
   findPreAggregationToUseForCube(cube: string): unknown;
 }
 
+/** The methods of the compiler's query and matcher the source-tables query replaces or calls (1.7.43 internals). */
+export const MATCHER_METHODS = { query: ['newPreAggregations'], matcher: ['findPreAggregationForQuery', 'findPreAggregationToUseForCube'] } as const;
+
+/** The names in `methods` that `prototype` lacks. */
+const lacking = (prototype: object, methods: readonly string[]) => methods.filter((m) => typeof (prototype as Record<string, unknown>)[m] !== 'function');
+
 let sourceTablesQuery: QueryClass | undefined;
 
 /**
@@ -76,7 +82,10 @@ let sourceTablesQuery: QueryClass | undefined;
  */
 function sourceTablesQueryClass(): QueryClass {
   if (sourceTablesQuery) return sourceTablesQuery;
-  const { PostgresQuery } = loadCompiler();
+  const { PostgresQuery, PreAggregations } = loadCompiler();
+  const missing = [...lacking(PostgresQuery.prototype, MATCHER_METHODS.query), ...lacking(PreAggregations.prototype, MATCHER_METHODS.matcher)];
+  // Fail clearly on another version: these are the compiler's internals, pinned to 1.7.43.
+  if (missing.length) throw new Error(`the emulator's pre-aggregation plans need @cubejs-backend/schema-compiler 1.7.43: it has no ${missing.join(', ')}`);
   const Base = PostgresQuery as unknown as new (...args: unknown[]) => { newPreAggregations(): Matcher };
   class SourceTablesQuery extends Base {
     // Sub-queries are built from `this.constructor`: they read the source tables too.
