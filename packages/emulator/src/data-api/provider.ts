@@ -6,7 +6,9 @@
  * `/load`, `/sql` and `/dry-run` build SQL with its Postgres query class, and `/load` runs it on the
  * deployment's own Postgres (started with the demo data on its first query), after answering
  * `{"error":"Continue wait"}` to the first polls of each query (`continueWaitPolls`). A query with
- * `compareDateRange` is one query per range, run only for a client that sends `queryType`.
+ * `compareDateRange` is one query per range, run only for a client that sends `queryType`. Cube's
+ * matcher plans the pre-aggregations (`/sql`'s `preAggregations`, `/load`'s `usedPreAggregations`);
+ * a query a pre-aggregation serves runs on the source tables (the emulator has no Cube Store).
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { isActive, productionFiles, stagingFiles, touch } from '../build/runtime.js';
@@ -19,7 +21,7 @@ import { metaBody, visibleCubes } from '../engine/meta.js';
 import { asOlderEngine } from '../engine/older-meta.js';
 import { normalizeQuery, requestQueries, type NormalizedQuery, type QueryType } from '../engine/query.js';
 import { annotate, loadResult, multiBody, tagRange, transformRows } from '../engine/results.js';
-import { buildSql, buildTotalSql, dryRunBody, sqlBody, type BuiltSql } from '../engine/sql.js';
+import { buildSql, buildTotalSql, dryRunBody, sqlBody, usedPreAggregations, type BuiltSql } from '../engine/sql.js';
 import { answersFresh, STALE_CACHE_AGE_MS, UNDO_LATE_LOAD } from '../engine/stale-cache.js';
 import type { CubeCompilers } from '../engine/vendor.js';
 import { verifyJwt } from '../jwt.js';
@@ -138,8 +140,9 @@ export function dataApi(env: DataApiEnv): (req: DataRequest) => Promise<DataResp
   }
 
   /**
-   * One query's result (`asked`: the query as sent, annotated; `q`: as the access policies rewrote it, run);
-   * `stale`: read as production's stale cache saw the warehouse (profile `stale-production-cache`).
+   * One query's result (`asked`: the query as sent, annotated; `q`: as the access policies rewrote it, run;
+   * `built`: its SQL as Cube plans it); `stale`: read as production's stale cache saw the warehouse
+   * (profile `stale-production-cache`).
    */
   async function load(
     deploymentId: number,
@@ -160,10 +163,12 @@ export function dataApi(env: DataApiEnv): (req: DataRequest) => Promise<DataResp
         throw new ApiError(400, { error: `Error: ${(e as Error).message}` });
       }
     };
-    const result = await run(built);
+    // A query planned on a pre-aggregation reads its source tables instead (the same rows, no Cube Store here).
+    const running = built.preAggregations.length ? buildSql(compilers, q, context, true) : built;
+    const result = await run(running);
     let total: number | undefined;
-    if (q.total) total = Number((await run(buildTotalSql(compilers, q, context))).rows[0]?.total_count ?? 0);
-    return { q, annotation, rows: transformRows(result, built.aliasNameToMember, annotation, asked), total };
+    if (q.total) total = Number((await run(buildTotalSql(compilers, q, context, true))).rows[0]?.total_count ?? 0);
+    return { q, annotation, rows: transformRows(result, running.aliasNameToMember, annotation, asked), total };
   }
 
   return async (req) => {
@@ -212,7 +217,8 @@ export function dataApi(env: DataApiEnv): (req: DataRequest) => Promise<DataResp
       for (const [i, q] of queries.entries()) {
         const r = await load(deploymentId, compilers, q, guarded[i] as NormalizedQuery, built[i] as BuiltSql, context, stale);
         const rows = queryType === 'compareDateRangeQuery' ? tagRange(r.rows, q) : r.rows;
-        results.push(loadResult(guarded[i] as NormalizedQuery, r.annotation, rows, refreshed, r.total));
+        const used = usedPreAggregations(built[i] as BuiltSql, Date.parse(refreshed));
+        results.push(loadResult(guarded[i] as NormalizedQuery, r.annotation, rows, refreshed, r.total, { used, external: (built[i] as BuiltSql).external }));
       }
       // `multi` (the vendor's client) gets every result; any other queryType the first, as the gateway does.
       return { status: 200, body: params.queryType === 'multi' ? multiBody(queryType, queries, results) : results[0] };

@@ -142,16 +142,23 @@ export function echoQuery(q: NormalizedQuery, queryType?: string): Item {
   });
 }
 
-/** One result of a load: the query, when its data was read, the annotation, where it ran, the rows. */
-export function loadResult(q: NormalizedQuery, annotation: Annotation, rows: Rows, lastRefreshTime: string, total?: number): Item {
+/** The pre-aggregations Cube planned a query on (`usedPreAggregations`), and whether it reads Cube Store. */
+export interface PlannedOn {
+  used?: Record<string, unknown>;
+  external: boolean;
+}
+
+/** One result of a load: the query, when its data was read, the pre-aggregations it used, the annotation, where it ran, the rows. */
+export function loadResult(q: NormalizedQuery, annotation: Annotation, rows: Rows, lastRefreshTime: string, total?: number, planned?: PlannedOn): Item {
   return defined({
     query: echoQuery(q),
     lastRefreshTime,
+    usedPreAggregations: planned?.used,
     annotation,
     dataSource: 'default',
     dbType: 'postgres',
     extDbType: 'cubestore',
-    external: false,
+    external: planned?.external ?? false,
     slowQuery: false,
     total: q.total ? total : undefined,
     data: q.responseFormat === 'compact' ? compact(rows) : rows.rows,

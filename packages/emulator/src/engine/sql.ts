@@ -1,7 +1,9 @@
 /**
  * SQL for a normalised query from the compiler's own Postgres query class, built as Cube's server
  * builds it (inside `withQuery`, the JavaScript planner: the native one needs the native module), and
- * the bodies of `/v1/sql` and `/v1/dry-run`.
+ * the bodies of `/v1/sql` and `/v1/dry-run`. Pre-aggregations are matched by the compiler's own
+ * `PreAggregations` as Cube Cloud's server asks it (Cube Store for rollups, one schema for every
+ * environment); the emulator has no Cube Store, so a query a rollup serves runs on the source tables.
  */
 import { asApiError } from './errors.js';
 import type { NormalizedQuery, QueryType } from './query.js';
@@ -18,12 +20,21 @@ interface QueryObject {
   externalPreAggregationQuery(): boolean;
   cacheKeyQueries(): unknown;
   collectAllMemberNames(): string[];
-  preAggregations: { preAggregationsDescription(): unknown; canUseTransformedQuery(): TransformedQuery };
+  preAggregations: { preAggregationsDescription(): PlannedPreAggregation[]; canUseTransformedQuery(): TransformedQuery };
 }
 
 interface TransformedQuery {
   timeDimensions?: [string, string][];
   granularityHierarchies?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** What Cube reports a pre-aggregation it planned with: its id, kind and table, and the usages its matcher gave it (and more). */
+export interface PlannedPreAggregation {
+  preAggregationId: string;
+  type: string;
+  tableName: string;
+  usageMapping?: Record<string, unknown>;
   [key: string]: unknown;
 }
 
@@ -36,23 +47,76 @@ export interface BuiltSql {
   timeDimensionField: string | undefined;
   order: { id: string; desc: boolean }[];
   cacheKeyQueries: unknown;
-  preAggregations: unknown;
+  preAggregations: PlannedPreAggregation[];
   dataSource: string;
   aliasNameToMember: Record<string, string>;
   canUseTransformedQuery: TransformedQuery;
   memberNames: string[];
 }
 
-/** Build the SQL of `query`; the compiler's errors (an unknown member: its `UserError`) become the gateway's answers. */
-export function buildSql(compilers: CubeCompilers, query: NormalizedQuery, securityContext: Record<string, unknown> = {}): BuiltSql {
-  const { PostgresQuery } = loadCompiler();
+/**
+ * The schema of every environment's pre-aggregation tables: Cube Cloud's staging and development
+ * environments share production's (cube-js/cube #11889), named as Cube names production's.
+ */
+export const PRE_AGGREGATIONS_SCHEMA = 'prod_pre_aggregations';
+
+type QueryClass = new (compilers: CubeCompilers, options: Record<string, unknown>) => unknown;
+
+/** The pre-aggregation matcher's methods that the source-tables query answers with "none". */
+interface Matcher {
+  findPreAggregationForQuery(): unknown;
+  findPreAggregationToUseForCube(cube: string): unknown;
+}
+
+/** The methods of the compiler's query and matcher the source-tables query replaces or calls (1.7.43 internals). */
+export const MATCHER_METHODS = { query: ['newPreAggregations'], matcher: ['findPreAggregationForQuery', 'findPreAggregationToUseForCube'] } as const;
+
+/** The names in `methods` that `prototype` lacks. */
+const lacking = (prototype: object, methods: readonly string[]) => methods.filter((m) => typeof (prototype as Record<string, unknown>)[m] !== 'function');
+
+let sourceTablesQuery: QueryClass | undefined;
+
+/**
+ * Cube's Postgres query with its matcher finding no pre-aggregation (nor original SQL table): the SQL
+ * of the source tables, which is what the emulator runs for a query a pre-aggregation serves.
+ */
+function sourceTablesQueryClass(): QueryClass {
+  if (sourceTablesQuery) return sourceTablesQuery;
+  const { PostgresQuery, PreAggregations } = loadCompiler();
+  const missing = [...lacking(PostgresQuery.prototype, MATCHER_METHODS.query), ...lacking(PreAggregations.prototype, MATCHER_METHODS.matcher)];
+  // Fail clearly on another version: these are the compiler's internals, pinned to 1.7.43.
+  if (missing.length) throw new Error(`the emulator's pre-aggregation plans need @cubejs-backend/schema-compiler 1.7.43: it has no ${missing.join(', ')}`);
+  const Base = PostgresQuery as unknown as new (...args: unknown[]) => { newPreAggregations(): Matcher };
+  class SourceTablesQuery extends Base {
+    // Sub-queries are built from `this.constructor`: they read the source tables too.
+    override newPreAggregations(): Matcher {
+      const matcher = super.newPreAggregations();
+      matcher.findPreAggregationForQuery = () => undefined;
+      matcher.findPreAggregationToUseForCube = () => null;
+      return matcher;
+    }
+  }
+  sourceTablesQuery = SourceTablesQuery;
+  return sourceTablesQuery;
+}
+
+/**
+ * Build the SQL of `query`; the compiler's errors (an unknown member: its `UserError`) become the gateway's
+ * answers. `sourceTables`: the SQL the emulator runs (no pre-aggregation table), not the SQL Cube plans.
+ */
+export function buildSql(compilers: CubeCompilers, query: NormalizedQuery, securityContext: Record<string, unknown> = {}, sourceTables = false): BuiltSql {
+  const { PostgresQuery, CubeStoreQuery } = loadCompiler();
+  const QueryClass = sourceTables ? sourceTablesQueryClass() : (PostgresQuery as unknown as QueryClass);
   try {
-    const q = new PostgresQuery(compilers, {
+    const q = new QueryClass(compilers, {
       ...query,
       timeDimensions: query.timeDimensions ?? [],
       contextSymbols: { securityContext },
       useNativeSqlPlanner: false,
-    }) as unknown as QueryObject;
+      // As Cube Cloud's server creates its queries: rollups live in Cube Store, under one schema.
+      externalQueryClass: CubeStoreQuery,
+      preAggregationsSchema: PRE_AGGREGATIONS_SCHEMA,
+    }) as QueryObject;
     return internals(compilers).withQuery(q, () => ({
       external: q.externalPreAggregationQuery(),
       sql: q.buildSqlAndParams(),
@@ -104,7 +168,23 @@ export function dryRunBody(queryType: QueryType, queries: NormalizedQuery[], bui
 }
 
 /** The SQL of a query's `total` (rows without limit): the compiler's own count query. */
-export function buildTotalSql(compilers: CubeCompilers, query: NormalizedQuery, securityContext: Record<string, unknown>): BuiltSql {
+export function buildTotalSql(compilers: CubeCompilers, query: NormalizedQuery, securityContext: Record<string, unknown>, sourceTables = false): BuiltSql {
   const { order: _order, ...rest } = query;
-  return buildSql(compilers, { ...rest, totalQuery: true, limit: null, rowLimit: null, offset: null } as unknown as NormalizedQuery, securityContext);
+  const total = { ...rest, totalQuery: true, limit: null, rowLimit: null, offset: null } as unknown as NormalizedQuery;
+  return buildSql(compilers, total, securityContext, sourceTables);
+}
+
+/**
+ * `usedPreAggregations` of a `/load` result, as Cube's gateway reports it to a data-API client: per table
+ * (a usage's suffix added), the pre-aggregation's id, when its table was built and its type; absent when
+ * none was used. `builtAt`: the emulator builds no table, so it is the time the data was read.
+ */
+export function usedPreAggregations(
+  built: BuiltSql,
+  builtAt: number,
+): Record<string, { preAggregationId: string; lastUpdatedAt: number; type: string }> | undefined {
+  const planned = built.preAggregations;
+  if (!planned.length) return undefined;
+  const used = planned.flatMap((p) => Object.keys(p.usageMapping ?? { '': null }).map((suffix) => [`${p.tableName}${suffix}`, p] as const));
+  return Object.fromEntries(used.map(([table, p]) => [table, { preAggregationId: p.preAggregationId, lastUpdatedAt: builtAt, type: p.type }]));
 }
