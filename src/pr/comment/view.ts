@@ -165,6 +165,9 @@ export function nextView(
         preview: shortSide(p.preview),
       })),
       notices: a.notices.slice(0, 2).map((n) => short(n, 200)),
+      ...(a.newGuarded
+        ? { newGuarded: a.newGuarded.slice(0, 5).map((g) => ({ target: short(g.target, 100), seenBy: g.seenBy.slice(0, 10).map((p) => short(p, 60)) })) }
+        : {}),
       ...(a.probesNotRun?.why ? { probesNotRun: { ...a.probesNotRun, why: short(a.probesNotRun.why, 200) } } : {}),
     };
   }
