@@ -1,0 +1,116 @@
+/**
+ * The key table read from Cube's own validators (src/model/cube-keys.json, scripts/cube-model-keys.mjs)
+ * and the check on it: the table's shape and what it says of the keys that came late, and each key of a
+ * model (YAML or JS) that an older production refuses, with its file and line.
+ */
+import { describe, expect, it } from 'vitest';
+import table from '../src/model/cube-keys.json' with { type: 'json' };
+import { acceptsKey, acceptsValue, compareVersions, coveredVersions, firstAccepting, tableVersionFor } from '../src/model/cube-keys.js';
+import { refusedKeys, versionSkew } from '../src/model/version-skew.js';
+
+const versions = coveredVersions();
+const newest = versions.at(-1) as string;
+/** The first covered version that accepts member masking, as the table says (not a guess of ours). */
+const masking = firstAccepting('cube.accessPolicy.*.memberMasking') as string;
+/** The covered version just before it. */
+const beforeMasking = versions[versions.indexOf(masking) - 1] as string;
+
+describe('the key table', () => {
+  it('covers published versions, oldest first, with runs of covered versions for every key and value', () => {
+    expect(table.package).toBe('@cubejs-backend/schema-compiler');
+    expect(versions.length).toBeGreaterThan(5);
+    expect([...versions].sort(compareVersions)).toEqual(versions);
+    for (const v of versions) expect(v).toMatch(/^\d+\.\d+\.\d+$/);
+    const runs = [...Object.values(table.keys), ...Object.values(table.values).flatMap((byValue) => Object.values(byValue))] as string[][][];
+    for (const run of runs.flat()) {
+      expect(run).toHaveLength(2);
+      expect(versions).toContain(run[0]);
+      expect(versions).toContain(run[1]);
+      expect(compareVersions(run[0]!, run[1]!)).toBeLessThanOrEqual(0);
+    }
+  });
+
+  it('holds the basics in every covered version: cubes, measures and their types, joins and their relationships', () => {
+    for (const v of versions) {
+      for (const key of ['cube.sql', 'cube.measures.*.type', 'cube.dimensions.*.primaryKey', 'cube.joins.*.relationship', 'cube.preAggregations.*.type'])
+        expect(acceptsKey(v, key), `${key} in ${v}`).toBe(true);
+      expect(acceptsValue(v, 'cube.measures.*.type', 'count')).toBe(true);
+    }
+  });
+
+  it('member masking and mask: absent before the version that brought them, present in the newest', () => {
+    expect(versions).toContain(masking);
+    expect(compareVersions(masking, '1.6.0')).toBeGreaterThan(0);
+    expect(acceptsKey(beforeMasking, 'cube.accessPolicy.*.memberMasking')).toBe(false);
+    expect(acceptsKey(beforeMasking, 'cube.measures.*.mask')).toBe(false);
+    expect(acceptsKey(newest, 'cube.accessPolicy.*.memberMasking')).toBe(true);
+    expect(acceptsKey(newest, 'view.accessPolicy.*.memberMasking')).toBe(true);
+    expect(acceptsKey(newest, 'cube.dimensions.*.mask')).toBe(true);
+    // Access policies themselves came in 1.x: the oldest covered version has none.
+    expect(acceptsKey(versions[0]!, 'cube.accessPolicy')).toBe(false);
+  });
+
+  it('a running version is read as itself, else the nearest older covered patch of its minor, else not at all', () => {
+    expect(tableVersionFor(newest)).toEqual({ version: newest, exact: true });
+    expect(tableVersionFor(`v${newest}`)).toEqual({ version: newest, exact: true });
+    const [major, minor, patch] = newest.split('.').map(Number) as [number, number, number];
+    expect(tableVersionFor(`${major}.${minor}.${patch + 7}`)).toEqual({ version: newest, exact: false });
+    expect(tableVersionFor(`${major}.${minor + 1}.0`)).toBeUndefined();
+    expect(tableVersionFor('0.20.1')).toBeUndefined();
+    expect(tableVersionFor('latest')).toBeUndefined();
+  });
+});
+
+const YAML_WITH_MASKING = `cubes:
+  - name: orders
+    sql_table: orders
+    measures:
+      - name: count
+        type: count
+      - name: total
+        sql: amount
+        type: sum
+        mask: 0
+    dimensions:
+      - name: id
+        sql: id
+        type: number
+        primary_key: true
+    access_policy:
+      - group: finance
+        member_masking:
+          includes: "*"
+`;
+
+const JS_WITH_MASKING = `cube('payments', {
+  sql_table: 'payments',
+  measures: {
+    total: { sql: 'amount', type: 'sum', mask: 0 },
+  },
+});
+`;
+
+describe('the check', () => {
+  it('names each key production refuses, with its file and line, and the version that brought it', () => {
+    const refused = refusedKeys({ 'model/cubes/orders.yml': YAML_WITH_MASKING, 'model/cubes/payments.js': JS_WITH_MASKING }, beforeMasking);
+    expect(refused).toEqual([
+      { key: 'orders.measures.total.mask', file: 'model/cubes/orders.yml', line: 10, version: masking },
+      { key: 'orders.access_policy[0].member_masking', file: 'model/cubes/orders.yml', line: 18, version: masking },
+      { key: 'payments.measures.total.mask', file: 'model/cubes/payments.js', line: 4, version: masking },
+    ]);
+    expect(refusedKeys({ 'model/cubes/orders.yml': YAML_WITH_MASKING }, masking)).toEqual([]);
+  });
+
+  it('refuses the whole access policy on a version before policies, once, not each key under it', () => {
+    const refused = refusedKeys({ 'model/cubes/orders.yml': YAML_WITH_MASKING }, versions[0]!);
+    expect(refused.map((r) => r.key)).toEqual(['orders.measures.total.mask', 'orders.access_policy']);
+  });
+
+  it('says so when the versions are equal (nothing to check), unknown, or outside the table', () => {
+    const files = { 'model/cubes/orders.yml': YAML_WITH_MASKING };
+    expect(versionSkew(files, { production: beforeMasking, staging: beforeMasking }).refused).toEqual([]);
+    expect(versionSkew(files, { production: beforeMasking, staging: newest }).refused).toHaveLength(2);
+    expect(versionSkew(files, { staging: newest })).toMatchObject({ refused: [], unchecked: expect.stringContaining('unknown') });
+    expect(versionSkew(files, { production: '9.1.0', staging: newest }).unchecked).toContain('does not cover');
+  });
+});
