@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import table from '../src/model/cube-keys.json' with { type: 'json' };
 import { acceptsKey, acceptsValue, compareVersions, coveredVersions, firstAccepting, tableVersionFor } from '../src/model/cube-keys.js';
 import { refusedKeys, versionSkew } from '../src/model/version-skew.js';
+import { renderCost, type VersionsView } from '../src/pr/comment/render-cost.js';
 
 const versions = coveredVersions();
 const newest = versions.at(-1) as string;
@@ -112,5 +113,36 @@ describe('the check', () => {
     expect(versionSkew(files, { production: beforeMasking, staging: newest }).refused).toHaveLength(2);
     expect(versionSkew(files, { staging: newest })).toMatchObject({ refused: [], unchecked: expect.stringContaining('unknown') });
     expect(versionSkew(files, { production: '9.1.0', staging: newest }).unchecked).toContain('does not cover');
+  });
+});
+
+describe('the Cost section', () => {
+  const refused = Array.from({ length: 12 }, (_, i) => ({ key: `orders.measures.m${i}.mask`, file: 'model/cubes/orders.yml', line: 10 + i, version: masking }));
+  const view = (over: Partial<VersionsView> = {}): VersionsView => ({ production: '1.6.30', staging: newest, refusedTotal: 12, refused, ...over });
+
+  it('says nothing when production runs staging’s Cube and nothing is refused or unknown', () => {
+    expect(renderCost({ versions: view({ production: newest, refusedTotal: 0, refused: [] }) }, { target: 'comment' })).toEqual([]);
+    expect(renderCost(undefined, { target: 'summary' })).toEqual([]);
+  });
+
+  it('names the two versions and the refused keys with their place; the comment shows the first rows, the summary all', () => {
+    const comment = renderCost({ versions: view() }, { target: 'comment' }).join('\n');
+    expect(comment).toContain('**Cost**');
+    expect(comment).toContain(`Production runs Cube \`1.6.30\`, staging \`${newest}\``);
+    expect(comment).toContain(`| \`orders.measures.m0.mask\` | \`model/cubes/orders.yml:10\` | \`${masking}\` |`);
+    expect(comment).not.toContain('m11.mask');
+    expect(comment).toContain('…and 2 more');
+    expect(renderCost({ versions: view() }, { target: 'summary' }).join('\n')).toContain('m11.mask');
+  });
+
+  it('keeps outside text inert, says an accepted model and an unchecked one', () => {
+    const odd = view({ refusedTotal: 1, refused: [{ key: 'a|b`c', value: 'x|y', file: 'model/x.yml', line: 3, version: masking }] });
+    expect(renderCost({ versions: odd }, { target: 'comment' }).join('\n')).toContain('| ``a\\|b`c`` = `x\\|y` |');
+    expect(renderCost({ versions: view({ refusedTotal: 0, refused: [] }) }, { target: 'comment' }).join('\n')).toContain("Production's Cube accepts every key");
+    const unknown = renderCost(
+      { versions: view({ production: undefined, refusedTotal: 0, refused: [], unchecked: 'production’s Cube version is unknown' }) },
+      { target: 'comment' },
+    );
+    expect(unknown.join('\n')).toContain('ℹ️ production’s Cube version is unknown');
   });
 });

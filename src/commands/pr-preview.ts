@@ -167,6 +167,7 @@ export async function previewModel(
     failOnInvalid,
     failOnBreaking,
     failOnDataChange: inputs.dataDiff.failOnChange,
+    failOnVersionSkew: inputs.failOnVersionSkew,
   });
   Object.assign(out, shown.outputs);
   if (shown.result !== undefined) run.setResult(shown.result);

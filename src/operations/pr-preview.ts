@@ -11,6 +11,7 @@ import type { OpContext } from './context.js';
 import { smokeTest } from './enable-staging.js';
 import { compareWithProduction, startImpact, type MetaToken, type StartedImpact } from './impact.js';
 import { dataDiffStep } from './data-diff.js';
+import { checkCubeVersions } from './cube-versions.js';
 import type { DataDiffPlan } from '../impact/data/plan.js';
 import type { Persona } from '../impact/access/types.js';
 import { runRepositoryPreview } from './repository-feed.js';
@@ -32,6 +33,9 @@ export async function previewOnPlatform(ctx: OpContext, input: PlatformPreviewIn
     input.impact && !ctx.dryRun
       ? startImpact(ctx, { deployBranch: input.deployBranch, cliDeploy: input.deployMode === 'cli', ...(input.personas ? { personas: input.personas } : {}) })
       : undefined;
+  // The versions list does not depend on this push either; the check reads the PR's own files.
+  const versions = input.impact && !ctx.dryRun ? checkCubeVersions(ctx, input.modelFiles) : undefined;
+  versions?.catch(() => undefined);
   let flow: PreviewFlow | undefined;
   if (input.fed) {
     const { fed } = input;
@@ -54,6 +58,7 @@ export async function previewOnPlatform(ctx: OpContext, input: PlatformPreviewIn
     // The impact's early reads finish before the run ends, also when a flow failed or stopped before using them.
     await Promise.allSettled([impact?.base, impact?.content, impact?.baseFiles, impact?.personaBase]);
   }
+  if (o.impact && versions) o.versions = await versions;
   if (o.impact && input.numbers) o.numbers = await dataDiffStep(ctx, input.numbers, o.impact);
   return o;
 }

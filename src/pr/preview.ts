@@ -10,9 +10,10 @@ import { annotate } from './check-run.js';
 import type { Ledger } from './comment/ledger.js';
 import type { ImpactView } from './comment/render-impact.js';
 import type { NumbersView } from './comment/render-numbers.js';
+import type { CostView } from './comment/render-cost.js';
 import type { PreviewView, ViewError } from './comment/view.js';
 import { deployPreview } from './deployment.js';
-import { presentStaging, presentUpload, presentValidation, type Outputs } from './presenters.js';
+import { presentStaging, presentUpload, presentValidation, presentVersions, type Outputs } from './presenters.js';
 import { platformPageUrl, publish } from './publish.js';
 import type { PullRequestSide } from './pull-request.js';
 import { presentChangeSet, presentDataDiff } from './records.js';
@@ -31,6 +32,7 @@ export interface PreviewSettings {
   failOnInvalid: boolean;
   failOnBreaking: boolean;
   failOnDataChange: boolean;
+  failOnVersionSkew: boolean;
 }
 
 /** What the run shows of a preview. */
@@ -44,6 +46,8 @@ export interface PreviewShown {
   errors: ViewError[];
   impact?: ImpactView;
   numbers?: NumbersView;
+  /** The whole Cost section (the Cube version skew). */
+  cost?: CostView;
   /** The change set, for `--json`'s `result`. */
   result?: unknown;
 }
@@ -91,6 +95,14 @@ export function presentPreview(o: PreviewOutcome, s: PreviewSettings): PreviewSh
       failures.push(n.failure);
     }
   }
+  if (o.impact && o.versions) {
+    const v = presentVersions(o.versions, s.failOnVersionSkew);
+    Object.assign(outputs, v.outputs);
+    Object.assign(view, v.view);
+    shown.cost = v.view.cost;
+    if (shown.result !== undefined) shown.result = { ...(shown.result as object), versions: v.json };
+    failures.push(v.failure);
+  }
   if (o.failure) {
     view.failure = failureOf('Preview', o.failureCause ?? new Error(o.failure), s.apiUrl, o.failure);
     outputs.status = 'failed';
@@ -103,8 +115,8 @@ export function presentPreview(o: PreviewOutcome, s: PreviewSettings): PreviewSh
 export async function writePreview(side: PullRequestSide, o: PreviewOutcome, shown: PreviewShown, environmentPrefix: string | undefined): Promise<void> {
   const writes: Promise<unknown>[] = [];
   if (o.validation) writes.push(annotate(side, o.validation.errors, o.validation));
-  const { errors, impact, numbers } = shown;
-  writes.push(publish(side, shown.view, shown.ledger, { errors, ...(impact ? { impact } : {}), ...(numbers ? { numbers } : {}) }));
+  const { errors, impact, numbers, cost } = shown;
+  writes.push(publish(side, shown.view, shown.ledger, { errors, ...(impact ? { impact } : {}), ...(numbers ? { numbers } : {}), ...(cost ? { cost } : {}) }));
   const stagingUrl = o.staging?.stagingUrl;
   if (stagingUrl && !o.failure)
     writes.push(deployPreview(side, environmentPrefix, platformPageUrl(side.settings.apiUrl, side.settings.deploymentId, o.branch)));

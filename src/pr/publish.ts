@@ -7,6 +7,7 @@ import type { Ledger } from './comment/ledger.js';
 import { nextView, type PreviewState, type PreviewView, type ViewError } from './comment/view.js';
 import type { ImpactView } from './comment/render-impact.js';
 import type { NumbersView } from './comment/render-numbers.js';
+import type { CostView } from './comment/render-cost.js';
 import { PREVIEW_TITLE, renderPreview } from './comment/render-preview.js';
 import { code } from './comment/markdown.js';
 import type { PullRequestSide } from './pull-request.js';
@@ -47,6 +48,8 @@ export interface PublishOptions {
   impact?: ImpactView;
   /** The whole data diff of the run, for the job summary. */
   numbers?: NumbersView;
+  /** The whole Cost section of the run, for the job summary. */
+  cost?: CostView;
 }
 
 /** With several models, each model's job summary is headed by its folder and deployment (one model: as is). */
@@ -83,6 +86,7 @@ export async function publish(side: PullRequestSide, update: ViewUpdate, ledger:
             ...(options.errors ? { errors: options.errors } : {}),
             ...(options.impact ? { impact: options.impact } : {}),
             ...(options.numbers ? { numbers: options.numbers } : {}),
+            ...(options.cost ? { cost: options.cost } : {}),
           },
         ),
       ),

@@ -5,6 +5,7 @@
  */
 import type { ImpactView } from './render-impact.js';
 import type { NumbersView } from './render-numbers.js';
+import type { CostView } from './render-cost.js';
 
 import { maskSecretLooking } from '../../client/redact.js';
 
@@ -51,6 +52,8 @@ export interface PreviewView {
   impact?: ImpactView;
   /** How the numbers of the key queries moved (the data diff), or why they were not compared. */
   numbers?: NumbersView;
+  /** What the merge costs beyond the diff (the Cube version skew). */
+  cost?: CostView;
   /** What failed, when the run failed on the platform (or its input was refused), with the fix the terminal shows. */
   failure?: { step: string; message: string; hint?: string };
   /** Branches a failed close left on the platform (a rerun or the sweep removes them). */
@@ -124,6 +127,13 @@ export function nextView(
         ...(q.addedKeys ? { addedKeys: q.addedKeys.slice(0, LEDGER_NUMBERS_ROWS).map((k) => short(k, 100)) } : {}),
         ...(q.removedKeys ? { removedKeys: q.removedKeys.slice(0, LEDGER_NUMBERS_ROWS).map((k) => short(k, 100)) } : {}),
       })),
+    };
+  }
+  if (next.cost?.versions) {
+    const v = next.cost.versions;
+    next.cost = {
+      ...next.cost,
+      versions: { ...v, refused: v.refused.slice(0, LEDGER_IMPACT_ROWS), ...(v.unchecked ? { unchecked: short(v.unchecked, 500) } : {}) },
     };
   }
   if (next.failure)
