@@ -10,12 +10,13 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_MODEL } from '../packages/emulator/src/index.js';
+import { DEMO_MODEL, startGitHubStandin } from '../packages/emulator/src/index.js';
 import { runActionCommand } from '../src/commands/index.js';
 import { runCli } from '../src/main.js';
 import { firstAccepting, tableVersionFor } from '../src/model/cube-keys.js';
 import { versionsOfList } from '../src/operations/cube-versions.js';
 import { ACCESS_MODEL } from './support/access-model.js';
+import { pullRequestEvent, writeEvent } from './support/payloads.js';
 import { cliIo, emulatorFixture, uploadTree, type EmulatorFixture } from './support/emulator.js';
 
 let fx: EmulatorFixture;
@@ -151,6 +152,41 @@ describe('datamodel-ci diff on the emulator', () => {
         expect(r.stderr).toContain("production's Cube version is unknown");
       } finally {
         d.version = was;
+      }
+    },
+    SLOW,
+  );
+
+  it(
+    "the pr lifecycle: the comment's Cost section names the two versions and the refused keys, the check fails; its outputs count them",
+    async () => {
+      await fx.admin.deployments.update({ deploymentId: 1, body: { releaseChannel: 'release' } });
+      const gh = await startGitHubStandin();
+      try {
+        gh.addPull({ number: 32, headSha: 'b'.repeat(40), headRef: 'masking' });
+        const lines: string[] = [];
+        const env: NodeJS.ProcessEnv = {
+          ...cliIo(fx.em).env,
+          DATAMODEL_CI_CA_CERT: `${fx.em.ca}\n${gh.ca}`,
+          DATAMODEL_CI_DEPLOYMENT_ID: '1',
+          DATAMODEL_CI_GITHUB_TOKEN: 'ghs_version_skew_token_0123',
+          DATAMODEL_CI_MODEL_DIR: masked,
+          GITHUB_REPOSITORY: gh.repository,
+          GITHUB_API_URL: gh.url,
+          GITHUB_EVENT_NAME: 'pull_request',
+          GITHUB_EVENT_PATH: writeEvent(pullRequestEvent('opened', { number: 32, headSha: 'b'.repeat(40) })),
+        };
+        const code = await runActionCommand('pr', [], { out: (l) => lines.push(l), err: (l) => lines.push(l), env });
+        expect(code, lines.join('\n')).toBe(1);
+        expect(lines.join('\n')).toMatch(/version-skew-count=[1-9]/);
+        expect(lines.join('\n')).toContain('fail-on-version-skew is true');
+        const body = gh.comments(32).at(-1)!.body;
+        expect(body).toContain('**Cost**');
+        expect(body).toContain('Production runs Cube `1.6.30`, staging `1.7.20`');
+        expect(body).toContain('`orders.measures.total_amount.mask`');
+      } finally {
+        await gh.close();
+        await fx.admin.deployments.update({ deploymentId: 1, body: { releaseChannel: 'latest' } });
       }
     },
     SLOW,
