@@ -81,28 +81,32 @@ function loadSchemas(file) {
   return m.exports.__schemas;
 }
 
-/** Walk a Joi description: every key path (`measures.*.type`; `*` is any name or list item) and the values a string allows. */
-function walk(desc, path, keys, values) {
+/**
+ * Walk a Joi description: every key path (`measures.*.type`; `*` is any name or list item), the values
+ * a key allows, and the paths where some alternative takes any text (there every value is accepted).
+ */
+function walk(desc, path, keys, values, free) {
   if (!desc || typeof desc !== 'object') return;
   if (desc.flags?.presence === 'forbidden') return;
   if (path) keys.add(path);
-  if (desc.type === 'string' && desc.flags?.only && Array.isArray(desc.allow)) {
+  const text = desc.type === 'string' || desc.type === 'any';
+  if (text && desc.flags?.only && Array.isArray(desc.allow)) {
     const set = values.get(path) ?? new Set();
     for (const v of desc.allow) if (typeof v === 'string') set.add(v);
     values.set(path, set);
-  }
+  } else if (text) free.add(path);
   const child = (p) => (path ? `${path}.${p}` : p);
-  for (const [key, sub] of Object.entries(desc.keys ?? {})) walk(sub, child(key), keys, values);
-  for (const p of desc.patterns ?? []) walk(p.rule, child('*'), keys, values);
-  for (const item of desc.items ?? []) walk(item, child('*'), keys, values);
+  for (const [key, sub] of Object.entries(desc.keys ?? {})) walk(sub, child(key), keys, values, free);
+  for (const p of desc.patterns ?? []) walk(p.rule, child('*'), keys, values, free);
+  for (const item of desc.items ?? []) walk(item, child('*'), keys, values, free);
   for (const match of desc.matches ?? []) {
-    for (const branch of [match.schema, match.then, match.otherwise]) walk(branch, path, keys, values);
-    for (const s of match.switch ?? []) for (const branch of [s.then, s.otherwise]) walk(branch, path, keys, values);
+    for (const branch of [match.schema, match.then, match.otherwise]) walk(branch, path, keys, values, free);
+    for (const s of match.switch ?? []) for (const branch of [s.then, s.otherwise]) walk(branch, path, keys, values, free);
   }
   // `when` on a key's own schema (Joi keeps those under `whens`).
   for (const w of desc.whens ?? []) {
-    for (const branch of [w.then, w.otherwise]) walk(branch, path, keys, values);
-    for (const s of w.switch ?? []) for (const branch of [s.then, s.otherwise]) walk(branch, path, keys, values);
+    for (const branch of [w.then, w.otherwise]) walk(branch, path, keys, values, free);
+    for (const s of w.switch ?? []) for (const branch of [s.then, s.otherwise]) walk(branch, path, keys, values, free);
   }
 }
 
@@ -110,15 +114,17 @@ function describeVersion(version) {
   const schemas = loadSchemas(fetchValidator(version));
   const keys = new Set();
   const values = new Map();
+  const free = new Set();
   for (const kind of ['cube', 'view']) {
     // Before views had a schema of their own, a view was validated as a cube.
     const schema = schemas[kind] ?? schemas.cube;
     if (!schema) throw new Error(`${PACKAGE}@${version}: no ${kind} schema in CubeValidator.js`);
-    walk(schema.describe(), kind, keys, values);
+    walk(schema.describe(), kind, keys, values, free);
   }
   return {
     keys: [...keys].sort(),
     values: Object.fromEntries([...values].sort(([a], [b]) => a.localeCompare(b)).map(([p, s]) => [p, [...s].sort()])),
+    free,
   };
 }
 
@@ -134,7 +140,9 @@ const valuePaths = [...new Set([...read.values()].flatMap((r) => Object.keys(r.v
 const values = Object.fromEntries(
   valuePaths.map((p) => {
     const all = [...new Set([...read.values()].flatMap((r) => r.values[p] ?? []))].sort();
-    return [p, Object.fromEntries(all.map((value) => [value, ranges(covered, (v) => (read.get(v).values[p] ?? []).includes(value))]))];
+    // A version accepts a value it lists, or any value where one of its alternatives takes any text.
+    const accepts = (v, value) => (read.get(v).values[p] ?? []).includes(value) || read.get(v).free.has(p);
+    return [p, Object.fromEntries(all.map((value) => [value, ranges(covered, (v) => accepts(v, value))]))];
   }),
 );
 const table = {

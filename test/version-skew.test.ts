@@ -107,6 +107,18 @@ describe('the check', () => {
     expect(refused.map((r) => r.key)).toEqual(['orders.measures.total.mask', 'orders.access_policy']);
   });
 
+  it('names a value production refuses (a measure type), read as YAML or JS spell it; a list item’s name is not a key', () => {
+    const agg = firstAccepting('cube.measures.*.type', 'numberAgg') as string;
+    const older = versions[versions.indexOf(agg) - 1] as string;
+    const yaml = `cubes:\n  - name: a\n    sql_table: a\n    joins:\n      - name: b\n        sql: "1 = 1"\n        relationship: many_to_one\n    measures:\n      - name: n\n        sql: x\n        type: number_agg\n      - name: d\n        sql: x\n        type: count_distinct\n`;
+    const js = "cube('c', { sql_table: 'c', measures: { n: { sql: 'x', type: 'numberAgg' } } });\n";
+    expect(refusedKeys({ 'model/a.yml': yaml, 'model/c.js': js }, older)).toEqual([
+      { key: 'a.measures.n.type', value: 'number_agg', file: 'model/a.yml', line: 11, version: agg },
+      { key: 'c.measures.n.type', value: 'numberAgg', file: 'model/c.js', line: 1, version: agg },
+    ]);
+    expect(refusedKeys({ 'model/a.yml': yaml }, agg)).toEqual([]);
+  });
+
   it('says so when the versions are equal (nothing to check), unknown, or outside the table', () => {
     const files = { 'model/cubes/orders.yml': YAML_WITH_MASKING };
     expect(versionSkew(files, { production: beforeMasking, staging: beforeMasking }).refused).toEqual([]);

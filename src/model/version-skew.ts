@@ -45,11 +45,15 @@ export function refusedKeys(texts: ModelTexts, version: string): RefusedKey[] {
           return;
         }
         const value = child.kind === 'scalar' ? child.text : undefined;
-        if (value !== undefined && enumerated(next)?.includes(value) && !acceptsValue(version, next, value))
-          out.push({ key: name, value, file: file.path, line, version: firstAccepting(next, value) as string });
+        // YAML writes `count_distinct` where the validator (after Cube's YAML reading) sees `countDistinct`.
+        const listed = value === undefined ? undefined : [value, camelCase(value)].find((v) => enumerated(next)?.includes(v));
+        if (value !== undefined && listed !== undefined && !acceptsValue(version, next, listed))
+          out.push({ key: name, value, file: file.path, line, version: firstAccepting(next, listed) as string });
         visit(child, next, name);
       };
       for (const entry of node.kind === 'map' ? node.entries : []) {
+        // A list item's `name` is what YAML names the item by, not a key (older Cubes refuse `joins.*.name`).
+        if (entry.key === 'name' && path.endsWith('.*')) continue;
         const own = `${path}.${camelCase(entry.key)}`;
         // A key Cube knows, else a member's (or any) name under a map of names; a key no covered version knows is the validation's to report.
         const next = knownKey(own) ? own : knownKey(`${path}.*`) ? `${path}.*` : undefined;
