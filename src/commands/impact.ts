@@ -25,7 +25,7 @@ export async function impactCommand(run: ActionRun<'impact'>): Promise<number> {
   const personas = await readPersonas(inputs.access);
   const [branch, target] = await Promise.all([run.pr.resolveBranch(inputs.branch), deployTarget(run.op)]);
   run.out.branch = branch;
-  const checked = checkCubeVersions(run.op, headFiles);
+  const checked = checkCubeVersions(run.op, headFiles, modelDir);
   checked.catch(() => undefined);
   const r = await run.reporter.group('Impact on the semantic layer', () =>
     analyseImpact(run.op, { branch, deployBranch: target.deployBranch, headFiles, cliDeploy: target.deployMode === 'cli', personas }),

@@ -10,6 +10,7 @@ import type { FileTexts } from '../model/model-files.js';
 import { compareVersions, parseVersion } from '../model/cube-keys.js';
 import { refusedText, versionSkew, type VersionSkew } from '../model/version-skew.js';
 import type { OpContext } from './context.js';
+import { repoPath } from './validate.js';
 
 export interface CubeVersions {
   production?: string;
@@ -60,8 +61,11 @@ export async function readCubeVersions(ctx: OpContext): Promise<CubeVersions> {
   }
 }
 
-/** Read the versions and check the model against production's; says what it found on the reporter. */
-export async function checkCubeVersions(ctx: OpContext, headFiles: FileTexts | undefined): Promise<VersionSkew> {
+/**
+ * Read the versions and check the model against production's; says what it found on the reporter, each
+ * refused key an error annotation on its file in the repository (`modelDir` + the model file's path).
+ */
+export async function checkCubeVersions(ctx: OpContext, headFiles: FileTexts | undefined, modelDir?: string): Promise<VersionSkew> {
   const read = await readCubeVersions(ctx);
   const skew = versionSkew(headFiles, read);
   const { production, staging } = skew;
@@ -71,7 +75,7 @@ export async function checkCubeVersions(ctx: OpContext, headFiles: FileTexts | u
   if (skew.unchecked) ctx.reporter.notice(`Cube versions: ${skew.unchecked}`);
   for (const r of skew.refused)
     ctx.reporter.error(`${r.file}:${r.line}: ${refusedText(r)} needs Cube ${r.version}; production runs ${production ?? 'an older one'}`, {
-      file: r.file,
+      file: modelDir ? repoPath(modelDir, r.file) : r.file,
       line: r.line,
       title: 'Refused by production’s Cube version',
     });

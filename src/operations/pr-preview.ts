@@ -34,7 +34,7 @@ export async function previewOnPlatform(ctx: OpContext, input: PlatformPreviewIn
       ? startImpact(ctx, { deployBranch: input.deployBranch, cliDeploy: input.deployMode === 'cli', ...(input.personas ? { personas: input.personas } : {}) })
       : undefined;
   // The versions list does not depend on this push either; the check reads the PR's own files.
-  const versions = input.impact && !ctx.dryRun ? checkCubeVersions(ctx, input.modelFiles) : undefined;
+  const versions = input.impact && !ctx.dryRun ? checkCubeVersions(ctx, input.modelFiles, input.fed?.modelDir ?? input.modelDir) : undefined;
   versions?.catch(() => undefined);
   let flow: PreviewFlow | undefined;
   if (input.fed) {
