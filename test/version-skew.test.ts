@@ -125,6 +125,7 @@ describe('the check', () => {
     expect(versionSkew(files, { production: beforeMasking, staging: newest }).refused).toHaveLength(2);
     expect(versionSkew(files, { staging: newest })).toMatchObject({ refused: [], unchecked: expect.stringContaining('unknown') });
     expect(versionSkew(files, { production: '9.1.0', staging: newest }).unchecked).toContain('does not cover');
+    expect(versionSkew(files, { production: '9.1.0', staging: '9.1.0' })).toEqual({ production: '9.1.0', staging: '9.1.0', refused: [] });
   });
 });
 

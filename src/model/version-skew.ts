@@ -76,13 +76,15 @@ export function versionSkew(texts: ModelTexts | undefined, versions: { productio
   if (!production) return { ...known, refused: [], unchecked: "production's Cube version is unknown: the model was not checked against it" };
   const covered = coveredVersions();
   const checkedAgainst = tableVersionFor(production);
+  // Staging validated the model with production's own version: nothing to check, nothing to say.
+  if (production === staging) return { ...known, ...(checkedAgainst ? { checkedAgainst } : {}), refused: [] };
+  if (!texts) return { ...known, refused: [], unchecked: "the pull request's model files were not read: the model was not checked against production's Cube" };
   if (!checkedAgainst)
     return {
       ...known,
       refused: [],
       unchecked: `production runs Cube ${production}, which the key table (${covered[0]} to ${covered.at(-1)}) does not cover: the model was not checked against it`,
     };
-  if (production === staging || !texts) return { ...known, checkedAgainst, refused: [] };
   return { ...known, checkedAgainst, refused: refusedKeys(texts, checkedAgainst.version) };
 }
 

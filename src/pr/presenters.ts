@@ -141,7 +141,7 @@ export function versionsJson(v: VersionSkew) {
  * a failure when production's version refuses a key and `fail-on-version-skew` is true.
  */
 export function presentVersions(v: VersionSkew, failOnVersionSkew: boolean): Presented & { versions: VersionsView; json: ReturnType<typeof versionsJson> } {
-  const checked = !!v.checkedAgainst;
+  const checked = !!v.checkedAgainst || (!!v.production && v.production === v.staging);
   const versions: VersionsView = {
     ...(v.production ? { production: v.production } : {}),
     ...(v.staging ? { staging: v.staging } : {}),
