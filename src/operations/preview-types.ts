@@ -5,6 +5,7 @@
  */
 import type { EnableStagingResult, SmokeOptions } from './enable-staging.js';
 import type { ImpactResult, MetaToken } from './impact.js';
+import type { VersionSkew } from '../model/version-skew.js';
 import type { FileTexts } from '../model/model-files.js';
 import type { DataDiffOutcome } from './data-diff.js';
 import type { LocalFile } from '../model/local-model.js';
@@ -59,6 +60,8 @@ export interface PreviewOutcome {
   failureCause?: unknown;
   /** The data diff after the impact, when it was asked for. */
   numbers?: DataDiffOutcome;
+  /** Production's and staging's Cube versions, and the keys of the model production's refuses. */
+  versions?: VersionSkew;
 }
 
 /** One flow's outcome, and the impact's token for its staging environment (minted while the model built). */

@@ -11,9 +11,10 @@ import type { Ledger } from './comment/ledger.js';
 import type { ImpactView } from './comment/render-impact.js';
 import type { NumbersView } from './comment/render-numbers.js';
 import type { AccessView } from './comment/render-access.js';
+import type { CostView } from './comment/render-cost.js';
 import type { PreviewView, ViewError } from './comment/view.js';
 import { deployPreview } from './deployment.js';
-import { presentStaging, presentUpload, presentValidation, type Outputs } from './presenters.js';
+import { presentStaging, presentUpload, presentValidation, presentVersions, type Outputs } from './presenters.js';
 import { platformPageUrl, publish } from './publish.js';
 import type { PullRequestSide } from './pull-request.js';
 import { presentChangeSet, presentDataDiff } from './records.js';
@@ -33,6 +34,7 @@ export interface PreviewSettings {
   failOnBreaking: boolean;
   failOnDataChange: boolean;
   failOnExposure?: boolean;
+  failOnVersionSkew: boolean;
 }
 
 /** What the run shows of a preview. */
@@ -47,6 +49,8 @@ export interface PreviewShown {
   impact?: ImpactView;
   numbers?: NumbersView;
   access?: AccessView;
+  /** The whole Cost section (the Cube version skew). */
+  cost?: CostView;
   /** The change set, for `--json`'s `result`. */
   result?: unknown;
 }
@@ -95,6 +99,14 @@ export function presentPreview(o: PreviewOutcome, s: PreviewSettings): PreviewSh
       failures.push(n.failure);
     }
   }
+  if (o.impact && o.versions) {
+    const v = presentVersions(o.versions, s.failOnVersionSkew);
+    Object.assign(outputs, v.outputs);
+    Object.assign(view, v.view);
+    shown.cost = v.view.cost;
+    if (shown.result !== undefined) shown.result = { ...(shown.result as object), versions: v.json };
+    failures.push(v.failure);
+  }
   if (o.failure) {
     view.failure = failureOf('Preview', o.failureCause ?? new Error(o.failure), s.apiUrl, o.failure);
     outputs.status = 'failed';
@@ -107,9 +119,15 @@ export function presentPreview(o: PreviewOutcome, s: PreviewSettings): PreviewSh
 export async function writePreview(side: PullRequestSide, o: PreviewOutcome, shown: PreviewShown, environmentPrefix: string | undefined): Promise<void> {
   const writes: Promise<unknown>[] = [];
   if (o.validation) writes.push(annotate(side, o.validation.errors, o.validation));
-  const { errors, impact, numbers, access } = shown;
+  const { errors, impact, numbers, access, cost } = shown;
   writes.push(
-    publish(side, shown.view, shown.ledger, { errors, ...(impact ? { impact } : {}), ...(numbers ? { numbers } : {}), ...(access ? { access } : {}) }),
+    publish(side, shown.view, shown.ledger, {
+      errors,
+      ...(impact ? { impact } : {}),
+      ...(numbers ? { numbers } : {}),
+      ...(access ? { access } : {}),
+      ...(cost ? { cost } : {}),
+    }),
   );
   const stagingUrl = o.staging?.stagingUrl;
   if (stagingUrl && !o.failure)

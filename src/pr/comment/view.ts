@@ -6,6 +6,7 @@
 import type { ImpactView } from './render-impact.js';
 import type { AccessView } from './render-access.js';
 import type { NumbersView } from './render-numbers.js';
+import type { CostView } from './render-cost.js';
 
 import { maskSecretLooking } from '../../client/redact.js';
 import type { ProbeSide } from '../../impact/access/types.js';
@@ -55,6 +56,8 @@ export interface PreviewView {
   numbers?: NumbersView;
   /** Who can see what, per persona (the access review and its probes). */
   access?: AccessView;
+  /** What the merge costs beyond the diff (the Cube version skew). */
+  cost?: CostView;
   /** What failed, when the run failed on the platform (or its input was refused), with the fix the terminal shows. */
   failure?: { step: string; message: string; hint?: string };
   /** Branches a failed close left on the platform (a rerun or the sweep removes them). */
@@ -169,6 +172,13 @@ export function nextView(
         ? { newGuarded: a.newGuarded.slice(0, 5).map((g) => ({ target: short(g.target, 100), seenBy: g.seenBy.slice(0, 10).map((p) => short(p, 60)) })) }
         : {}),
       ...(a.probesNotRun?.why ? { probesNotRun: { ...a.probesNotRun, why: short(a.probesNotRun.why, 200) } } : {}),
+    };
+  }
+  if (next.cost?.versions) {
+    const v = next.cost.versions;
+    next.cost = {
+      ...next.cost,
+      versions: { ...v, refused: v.refused.slice(0, LEDGER_IMPACT_ROWS), ...(v.unchecked ? { unchecked: short(v.unchecked, 500) } : {}) },
     };
   }
   if (next.failure)
