@@ -65,17 +65,17 @@ describe('README and docs', () => {
 });
 
 describe('npm run demo', () => {
-  it('plays one pull request to the end, then a monorepo pull request, and exits 0', async () => {
+  it('plays one pull request to the end, then a monorepo pull request, then one off the rollup, and exits 0', async () => {
     const { stdout } = await promisify(execFile)(process.execPath, ['scripts/run-ts.mjs', 'demo'], { encoding: 'utf8', timeout: 120_000 });
     expect(stdout).toContain('1. The pull request is opened');
     expect(stdout).toContain('job failure');
     expect(stdout).toContain('7. The pull request is merged');
     // The comment after each event, one comment rewritten in place: ready, broken, ready again, ready with
     // numbers that move, ready with a breaking change, ready with an access policy, merged; then the
-    // monorepo's, a section per model.
-    expect(stdout.match(/The PR comment now \(1 comment on the PR, rewritten in place\)/g)).toHaveLength(10);
+    // monorepo's, a section per model; then the distinct count's, ready and merged.
+    expect(stdout.match(/The PR comment now \(1 comment on the PR, rewritten in place\)/g)).toHaveLength(12);
     const headings = [...stdout.matchAll(/^ {2}│ (### .*)$/gm)].map((m) => m[1]);
-    expect(headings).toHaveLength(10);
+    expect(headings).toHaveLength(12);
     expect(headings[0]).toMatch(/ready/);
     expect(headings[1]).toMatch(/1 error in 1 file/);
     expect(headings[2]).toMatch(/ready/);
@@ -83,11 +83,12 @@ describe('npm run demo', () => {
     expect(headings[4]).toMatch(/ready/);
     expect(headings[5]).toMatch(/ready/);
     expect(headings[6]).toMatch(/merged into/);
-    expect(headings.slice(7)).toEqual([
+    expect(headings.slice(7, 10)).toEqual([
       '### ✅ Data-model previews · 2 models: 1 ready, 1 not previewed',
       '### ✅ Data-model previews · 2 models: 2 ready',
       '### 🔀 Data-model previews · 2 models: 2 merged',
     ]);
+    expect(headings.slice(10)).toEqual(['### ✅ Data-model preview · ready', '### 🔀 Data-model preview · merged into `main`']);
     // The semantic-layer section: the payments cube added at first; the fourth push changes only a
     // measure's sql: a values change, and the numbers section shows its revenue moving; after the fifth,
     // the removed member is breaking and the report that uses it is named.
@@ -110,8 +111,13 @@ describe('npm run demo', () => {
     expect(comments[5]).toMatch(/\| fewer rows \| `orders` \| rows 5,000 → 4,483, counted with orders\\\.count \|/);
     expect(comments[5]).toContain('| `finance` | `orders` | `orders.count` | 5,000 | 5,000 |');
     expect(stdout).toMatch(/6\. A push restores the member[\s\S]*access-changed-count=1 exposed-count=0/);
+    // The third pull request makes orders.count a distinct count: a values change whose numbers stay the same
+    // (what it costs, the reports leaving production's rollup, is the rollup impact's: test/demo-rollup.test.ts).
+    expect(comments[10]).toMatch(/\| `orders\.count` \| cube `orders` \| aggregation count → count\\_distinct/);
+    expect(comments[10]).toMatch(/\*\*Numbers\*\* \(production → preview, 8 key queries in [\d.]+ s\): 0 changed, 8 unchanged/);
+    expect(comments[10]).toContain('| Report “Orders by status” | 4 → 4 | unchanged |');
     expect(stdout).toMatch(/✓ done in \d/);
     expect(stdout).not.toContain('✗');
-    // Nine jobs in a child process: about 20 s alone, more beside the rest of the suite.
+    // Twelve jobs in a child process: about 25 s alone, more beside the rest of the suite.
   }, 120_000);
 });

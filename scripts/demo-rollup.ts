@@ -1,0 +1,35 @@
+/**
+ * The demo's pre-aggregation: production's orders cube holds a rollup of order counts by status and day,
+ * and the demo's third pull request makes `orders.count` a distinct count. A distinct count cannot be added up
+ * from the rollup's days, so Cube serves it from the rollup only for a query with exactly the rollup's
+ * dimensions and day: "Orders by status" (all time) and the weekly orders chart reach the warehouse.
+ * Kept out of the emulator's seed model, which every test shares (a rollup there costs each test a plan).
+ */
+import { DEMO_MODEL } from '../packages/emulator/src/index.js';
+
+/** The rollup: counts by status and day (not total_amount, which the fourth push changes). */
+export const ORDERS_ROLLUP = `    pre_aggregations:
+      - name: orders_by_status
+        measures: [count]
+        dimensions: [status]
+        time_dimension: created_at
+        granularity: day
+        refresh_key:
+          every: 1 hour
+`;
+
+/** The demo's orders cube as production runs it: the seed's, with the rollup. */
+export const DEMO_ORDERS = `${DEMO_MODEL['model/cubes/orders.yml']!}${ORDERS_ROLLUP}`;
+
+/** The demo's model as production runs it (uploaded to the deploy branch before the pull request opens). */
+export const DEMO_ROLLUP_MODEL: Record<string, string> = { ...DEMO_MODEL, 'model/cubes/orders.yml': DEMO_ORDERS };
+
+/** The third pull request's edit: orders counted as distinct ids (the same numbers: a non-additive measure). */
+export function distinctCount(orders: string): string {
+  const count = '      - name: count\n        type: count\n';
+  if (!orders.includes(count)) throw new Error('the orders cube has no plain count to make distinct');
+  return orders.replace(count, '      - name: count\n        type: count_distinct\n        sql: id\n');
+}
+
+/** The third pull request's opening, by its title (the comment picture of the rollup impact is drawn from it). */
+export const ROLLUP_PUSH = '11. A pull request makes a measure a distinct count, which its rollup cannot add up';
