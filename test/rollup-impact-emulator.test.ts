@@ -1,0 +1,164 @@
+/**
+ * The rollup impact of key queries against the emulator (real HTTPS sockets, Cube's own matcher): production
+ * runs the rollup model, each pull request's branch one of its edits; every key query is planned with
+ * `/v1/sql` on both sides and the plans compared: a rollup lost, gained, moved; a rollup rebuilt (its build SQL
+ * changed, or renamed with the same SQL), not rebuilt (`sql_alias` renamed, members reordered); a build range
+ * that leaves part of a query's range out; a persona whose row filter moves its query off the rollup.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Persona } from '../src/impact/access/types.js';
+import type { DataDiffPlan } from '../src/impact/data/plan.js';
+import type { KeyQuery } from '../src/impact/data/types.js';
+import type { OpContext } from '../src/operations/context.js';
+import { analyseImpact } from '../src/operations/impact.js';
+import { rollupPlansStep } from '../src/operations/rollup-plans.js';
+import { MemoryReporter } from '../src/report/reporter.js';
+import { emulatorFixture, uploadTree, type EmulatorFixture } from './support/emulator.js';
+import { ROLLUP_MODEL, ROLLUP_VARIANTS, ROLLUP_WITH_ROW_FILTER } from './support/rollup-model.js';
+
+let fx: EmulatorFixture;
+const ORDERS = 'model/cubes/orders.yml';
+/** The partitioned rollup by the hour: an hourly query gains it, and its build SQL changes. */
+const HOURLY_ROLLUP = { ...ROLLUP_MODEL, [ORDERS]: ROLLUP_MODEL[ORDERS]!.replace('        granularity: day\n', '        granularity: hour\n') };
+const BRANCHES: Record<string, Record<string, string>> = {
+  'pr-renamed': ROLLUP_VARIANTS.renamed,
+  'pr-reordered': ROLLUP_VARIANTS.reordered,
+  'pr-aliased': ROLLUP_VARIANTS.aliasedRenamed,
+  'pr-dimension': ROLLUP_VARIANTS.dimensionRenamed,
+  'pr-two': ROLLUP_VARIANTS.twoRollups,
+  'pr-short': ROLLUP_VARIANTS.shortRange,
+  'pr-hourly': HOURLY_ROLLUP,
+  'pr-row-filter': ROLLUP_WITH_ROW_FILTER,
+};
+
+const ctx = (): OpContext & { reporter: MemoryReporter } => ({
+  client: fx.admin,
+  deploymentId: 1,
+  reporter: new MemoryReporter(),
+  dryRun: false,
+  ca: fx.em.ca,
+});
+const key = (name: string, query: KeyQuery['query']): KeyQuery => ({ name, source: 'file', query });
+const KEYS: KeyQuery[] = [
+  key('by status', { measures: ['orders.count'], dimensions: ['orders.status'] }),
+  key('by country', {
+    measures: ['orders.count'],
+    dimensions: ['customers.country'],
+    timeDimensions: [{ dimension: 'orders.created_at', granularity: 'month' }],
+  }),
+  key('hourly', {
+    measures: ['orders.count'],
+    timeDimensions: [{ dimension: 'orders.created_at', granularity: 'hour', dateRange: ['2025-01-01', '2025-01-07'] }],
+  }),
+  key('status in 2024', {
+    measures: ['orders.count'],
+    dimensions: ['orders.status'],
+    timeDimensions: [{ dimension: 'orders.created_at', granularity: 'month', dateRange: ['2024-06-01', '2024-12-31'] }],
+  }),
+];
+const limits = { maxQueries: 20, maxRows: 1000, concurrency: 2, queryTimeoutMs: 30_000, absTolerance: 0, relTolerance: 0 };
+const plan = (mode: 'off' | 'values' = 'off', fork = false): DataDiffPlan => ({
+  settings: { mode, allowPublic: false, securityContext: {}, limits, failOnChange: false },
+  fileQueries: KEYS,
+  ...(mode === 'off' ? { refusal: 'the data diff is off' } : {}),
+  ...(fork ? { refusal: 'this pull request comes from a fork' } : {}),
+});
+const SALES: Persona = { name: 'sales-us', groups: ['sales'], securityContext: { country: 'US' } };
+
+beforeAll(async () => {
+  fx = await emulatorFixture({ continueWaitPolls: 1 });
+  await uploadTree(fx.admin, 1, 'main', ROLLUP_MODEL);
+  for (const [branch, tree] of Object.entries(BRANCHES)) {
+    await fx.admin.branches.create({ deploymentId: 1, body: { name: branch, from: 'main' } });
+    await uploadTree(fx.admin, 1, branch, tree);
+    await fx.admin.branches.setStagingEnvironment({ deploymentId: 1, body: { enabled: true, branchName: branch } });
+  }
+}, 120_000);
+afterAll(() => fx.close());
+
+/** The rollup impact of branch `branch` against production, with the data diff off (plans read no data). */
+async function rollupsOf(branch: string, personas: Persona[] = [], p = plan()) {
+  const c = ctx();
+  const impact = await analyseImpact(c, { branch, deployBranch: 'main', headFiles: new Map(Object.entries(BRANCHES[branch]!)), personas });
+  expect(impact.rollupsInModel).toBe(true);
+  return { r: await rollupPlansStep(c, p, impact), reporter: c.reporter };
+}
+
+describe('rollup plans of key queries on production and on the preview', () => {
+  it('a renamed rollup with the same SQL: its queries move to it and it is rebuilt (Cube names tables after the rollup)', async () => {
+    const { r } = await rollupsOf('pr-renamed');
+    expect(r.skipped).toBeUndefined();
+    expect(r.changes).toContainEqual({ query: 'by status', production: 'orders.orders_by_status', preview: 'orders.orders_daily', change: 'moved' });
+    expect(r.rebuilt).toEqual([
+      { rollup: 'orders.orders_daily', reason: 'renamed from orders.orders_by_status: Cube names its tables after the rollup', partitionGranularity: 'month' },
+    ]);
+    expect(r.warning).toContain('cube-js/cube #11889');
+  }, 60_000);
+
+  it('reordered members and a sql_alias rollup renamed: no change, nothing rebuilt', async () => {
+    for (const branch of ['pr-reordered', 'pr-aliased']) {
+      const { r } = await rollupsOf(branch);
+      expect(r.changes, branch).toEqual([]);
+      expect(r.rebuilt, branch).toEqual([]);
+      expect(r.planned).toBe(KEYS.length);
+    }
+  }, 60_000);
+
+  it('a rollup dimension renamed: queries on the old name lose the rollup', async () => {
+    const { r } = await rollupsOf('pr-dimension');
+    expect(r.changes).toContainEqual({ query: 'by status', production: 'orders.orders_by_status', preview: null, change: 'lost' });
+  }, 60_000);
+
+  it('a second rollup listed first: queries both can serve move to it', async () => {
+    const { r } = await rollupsOf('pr-two');
+    expect(r.changes).toContainEqual({ query: 'by status', production: 'orders.orders_by_status', preview: 'orders.counts_by_status', change: 'moved' });
+  }, 60_000);
+
+  it('a rollup by the hour: the hourly query gains it, and its build SQL changed (rebuilt)', async () => {
+    const { r } = await rollupsOf('pr-hourly');
+    expect(r.changes).toContainEqual({ query: 'hourly', production: null, preview: 'orders.orders_by_status', change: 'gained' });
+    expect(r.rebuilt).toEqual([{ rollup: 'orders.orders_by_status', reason: 'its build SQL changed', partitionGranularity: 'month' }]);
+  }, 60_000);
+
+  it('a build range that starts after a served query begins: truncated, with the literal build range', async () => {
+    const { r } = await rollupsOf('pr-short');
+    expect(r.changes).toEqual([]);
+    expect(r.truncated).toEqual([
+      {
+        query: 'status in 2024',
+        rollup: 'orders.orders_by_status',
+        queryRange: ['2024-06-01T00:00:00.000', '2024-12-31T23:59:59.999'],
+        buildRange: ['2025-01-01', '2025-12-31'],
+      },
+    ]);
+    // Production's full range covers it: nothing said there.
+    expect((await rollupsOf('pr-reordered')).r.truncated).toEqual([]);
+  }, 60_000);
+
+  it("a persona's row filter outside the rollup moves its query off it, within the caps; tokens masked", async () => {
+    const { r, reporter } = await rollupsOf('pr-row-filter', [SALES]);
+    expect(r.changes).toContainEqual({ query: 'status in 2024', persona: 'sales-us', production: 'orders.orders_by_status', preview: null, change: 'lost' });
+    // The persona's plans come on top of the run's own (the key queries, and the probes of the new dimension).
+    expect(r.planned).toBeGreaterThan(KEYS.length + 1);
+    expect(reporter.secrets.length).toBeGreaterThan(0);
+    // No room left under the cap: the persona's queries are counted as not planned.
+    const tight = plan();
+    const c = ctx();
+    const impact = await analyseImpact(c, {
+      branch: 'pr-row-filter',
+      deployBranch: 'main',
+      headFiles: new Map(Object.entries(ROLLUP_WITH_ROW_FILTER)),
+      personas: [SALES],
+    });
+    const capped = await rollupPlansStep(c, { ...tight, settings: { ...tight.settings, limits: { ...limits, maxQueries: KEYS.length } } }, impact);
+    expect(capped.planned).toBe(KEYS.length);
+    expect(capped.notRun).toBeGreaterThanOrEqual(KEYS.length);
+    expect(capped.changes.some((c) => c.persona)).toBe(false);
+  }, 90_000);
+
+  it("never for a fork's pull request", async () => {
+    const { r } = await rollupsOf('pr-renamed', [], plan('values', true));
+    expect(r.skipped).toContain('fork');
+    expect(r.planned).toBe(0);
+  }, 60_000);
+});
