@@ -320,6 +320,8 @@ function rootOutputs(): OutputSpec[] {
     I.dataDiffFile,
     I.accessChangedCount,
     I.exposedCount,
+    I.rollupsLostCount,
+    I.rollupsRebuiltCount,
   ];
   return [...Object.values(own), ...counts, previews, I.changeSetFile];
 }

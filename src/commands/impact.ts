@@ -7,6 +7,8 @@ import { planDataDiff } from '../impact/data/plan.js';
 import { accessProbeStep } from '../operations/access-probes.js';
 import { readPersonas } from '../personas-input.js';
 import { dataDiffStep } from '../operations/data-diff.js';
+import { rollupPlansStep } from '../operations/rollup-plans.js';
+import { presentRollups } from '../pr/present-rollups.js';
 import { walkModel } from '../model/local-model.js';
 import { localModelFiles } from '../model/model-files.js';
 import { deployTarget } from '../operations/branch-build.js';
@@ -40,9 +42,13 @@ export async function impactCommand(run: ActionRun<'impact'>): Promise<number> {
   const numbers = presentDataDiff(deploymentId, d, r, inputs.dataDiff.failOnChange);
   Object.assign(run.out, numbers.outputs);
   if (d.result) run.setResult({ ...impact.changeSet, dataDiff: d.result });
+  const rollups = await rollupPlansStep(run.op, plan, r);
+  const cost = presentRollups(rollups, r.head, !!r.rollupsInModel, !!inputs.dataDiff.failOnRollupLoss);
+  Object.assign(run.out, cost.outputs);
+  if (cost.json) run.setResult({ ...impact.changeSet, ...(d.result ? { dataDiff: d.result } : {}), ...cost.json });
   const full = { impact: impact.impact, ...numbers.view, ...(impact.access ? { access: impact.access } : {}) };
-  await publish(run.pr, { branch, ...impact.view, ...numbers.view }, { branch }, full);
-  const failure = impact.failure ?? numbers.failure;
+  await publish(run.pr, { branch, ...impact.view, ...numbers.view, ...cost.view }, { branch }, full);
+  const failure = impact.failure ?? numbers.failure ?? cost.failure;
   if (failure) throw new StepFailed(failure);
   return 0;
 }

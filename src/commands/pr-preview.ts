@@ -168,6 +168,7 @@ export async function previewModel(
     failOnBreaking,
     failOnDataChange: inputs.dataDiff.failOnChange,
     failOnExposure: inputs.access.failOnExposure,
+    failOnRollupLoss: !!inputs.dataDiff.failOnRollupLoss,
   });
   Object.assign(out, shown.outputs);
   if (shown.result !== undefined) run.setResult(shown.result);

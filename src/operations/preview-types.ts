@@ -3,6 +3,7 @@
  * (pr-preview.ts) share: its input, its outcome, the pull request's port. Below all three, so none
  * imports another for its types.
  */
+import type { RollupOutcome } from '../impact/rollups/outcome.js';
 import type { EnableStagingResult, SmokeOptions } from './enable-staging.js';
 import type { ImpactResult, MetaToken } from './impact.js';
 import type { FileTexts } from '../model/model-files.js';
@@ -59,6 +60,8 @@ export interface PreviewOutcome {
   failureCause?: unknown;
   /** The data diff after the impact, when it was asked for. */
   numbers?: DataDiffOutcome;
+  /** The rollup plans of the key queries (after the data diff; absent when the impact did not run). */
+  rollups?: RollupOutcome;
 }
 
 /** One flow's outcome, and the impact's token for its staging environment (minted while the model built). */

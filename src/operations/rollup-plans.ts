@@ -13,7 +13,7 @@ import type { DataDiffPlan } from '../impact/data/plan.js';
 import type { KeyQuery } from '../impact/data/types.js';
 import { plannedRollups, rebuiltRollups, rollupChanges, truncations, type PlanSide, type QueryPlan } from '../impact/rollups/compare.js';
 import type { RollupOutcome } from '../impact/rollups/outcome.js';
-import { rollupWarning } from '../impact/rollups/outcome.js';
+import { rollupLines, rollupWarning } from '../impact/rollups/outcome.js';
 import { mapLimit } from '../model/local-model.js';
 import { plural } from '../report/plural.js';
 import type { OpContext } from './context.js';
@@ -133,11 +133,16 @@ export function rollupPlansRefusal(plan: DataDiffPlan, impact: ImpactResult): st
 /** The rollup impact of the key queries, after the impact. */
 export async function rollupPlansStep(ctx: OpContext, plan: DataDiffPlan, impact: ImpactResult): Promise<RollupOutcome> {
   const warning = rollupWarning(impact);
+  if (warning) ctx.reporter.warning(`rollups: ${warning}`);
   const base = { changes: [], rebuilt: [], truncated: [], notices: [], planned: 0, notRun: 0, ...(warning ? { warning } : {}) };
+  const skipped = (why: string): RollupOutcome => {
+    if (impact.rollupsInModel) ctx.reporter.info(`rollups: not planned: ${why}`);
+    return { ...base, skipped: why };
+  };
   const refusal = rollupPlansRefusal(plan, impact);
-  if (refusal) return { ...base, skipped: refusal };
+  if (refusal) return skipped(refusal);
   const picked = pickKeyQueries(impact, plan.settings, plan.fileQueries);
-  if ('skipped' in picked) return { ...base, skipped: picked.skipped };
+  if ('skipped' in picked) return skipped(picked.skipped);
   return ctx.reporter.group('Rollups: which pre-aggregation serves each key query on production and on the preview', async () => {
     const started = Date.now();
     const room = plan.settings.limits.maxQueries - picked.run.length;
@@ -159,6 +164,7 @@ export async function rollupPlansStep(ctx: OpContext, plan: DataDiffPlan, impact
     ctx.reporter.info(
       `rollups: ${plural(r.planned, 'key query plan', 'key query plans')} on both sides in ${((Date.now() - started) / 1000).toFixed(1)} s: ${lost} lost, ${r.changes.length - lost} gained or moved, ${r.rebuilt.length} rebuilt on merge`,
     );
+    for (const line of rollupLines(r)) ctx.reporter.info(line);
     return r;
   });
 }

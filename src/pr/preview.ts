@@ -3,6 +3,7 @@
  * presenter, into the outputs, the comment's view and the failure; then the writes (check run, comment,
  * GitHub deployment), which depend on nothing of each other and go out together.
  */
+import { presentRollups } from './present-rollups.js';
 import { messageOf } from '../client/errors.js';
 import type { PreviewOutcome } from '../operations/preview-types.js';
 import { hintFor } from '../report/hints.js';
@@ -33,6 +34,7 @@ export interface PreviewSettings {
   failOnBreaking: boolean;
   failOnDataChange: boolean;
   failOnExposure?: boolean;
+  failOnRollupLoss?: boolean;
 }
 
 /** What the run shows of a preview. */
@@ -94,6 +96,11 @@ export function presentPreview(o: PreviewOutcome, s: PreviewSettings): PreviewSh
       if (n.numbers) shown.numbers = n.numbers;
       failures.push(n.failure);
     }
+    const c = presentRollups(o.rollups, o.impact.head, !!o.impact.rollupsInModel, !!s.failOnRollupLoss);
+    Object.assign(outputs, c.outputs);
+    Object.assign(view, c.view);
+    if (c.json) shown.result = { ...p.changeSet, ...c.json };
+    failures.push(c.failure);
   }
   if (o.failure) {
     view.failure = failureOf('Preview', o.failureCause ?? new Error(o.failure), s.apiUrl, o.failure);

@@ -32,3 +32,16 @@ export function rollupWarning(impact: { definition?: DefinitionOutcome }): strin
   if (!cubes.length) return undefined;
   return `this pull request changes the pre-aggregations of ${cubes.join(', ')}: its branch builds them in production's Cube Store, which branch environments share (cube-js/cube #11889)`;
 }
+
+/** The terminal's lines for the rollup plans (the job summary has the section). */
+export function rollupLines(r: RollupOutcome): string[] {
+  if (r.skipped) return [`rollups: not planned: ${r.skipped}`];
+  return [
+    ...r.changes.map((c) => `rollups: ${c.query}${c.persona ? ` (${c.persona})` : ''}: ${c.change}: ${c.production ?? 'none'} → ${c.preview ?? 'none'}`),
+    ...r.rebuilt.map((b) => `rollups: ${b.rollup} rebuilt on merge: ${b.reason}`),
+    ...r.truncated.map(
+      (t) =>
+        `rollups: ${t.query}${t.persona ? ` (${t.persona})` : ''}: ${t.rollup} ${t.buildRange ? `is built for ${t.buildRange.join(' to ')} only` : 'has a build range not known'}; the query asks ${t.queryRange.join(' to ')}`,
+    ),
+  ];
+}

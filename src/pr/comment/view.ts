@@ -6,6 +6,7 @@
 import type { ImpactView } from './render-impact.js';
 import type { AccessView } from './render-access.js';
 import type { NumbersView } from './render-numbers.js';
+import type { RollupsView } from './render-rollups.js';
 
 import { maskSecretLooking } from '../../client/redact.js';
 import type { ProbeSide } from '../../impact/access/types.js';
@@ -55,6 +56,8 @@ export interface PreviewView {
   numbers?: NumbersView;
   /** Who can see what, per persona (the access review and its probes). */
   access?: AccessView;
+  /** The "Cost" section's rollups: key queries that lose, gain or move a pre-aggregation, rollups rebuilt on merge (capped). */
+  rollups?: RollupsView;
   /** What failed, when the run failed on the platform (or its input was refused), with the fix the terminal shows. */
   failure?: { step: string; message: string; hint?: string };
   /** Branches a failed close left on the platform (a rerun or the sweep removes them). */

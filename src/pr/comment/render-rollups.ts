@@ -1,0 +1,102 @@
+/**
+ * The comment's "Cost" section, its rollup part: key queries that lose, gain or move their pre-aggregation on
+ * the preview, the rollups the merge rebuilds, the queries a build range cuts, and the warning for a pull
+ * request that changes any rollup (branch builds share production's Cube Store). Everything from outside
+ * (query, persona and rollup names, platform messages) is shown as code or escaped text.
+ */
+import type { RebuiltRollup, RollupChange, RollupTruncation } from '../../impact/rollups/compare.js';
+import type { RollupOutcome } from '../../impact/rollups/outcome.js';
+import { plural } from '../../report/plural.js';
+import { code, cut, text } from './markdown.js';
+
+/** What the comment keeps of the rollup plans (the ledger travels in the comment: lists capped, names cut). */
+export interface RollupsView {
+  changes: RollupChange[];
+  rebuilt: RebuiltRollup[];
+  truncated: RollupTruncation[];
+  /** How many of each there were, when the lists were capped. */
+  totals: { changes: number; rebuilt: number; truncated: number };
+  planned: number;
+  notRun: number;
+  warning?: string;
+  notices: string[];
+  skipped?: string;
+}
+
+/** Rows of each list the comment keeps and shows (the JSON has them all). */
+export const ROLLUP_ROWS = 15;
+
+const name = (s: string) => cut(s, 120);
+
+/** The view of a run's rollup plans: capped, names cut. */
+export function rollupsView(r: RollupOutcome): RollupsView {
+  const persona = (p?: string) => (p ? { persona: cut(p, 60) } : {});
+  return {
+    changes: r.changes.slice(0, ROLLUP_ROWS).map((c) => ({
+      ...c,
+      query: name(c.query),
+      ...persona(c.persona),
+      production: c.production && name(c.production),
+      preview: c.preview && name(c.preview),
+    })),
+    rebuilt: r.rebuilt.slice(0, ROLLUP_ROWS).map((b) => ({ ...b, rollup: name(b.rollup), reason: cut(b.reason, 300) })),
+    truncated: r.truncated.slice(0, ROLLUP_ROWS).map((t) => ({ ...t, query: name(t.query), ...persona(t.persona), rollup: name(t.rollup) })),
+    totals: { changes: r.changes.length, rebuilt: r.rebuilt.length, truncated: r.truncated.length },
+    planned: r.planned,
+    notRun: r.notRun,
+    ...(r.warning ? { warning: cut(r.warning, 400) } : {}),
+    notices: r.notices.slice(0, 3).map((n) => cut(n, 300)),
+    ...(r.skipped ? { skipped: cut(r.skipped, 300) } : {}),
+  };
+}
+
+const WORDS: Record<RollupChange['change'], string> = {
+  lost: '⚠️ lost: reaches the warehouse',
+  gained: 'gained',
+  moved: 'moved',
+};
+
+const rollupCell = (id: string | null) => (id ? code(id, { cell: true }) : '—');
+const who = (persona?: string) => (persona ? ` (${code(persona, { cell: true })})` : '');
+const more = (shown: number, total: number, what: string) =>
+  total > shown ? [`… ${plural(total - shown, what)} more in the JSON (\`diff --json\`).`, ''] : [];
+
+function changeTable(v: RollupsView): string[] {
+  if (!v.changes.length) return [];
+  const rows = v.changes.map(
+    (c) => `| ${code(c.query, { cell: true })}${who(c.persona)} | ${rollupCell(c.production)} | ${rollupCell(c.preview)} | ${WORDS[c.change]} |`,
+  );
+  return ['| Key query | Production | Preview | Rollup |', '|---|---|---|---|', ...rows, '', ...more(v.changes.length, v.totals.changes, 'key query')];
+}
+
+function rebuiltLines(v: RollupsView): string[] {
+  if (!v.rebuilt.length) return [];
+  const lines = v.rebuilt.map(
+    (b) => `- ${code(b.rollup)}: ${text(b.reason)}${b.partitionGranularity ? ` (partitioned by ${text(b.partitionGranularity)}: every partition)` : ''}`,
+  );
+  return [`Rebuilt on merge (${plural(v.totals.rebuilt, 'rollup')}):`, '', ...lines, '', ...more(v.rebuilt.length, v.totals.rebuilt, 'rollup')];
+}
+
+function truncationLines(v: RollupsView): string[] {
+  if (!v.truncated.length) return [];
+  const day = (s: string) => text(s.slice(0, 10));
+  const lines = v.truncated.map((t) =>
+    t.buildRange
+      ? `- ${code(t.query)}${who(t.persona)}: asks ${day(t.queryRange[0])} to ${day(t.queryRange[1])}, ${code(t.rollup)} is built for ${day(t.buildRange[0])} to ${day(t.buildRange[1])}: the rows outside are missing`
+      : `- ${code(t.query)}${who(t.persona)}: asks ${day(t.queryRange[0])} to ${day(t.queryRange[1])} of ${code(t.rollup)}: build range not known (not literal SQL)`,
+  );
+  return ['Build range of the rollup serving a key query:', '', ...lines, '', ...more(v.truncated.length, v.totals.truncated, 'key query')];
+}
+
+/** The rollup part of the "Cost" section. */
+export function renderRollups(v: RollupsView): string[] {
+  const warning = v.warning ? [`⚠️ ${text(v.warning)}`, ''] : [];
+  if (v.skipped) return [...warning, `**Cost**: rollups not planned: ${text(v.skipped)}`, ''];
+  const lost = v.changes.filter((c) => c.change === 'lost').length;
+  const head = `**Cost** (rollups, production → preview, ${plural(v.planned, 'key query plan', 'key query plans')}): ${v.totals.changes ? `${v.totals.changes} changed (${lost} lost)` : 'no key query changes rollup'}, ${plural(v.totals.rebuilt, 'rollup')} rebuilt on merge`;
+  const out = [head, '', ...warning, ...changeTable(v), ...rebuiltLines(v), ...truncationLines(v)];
+  out.push('Only rollups serving a key query are seen: one that serves none is not compared.', '');
+  if (v.notRun) out.push(`${plural(v.notRun, 'more key query', 'more key queries')} found but not planned (data-diff-max-queries).`, '');
+  for (const n of v.notices) out.push(`- ${text(n)}`);
+  return out;
+}

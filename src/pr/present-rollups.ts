@@ -1,0 +1,33 @@
+/**
+ * The rollup plans as a run shows them: the outputs `rollups-lost-count` and `rollups-rebuilt-count`, the
+ * comment's (and job summary's) "Cost" section, the lists `diff --json` carries, and `fail-on-rollup-loss`.
+ */
+import type { RollupOutcome } from '../impact/rollups/outcome.js';
+import { plural } from '../report/plural.js';
+import { rollupsView, type RollupsView } from './comment/render-rollups.js';
+
+export interface PresentedRollups {
+  outputs: Record<string, string>;
+  view: { rollups?: RollupsView };
+  /** What `--json` and the change-set record carry (absent when the plans did not run). */
+  json?: { rollups: RollupOutcome['changes']; rebuilt: RollupOutcome['rebuilt']; truncated: RollupOutcome['truncated'] };
+  failure?: string;
+}
+
+/** Said only when it says something: plans made, a warning, or a model with rollups whose plans did not run. */
+export function presentRollups(r: RollupOutcome | undefined, head: string, hasRollups: boolean, failOnLoss: boolean): PresentedRollups {
+  const ran = !!r && !r.skipped;
+  const lost = r?.changes.filter((c) => c.change === 'lost').length ?? 0;
+  const outputs = { 'rollups-lost-count': ran ? String(lost) : '', 'rollups-rebuilt-count': ran ? String(r.rebuilt.length) : '' };
+  const shown = r && (ran || r.warning || hasRollups);
+  return {
+    outputs,
+    view: shown ? { rollups: rollupsView(r) } : {},
+    ...(ran ? { json: { rollups: r.changes, rebuilt: r.rebuilt, truncated: r.truncated } } : {}),
+    ...(failOnLoss && lost
+      ? {
+          failure: `${head} moves ${plural(lost, 'key query', 'key queries')} off their pre-aggregation: they would reach the warehouse (fail-on-rollup-loss is true)`,
+        }
+      : {}),
+  };
+}
