@@ -29,6 +29,7 @@ export const UNIT_TESTS = [
   'self-contained',
   'tls',
   'vendor-data',
+  'version-skew',
   'workflow-security',
 ].map((name) => `test/${name}.test.ts`);
 

@@ -85,6 +85,14 @@ export const ACCESS_INPUTS: InputSpec[] = [
   },
 ];
 
+/** The Cube version skew: production's older Cube may refuse a key that staging's newest accepts. */
+export const FAIL_ON_VERSION_SKEW: InputSpec = {
+  name: 'fail-on-version-skew',
+  description:
+    "Fail the step when production's Cube version refuses a key (or a value) of the pull request's model that staging's newer one accepts: the model would break production after the merge (docs/impact.md, \"Cube version\").",
+  default: 'true',
+};
+
 /** By name, so the root action can list them in its own order. */
 export const IMPACT_OUTPUT = {
   breakingCount: { name: 'breaking-count', description: 'Number of breaking changes to the semantic layer (empty when it was not compared).' },
@@ -124,6 +132,10 @@ export const IMPACT_OUTPUT = {
     name: 'rollups-rebuilt-count',
     description: 'Number of pre-aggregations, among those serving a key query, whose tables the merge builds anew (empty when the rollup plans did not run).',
   },
+  versionSkewCount: {
+    name: 'version-skew-count',
+    description: "Number of keys of the model that production's Cube version refuses (empty when production's version is unknown or outside the key table).",
+  },
   changeSetFile: {
     name: 'change-set-file',
     description: 'Path of a JSON file with the whole change set and the affected content, for later steps (in `RUNNER_TEMP`).',
@@ -143,4 +155,5 @@ export const IMPACT_OUTPUTS: OutputSpec[] = [
   IMPACT_OUTPUT.exposedCount,
   IMPACT_OUTPUT.rollupsLostCount,
   IMPACT_OUTPUT.rollupsRebuiltCount,
+  IMPACT_OUTPUT.versionSkewCount,
 ];

@@ -1,4 +1,4 @@
-import { ACCESS_INPUTS, DATA_DIFF_INPUTS, FAIL_ON_BREAKING, IMPACT_OUTPUT, IMPACT_OUTPUTS } from './action-spec-impact.js';
+import { ACCESS_INPUTS, DATA_DIFF_INPUTS, FAIL_ON_BREAKING, FAIL_ON_VERSION_SKEW, IMPACT_OUTPUT, IMPACT_OUTPUTS } from './action-spec-impact.js';
 import { DEFAULTS } from './defaults.js';
 
 /**
@@ -247,7 +247,7 @@ export const ACTIONS: ActionSpec[] = [
     title: 'datamodel-ci: impact',
     description:
       "Compare the semantic layer of the PR's staging environment with production's (`/meta` of each) and list the reports, dashboards and notifications the breaking changes hit.",
-    inputs: [BRANCH, FAIL_ON_BREAKING, ...DATA_DIFF_INPUTS, ...ACCESS_INPUTS, FAIL_WITHOUT_CREDENTIALS],
+    inputs: [BRANCH, FAIL_ON_BREAKING, ...DATA_DIFF_INPUTS, ...ACCESS_INPUTS, FAIL_ON_VERSION_SKEW, FAIL_WITHOUT_CREDENTIALS],
     outputs: [O.branch, ...IMPACT_OUTPUTS, O.status, O.skipped],
   },
   {
@@ -298,6 +298,7 @@ export const ACTIONS: ActionSpec[] = [
       FAIL_ON_BREAKING,
       ...DATA_DIFF_INPUTS,
       ...ACCESS_INPUTS,
+      FAIL_ON_VERSION_SKEW,
       ...MODELS_INPUTS,
       FAIL_WITHOUT_CREDENTIALS,
     ],
@@ -322,6 +323,7 @@ function rootOutputs(): OutputSpec[] {
     I.exposedCount,
     I.rollupsLostCount,
     I.rollupsRebuiltCount,
+    I.versionSkewCount,
   ];
   return [...Object.values(own), ...counts, previews, I.changeSetFile];
 }

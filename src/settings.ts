@@ -181,7 +181,7 @@ export interface CommandInputs {
   'dbt-sync-and-wait': { ref?: string; branchName?: string; source: 'git' | 'manifest'; timeoutMs: number; firstPollMs: number };
   'merge-to-default': { branch?: string; keepBranch: boolean; message?: string; deployOnMerge: boolean; exclude: string[]; allowModelDeletion: boolean };
   'cleanup-branch': { branch?: string; mode: 'pr' | 'sweep'; minAgeMs: number; removeOnUpstream: boolean };
-  impact: { branch?: string; failOnBreaking: boolean; dataDiff: DataDiffSettings; access: AccessSettings };
+  impact: { branch?: string; failOnBreaking: boolean; dataDiff: DataDiffSettings; access: AccessSettings; failOnVersionSkew: boolean };
   pr: {
     branch?: string;
     mergeOnClose: 'auto' | 'true' | 'false';
@@ -200,6 +200,8 @@ export interface CommandInputs {
     failOnBreaking: boolean;
     dataDiff: DataDiffSettings;
     access: AccessSettings;
+    /** Fail when production's Cube version refuses a key of the model. */
+    failOnVersionSkew: boolean;
     /** With `deployments`: models previewed at once. */
     deploymentsConcurrency: number;
     /** Preview a model the pull request does not touch. */
@@ -342,7 +344,13 @@ const readers: Readers = {
     minAgeMs: r.duration('min-age'),
     removeOnUpstream: r.bool('remove-on-upstream'),
   }),
-  impact: (r) => ({ branch: r.branch('branch'), failOnBreaking: r.bool('fail-on-breaking'), dataDiff: readDataDiff(r), access: readAccess(r) }),
+  impact: (r) => ({
+    branch: r.branch('branch'),
+    failOnBreaking: r.bool('fail-on-breaking'),
+    dataDiff: readDataDiff(r),
+    access: readAccess(r),
+    failOnVersionSkew: r.bool('fail-on-version-skew'),
+  }),
   pr: (r) => ({
     branch: r.branch('branch'),
     mergeOnClose: r.oneOf('merge-on-close', ['auto', 'true', 'false'] as const),
@@ -360,6 +368,7 @@ const readers: Readers = {
     failOnBreaking: r.bool('fail-on-breaking'),
     dataDiff: readDataDiff(r),
     access: readAccess(r),
+    failOnVersionSkew: r.bool('fail-on-version-skew'),
     deploymentsConcurrency: r.int('deployments-concurrency', 1, 8) ?? DEFAULTS.deploymentsConcurrency,
     previewUntouched: r.bool('preview-untouched'),
   }),

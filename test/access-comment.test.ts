@@ -103,6 +103,16 @@ describe('Who can see what, in the comment', () => {
     expect(renderAccess(accessView(outcome()), { target: 'comment' })[0]).toContain('no persona sees anything differently');
   });
 
+  it('a cube or view added under a policy: who sees it and who does not, in the comment, the ledger and a terminal', () => {
+    const a = outcome({ policyTargets: [], changes: [], probes: [], newGuarded: [{ target: 'finance_orders', seenBy: ['finance'] }] });
+    const want = 'New under a policy: `finance_orders`, seen by `finance`; not by `analyst`.';
+    const shown = renderAccess(accessView({ ...a, personas: ['analyst', 'finance'] }), { target: 'comment' });
+    expect(shown).toContain(want);
+    expect(accessLines({ ...a, personas: ['analyst', 'finance'] })).toContain('  new under a policy: finance_orders, seen by finance');
+    const nobody = renderAccess(accessView({ ...a, personas: ['analyst'], newGuarded: [{ target: 'finance_orders', seenBy: [] }] }), { target: 'comment' });
+    expect(nobody).toContain('New under a policy: `finance_orders`, seen by none of the personas.');
+  });
+
   it('names and messages from outside are inert: no HTML, no mention, no link', () => {
     const hostile = '<img src=x onerror=alert(1)> @octocat https://evil.example';
     const a = outcome({

@@ -192,3 +192,26 @@ describe('the union of reads', () => {
     expect(r.access.notices.join('\n')).toContain('persona finance analyst: not compared (the preview: refused)');
   });
 });
+
+describe('a cube or view the pull request adds under a policy', () => {
+  it('is said with the personas that see it and those that do not; one added without a policy is not', async () => {
+    const baseFiles = new Map([['model/cubes/orders.yml', CUBE]]);
+    const defs = await definitionsFor(Promise.resolve(baseFiles), files(view(FINANCE_ONLY)));
+    const base = meta({ orders: OPEN.orders });
+    const personas = {
+      list: [finance, marketing],
+      base: reads([
+        [finance, base],
+        [marketing, base],
+      ]),
+      head: reads([
+        [finance, meta(OPEN)],
+        [marketing, meta({ orders: OPEN.orders })],
+      ]),
+    };
+    const r = await compareLayers(base, meta(OPEN), personas, defs, []);
+    expect(r.access.newGuarded).toEqual([{ target: 'orders_view', seenBy: ['finance analyst'] }]);
+    const open = await definitionsFor(Promise.resolve(baseFiles), files(view()));
+    expect((await compareLayers(base, meta(OPEN), personas, open, [])).access.newGuarded).toBeUndefined();
+  });
+});

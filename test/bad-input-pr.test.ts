@@ -89,6 +89,7 @@ const cases = (): { input: string; value: string; says: string }[] => [
   { input: 'personas', value: join(root, 'personas-list.json'), says: 'personas: got "' },
   { input: 'personas', value: join(root, 'personas-context.yml'), says: 'expected a file whose personas[0].securityContext is a map' },
   { input: 'fail-on-exposure', value: 'maybe', says: 'fail-on-exposure: got "maybe", expected true or false' },
+  { input: 'fail-on-version-skew', value: 'warn', says: 'fail-on-version-skew: got "warn", expected true or false' },
 ];
 
 beforeAll(async () => {

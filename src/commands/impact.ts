@@ -8,14 +8,16 @@ import { accessProbeStep } from '../operations/access-probes.js';
 import { readPersonas } from '../personas-input.js';
 import { dataDiffStep } from '../operations/data-diff.js';
 import { rollupPlansStep } from '../operations/rollup-plans.js';
-import { presentRollups } from '../pr/present-rollups.js';
+import { presentRollups, withRollups } from '../pr/present-rollups.js';
 import { walkModel } from '../model/local-model.js';
 import { localModelFiles } from '../model/model-files.js';
 import { deployTarget } from '../operations/branch-build.js';
 import { analyseImpact } from '../operations/impact.js';
+import { checkCubeVersions } from '../operations/cube-versions.js';
 import { publish } from '../pr/publish.js';
 import { accessLines } from '../pr/comment/render-access.js';
 import { presentChangeSet, presentDataDiff } from '../pr/records.js';
+import { presentVersions } from '../pr/presenters.js';
 import type { ActionRun } from './action-run.js';
 import { StepFailed } from './exit-codes.js';
 
@@ -27,6 +29,8 @@ export async function impactCommand(run: ActionRun<'impact'>): Promise<number> {
   const personas = await readPersonas(inputs.access);
   const [branch, target] = await Promise.all([run.pr.resolveBranch(inputs.branch), deployTarget(run.op)]);
   run.out.branch = branch;
+  const checked = checkCubeVersions(run.op, headFiles, modelDir);
+  checked.catch(() => undefined);
   const r = await run.reporter.group('Impact on the semantic layer', () =>
     analyseImpact(run.op, { branch, deployBranch: target.deployBranch, headFiles, cliDeploy: target.deployMode === 'cli', personas }),
   );
@@ -35,20 +39,23 @@ export async function impactCommand(run: ActionRun<'impact'>): Promise<number> {
   if (access) r.access = access;
   const impact = presentChangeSet(deploymentId, r, inputs.failOnBreaking, inputs.access.failOnExposure);
   for (const line of r.access ? accessLines(r.access) : []) run.reporter.info(line);
-  Object.assign(run.out, impact.outputs, { status: impact.status });
+  const versions = presentVersions(await checked, inputs.failOnVersionSkew);
+  Object.assign(run.out, impact.outputs, versions.outputs, { status: impact.status });
+  const changeSet = { ...impact.changeSet, versions: versions.json };
   // Set before the data diff, so a failure there still carries the change set.
-  run.setResult(impact.changeSet);
+  run.setResult(changeSet);
   const d = await dataDiffStep(run.op, plan, r);
   const numbers = presentDataDiff(deploymentId, d, r, inputs.dataDiff.failOnChange);
   Object.assign(run.out, numbers.outputs);
-  if (d.result) run.setResult({ ...impact.changeSet, dataDiff: d.result });
+  if (d.result) run.setResult({ ...changeSet, dataDiff: d.result });
   const rollups = await rollupPlansStep(run.op, plan, r);
-  const cost = presentRollups(rollups, r.head, !!r.rollupsInModel, !!inputs.dataDiff.failOnRollupLoss);
-  Object.assign(run.out, cost.outputs);
-  if (cost.json) run.setResult({ ...impact.changeSet, ...(d.result ? { dataDiff: d.result } : {}), ...cost.json });
-  const full = { impact: impact.impact, ...numbers.view, ...(impact.access ? { access: impact.access } : {}) };
-  await publish(run.pr, { branch, ...impact.view, ...numbers.view, ...cost.view }, { branch }, full);
-  const failure = impact.failure ?? numbers.failure ?? cost.failure;
+  const rolled = presentRollups(rollups, r.head, !!r.rollupsInModel, !!inputs.dataDiff.failOnRollupLoss);
+  Object.assign(run.out, rolled.outputs);
+  if (rolled.json) run.setResult({ ...changeSet, ...(d.result ? { dataDiff: d.result } : {}), ...rolled.json });
+  const cost = withRollups(versions.view.cost, rolled.part);
+  const full = { impact: impact.impact, ...numbers.view, ...(impact.access ? { access: impact.access } : {}), ...(cost ? { cost } : {}) };
+  await publish(run.pr, { branch, ...impact.view, ...numbers.view, ...(cost ? { cost } : {}) }, { branch }, full);
+  const failure = impact.failure ?? versions.failure ?? numbers.failure ?? rolled.failure;
   if (failure) throw new StepFailed(failure);
   return 0;
 }

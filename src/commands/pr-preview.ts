@@ -169,6 +169,7 @@ export async function previewModel(
     failOnDataChange: inputs.dataDiff.failOnChange,
     failOnExposure: inputs.access.failOnExposure,
     failOnRollupLoss: !!inputs.dataDiff.failOnRollupLoss,
+    failOnVersionSkew: inputs.failOnVersionSkew,
   });
   Object.assign(out, shown.outputs);
   if (shown.result !== undefined) run.setResult(shown.result);

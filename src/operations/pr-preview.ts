@@ -13,6 +13,7 @@ import { compareWithProduction, startImpact, type MetaToken, type StartedImpact 
 import { accessProbeStep } from './access-probes.js';
 import { dataDiffStep } from './data-diff.js';
 import { rollupPlansStep } from './rollup-plans.js';
+import { checkCubeVersions } from './cube-versions.js';
 import type { DataDiffPlan } from '../impact/data/plan.js';
 import type { Persona } from '../impact/access/types.js';
 import { runRepositoryPreview } from './repository-feed.js';
@@ -34,6 +35,9 @@ export async function previewOnPlatform(ctx: OpContext, input: PlatformPreviewIn
     input.impact && !ctx.dryRun
       ? startImpact(ctx, { deployBranch: input.deployBranch, cliDeploy: input.deployMode === 'cli', ...(input.personas ? { personas: input.personas } : {}) })
       : undefined;
+  // The versions list does not depend on this push either; the check reads the PR's own files.
+  const versions = input.impact && !ctx.dryRun ? checkCubeVersions(ctx, input.modelFiles, input.fed?.modelDir ?? input.modelDir) : undefined;
+  versions?.catch(() => undefined);
   let flow: PreviewFlow | undefined;
   if (input.fed) {
     const { fed } = input;
@@ -57,6 +61,7 @@ export async function previewOnPlatform(ctx: OpContext, input: PlatformPreviewIn
     await Promise.allSettled([impact?.base, impact?.content, impact?.baseFiles, impact?.personaBase]);
   }
   if (o.impact?.access) o.impact.access = await accessProbeStep(ctx, input.numbers, o.impact);
+  if (o.impact && versions) o.versions = await versions;
   if (o.impact && input.numbers) o.numbers = await dataDiffStep(ctx, input.numbers, o.impact);
   if (o.impact && input.numbers) o.rollups = await rollupPlansStep(ctx, input.numbers, o.impact);
   return o;

@@ -6,6 +6,7 @@
 import type { RollupOutcome } from '../impact/rollups/outcome.js';
 import type { EnableStagingResult, SmokeOptions } from './enable-staging.js';
 import type { ImpactResult, MetaToken } from './impact.js';
+import type { VersionSkew } from '../model/version-skew.js';
 import type { FileTexts } from '../model/model-files.js';
 import type { DataDiffOutcome } from './data-diff.js';
 import type { LocalFile } from '../model/local-model.js';
@@ -62,6 +63,8 @@ export interface PreviewOutcome {
   numbers?: DataDiffOutcome;
   /** The rollup plans of the key queries (after the data diff; absent when the impact did not run). */
   rollups?: RollupOutcome;
+  /** Production's and staging's Cube versions, and the keys of the model production's refuses. */
+  versions?: VersionSkew;
 }
 
 /** One flow's outcome, and the impact's token for its staging environment (minted while the model built). */

@@ -4,11 +4,13 @@
  */
 import type { RollupOutcome } from '../impact/rollups/outcome.js';
 import { plural } from '../report/plural.js';
+import type { CostView } from './comment/render-cost.js';
 import { rollupsView, type RollupsView } from './comment/render-rollups.js';
 
 export interface PresentedRollups {
   outputs: Record<string, string>;
-  view: { rollups?: RollupsView };
+  /** The rollup part of the Cost section (absent when there is nothing to say). */
+  part?: RollupsView;
   /** What `--json` and the change-set record carry (absent when the plans did not run). */
   json?: { rollups: RollupOutcome['changes']; rebuilt: RollupOutcome['rebuilt']; truncated: RollupOutcome['truncated'] };
   failure?: string;
@@ -22,7 +24,7 @@ export function presentRollups(r: RollupOutcome | undefined, head: string, hasRo
   const shown = r && (ran || r.warning || hasRollups);
   return {
     outputs,
-    view: shown ? { rollups: rollupsView(r) } : {},
+    ...(shown ? { part: rollupsView(r) } : {}),
     ...(ran ? { json: { rollups: r.changes, rebuilt: r.rebuilt, truncated: r.truncated } } : {}),
     ...(failOnLoss && lost
       ? {
@@ -30,4 +32,9 @@ export function presentRollups(r: RollupOutcome | undefined, head: string, hasRo
         }
       : {}),
   };
+}
+
+/** The Cost section with the rollup part added beside what it holds (the version skew). */
+export function withRollups(cost: CostView | undefined, part: RollupsView | undefined): CostView | undefined {
+  return part ? { ...cost, rollups: part } : cost;
 }

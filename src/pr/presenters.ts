@@ -9,12 +9,14 @@ import type { ImpactResult } from '../operations/impact.js';
 import type { UploadResult } from '../operations/upload-model.js';
 import type { ValidateResult } from '../operations/validate.js';
 import type { DataDiffOutcome } from '../operations/data-diff.js';
+import type { VersionSkew } from '../model/version-skew.js';
 import { plural } from '../report/plural.js';
 import type { Ledger } from './comment/ledger.js';
 import { GAINS } from '../impact/access/types.js';
 import { accessView, type AccessView } from './comment/render-access.js';
 import { impactView, type ImpactView } from './comment/render-impact.js';
 import { numbersView, type NumbersView } from './comment/render-numbers.js';
+import type { VersionsView } from './comment/render-cost.js';
 import { dbtTable } from './comment/render-tables.js';
 import type { PreviewView, ViewError } from './comment/view.js';
 import { viewErrors } from './publish.js';
@@ -134,5 +136,44 @@ export function presentDbt(r: DbtSyncResult): Presented & { summary: string } {
     view: {},
     summary: `### datamodel-ci: dbt sync\n\n${dbtTable(r)}`,
     ...(r.status !== 'COMPLETED' ? { failure: `dbt sync ${r.syncJobId} ended ${r.status}${r.error ? `: ${r.error}` : ''}` } : {}),
+  };
+}
+
+/** The record of the two Cube versions `--json` and the change-set file carry. */
+export function versionsJson(v: VersionSkew) {
+  return {
+    production: v.production ?? null,
+    staging: v.staging ?? null,
+    refused: v.refused.map((r) => ({ key: r.key, ...(r.value === undefined ? {} : { value: r.value }), file: r.file, line: r.line, version: r.version })),
+    ...(v.checkedAgainst && !v.checkedAgainst.exact ? { checkedAgainst: v.checkedAgainst.version } : {}),
+    ...(v.unchecked ? { unchecked: v.unchecked } : {}),
+  };
+}
+
+/**
+ * The Cube version skew: `version-skew-count` (empty when the model was not checked), the Cost part, and
+ * a failure when production's version refuses a key and `fail-on-version-skew` is true.
+ */
+export function presentVersions(v: VersionSkew, failOnVersionSkew: boolean): Presented & { versions: VersionsView; json: ReturnType<typeof versionsJson> } {
+  const checked = !!v.checkedAgainst || (!!v.production && v.production === v.staging);
+  const versions: VersionsView = {
+    ...(v.production ? { production: v.production } : {}),
+    ...(v.staging ? { staging: v.staging } : {}),
+    ...(v.checkedAgainst && !v.checkedAgainst.exact ? { readAs: v.checkedAgainst.version } : {}),
+    refusedTotal: v.refused.length,
+    refused: v.refused,
+    ...(v.unchecked ? { unchecked: v.unchecked } : {}),
+  };
+  const n = v.refused.length;
+  const failure =
+    failOnVersionSkew && n
+      ? `production's Cube ${v.production ?? ''} refuses ${plural(n, 'key')} of the model that staging accepts (fail-on-version-skew is true)`
+      : undefined;
+  return {
+    outputs: { 'version-skew-count': checked ? String(n) : '' },
+    view: { cost: { versions } },
+    versions,
+    json: versionsJson(v),
+    ...(failure ? { failure } : {}),
   };
 }

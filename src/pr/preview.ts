@@ -3,7 +3,7 @@
  * presenter, into the outputs, the comment's view and the failure; then the writes (check run, comment,
  * GitHub deployment), which depend on nothing of each other and go out together.
  */
-import { presentRollups } from './present-rollups.js';
+import { presentRollups, withRollups } from './present-rollups.js';
 import { messageOf } from '../client/errors.js';
 import type { PreviewOutcome } from '../operations/preview-types.js';
 import { hintFor } from '../report/hints.js';
@@ -12,9 +12,10 @@ import type { Ledger } from './comment/ledger.js';
 import type { ImpactView } from './comment/render-impact.js';
 import type { NumbersView } from './comment/render-numbers.js';
 import type { AccessView } from './comment/render-access.js';
+import type { CostView } from './comment/render-cost.js';
 import type { PreviewView, ViewError } from './comment/view.js';
 import { deployPreview } from './deployment.js';
-import { presentStaging, presentUpload, presentValidation, type Outputs } from './presenters.js';
+import { presentStaging, presentUpload, presentValidation, presentVersions, type Outputs } from './presenters.js';
 import { platformPageUrl, publish } from './publish.js';
 import type { PullRequestSide } from './pull-request.js';
 import { presentChangeSet, presentDataDiff } from './records.js';
@@ -35,6 +36,7 @@ export interface PreviewSettings {
   failOnDataChange: boolean;
   failOnExposure?: boolean;
   failOnRollupLoss?: boolean;
+  failOnVersionSkew: boolean;
 }
 
 /** What the run shows of a preview. */
@@ -49,6 +51,8 @@ export interface PreviewShown {
   impact?: ImpactView;
   numbers?: NumbersView;
   access?: AccessView;
+  /** The whole Cost section (the Cube version skew). */
+  cost?: CostView;
   /** The change set, for `--json`'s `result`. */
   result?: unknown;
 }
@@ -98,9 +102,16 @@ export function presentPreview(o: PreviewOutcome, s: PreviewSettings): PreviewSh
     }
     const c = presentRollups(o.rollups, o.impact.head, !!o.impact.rollupsInModel, !!s.failOnRollupLoss);
     Object.assign(outputs, c.outputs);
-    Object.assign(view, c.view);
+    if (c.part) view.cost = shown.cost = withRollups(view.cost, c.part);
     if (c.json) shown.result = { ...p.changeSet, ...c.json };
     failures.push(c.failure);
+  }
+  if (o.impact && o.versions) {
+    const v = presentVersions(o.versions, s.failOnVersionSkew);
+    Object.assign(outputs, v.outputs);
+    view.cost = shown.cost = withRollups(v.view.cost, view.cost?.rollups);
+    if (shown.result !== undefined) shown.result = { ...(shown.result as object), versions: v.json };
+    failures.push(v.failure);
   }
   if (o.failure) {
     view.failure = failureOf('Preview', o.failureCause ?? new Error(o.failure), s.apiUrl, o.failure);
@@ -114,9 +125,15 @@ export function presentPreview(o: PreviewOutcome, s: PreviewSettings): PreviewSh
 export async function writePreview(side: PullRequestSide, o: PreviewOutcome, shown: PreviewShown, environmentPrefix: string | undefined): Promise<void> {
   const writes: Promise<unknown>[] = [];
   if (o.validation) writes.push(annotate(side, o.validation.errors, o.validation));
-  const { errors, impact, numbers, access } = shown;
+  const { errors, impact, numbers, access, cost } = shown;
   writes.push(
-    publish(side, shown.view, shown.ledger, { errors, ...(impact ? { impact } : {}), ...(numbers ? { numbers } : {}), ...(access ? { access } : {}) }),
+    publish(side, shown.view, shown.ledger, {
+      errors,
+      ...(impact ? { impact } : {}),
+      ...(numbers ? { numbers } : {}),
+      ...(access ? { access } : {}),
+      ...(cost ? { cost } : {}),
+    }),
   );
   const stagingUrl = o.staging?.stagingUrl;
   if (stagingUrl && !o.failure)

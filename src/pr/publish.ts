@@ -8,6 +8,7 @@ import { nextView, type PreviewState, type PreviewView, type ViewError } from '.
 import type { ImpactView } from './comment/render-impact.js';
 import type { NumbersView } from './comment/render-numbers.js';
 import type { AccessView } from './comment/render-access.js';
+import type { CostView } from './comment/render-cost.js';
 import { PREVIEW_TITLE, renderPreview } from './comment/render-preview.js';
 import { code } from './comment/markdown.js';
 import type { PullRequestSide } from './pull-request.js';
@@ -50,6 +51,8 @@ export interface PublishOptions {
   numbers?: NumbersView;
   /** The whole access review of the run, for the job summary. */
   access?: AccessView;
+  /** The whole Cost section of the run, for the job summary. */
+  cost?: CostView;
 }
 
 /** With several models, each model's job summary is headed by its folder and deployment (one model: as is). */
@@ -87,6 +90,7 @@ export async function publish(side: PullRequestSide, update: ViewUpdate, ledger:
             ...(options.impact ? { impact: options.impact } : {}),
             ...(options.numbers ? { numbers: options.numbers } : {}),
             ...(options.access ? { access: options.access } : {}),
+            ...(options.cost ? { cost: options.cost } : {}),
           },
         ),
       ),

@@ -14,8 +14,8 @@ import { presentImpact, presentNumbers } from './presenters.js';
 
 /** Who can see what as the JSON holds it: the changes and the probes' counts, not the personas' contexts. */
 function accessJson(a: AccessOutcome) {
-  const { personas, policyTargets, changes, lost, probes, notices, probesNotRun } = a;
-  return { personas, policyTargets, changes, lost, probes, notices, ...(probesNotRun ? { probesNotRun } : {}) };
+  const { personas, policyTargets, changes, lost, probes, notices, probesNotRun, newGuarded } = a;
+  return { personas, policyTargets, changes, lost, probes, notices, ...(probesNotRun ? { probesNotRun } : {}), ...(newGuarded ? { newGuarded } : {}) };
 }
 
 /** The change set as the JSON file and `--json` give it: everything, nothing cut. */

@@ -193,6 +193,18 @@ export function lostContent(persona: string, members: ReadonlySet<string>, conte
   }));
 }
 
+/** Cubes and views only the preview defines, under a policy: who of the personas read on the preview sees each (its /meta lists it). */
+function newGuarded(input: AccessReviewInput): { target: string; seenBy: string[] }[] {
+  if (!input.defs || !input.personas.length) return [];
+  const out: { target: string; seenBy: string[] }[] = [];
+  for (const [name, c] of input.defs.head.cubes) {
+    if (input.defs.base.cubes.has(name) || !c.accessPolicies?.length) continue;
+    const seenBy = input.reads.filter((r) => r.head?.cubes.some((x) => x.name === name)).map((r) => r.persona.name);
+    out.push({ target: name, seenBy });
+  }
+  return out.sort((a, b) => a.target.localeCompare(b.target));
+}
+
 /** The access review of a pull request (the notices of the `/meta` reads themselves are the caller's). */
 export function reviewAccess(input: AccessReviewInput): AccessOutcome {
   const targets = policyTargets(input.defs?.base, input.defs?.head);
@@ -225,6 +237,8 @@ export function reviewAccess(input: AccessReviewInput): AccessOutcome {
     outcome.changes.push(...visibilityChanges(input, { ...r, base: r.base, head: r.head }, lost), ...maskingChanges(input, r));
     outcome.lost.push(...lostContent(r.persona.name, lost, input.content));
   }
+  const guarded = newGuarded(input);
+  if (guarded.length) outcome.newGuarded = guarded;
   const filters = rowFilters(input, outcome.policyTargets);
   if (filters.length) outcome.rowFilters = filters;
   return outcome;

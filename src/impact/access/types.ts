@@ -106,6 +106,8 @@ export interface AccessOutcome {
   personaDefinitions?: Persona[];
   /** Policy targets as some persona's /meta listed them: the probes pick what to count from these (never in the JSON). */
   targetMeta?: MetaCube[];
+  /** Cubes and views the pull request adds under an access policy, with the personas whose preview /meta lists them. */
+  newGuarded?: { target: string; seenBy: string[] }[];
   /** Persona probes that were found but not run (`data-diff-max-queries`), and why the probes did not run at all. */
   probesNotRun?: { count: number; why?: string };
 }

@@ -22,6 +22,7 @@ export interface AccessView {
   probes: AccessProbe[];
   notices: string[];
   probesNotRun?: { count: number; why?: string };
+  newGuarded?: { target: string; seenBy: string[] }[];
   /** Totals before the ledger cut the lists. */
   changeTotal: number;
   gainTotal: number;
@@ -37,6 +38,7 @@ export function accessView(a: AccessOutcome): AccessView {
     probes: a.probes,
     notices: a.notices,
     ...(a.probesNotRun ? { probesNotRun: a.probesNotRun } : {}),
+    ...(a.newGuarded ? { newGuarded: a.newGuarded } : {}),
     changeTotal: a.changes.length,
     gainTotal: a.changes.filter((c) => GAINS.has(c.change)).length,
   };
@@ -71,6 +73,13 @@ const names = (xs: string[], max = SHOWN_TARGETS) =>
     .slice(0, max)
     .map((x) => code(x))
     .join(', ')}${xs.length > max ? ` and ${xs.length - max} more` : ''}`;
+
+/** A cube or view the pull request adds under a policy: which personas see it and which do not. */
+function newGuardedLine(g: { target: string; seenBy: string[] }, personas: string[]): string {
+  const not = personas.filter((p) => !g.seenBy.includes(p));
+  const seen = g.seenBy.length ? `seen by ${names(g.seenBy)}` : 'seen by none of the personas';
+  return `New under a policy: ${code(g.target)}, ${seen}${g.seenBy.length && not.length ? `; not by ${names(not)}` : ''}.`;
+}
 
 function changeTable(changes: AccessChange[]): string[] {
   return [
@@ -134,7 +143,7 @@ export function renderAccess(v: AccessView, options: AccessRenderOptions, full?:
       '',
     ];
   }
-  if (!all.policyTargets.length && !all.changes.length && !all.lost.length) return [];
+  if (!all.policyTargets.length && !all.changes.length && !all.lost.length && !all.newGuarded?.length) return [];
   const head = `**Who can see what** (${plural(all.personas.length, 'persona')}; ${plural(all.policyTargets.length, 'access policy', 'access policies')} touched): ${
     all.changeTotal
       ? `${plural(all.changeTotal, 'change')}${all.gainTotal ? `, ⚠️ ${all.gainTotal} gaining access` : ''}`
@@ -142,6 +151,7 @@ export function renderAccess(v: AccessView, options: AccessRenderOptions, full?:
   }`;
   const out = [head, ''];
   if (all.policyTargets.length) out.push(`Policies touched: ${names(all.policyTargets)}.`, '');
+  for (const g of all.newGuarded ?? []) out.push(newGuardedLine(g, all.personas), '');
   const fold = all.changes.length + all.lost.length > FOLD_AFTER;
   const max = comment ? (options.rows ?? COMMENT_ROWS) : Number.POSITIVE_INFINITY;
   const more = options.runUrl ? link('in the job summary', options.runUrl) : 'in the job summary';
@@ -170,5 +180,7 @@ export function accessLines(a: AccessOutcome, max = 20): string[] {
   for (const c of a.changes.slice(0, max)) out.push(`  ${plain(c.persona)}: ${c.change} ${plain(c.target)}: ${plain(cut(c.detail, 200))}`);
   if (a.changes.length > max) out.push(`  … ${plural(a.changes.length - max, 'more change')} (--json has them all)`);
   for (const l of a.lost.slice(0, max)) out.push(`  ${plain(l.persona)}: no longer sees ${l.kind} ${plain(l.name)}`);
+  for (const g of a.newGuarded ?? [])
+    out.push(`  new under a policy: ${plain(g.target)}, seen by ${g.seenBy.length ? g.seenBy.map(plain).join(', ') : 'none of the personas'}`);
   return out;
 }

@@ -7,7 +7,7 @@ import { hint } from './error-hints.js';
 import { renderImpact, type ImpactView } from './render-impact.js';
 import { renderNumbers, type NumbersView } from './render-numbers.js';
 import { renderAccess, type AccessView } from './render-access.js';
-import { renderRollups } from './render-rollups.js';
+import { renderCost, type CostView } from './render-cost.js';
 import { code, codeLink, cut, link, pathInUrl, text } from './markdown.js';
 import type { PreviewView, ViewError } from './view.js';
 import { plural } from '../../report/plural.js';
@@ -29,6 +29,8 @@ export interface RenderOptions {
   numbers?: NumbersView;
   /** The whole access review of the run (the view keeps only the first rows). */
   access?: AccessView;
+  /** The whole Cost section of the run (the view keeps only the first rows). */
+  cost?: CostView;
 }
 
 /** Errors of one file shown before the rest of the file's list is collapsed. */
@@ -237,7 +239,7 @@ export function renderPreview(v: PreviewView, options: RenderOptions): string {
   if (!closed && v.state !== 'updating' && v.numbers) {
     parts.push(renderNumbers(v.numbers, { target: options.target, ...(v.runUrl ? { runUrl: v.runUrl } : {}) }, options.numbers));
   }
-  if (!closed && v.state !== 'updating' && v.rollups) parts.push(renderRollups(v.rollups));
+  if (!closed && v.state !== 'updating') parts.push(renderCost(options.cost ?? v.cost, { target: options.target }));
   parts.push(closed ? links({ ...v, previewUrl: undefined, restUrl: undefined }) : links(v));
   if (v.state === 'invalid' && errors.length) parts.push(errorBlock(v, errors, options));
   return (

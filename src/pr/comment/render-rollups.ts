@@ -88,12 +88,12 @@ function truncationLines(v: RollupsView): string[] {
   return ['Build range of the rollup serving a key query:', '', ...lines, '', ...more(v.truncated.length, v.totals.truncated, 'key query')];
 }
 
-/** The rollup part of the "Cost" section. */
+/** The rollup part of the "Cost" section (src/pr/comment/render-cost.ts puts the heading over it). */
 export function renderRollups(v: RollupsView): string[] {
   const warning = v.warning ? [`⚠️ ${text(v.warning)}`, ''] : [];
-  if (v.skipped) return [...warning, `**Cost**: rollups not planned: ${text(v.skipped)}`, ''];
+  if (v.skipped) return [...warning, `Rollups not planned: ${text(v.skipped)}`, ''];
   const lost = v.changes.filter((c) => c.change === 'lost').length;
-  const head = `**Cost** (rollups, production → preview, ${plural(v.planned, 'key query plan', 'key query plans')}): ${v.totals.changes ? `${v.totals.changes} changed (${lost} lost)` : 'no key query changes rollup'}, ${plural(v.totals.rebuilt, 'rollup')} rebuilt on merge`;
+  const head = `Rollups (production → preview, ${plural(v.planned, 'key query plan', 'key query plans')}): ${v.totals.changes ? `${v.totals.changes} changed (${lost} lost)` : 'no key query changes rollup'}, ${plural(v.totals.rebuilt, 'rollup')} rebuilt on merge`;
   const out = [head, '', ...warning, ...changeTable(v), ...rebuiltLines(v), ...truncationLines(v)];
   out.push('Only rollups serving a key query are seen: one that serves none is not compared.', '');
   if (v.notRun) out.push(`${plural(v.notRun, 'more key query', 'more key queries')} found but not planned (data-diff-max-queries).`, '');

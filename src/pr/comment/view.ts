@@ -6,7 +6,7 @@
 import type { ImpactView } from './render-impact.js';
 import type { AccessView } from './render-access.js';
 import type { NumbersView } from './render-numbers.js';
-import type { RollupsView } from './render-rollups.js';
+import type { CostView } from './render-cost.js';
 
 import { maskSecretLooking } from '../../client/redact.js';
 import type { ProbeSide } from '../../impact/access/types.js';
@@ -56,8 +56,8 @@ export interface PreviewView {
   numbers?: NumbersView;
   /** Who can see what, per persona (the access review and its probes). */
   access?: AccessView;
-  /** The "Cost" section's rollups: key queries that lose, gain or move a pre-aggregation, rollups rebuilt on merge (capped). */
-  rollups?: RollupsView;
+  /** What the merge costs beyond the diff (the Cube version skew). */
+  cost?: CostView;
   /** What failed, when the run failed on the platform (or its input was refused), with the fix the terminal shows. */
   failure?: { step: string; message: string; hint?: string };
   /** Branches a failed close left on the platform (a rerun or the sweep removes them). */
@@ -168,7 +168,17 @@ export function nextView(
         preview: shortSide(p.preview),
       })),
       notices: a.notices.slice(0, 2).map((n) => short(n, 200)),
+      ...(a.newGuarded
+        ? { newGuarded: a.newGuarded.slice(0, 5).map((g) => ({ target: short(g.target, 100), seenBy: g.seenBy.slice(0, 10).map((p) => short(p, 60)) })) }
+        : {}),
       ...(a.probesNotRun?.why ? { probesNotRun: { ...a.probesNotRun, why: short(a.probesNotRun.why, 200) } } : {}),
+    };
+  }
+  if (next.cost?.versions) {
+    const v = next.cost.versions;
+    next.cost = {
+      ...next.cost,
+      versions: { ...v, refused: v.refused.slice(0, LEDGER_IMPACT_ROWS), ...(v.unchecked ? { unchecked: short(v.unchecked, 500) } : {}) },
     };
   }
   if (next.failure)

@@ -42,8 +42,14 @@ export function fedFromRepository(d: DeploymentRec): d is DeploymentRec & { conn
   return !!d.connected && deployModeOf(d) === 'git';
 }
 
+/** Runtime versions by channel, newest first (the head of each channel is its latest). */
+export const VERSION_CATALOG: Record<string, string[]> = {
+  latest: ['1.7.20', '1.7.19', '1.7.18'],
+  release: ['1.6.30', '1.6.28', '1.6.25'],
+};
+
 /** What differs between deployments when one is made; the rest starts empty. */
-export type NewDeployment = Pick<DeploymentRec, 'id' | 'name' | 'createdAt' | 'creationStep' | 'settings' | 'version' | 'envVars'>;
+export type NewDeployment = Pick<DeploymentRec, 'id' | 'name' | 'createdAt' | 'creationStep' | 'settings' | 'envVars'>;
 
 /** A new deployment record with no branches (the caller adds the deploy branch). */
 export function newDeployment(d: NewDeployment): DeploymentRec {
@@ -54,8 +60,10 @@ export function newDeployment(d: NewDeployment): DeploymentRec {
     deployBranch: 'main',
     creationStep: d.creationStep,
     settings: d.settings,
-    releaseChannel: 'release',
-    version: d.version,
+    // The channel the vendor recommends, auto-upgraded: production runs the newest Cube, as staging does
+    // (a test moves production to the release channel's older Cube with PUT, as a tenant would).
+    releaseChannel: 'latest',
+    version: VERSION_CATALOG.latest?.[0] as string,
     templateVariables: {},
     envVars: d.envVars,
     branches: {},

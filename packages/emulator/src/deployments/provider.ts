@@ -7,14 +7,9 @@ import { textOf, type JsonObject } from '../json.js';
 import { cursorPageWithData, cursorPaginate, offsetPage, type CursorQuery } from '../paging.js';
 import { mintToken } from '../tokens.js';
 import type { BranchRec } from '../build/models.js';
-import { fedFromRepository, newDeployment, type DeploymentRec } from './models.js';
+import { fedFromRepository, newDeployment, VERSION_CATALOG, type DeploymentRec } from './models.js';
 import { connectRepository } from './repository.js';
 
-/** Runtime versions by channel, newest first (the head of each channel is its latest). */
-const VERSION_CATALOG: Record<string, string[]> = {
-  latest: ['1.7.20', '1.7.19', '1.7.18'],
-  release: ['1.6.30', '1.6.28', '1.6.25'],
-};
 const IMAGE_REPOSITORY = 'cubejs/cube';
 
 function versionsOf(d: DeploymentRec) {
@@ -322,7 +317,6 @@ export const deploymentHandlers: HandlerTable = {
       createdAt: ctx.clock.iso(),
       creationStep: body.creationStep ?? 'project',
       settings: { cloudProvider: body.cloudProvider, region: body.region, deployMode: body.deployMode ?? 'git', template: 'single' },
-      version: VERSION_CATALOG.release?.[0] ?? '1.6.30',
       envVars: [],
     });
     makeBranch(d, 'main', null, 'deploy', d.createdAt);

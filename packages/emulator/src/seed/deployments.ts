@@ -16,7 +16,6 @@ export function seedDeployment(state: State, name: string, clock: Clock, model: 
     createdAt: new Date(clock.now() - 90 * 86400_000).toISOString(),
     creationStep: 'ready',
     settings: { cloudProvider: 'aws', region: 'us-east-1', deployMode, creationMethod: deployMode === 'cli' ? 'upload' : 'cubecloud', template: 'single' },
-    version: '1.6.28',
     envVars: [{ name: 'CUBEJS_DB_TYPE', value: 'postgres' }],
   });
   const main = makeBranch(d, 'main', null, 'deploy', d.createdAt);

@@ -1,0 +1,76 @@
+/**
+ * The "Cost" section of the PR comment and the job summary: what the merge costs beyond the diff. One
+ * part per concern, each a function of its own view that returns its lines (none when it has nothing
+ * to say); the section shows the parts that speak under one heading: the Cube version skew, the rollups.
+ */
+import type { RefusedKey } from '../../model/version-skew.js';
+import { plural } from '../../report/plural.js';
+import { code, text } from './markdown.js';
+import { renderRollups, type RollupsView } from './render-rollups.js';
+
+/** Production's and staging's Cube versions, and what production's refuses of the model. */
+export interface VersionsView {
+  production?: string;
+  staging?: string;
+  /** The covered version read for production's, when not production's own. */
+  readAs?: string;
+  refusedTotal: number;
+  /** The refused keys (the ledger keeps the first ones; the job summary has them all). */
+  refused: RefusedKey[];
+  /** Why the model was not checked against production's version. */
+  unchecked?: string;
+}
+
+/** What the Cost section shows; each part optional. */
+export interface CostView {
+  versions?: VersionsView;
+  /** Key queries that lose, gain or move a pre-aggregation, rollups rebuilt on merge, build ranges that cut a query. */
+  rollups?: RollupsView;
+}
+
+export interface CostOptions {
+  target: 'comment' | 'summary';
+  /** Rows of a table the comment shows. */
+  rows?: number;
+}
+
+const COMMENT_ROWS = 10;
+
+function refusedTable(v: VersionsView, options: CostOptions): string[] {
+  const shown = options.target === 'comment' ? v.refused.slice(0, options.rows ?? COMMENT_ROWS) : v.refused;
+  const rows = shown.map(
+    (r) =>
+      `| ${code(r.key, { cell: true })}${r.value === undefined ? '' : ` = ${code(r.value, { cell: true })}`} | ${code(`${r.file}:${r.line}`, { cell: true })} | ${code(r.version, { cell: true })} |`,
+  );
+  const more = v.refusedTotal - shown.length;
+  const tail = more > 0 ? ['', `…and ${more} more: the job summary lists them all.`] : [];
+  const title = `${plural(v.refusedTotal, 'key')} production's Cube refuses`;
+  return [`<details open><summary>${title}</summary>`, '', '| Key | Where | Needs Cube |', '|---|---|---|', ...rows, ...tail, '', '</details>'];
+}
+
+/** The version part: the two versions when they differ, the refused keys, or why the model was not checked. */
+export function renderVersions(v: VersionsView | undefined, options: CostOptions): string[] {
+  if (!v) return [];
+  const differ = !!v.production && !!v.staging && v.production !== v.staging;
+  if (!differ && !v.refusedTotal && !v.unchecked) return [];
+  const out: string[] = [];
+  if (differ) {
+    const readAs = v.readAs ? ` (checked as ${code(v.readAs)}, the nearest version the key table covers)` : '';
+    out.push(
+      `Production runs Cube ${code(v.production as string)}, staging ${code(v.staging as string)}${readAs}: staging validated the model with the newer one.`,
+    );
+  }
+  if (v.refusedTotal) {
+    out.push('', `❌ ${plural(v.refusedTotal, 'key')} of the model would break production after the merge: its Cube refuses them.`, '');
+    out.push(...refusedTable(v, options));
+  } else if (differ && !v.unchecked) out.push('', `✅ Production's Cube accepts every key of the model.`);
+  if (v.unchecked) out.push('', `ℹ️ ${text(v.unchecked)}`);
+  return out;
+}
+
+/** The whole section: a heading over the parts that have something to say; nothing when none does. */
+export function renderCost(v: CostView | undefined, options: CostOptions): string[] {
+  const parts = [renderVersions(v?.versions, options), v?.rollups ? renderRollups(v.rollups) : []].filter((p) => p.length);
+  if (!parts.length) return [];
+  return ['**Cost**', '', ...parts.flatMap((p, i) => (i ? ['', ...p] : p))];
+}
