@@ -5,7 +5,11 @@
  * changed, or renamed with the same SQL), not rebuilt (`sql_alias` renamed, members reordered); a build range
  * that leaves part of a query's range out; a persona whose row filter moves its query off the rollup.
  */
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../src/main.js';
 import type { Persona } from '../src/impact/access/types.js';
 import type { DataDiffPlan } from '../src/impact/data/plan.js';
 import type { KeyQuery } from '../src/impact/data/types.js';
@@ -13,7 +17,7 @@ import type { OpContext } from '../src/operations/context.js';
 import { analyseImpact } from '../src/operations/impact.js';
 import { rollupPlansStep } from '../src/operations/rollup-plans.js';
 import { MemoryReporter } from '../src/report/reporter.js';
-import { emulatorFixture, uploadTree, type EmulatorFixture } from './support/emulator.js';
+import { cliIo, emulatorFixture, uploadTree, type EmulatorFixture } from './support/emulator.js';
 import { ROLLUP_MODEL, ROLLUP_VARIANTS, ROLLUP_WITH_ROW_FILTER } from './support/rollup-model.js';
 
 let fx: EmulatorFixture;
@@ -161,4 +165,27 @@ describe('rollup plans of key queries on production and on the preview', () => {
     expect(r.skipped).toContain('fork');
     expect(r.planned).toBe(0);
   }, 60_000);
+});
+
+describe('datamodel-ci diff: the rollups in its outputs, --json and fail-on-rollup-loss', () => {
+  it('a dimension renamed: rollups-lost-count 1, result.rollups lists it; fail-on-rollup-loss fails the step', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dmci-rollups-'));
+    for (const [path, content] of Object.entries(BRANCHES['pr-dimension']!)) {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), content);
+    }
+    const queries = join(dir, 'key-queries.json');
+    writeFileSync(queries, JSON.stringify({ queries: [{ name: 'by status', query: KEYS[0]!.query }] }));
+    const args = ['diff', '--deployment-id', '1', '--branch', 'pr-dimension', '--model-dir', dir, '--data-diff-queries', queries];
+    const t = cliIo(fx.em);
+    expect(await runCli([...args, '--json'], t)).toBe(0);
+    const out = JSON.parse(t.stdout.at(-1)!) as { outputs: Record<string, string>; result: { rollups: unknown[]; rebuilt: unknown[] } };
+    expect(out.outputs).toMatchObject({ 'rollups-lost-count': '1', 'rollups-rebuilt-count': '0' });
+    expect(out.result.rollups).toContainEqual({ query: 'by status', production: 'orders.orders_by_status', preview: null, change: 'lost' });
+    expect(out.result.rebuilt).toEqual([]);
+    const failing = cliIo(fx.em);
+    expect(await runCli([...args, '--fail-on-rollup-loss'], failing)).toBe(1);
+    expect(failing.stderr.join('\n')).toContain('fail-on-rollup-loss is true');
+    expect(failing.stdout.join('\n') + failing.stderr.join('\n')).toContain('rollups: by status: lost: orders.orders_by_status → none');
+  }, 90_000);
 });
