@@ -125,7 +125,7 @@ async function planGroups(
 
 /** Why the rollup plans do not run here, or nothing: never for a fork; `off` and a public repository do not stop them (no data is read). */
 export function rollupPlansRefusal(plan: DataDiffPlan, impact: ImpactResult): string | undefined {
-  if (plan.refusal?.includes('fork')) return 'this pull request comes from a fork: no token is minted for one';
+  if (plan.fork || plan.refusal?.includes('fork')) return 'this pull request comes from a fork: no token is minted for one';
   if (plan.settings.mode === 'off' && !impact.rollupsInModel) return 'the data diff is off and neither side of the model has a pre-aggregation';
   return undefined;
 }
