@@ -9,7 +9,10 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGitHubStandin } from '../packages/emulator/src/index.js';
+import { runActionCommand } from '../src/commands/index.js';
 import { runCli } from '../src/main.js';
+import { pullRequestEvent, writeEvent } from './support/payloads.js';
 import type { Persona } from '../src/impact/access/types.js';
 import type { DataDiffPlan } from '../src/impact/data/plan.js';
 import type { KeyQuery } from '../src/impact/data/types.js';
@@ -168,15 +171,21 @@ describe('rollup plans of key queries on production and on the preview', () => {
   }, 60_000);
 });
 
-describe('datamodel-ci diff: the rollups in its outputs, --json and fail-on-rollup-loss', () => {
+/** A checkout of branch `branch`'s model, with a key-queries file of the status query beside it. */
+function checkout(branch: string): { dir: string; queries: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'dmci-rollups-'));
+  for (const [path, content] of Object.entries(BRANCHES[branch]!)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), content);
+  }
+  const queries = join(dir, 'key-queries.json');
+  writeFileSync(queries, JSON.stringify({ queries: [{ name: 'by status', query: KEYS[0]!.query }] }));
+  return { dir, queries };
+}
+
+describe('datamodel-ci diff and the pr lifecycle: the rollups in outputs, --json, the Cost section and fail-on-rollup-loss', () => {
   it('a dimension renamed: rollups-lost-count 1, result.rollups lists it; fail-on-rollup-loss fails the step', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'dmci-rollups-'));
-    for (const [path, content] of Object.entries(BRANCHES['pr-dimension']!)) {
-      mkdirSync(dirname(join(dir, path)), { recursive: true });
-      writeFileSync(join(dir, path), content);
-    }
-    const queries = join(dir, 'key-queries.json');
-    writeFileSync(queries, JSON.stringify({ queries: [{ name: 'by status', query: KEYS[0]!.query }] }));
+    const { dir, queries } = checkout('pr-dimension');
     const args = ['diff', '--deployment-id', '1', '--branch', 'pr-dimension', '--model-dir', dir, '--data-diff-queries', queries];
     const t = cliIo(fx.em);
     expect(await runCli([...args, '--json'], t)).toBe(0);
@@ -189,4 +198,38 @@ describe('datamodel-ci diff: the rollups in its outputs, --json and fail-on-roll
     expect(failing.stderr.join('\n')).toContain('fail-on-rollup-loss is true');
     expect(failing.stdout.join('\n') + failing.stderr.join('\n')).toContain('rollups: by status: lost: orders.orders_by_status → none');
   }, 90_000);
+});
+
+describe('the pr lifecycle', () => {
+  it("the comment's Cost section lists the moved query and the rebuilt rollup, with the data diff off; outputs count them", async () => {
+    const { dir, queries } = checkout('pr-renamed');
+    const gh = await startGitHubStandin();
+    try {
+      gh.addPull({ number: 33, headSha: 'c'.repeat(40), headRef: 'rollups' });
+      const lines: string[] = [];
+      const env: NodeJS.ProcessEnv = {
+        ...cliIo(fx.em).env,
+        DATAMODEL_CI_CA_CERT: `${fx.em.ca}\n${gh.ca}`,
+        DATAMODEL_CI_DEPLOYMENT_ID: '1',
+        DATAMODEL_CI_GITHUB_TOKEN: 'ghs_rollup_impact_token_0123',
+        DATAMODEL_CI_MODEL_DIR: dir,
+        DATAMODEL_CI_DATA_DIFF_QUERIES: queries,
+        GITHUB_REPOSITORY: gh.repository,
+        GITHUB_API_URL: gh.url,
+        GITHUB_EVENT_NAME: 'pull_request',
+        GITHUB_EVENT_PATH: writeEvent(pullRequestEvent('opened', { number: 33, headSha: 'c'.repeat(40) })),
+      };
+      const code = await runActionCommand('pr', [], { out: (l) => lines.push(l), err: (l) => lines.push(l), env });
+      expect(code, lines.join('\n')).toBe(0);
+      expect(lines.join('\n')).toContain('rollups-rebuilt-count=1');
+      expect(lines.join('\n')).toContain('rollups-lost-count=0');
+      const body = gh.comments(33).at(-1)!.body;
+      expect(body).toContain('**Cost**');
+      expect(body).toContain('| `by status` | `orders.orders_by_status` | `orders.orders_daily` | moved |');
+      expect(body).toContain('- `orders.orders_daily`: renamed from orders\\.orders\\_by\\_status');
+      expect(body).toContain("production\\'s Cube Store");
+    } finally {
+      await gh.close();
+    }
+  }, 120_000);
 });
