@@ -13,6 +13,7 @@ import { locateFigure } from './figures/locate.js';
 import { engineFigures } from './figures/engine.js';
 import { impactFigure } from './figures/impact.js';
 import { previewFigure } from './figures/preview.js';
+import { rollupPlansFigure } from './figures/rollup-plans.js';
 import { uploadFigures } from './figures/upload.js';
 import { removeTempDirs, writeResults } from './lib.js';
 
@@ -31,3 +32,4 @@ engineFigures();
 impactFigure();
 dataDiffFigures();
 accessProbesFigure();
+rollupPlansFigure();

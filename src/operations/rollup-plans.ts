@@ -22,7 +22,7 @@ import { mint, pickKeyQueries } from './data-diff.js';
 import type { EnvironmentRef, ImpactResult } from './impact.js';
 
 /** One security context's key queries: the run's own (no persona), or a persona's. */
-interface PlanGroup {
+export interface PlanGroup {
   persona?: Persona;
   queries: KeyQuery[];
 }
@@ -84,7 +84,7 @@ export function personaGroups(impact: ImpactResult, queries: KeyQuery[], room: n
 }
 
 /** Every group's queries planned on both environments, at most `concurrency` in flight on each. */
-async function planGroups(
+export async function planGroups(
   ctx: OpContext,
   envs: { production: EnvironmentRef; staging: EnvironmentRef },
   groups: PlanGroup[],
