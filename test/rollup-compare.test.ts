@@ -17,6 +17,8 @@ import {
 } from '../src/impact/rollups/compare.js';
 import { modelHasRollups, rollupLines, rollupWarning, type RollupOutcome } from '../src/impact/rollups/outcome.js';
 import { renderCost } from '../src/pr/comment/render-cost.js';
+import { renderPreview } from '../src/pr/comment/render-preview.js';
+import { nextView } from '../src/pr/comment/view.js';
 import { presentRollups } from '../src/pr/present-rollups.js';
 import { modelDefinition } from '../src/impact/definition/source.js';
 
@@ -214,5 +216,22 @@ describe('where it shows', () => {
     const without = modelDefinition(new Map([['model/cubes/o.yml', 'cubes:\n  - name: o\n    sql_table: t\n']]));
     expect(modelHasRollups({ head: withRollup })).toBe(true);
     expect(modelHasRollups({ base: without, head: without })).toBe(false);
+  });
+});
+
+describe('the ledger and the job summary', () => {
+  it('the ledger keeps the first 15 rows of each list; the comment says how many more, the job summary lists them all', () => {
+    const many: RollupOutcome = {
+      ...OUTCOME,
+      changes: Array.from({ length: 20 }, (_, i) => ({ query: `q${i}`, production: 'orders.r', preview: null, change: 'lost' as const })),
+    };
+    const full = { rollups: presentRollups(many, 'pr-1', true, false).part! };
+    const view = nextView(undefined, { headSha: 'a'.repeat(40), runId: 1 }, { state: 'ready', cost: full });
+    expect(view.cost?.rollups?.changes).toHaveLength(15);
+    const comment = renderPreview(view, { target: 'comment' });
+    expect(comment).toContain('20 changed (20 lost)');
+    expect(comment).toContain('… 5 key queries more in the job summary');
+    const summary = renderPreview(view, { target: 'summary', cost: full });
+    expect(summary).toContain('`q19`');
   });
 });
