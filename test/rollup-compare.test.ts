@@ -198,6 +198,9 @@ describe('where it shows', () => {
     expect(presentRollups({ ...OUTCOME, changes: [OUTCOME.changes[1]!] }, 'pr-1', true, true).failure).toBeUndefined();
     const skipped: RollupOutcome = { changes: [], rebuilt: [], truncated: [], notices: [], planned: 0, notRun: 0, skipped: 'off' };
     expect(presentRollups(skipped, 'pr-1', false, true)).toEqual({ outputs: { 'rollups-lost-count': '', 'rollups-rebuilt-count': '' } });
+    const quiet: RollupOutcome = { changes: [], rebuilt: [], truncated: [], notices: [], planned: 3, notRun: 0 };
+    expect(presentRollups(quiet, 'pr-1', false, true).part).toBeUndefined();
+    expect(presentRollups(quiet, 'pr-1', false, true).outputs).toEqual({ 'rollups-lost-count': '0', 'rollups-rebuilt-count': '0' });
     expect(
       renderCost(presentRollups(skipped, 'pr-1', true, false).part ? { rollups: presentRollups(skipped, 'pr-1', true, false).part! } : {}, {
         target: 'comment',

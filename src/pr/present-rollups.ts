@@ -16,12 +16,14 @@ export interface PresentedRollups {
   failure?: string;
 }
 
-/** Said only when it says something: plans made, a warning, or a model with rollups whose plans did not run. */
+/** Said only when it says something: a model with rollups, a rollup some plan found, or the warning. */
 export function presentRollups(r: RollupOutcome | undefined, head: string, hasRollups: boolean, failOnLoss: boolean): PresentedRollups {
   const ran = !!r && !r.skipped;
   const lost = r?.changes.filter((c) => c.change === 'lost').length ?? 0;
   const outputs = { 'rollups-lost-count': ran ? String(lost) : '', 'rollups-rebuilt-count': ran ? String(r.rebuilt.length) : '' };
-  const shown = r && (ran || r.warning || hasRollups);
+  // A model without rollups says nothing unless a plan found one (its files may not have been read).
+  const found = !!r && r.changes.length + r.rebuilt.length + r.truncated.length > 0;
+  const shown = r && (found || r.warning || hasRollups);
   return {
     outputs,
     ...(shown ? { part: rollupsView(r) } : {}),
