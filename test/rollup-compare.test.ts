@@ -130,6 +130,13 @@ describe('build-range truncation', () => {
     expect(literalDate("select '2024-01-01 00:00:00'")).toBe('2024-01-01');
     expect(literalDate('SELECT NOW()')).toBeUndefined();
     expect(literalDate("SELECT '2024-01-01'::timestamp - interval '1 day'")).toBeUndefined();
+    // The shapes public models write (the vendor's own lambda-view example: `SELECT DATE('2019-07-01')`).
+    expect(literalDate("SELECT DATE('2019-07-01')")).toBe('2019-07-01');
+    expect(literalDate("SELECT TIMESTAMP '2019-07-01 00:00:00'")).toBe('2019-07-01');
+    expect(literalDate("SELECT CAST('2019-07-01' AS date)")).toBe('2019-07-01');
+    expect(literalDate('SELECT DATE(NOW())')).toBeUndefined();
+    expect(literalDate('SELECT DATE_ADD(CURRENT_DATE(), INTERVAL -3 DAY)')).toBeUndefined();
+    expect(literalDate("SELECT DATE('2019-07-01'), 1")).toBeUndefined();
     const early = { matchedTimeDimensionDateRange: ['2023-06-01T00:00:00.000', '2024-03-31T23:59:59.999'] };
     const computed = {
       preAggregationStartEndQueries: [

@@ -156,10 +156,26 @@ export function rebuiltRollups(plans: readonly QueryPlan[]): RebuiltRollup[] {
   return [...found.values()];
 }
 
-/** A build-range query that is a literal date (`SELECT '2024-01-01'::timestamp`), as its date; else nothing. */
+const DAY = String.raw`'(\d{4}-\d{2}-\d{2})(?:[ T][\d:.]+)?'`;
+const TYPE = '(?:timestamptz|timestamp|datetime|date)';
+/** The literal shapes a build range is written in: `'…'::date`, `DATE('…')`, `DATE '…'`, `CAST('…' AS DATE)`. */
+const LITERALS = [
+  new RegExp(String.raw`^${DAY}(?:\s*::\s*${TYPE})?$`, 'i'),
+  new RegExp(String.raw`^${TYPE}\s*\(\s*${DAY}\s*\)$`, 'i'),
+  new RegExp(String.raw`^${TYPE}\s+${DAY}$`, 'i'),
+  new RegExp(String.raw`^cast\s*\(\s*${DAY}\s+as\s+${TYPE}\s*\)$`, 'i'),
+];
+
+/** A build-range query that is a literal date (`SELECT '2024-01-01'::timestamp`, `SELECT DATE('2019-07-01')`), as its date; else nothing. */
 export function literalDate(sql: string): string | undefined {
-  const m = /^\s*select\s+'(\d{4}-\d{2}-\d{2})(?:[ T][\d:.]+)?'\s*(?:::\s*(?:timestamptz|timestamp|date))?\s*;?\s*$/i.exec(sql);
-  return m?.[1];
+  const m = /^\s*select\s+(.*?)\s*;?\s*$/is.exec(sql);
+  const value = m?.[1]?.trim();
+  if (!value) return undefined;
+  for (const re of LITERALS) {
+    const d = re.exec(value)?.[1];
+    if (d) return d;
+  }
+  return undefined;
 }
 
 /** Queries the preview serves from a partitioned rollup whose build range leaves part of their date range out (or is not known). */
