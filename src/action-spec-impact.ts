@@ -62,6 +62,12 @@ export const DATA_DIFF_INPUTS: InputSpec[] = [
       'Fail the step when a key query answers differently on the preview than on production (beyond the tolerances; a query that fails is not a change).',
     default: 'false',
   },
+  {
+    name: 'fail-on-rollup-loss',
+    description:
+      "Fail the step when a key query (or a persona's) that a pre-aggregation serves on production is served by none on the preview (it would reach the warehouse). The rollup plans (`/v1/sql`, no data read) run whenever the model has a pre-aggregation, even with `data-diff: off`.",
+    default: 'false',
+  },
 ];
 
 /** Who can see what: the personas whose view of the model is compared, and the gate on a gain of access. */
@@ -117,6 +123,15 @@ export const IMPACT_OUTPUT = {
     name: 'exposed-count',
     description: 'Number of those by which a persona gains access (exposed, unmasked, rows widened).',
   },
+  rollupsLostCount: {
+    name: 'rollups-lost-count',
+    description:
+      'Number of key queries (per persona too) a pre-aggregation serves on production and none on the preview (empty when the rollup plans did not run).',
+  },
+  rollupsRebuiltCount: {
+    name: 'rollups-rebuilt-count',
+    description: 'Number of pre-aggregations, among those serving a key query, whose tables the merge builds anew (empty when the rollup plans did not run).',
+  },
   versionSkewCount: {
     name: 'version-skew-count',
     description: "Number of keys of the model that production's Cube version refuses (empty when production's version is unknown or outside the key table).",
@@ -138,5 +153,7 @@ export const IMPACT_OUTPUTS: OutputSpec[] = [
   IMPACT_OUTPUT.dataDiffFile,
   IMPACT_OUTPUT.accessChangedCount,
   IMPACT_OUTPUT.exposedCount,
+  IMPACT_OUTPUT.rollupsLostCount,
+  IMPACT_OUTPUT.rollupsRebuiltCount,
   IMPACT_OUTPUT.versionSkewCount,
 ];

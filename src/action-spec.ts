@@ -321,6 +321,8 @@ function rootOutputs(): OutputSpec[] {
     I.dataDiffFile,
     I.accessChangedCount,
     I.exposedCount,
+    I.rollupsLostCount,
+    I.rollupsRebuiltCount,
     I.versionSkewCount,
   ];
   return [...Object.values(own), ...counts, previews, I.changeSetFile];

@@ -295,6 +295,7 @@ function readDataDiff(r: InputReader): DataDiffSettings {
       relTolerance: nonNegative(r, 'data-diff-rel-tolerance'),
     },
     failOnChange: r.bool('fail-on-data-change'),
+    failOnRollupLoss: r.bool('fail-on-rollup-loss'),
   };
 }
 

@@ -7,6 +7,8 @@ import { planDataDiff } from '../impact/data/plan.js';
 import { accessProbeStep } from '../operations/access-probes.js';
 import { readPersonas } from '../personas-input.js';
 import { dataDiffStep } from '../operations/data-diff.js';
+import { rollupPlansStep } from '../operations/rollup-plans.js';
+import { presentRollups, withRollups } from '../pr/present-rollups.js';
 import { walkModel } from '../model/local-model.js';
 import { localModelFiles } from '../model/model-files.js';
 import { deployTarget } from '../operations/branch-build.js';
@@ -46,10 +48,14 @@ export async function impactCommand(run: ActionRun<'impact'>): Promise<number> {
   const numbers = presentDataDiff(deploymentId, d, r, inputs.dataDiff.failOnChange);
   Object.assign(run.out, numbers.outputs);
   if (d.result) run.setResult({ ...changeSet, dataDiff: d.result });
-  const cost = versions.view.cost;
+  const rollups = await rollupPlansStep(run.op, plan, r);
+  const rolled = presentRollups(rollups, r.head, !!r.rollupsInModel, !!inputs.dataDiff.failOnRollupLoss);
+  Object.assign(run.out, rolled.outputs);
+  if (rolled.json) run.setResult({ ...changeSet, ...(d.result ? { dataDiff: d.result } : {}), ...rolled.json });
+  const cost = withRollups(versions.view.cost, rolled.part);
   const full = { impact: impact.impact, ...numbers.view, ...(impact.access ? { access: impact.access } : {}), ...(cost ? { cost } : {}) };
-  await publish(run.pr, { branch, ...impact.view, ...numbers.view, ...versions.view }, { branch }, full);
-  const failure = impact.failure ?? versions.failure ?? numbers.failure;
+  await publish(run.pr, { branch, ...impact.view, ...numbers.view, ...(cost ? { cost } : {}) }, { branch }, full);
+  const failure = impact.failure ?? versions.failure ?? numbers.failure ?? rolled.failure;
   if (failure) throw new StepFailed(failure);
   return 0;
 }

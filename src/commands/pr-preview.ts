@@ -168,6 +168,7 @@ export async function previewModel(
     failOnBreaking,
     failOnDataChange: inputs.dataDiff.failOnChange,
     failOnExposure: inputs.access.failOnExposure,
+    failOnRollupLoss: !!inputs.dataDiff.failOnRollupLoss,
     failOnVersionSkew: inputs.failOnVersionSkew,
   });
   Object.assign(out, shown.outputs);

@@ -109,13 +109,12 @@ function oldestRefresh(queries: QueryOutcome[]): { production?: string; preview?
 /** Members of the pull request whose own definition moved (not only through another member). */
 const direct = (why: string) => !why.startsWith('uses ') && !why.startsWith('stands for ');
 
-/** The key queries and the run; `{ skipped }` when there is nothing to compare on. */
-export async function dataDiffFor(
-  ctx: OpContext,
+/** The key queries the data diff (and the rollup plans) pick from the impact; `{ skipped }` when there is none. */
+export function pickKeyQueries(
   impact: ImpactResult,
-  s: DataDiffSettings & { mode: 'values' | 'relative' },
+  s: Pick<DataDiffSettings, 'limits'>,
   fileQueries: KeyQuery[],
-): Promise<DataDiffResult | { skipped: string }> {
+): { run: KeyQuery[]; notRun: number; production: EnvironmentRef; staging: EnvironmentRef } | { skipped: string } {
   const src = impact.sources;
   if (impact.unavailable || !src || !impact.changes) return { skipped: `the semantic layers were not compared (${impact.unavailable ?? 'no change set'})` };
   if (!src.production) return { skipped: 'the deployment lists no production environment' };
@@ -138,12 +137,24 @@ export async function dataDiffFor(
     maxRows: s.limits.maxRows,
   });
   if (!picked.run.length) return { skipped: 'no key query: no member whose numbers change is used or probed, and no key-queries file was given' };
+  return { ...picked, production: src.production, staging: src.staging };
+}
+
+/** The key queries and the run; `{ skipped }` when there is nothing to compare on. */
+export async function dataDiffFor(
+  ctx: OpContext,
+  impact: ImpactResult,
+  s: DataDiffSettings & { mode: 'values' | 'relative' },
+  fileQueries: KeyQuery[],
+): Promise<DataDiffResult | { skipped: string }> {
+  const picked = pickKeyQueries(impact, s, fileQueries);
+  if ('skipped' in picked) return picked;
   ctx.reporter.info(
-    `data diff: ${picked.run.length} key queries on production and on ${src.staging.label}${picked.notRun ? ` (${picked.notRun} more not run: data-diff-max-queries)` : ''}`,
+    `data diff: ${picked.run.length} key queries on production and on ${picked.staging.label}${picked.notRun ? ` (${picked.notRun} more not run: data-diff-max-queries)` : ''}`,
   );
   const r = await runDataDiff(ctx, {
-    production: src.production,
-    staging: src.staging,
+    production: picked.production,
+    staging: picked.staging,
     queries: picked.run,
     notRun: picked.notRun,
     mode: s.mode,

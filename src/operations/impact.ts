@@ -1,13 +1,11 @@
 /**
- * impact: what a pull request changes in the semantic layer, and which content it breaks. The deploy
- * branch's `/meta` (production) and the pull request's (its staging environment) are read with a
- * data-API token minted for each environment, else the deployment's (see `metaToken`);
- * reports, workbooks and notifications are paged through with the client's iterators. What cannot be
- * read becomes a notice in the result, never a failure: the rest is still compared.
+ * impact: what a pull request changes in the semantic layer, and which content it breaks. The deploy branch's
+ * `/meta` (production) and the pull request's (its staging environment) are read with a data-API token minted
+ * for each environment, else the deployment's (see `metaToken`); reports, workbooks and notifications are
+ * paged through with the client's iterators. What cannot be read becomes a notice, never a failure.
  *
- * The work is split so the PR lifecycle can overlap it with the upload: `startImpact` reads what does
- * not depend on the pull request (production's `/meta`, the content); `environmentMeta` reads one
- * environment's; `finishImpact` compares.
+ * The work is split so the PR lifecycle can overlap it with the upload: `startImpact` reads what does not
+ * depend on the pull request (production's `/meta`, the content); `environmentMeta` one environment's; `finishImpact` compares.
  */
 import { environmentRestUrl, normaliseRestUrl, type schemas } from '@datamodel-ci/platform-api';
 import { AbortedError, AuthenticationError, isHtml, PermissionDeniedError, PlatformError, messageOf } from '../client/errors.js';
@@ -28,6 +26,7 @@ import type { AccessOutcome, Persona } from '../impact/access/types.js';
 import { countChanges, type ChangeCounts, type ChangeSet } from '../impact/diff.js';
 import { parseMeta, type MetaDocument } from '../impact/meta.js';
 import { definitionsFor, type DefinitionOutcome } from '../impact/definition/index.js';
+import { modelHasRollups } from '../impact/rollups/outcome.js';
 import { flattenSourceTree } from '../impact/definition/files.js';
 import { modelFilesOf, type FileTexts } from '../model/model-files.js';
 import { plural } from '../report/plural.js';
@@ -68,6 +67,8 @@ export interface ImpactResult {
   definition?: DefinitionOutcome;
   /** Who can see what: per persona, and the policies the pull request touches (absent when the layers were not compared). */
   access?: AccessOutcome;
+  /** Either side's model files define a pre-aggregation (the rollup plans then run even with the data diff off). */
+  rollupsInModel?: boolean;
   /** What the data diff reads next: the pull request's `/meta`, the content, the two environments (never in the JSON file). */
   sources?: { headMeta: MetaDocument; content: ContentItem[]; production?: EnvironmentRef; staging?: EnvironmentRef };
 }
@@ -303,6 +304,7 @@ export async function finishImpact(
   result.changes = layers.changes;
   result.access = layers.access;
   if (defs.outcome) result.definition = defs.apply(result.changes);
+  if (modelHasRollups(defs.models)) result.rollupsInModel = true;
   result.notices.push(...defs.notices);
   result.counts = countChanges(result.changes);
   result.affected = affectedContent(result.changes, content.items);

@@ -12,6 +12,7 @@ import { smokeTest } from './enable-staging.js';
 import { compareWithProduction, startImpact, type MetaToken, type StartedImpact } from './impact.js';
 import { accessProbeStep } from './access-probes.js';
 import { dataDiffStep } from './data-diff.js';
+import { rollupPlansStep } from './rollup-plans.js';
 import { checkCubeVersions } from './cube-versions.js';
 import type { DataDiffPlan } from '../impact/data/plan.js';
 import type { Persona } from '../impact/access/types.js';
@@ -62,6 +63,7 @@ export async function previewOnPlatform(ctx: OpContext, input: PlatformPreviewIn
   if (o.impact?.access) o.impact.access = await accessProbeStep(ctx, input.numbers, o.impact);
   if (o.impact && versions) o.versions = await versions;
   if (o.impact && input.numbers) o.numbers = await dataDiffStep(ctx, input.numbers, o.impact);
+  if (o.impact && input.numbers) o.rollups = await rollupPlansStep(ctx, input.numbers, o.impact);
   return o;
 }
 

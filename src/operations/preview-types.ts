@@ -3,6 +3,7 @@
  * (pr-preview.ts) share: its input, its outcome, the pull request's port. Below all three, so none
  * imports another for its types.
  */
+import type { RollupOutcome } from '../impact/rollups/outcome.js';
 import type { EnableStagingResult, SmokeOptions } from './enable-staging.js';
 import type { ImpactResult, MetaToken } from './impact.js';
 import type { VersionSkew } from '../model/version-skew.js';
@@ -60,6 +61,8 @@ export interface PreviewOutcome {
   failureCause?: unknown;
   /** The data diff after the impact, when it was asked for. */
   numbers?: DataDiffOutcome;
+  /** The rollup plans of the key queries (after the data diff; absent when the impact did not run). */
+  rollups?: RollupOutcome;
   /** Production's and staging's Cube versions, and the keys of the model production's refuses. */
   versions?: VersionSkew;
 }

@@ -3,6 +3,7 @@
  * presenter, into the outputs, the comment's view and the failure; then the writes (check run, comment,
  * GitHub deployment), which depend on nothing of each other and go out together.
  */
+import { presentRollups, withRollups } from './present-rollups.js';
 import { messageOf } from '../client/errors.js';
 import type { PreviewOutcome } from '../operations/preview-types.js';
 import { hintFor } from '../report/hints.js';
@@ -34,6 +35,7 @@ export interface PreviewSettings {
   failOnBreaking: boolean;
   failOnDataChange: boolean;
   failOnExposure?: boolean;
+  failOnRollupLoss?: boolean;
   failOnVersionSkew: boolean;
 }
 
@@ -98,12 +100,16 @@ export function presentPreview(o: PreviewOutcome, s: PreviewSettings): PreviewSh
       if (n.numbers) shown.numbers = n.numbers;
       failures.push(n.failure);
     }
+    const c = presentRollups(o.rollups, o.impact.head, !!o.impact.rollupsInModel, !!s.failOnRollupLoss);
+    Object.assign(outputs, c.outputs);
+    if (c.part) view.cost = shown.cost = withRollups(view.cost, c.part);
+    if (c.json) shown.result = { ...p.changeSet, ...c.json };
+    failures.push(c.failure);
   }
   if (o.impact && o.versions) {
     const v = presentVersions(o.versions, s.failOnVersionSkew);
     Object.assign(outputs, v.outputs);
-    Object.assign(view, v.view);
-    shown.cost = v.view.cost;
+    view.cost = shown.cost = withRollups(v.view.cost, view.cost?.rollups);
     if (shown.result !== undefined) shown.result = { ...(shown.result as object), versions: v.json };
     failures.push(v.failure);
   }

@@ -30,6 +30,8 @@ export interface DataDiffPlan {
   fileQueries: KeyQuery[];
   /** Why the persona probes do not run here (a fork, a public repository without the allow); `off` does not stop them. */
   probesRefusal?: string;
+  /** The pull request comes from a fork: no token is minted for it, whatever the mode (the rollup plans ask). */
+  fork?: boolean;
 }
 
 export async function planDataDiff(settings: DataDiffSettings, run: PullRequestFacts): Promise<DataDiffPlan> {
@@ -37,5 +39,5 @@ export async function planDataDiff(settings: DataDiffSettings, run: PullRequestF
   // Read whenever given, even with the data diff off: a wrong path is said now, not when it is turned on.
   const fileQueries = settings.queriesFile ? await readKeyQueriesFile(settings.queriesFile) : [];
   const probes = probesRefusal(settings, run);
-  return { settings, fileQueries, ...(refusal ? { refusal } : {}), ...(probes ? { probesRefusal: probes } : {}) };
+  return { settings, fileQueries, ...(refusal ? { refusal } : {}), ...(probes ? { probesRefusal: probes } : {}), ...(run.pr?.fork ? { fork: true } : {}) };
 }

@@ -122,4 +122,6 @@ export interface DataDiffSettings {
   securityContext: Record<string, unknown>;
   limits: DataDiffLimits;
   failOnChange: boolean;
+  /** Fail when a key query loses its rollup on the preview (input `fail-on-rollup-loss`; absent: false). */
+  failOnRollupLoss?: boolean;
 }

@@ -1,11 +1,12 @@
 /**
  * The "Cost" section of the PR comment and the job summary: what the merge costs beyond the diff. One
  * part per concern, each a function of its own view that returns its lines (none when it has nothing
- * to say); the section shows the parts that speak under one heading. Today: the Cube version skew.
+ * to say); the section shows the parts that speak under one heading: the Cube version skew, the rollups.
  */
 import type { RefusedKey } from '../../model/version-skew.js';
 import { plural } from '../../report/plural.js';
 import { code, text } from './markdown.js';
+import { renderRollups, type RollupsView } from './render-rollups.js';
 
 /** Production's and staging's Cube versions, and what production's refuses of the model. */
 export interface VersionsView {
@@ -23,6 +24,8 @@ export interface VersionsView {
 /** What the Cost section shows; each part optional. */
 export interface CostView {
   versions?: VersionsView;
+  /** Key queries that lose, gain or move a pre-aggregation, rollups rebuilt on merge, build ranges that cut a query. */
+  rollups?: RollupsView;
 }
 
 export interface CostOptions {
@@ -67,7 +70,7 @@ export function renderVersions(v: VersionsView | undefined, options: CostOptions
 
 /** The whole section: a heading over the parts that have something to say; nothing when none does. */
 export function renderCost(v: CostView | undefined, options: CostOptions): string[] {
-  const parts = [renderVersions(v?.versions, options)].filter((p) => p.length);
+  const parts = [renderVersions(v?.versions, options), v?.rollups ? renderRollups(v.rollups) : []].filter((p) => p.length);
   if (!parts.length) return [];
   return ['**Cost**', '', ...parts.flatMap((p, i) => (i ? ['', ...p] : p))];
 }

@@ -7,6 +7,7 @@ import type { ImpactView } from './render-impact.js';
 import type { AccessView } from './render-access.js';
 import type { NumbersView } from './render-numbers.js';
 import type { CostView } from './render-cost.js';
+import { ledgerRollups } from './render-rollups.js';
 
 import { maskSecretLooking } from '../../client/redact.js';
 import type { ProbeSide } from '../../impact/access/types.js';
@@ -181,6 +182,7 @@ export function nextView(
       versions: { ...v, refused: v.refused.slice(0, LEDGER_IMPACT_ROWS), ...(v.unchecked ? { unchecked: short(v.unchecked, 500) } : {}) },
     };
   }
+  if (next.cost?.rollups) next.cost = { ...next.cost, rollups: ledgerRollups(next.cost.rollups) };
   if (next.failure)
     next.failure = { ...next.failure, message: short(next.failure.message, 2000), ...(next.failure.hint ? { hint: short(next.failure.hint, 1000) } : {}) };
   if (next.skipped) next.skipped = short(next.skipped, 1000);

@@ -1,0 +1,1 @@
+export{t as doctorCommand}from"./doctor-Ohs1g5ny.js";

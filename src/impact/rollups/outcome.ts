@@ -1,0 +1,47 @@
+/** What the rollup plans came to, the warning a changed rollup earns, and whether a model has pre-aggregations. */
+import type { ModelDefinition } from '../definition/model.js';
+import type { DefinitionOutcome } from '../definition/index.js';
+import type { RebuiltRollup, RollupChange, RollupTruncation } from './compare.js';
+
+export interface RollupOutcome {
+  /** Key queries whose rollup is lost, gained or moved (unchanged ones are not listed). */
+  changes: RollupChange[];
+  /** Rollups whose tables the merge builds anew (only those serving some key query are seen). */
+  rebuilt: RebuiltRollup[];
+  /** Key queries reaching outside the build range of the partitioned rollup serving them (or it is not known). */
+  truncated: RollupTruncation[];
+  /** Said whenever the pull request changes a rollup definition: branch builds share production's Cube Store. */
+  warning?: string;
+  notices: string[];
+  /** Plans made (a query on both sides counts once; each persona's once more). */
+  planned: number;
+  /** Key queries found beyond `data-diff-max-queries`, not planned. */
+  notRun: number;
+  /** Why the plans did not run. */
+  skipped?: string;
+}
+
+/** Whether either side's model files define a pre-aggregation. */
+export function modelHasRollups(models: { base?: ModelDefinition; head: ModelDefinition } | undefined): boolean {
+  return [models?.base, models?.head].some((m) => [...(m?.cubes.values() ?? [])].some((c) => !!c.preAggregations && c.preAggregations !== '[]'));
+}
+
+/** The warning for a pull request that changes any rollup definition (the definition diff's `pre-aggregations` aspect). */
+export function rollupWarning(impact: { definition?: DefinitionOutcome }): string | undefined {
+  const cubes = [...new Set((impact.definition?.changes ?? []).filter((c) => c.aspect === 'pre-aggregations').map((c) => c.cube))];
+  if (!cubes.length) return undefined;
+  return `this pull request changes the pre-aggregations of ${cubes.join(', ')}: its branch builds them in production's Cube Store, which branch environments share (cube-js/cube #11889)`;
+}
+
+/** The terminal's lines for the rollup plans (the job summary has the section). */
+export function rollupLines(r: RollupOutcome): string[] {
+  if (r.skipped) return [`rollups: not planned: ${r.skipped}`];
+  return [
+    ...r.changes.map((c) => `rollups: ${c.query}${c.persona ? ` (${c.persona})` : ''}: ${c.change}: ${c.production ?? 'none'} → ${c.preview ?? 'none'}`),
+    ...r.rebuilt.map((b) => `rollups: ${b.rollup} rebuilt on merge: ${b.reason}`),
+    ...r.truncated.map(
+      (t) =>
+        `rollups: ${t.query}${t.persona ? ` (${t.persona})` : ''}: ${t.rollup} ${t.buildRange ? `is built for ${t.buildRange.join(' to ')} only` : 'has a build range not known'}; the query asks ${t.queryRange.join(' to ')}`,
+    ),
+  ];
+}

@@ -1,0 +1,117 @@
+/**
+ * The comment's "Cost" section, its rollup part: key queries that lose, gain or move their pre-aggregation on
+ * the preview, the rollups the merge rebuilds, the queries a build range cuts, and the warning for a pull
+ * request that changes any rollup (branch builds share production's Cube Store). Everything from outside
+ * (query, persona and rollup names, platform messages) is shown as code or escaped text.
+ */
+import type { RebuiltRollup, RollupChange, RollupTruncation } from '../../impact/rollups/compare.js';
+import type { RollupOutcome } from '../../impact/rollups/outcome.js';
+import { plural } from '../../report/plural.js';
+import { code, cut, text } from './markdown.js';
+
+/** What the comment keeps of the rollup plans (the ledger travels in the comment: lists capped, names cut). */
+export interface RollupsView {
+  changes: RollupChange[];
+  rebuilt: RebuiltRollup[];
+  truncated: RollupTruncation[];
+  /** How many of each there were, when the lists were capped. */
+  totals: { changes: number; lost: number; rebuilt: number; truncated: number };
+  planned: number;
+  notRun: number;
+  warning?: string;
+  notices: string[];
+  skipped?: string;
+}
+
+/** Rows of each list the ledger keeps and the comment shows (the job summary and the JSON have them all). */
+export const ROLLUP_ROWS = 15;
+
+const name = (s: string) => cut(s, 120);
+
+/** The view of a run's rollup plans, whole (the job summary's); names cut. */
+export function rollupsView(r: RollupOutcome): RollupsView {
+  const persona = (p?: string) => (p ? { persona: cut(p, 60) } : {});
+  return {
+    changes: r.changes.map((c) => ({
+      ...c,
+      query: name(c.query),
+      ...persona(c.persona),
+      production: c.production && name(c.production),
+      preview: c.preview && name(c.preview),
+    })),
+    rebuilt: r.rebuilt.map((b) => ({ ...b, rollup: name(b.rollup), reason: cut(b.reason, 300) })),
+    truncated: r.truncated.map((t) => ({ ...t, query: name(t.query), ...persona(t.persona), rollup: name(t.rollup) })),
+    totals: { changes: r.changes.length, lost: r.changes.filter((c) => c.change === 'lost').length, rebuilt: r.rebuilt.length, truncated: r.truncated.length },
+    planned: r.planned,
+    notRun: r.notRun,
+    ...(r.warning ? { warning: cut(r.warning, 400) } : {}),
+    notices: r.notices.map((n) => cut(n, 300)),
+    ...(r.skipped ? { skipped: cut(r.skipped, 300) } : {}),
+  };
+}
+
+/** What the ledger keeps of it: the first rows of each list (the ledger travels in the comment). */
+export const ledgerRollups = (v: RollupsView): RollupsView => ({
+  ...v,
+  changes: v.changes.slice(0, ROLLUP_ROWS),
+  rebuilt: v.rebuilt.slice(0, ROLLUP_ROWS),
+  truncated: v.truncated.slice(0, ROLLUP_ROWS),
+  notices: v.notices.slice(0, 3),
+});
+
+const WORDS: Record<RollupChange['change'], string> = {
+  lost: '⚠️ lost: reaches the warehouse',
+  gained: 'gained',
+  moved: 'moved',
+};
+
+const rollupCell = (id: string | null) => (id ? code(id, { cell: true }) : '—');
+const who = (persona?: string) => (persona ? ` (${code(persona, { cell: true })})` : '');
+const more = (shown: number, total: number, one: string, many: string) =>
+  total > shown ? [`… ${plural(total - shown, one, many)} more in the job summary and \`diff --json\`.`, ''] : [];
+
+function changeTable(v: RollupsView): string[] {
+  if (!v.changes.length) return [];
+  const rows = v.changes.map(
+    (c) => `| ${code(c.query, { cell: true })}${who(c.persona)} | ${rollupCell(c.production)} | ${rollupCell(c.preview)} | ${WORDS[c.change]} |`,
+  );
+  return [
+    '| Key query | Production | Preview | Rollup |',
+    '|---|---|---|---|',
+    ...rows,
+    '',
+    ...more(v.changes.length, v.totals.changes, 'key query', 'key queries'),
+  ];
+}
+
+function rebuiltLines(v: RollupsView): string[] {
+  if (!v.rebuilt.length) return [];
+  const lines = v.rebuilt.map(
+    (b) => `- ${code(b.rollup)}: ${text(b.reason)}${b.partitionGranularity ? ` (partitioned by ${text(b.partitionGranularity)}: every partition)` : ''}`,
+  );
+  return [`Rebuilt on merge (${plural(v.totals.rebuilt, 'rollup')}):`, '', ...lines, '', ...more(v.rebuilt.length, v.totals.rebuilt, 'rollup', 'rollups')];
+}
+
+function truncationLines(v: RollupsView): string[] {
+  if (!v.truncated.length) return [];
+  const day = (s: string) => text(s.slice(0, 10));
+  const lines = v.truncated.map((t) =>
+    t.buildRange
+      ? `- ${code(t.query)}${who(t.persona)}: asks ${day(t.queryRange[0])} to ${day(t.queryRange[1])}, ${code(t.rollup)} is built for ${day(t.buildRange[0])} to ${day(t.buildRange[1])}: the rows outside are missing`
+      : `- ${code(t.query)}${who(t.persona)}: asks ${day(t.queryRange[0])} to ${day(t.queryRange[1])} of ${code(t.rollup)}: build range not known (not literal SQL)`,
+  );
+  return ['Build range of the rollup serving a key query:', '', ...lines, '', ...more(v.truncated.length, v.totals.truncated, 'key query', 'key queries')];
+}
+
+/** The rollup part of the "Cost" section (src/pr/comment/render-cost.ts puts the heading over it). */
+export function renderRollups(v: RollupsView): string[] {
+  const warning = v.warning ? [`⚠️ ${text(v.warning)}`, ''] : [];
+  if (v.skipped) return [...warning, `Rollups not planned: ${text(v.skipped)}`, ''];
+  const lost = v.totals.lost;
+  const head = `Rollups (production → preview, ${plural(v.planned, 'key query plan', 'key query plans')}): ${v.totals.changes ? `${v.totals.changes} changed (${lost} lost)` : 'no key query changes rollup'}, ${plural(v.totals.rebuilt, 'rollup')} rebuilt on merge`;
+  const out = [head, '', ...warning, ...changeTable(v), ...rebuiltLines(v), ...truncationLines(v)];
+  out.push('Only rollups serving a key query are seen: one that serves none is not compared.', '');
+  if (v.notRun) out.push(`${plural(v.notRun, 'more key query', 'more key queries')} found but not planned (data-diff-max-queries).`, '');
+  for (const n of v.notices) out.push(`- ${text(n)}`);
+  return out;
+}

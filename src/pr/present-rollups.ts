@@ -1,0 +1,42 @@
+/**
+ * The rollup plans as a run shows them: the outputs `rollups-lost-count` and `rollups-rebuilt-count`, the
+ * comment's (and job summary's) "Cost" section, the lists `diff --json` carries, and `fail-on-rollup-loss`.
+ */
+import type { RollupOutcome } from '../impact/rollups/outcome.js';
+import { plural } from '../report/plural.js';
+import type { CostView } from './comment/render-cost.js';
+import { rollupsView, type RollupsView } from './comment/render-rollups.js';
+
+export interface PresentedRollups {
+  outputs: Record<string, string>;
+  /** The rollup part of the Cost section (absent when there is nothing to say). */
+  part?: RollupsView;
+  /** What `--json` and the change-set record carry (absent when the plans did not run). */
+  json?: { rollups: RollupOutcome['changes']; rebuilt: RollupOutcome['rebuilt']; truncated: RollupOutcome['truncated'] };
+  failure?: string;
+}
+
+/** Said only when it says something: a model with rollups, a rollup some plan found, or the warning. */
+export function presentRollups(r: RollupOutcome | undefined, head: string, hasRollups: boolean, failOnLoss: boolean): PresentedRollups {
+  const ran = !!r && !r.skipped;
+  const lost = r?.changes.filter((c) => c.change === 'lost').length ?? 0;
+  const outputs = { 'rollups-lost-count': ran ? String(lost) : '', 'rollups-rebuilt-count': ran ? String(r.rebuilt.length) : '' };
+  // A model without rollups says nothing unless a plan found one (its files may not have been read).
+  const found = !!r && r.changes.length + r.rebuilt.length + r.truncated.length > 0;
+  const shown = r && (found || r.warning || hasRollups);
+  return {
+    outputs,
+    ...(shown ? { part: rollupsView(r) } : {}),
+    ...(ran ? { json: { rollups: r.changes, rebuilt: r.rebuilt, truncated: r.truncated } } : {}),
+    ...(failOnLoss && lost
+      ? {
+          failure: `${head} moves ${plural(lost, 'key query', 'key queries')} off their pre-aggregation: they would reach the warehouse (fail-on-rollup-loss is true)`,
+        }
+      : {}),
+  };
+}
+
+/** The Cost section with the rollup part added beside what it holds (the version skew). */
+export function withRollups(cost: CostView | undefined, part: RollupsView | undefined): CostView | undefined {
+  return part ? { ...cost, rollups: part } : cost;
+}
