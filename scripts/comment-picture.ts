@@ -11,6 +11,7 @@ import { toHtml } from 'hast-util-to-html';
 import { toText } from 'hast-util-to-text';
 import { renderGfm } from '../test/support/gfm.js';
 import { ACCESS_PUSH, playDemo, type DemoEvent } from './demo.js';
+import { ROLLUP_PUSH } from './demo-rollup.js';
 
 /** Each picture and the demo event whose comment it shows. */
 export const PICTURES = [
@@ -19,6 +20,7 @@ export const PICTURES = [
   { file: join('docs', 'images', 'pr-comment-numbers.svg'), event: '4. A push changes how a measure is computed' },
   { file: join('docs', 'images', 'pr-comment-monorepo.svg'), event: '8. A monorepo pull request touches finance/ only' },
   { file: join('docs', 'images', 'pr-comment-access.svg'), event: ACCESS_PUSH },
+  { file: join('docs', 'images', 'pr-comment-cost.svg'), event: ROLLUP_PUSH },
 ];
 const PLATFORM = 'https://acme.cubecloud.dev';
 const WIDTH = 820;

@@ -1,13 +1,14 @@
 /**
- * The demo's pre-aggregation: production's orders cube holds a rollup of order counts by status and day,
- * and the demo's third pull request makes `orders.count` a distinct count. A distinct count cannot be added up
- * from the rollup's days, so Cube serves it from the rollup only for a query with exactly the rollup's
- * dimensions and day: "Orders by status" (all time) and the weekly orders chart reach the warehouse.
- * Kept out of the emulator's seed model, which every test shares (a rollup there costs each test a plan).
+ * The demo's pre-aggregation: production's orders cube gains a rollup of order counts by status and day
+ * before the demo's third pull request, which makes `orders.count` a distinct count. A distinct count
+ * cannot be added up from the rollup's days, so Cube serves it from the rollup only for a query with
+ * exactly the rollup's dimensions and day: "Orders by status" (all time) and the weekly orders chart
+ * reach the warehouse. Kept out of the emulator's seed model, which every test shares (a rollup there
+ * costs each test a plan), and out of the demo's first two pull requests (their comments stay as drawn).
  */
 import { DEMO_MODEL } from '../packages/emulator/src/index.js';
 
-/** The rollup: counts by status and day (not total_amount, which the fourth push changes). */
+/** The rollup: order counts by status and day. */
 export const ORDERS_ROLLUP = `    pre_aggregations:
       - name: orders_by_status
         measures: [count]
@@ -18,11 +19,14 @@ export const ORDERS_ROLLUP = `    pre_aggregations:
           every: 1 hour
 `;
 
-/** The demo's orders cube as production runs it: the seed's, with the rollup. */
-export const DEMO_ORDERS = `${DEMO_MODEL['model/cubes/orders.yml']!}${ORDERS_ROLLUP}`;
+/** An orders cube with the rollup (its last key: the rollup block goes at the end). */
+export const withOrdersRollup = (orders: string): string => `${orders}${ORDERS_ROLLUP}`;
 
-/** The demo's model as production runs it (uploaded to the deploy branch before the pull request opens). */
-export const DEMO_ROLLUP_MODEL: Record<string, string> = { ...DEMO_MODEL, 'model/cubes/orders.yml': DEMO_ORDERS };
+/** The seed's demo model with the rollup on orders (the tests' production). */
+export const DEMO_ROLLUP_MODEL: Record<string, string> = {
+  ...DEMO_MODEL,
+  'model/cubes/orders.yml': withOrdersRollup(DEMO_MODEL['model/cubes/orders.yml']!),
+};
 
 /** The third pull request's edit: orders counted as distinct ids (the same numbers: a non-additive measure). */
 export function distinctCount(orders: string): string {

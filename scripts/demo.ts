@@ -5,8 +5,8 @@
  * a push that removes a member a report uses, a push that adds a row-level policy and a view for one
  * group, seen by the personas of the repository's personas.yml, merge), then examples/workflows/monorepo.yml
  * for a monorepo's pull request (two models, two deployments, one comment: one model touched, then both,
- * merged), then a third pull request that makes a measure a distinct count (the same numbers, but reports
- * leave the rollup production holds on orders), printing each run's outputs, timing and the PR comment as
+ * merged), then, once production holds a rollup on orders, a third pull request that makes a measure a
+ * distinct count (the same numbers, but reports leave the rollup), printing each run's outputs, timing and the PR comment as
  * that run left it. `--keep` leaves the emulator running for the CLI.
  */
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -17,8 +17,10 @@ import { PlatformClient } from '../src/client/index.js';
 import { runJob, type JobRunResult } from '../test/harness/runner.js';
 import { uploadTree } from '../test/support/emulator.js';
 import { pullRequestEvent } from '../test/support/payloads.js';
-import { DEMO_ORDERS, DEMO_ROLLUP_MODEL, ROLLUP_PUSH, distinctCount } from './demo-rollup.js';
+import { ROLLUP_PUSH, distinctCount, withOrdersRollup } from './demo-rollup.js';
 
+/** analytics/'s orders cube, which the rollup pull request changes. */
+const ORDERS = 'model/cubes/orders.yml';
 /** finance/'s model file the monorepo's pull request changes. */
 const PAYMENTS = 'model/cubes/payments.yml';
 
@@ -111,11 +113,8 @@ export async function playDemo(options: { keep?: boolean; print?: (line: string)
       writeFileSync(join(userRepo, folder, p), c);
     }
   };
-  // Production runs the demo model with a rollup on orders: the repository's main and the deploy branch.
-  write(DEMO_ROLLUP_MODEL);
+  write(DEMO_MODEL);
   write({ 'personas.yml': DEMO_PERSONAS }, '.');
-  const admin = new PlatformClient({ baseUrl: em.baseUrl, apiKey: em.credentials.admin, ca: em.ca });
-  await uploadTree(admin, 1, 'main', DEMO_ROLLUP_MODEL).finally(() => admin.close());
   const payments =
     'cubes:\n  - name: payments\n    sql_table: public.payments\n    measures:\n      - name: count\n        type: count\n      - name: amount\n        type: sum\n        sql: amount\n    dimensions:\n      - name: id\n        sql: id\n        type: number\n        primary_key: true\n';
 
@@ -227,14 +226,14 @@ export async function playDemo(options: { keep?: boolean; print?: (line: string)
   // Only a measure's sql changes (cancelled orders stop counting as revenue): no name or type moves,
   // but every revenue figure does; the comment names the measure and shows how its numbers moved.
   gh.setHead(PR, sha(4));
-  write({ 'model/cubes/orders.yml': DEMO_ORDERS.replace('        sql: amount\n', `        sql: "${REVENUE_SQL}"\n`) });
+  write({ 'model/cubes/orders.yml': DEMO_MODEL['model/cubes/orders.yml']!.replace('        sql: amount\n', `        sql: "${REVENUE_SQL}"\n`) });
   await play('4. A push changes how a measure is computed', 'synchronize', sha(4), 'success');
 
   // The model is valid, but customers.country goes: the report "Revenue by country", the dashboard
   // and a notification use it (through orders_view), and the comment says so.
   gh.setHead(PR, sha(5));
   write({
-    'model/cubes/orders.yml': DEMO_ORDERS,
+    'model/cubes/orders.yml': DEMO_MODEL['model/cubes/orders.yml']!,
     'model/cubes/customers.yml': DEMO_MODEL['model/cubes/customers.yml']!.replace('      - name: country\n        sql: country\n        type: string\n', ''),
     'model/views/orders_view.yml': DEMO_MODEL['model/views/orders_view.yml']!.replace('          - country\n', ''),
   });
@@ -244,7 +243,7 @@ export async function playDemo(options: { keep?: boolean; print?: (line: string)
   // and a view only finance may see; the comment says, per persona of personas.yml, who sees what differently.
   gh.setHead(PR, sha(6));
   write({
-    'model/cubes/orders.yml': DEMO_ORDERS.replace('    dimensions:\n', `${ORDERS_POLICY}    dimensions:\n`),
+    'model/cubes/orders.yml': DEMO_MODEL['model/cubes/orders.yml']!.replace('    dimensions:\n', `${ORDERS_POLICY}    dimensions:\n`),
     'model/cubes/customers.yml': DEMO_MODEL['model/cubes/customers.yml']!,
     'model/views/orders_view.yml': DEMO_MODEL['model/views/orders_view.yml']!,
     'model/views/finance_orders.yml': FINANCE_VIEW,
@@ -284,14 +283,20 @@ export async function playDemo(options: { keep?: boolean; print?: (line: string)
   gh.closePull(PR, true);
   await play('10. The monorepo pull request is merged', 'closed', sha(8), 'success', { merged: true });
 
-  // Cost: a third pull request (preview.yml again) makes orders.count a distinct count. The numbers stay the
-  // same, but production's rollup holds the count by day and a distinct count cannot be added up across days,
-  // so the reports counting orders by status or by week leave the rollup for the warehouse.
+  // Cost: production gains a rollup of order counts (another team's merge, on the deploy branch and in the
+  // repository), then a third pull request (preview.yml again) makes orders.count a distinct count. The numbers
+  // stay the same, but a distinct count cannot be added up across the rollup's days, so the reports counting
+  // orders by status or by week leave the rollup for the warehouse.
   say();
   say(bold('A pull request that costs more: the same numbers, off the rollup (examples/workflows/preview.yml)'));
+  const withRollup = withOrdersRollup(readFileSync(join(userRepo, 'analytics', ORDERS), 'utf8'));
+  write({ [ORDERS]: withRollup });
+  const admin = new PlatformClient({ baseUrl: em.baseUrl, apiKey: em.credentials.admin, ca: em.ca });
+  await uploadTree(admin, 1, 'main', { [ORDERS]: withRollup }, false).finally(() => admin.close());
+  say(dim(`  production's ${ORDERS} gains the rollup orders_by_status (counts by status and day)`));
   [PR, workflow, title, vars, changedFiles] = [3, 'preview.yml', 'Count distinct orders', previewVars, undefined];
   gh.addPull({ number: PR, headSha: sha(9), headRef: 'distinct-orders', baseRef: 'main', title });
-  write({ 'model/cubes/orders.yml': distinctCount(readFileSync(join(userRepo, 'analytics', 'model/cubes/orders.yml'), 'utf8')) });
+  write({ [ORDERS]: distinctCount(withRollup) });
   await play(ROLLUP_PUSH, 'opened', sha(9), 'success');
 
   gh.closePull(PR, true);

@@ -32,5 +32,8 @@ describe('the PR comment picture', () => {
     expect(fresh.get(PICTURES[0]!.file)).toContain('Revenue by country');
     // The access picture shows who can see what, with a probe's counts.
     expect(fresh.get(PICTURES[4]!.file)).toContain('<td>rows 5,000 → 4,483, counted with orders.count</td>');
+    // The cost picture: the distinct count's reports leave production's rollup.
+    expect(fresh.get(PICTURES[5]!.file)).toContain('8 changed (8 lost)');
+    expect(fresh.get(PICTURES[5]!.file)).toContain('<td>⚠️ lost: reaches the warehouse</td>');
   }, 120_000);
 });

@@ -111,11 +111,16 @@ describe('npm run demo', () => {
     expect(comments[5]).toMatch(/\| fewer rows \| `orders` \| rows 5,000 → 4,483, counted with orders\\\.count \|/);
     expect(comments[5]).toContain('| `finance` | `orders` | `orders.count` | 5,000 | 5,000 |');
     expect(stdout).toMatch(/6\. A push restores the member[\s\S]*access-changed-count=1 exposed-count=0/);
-    // The third pull request makes orders.count a distinct count: a values change whose numbers stay the same
-    // (what it costs, the reports leaving production's rollup, is the rollup impact's: test/demo-rollup.test.ts).
+    // The third pull request makes orders.count a distinct count: a values change whose numbers stay the same,
+    // and the Cost section has every key query leaving production's rollup (test/demo-rollup.test.ts: Cube's matcher).
     expect(comments[10]).toMatch(/\| `orders\.count` \| cube `orders` \| aggregation count → count\\_distinct/);
     expect(comments[10]).toMatch(/\*\*Numbers\*\* \(production → preview, 8 key queries in [\d.]+ s\): 0 changed, 8 unchanged/);
     expect(comments[10]).toContain('| Report “Orders by status” | 4 → 4 | unchanged |');
+    expect(comments[10]).toContain('Rollups (production → preview, 8 key query plans): 8 changed (8 lost), 0 rollups rebuilt on merge');
+    expect(comments[10]).toContain('| `Report “Orders by status”` | `orders.orders_by_status` | — | ⚠️ lost: reaches the warehouse |');
+    expect(stdout).toMatch(/11\. A pull request makes a measure a distinct count[\s\S]*rollups-lost-count=8 rollups-rebuilt-count=0/);
+    // The first two pull requests' models hold no rollup: no Cost line from the plans.
+    expect(comments.slice(0, 10).join('')).not.toContain('Rollups (production → preview');
     expect(stdout).toMatch(/✓ done in \d/);
     expect(stdout).not.toContain('✗');
     // Twelve jobs in a child process: about 25 s alone, more beside the rest of the suite.
