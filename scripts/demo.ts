@@ -6,8 +6,8 @@
  * group, seen by the personas of the repository's personas.yml, merge), then examples/workflows/monorepo.yml
  * for a monorepo's pull request (two models, two deployments, one comment: one model touched, then both,
  * merged), then, once production holds a rollup on orders, a third pull request that makes a measure a
- * distinct count (the same numbers, but reports leave the rollup), printing each run's outputs, timing and the PR comment as
- * that run left it. `--keep` leaves the emulator running for the CLI.
+ * distinct count (the same numbers, but reports leave the rollup), printing each run's outputs, timing
+ * and the PR comment as that run left it. `--keep` leaves the emulator running for the CLI.
  */
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
