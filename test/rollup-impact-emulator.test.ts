@@ -5,7 +5,7 @@
  * changed, or renamed with the same SQL), not rebuilt (`sql_alias` renamed, members reordered); a build range
  * that leaves part of a query's range out; a persona whose row filter moves its query off the rollup.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -195,6 +195,10 @@ describe('datamodel-ci diff and the pr lifecycle: the rollups in outputs, --json
     expect(out.outputs).toMatchObject({ 'rollups-lost-count': '1', 'rollups-rebuilt-count': '0' });
     expect(out.result.rollups).toContainEqual({ query: 'by status', production: 'orders.orders_by_status', preview: null, change: 'lost' });
     expect(out.result.rebuilt).toEqual([]);
+    // The change-set file holds the rollups and the Cube versions too (for later steps).
+    const file = JSON.parse(readFileSync(out.outputs['change-set-file']!, 'utf8')) as Record<string, unknown>;
+    expect(file.rollups).toEqual(out.result.rollups);
+    expect(file.versions).toEqual((out.result as Record<string, unknown>).versions);
     const failing = cliIo(fx.em);
     expect(await runCli([...args, '--fail-on-rollup-loss'], failing)).toBe(1);
     expect(failing.stderr.join('\n')).toContain('fail-on-rollup-loss is true');
@@ -225,6 +229,10 @@ describe('the pr lifecycle', () => {
       expect(code, lines.join('\n')).toBe(0);
       expect(lines.join('\n')).toContain('rollups-rebuilt-count=1');
       expect(lines.join('\n')).toContain('rollups-lost-count=0');
+      const path = /change-set-file=(\S+)/.exec(lines.join('\n'))?.[1];
+      const file = JSON.parse(readFileSync(path!, 'utf8')) as { rebuilt: { rollup: string }[]; versions?: unknown };
+      expect(file.rebuilt.map((r) => r.rollup)).toEqual(['orders.orders_daily']);
+      expect(file.versions).toBeDefined();
       const body = gh.comments(33).at(-1)!.body;
       expect(body).toContain('**Cost**');
       expect(body).toContain('| `by status` | `orders.orders_by_status` | `orders.orders_daily` | moved |');

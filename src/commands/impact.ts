@@ -16,7 +16,7 @@ import { analyseImpact } from '../operations/impact.js';
 import { checkCubeVersions } from '../operations/cube-versions.js';
 import { publish } from '../pr/publish.js';
 import { accessLines } from '../pr/comment/render-access.js';
-import { presentChangeSet, presentDataDiff } from '../pr/records.js';
+import { presentChangeSet, presentDataDiff, recordChangeSet } from '../pr/records.js';
 import { presentVersions } from '../pr/presenters.js';
 import type { ActionRun } from './action-run.js';
 import { StepFailed } from './exit-codes.js';
@@ -52,6 +52,8 @@ export async function impactCommand(run: ActionRun<'impact'>): Promise<number> {
   const rolled = presentRollups(rollups, r.head, !!r.rollupsInModel, !!inputs.dataDiff.failOnRollupLoss);
   Object.assign(run.out, rolled.outputs);
   if (rolled.json) run.setResult({ ...changeSet, ...(d.result ? { dataDiff: d.result } : {}), ...rolled.json });
+  // The file holds what --json holds but the data diff (its own file).
+  recordChangeSet({ ...changeSet, ...rolled.json });
   const cost = withRollups(versions.view.cost, rolled.part);
   const full = { impact: impact.impact, ...numbers.view, ...(impact.access ? { access: impact.access } : {}), ...(cost ? { cost } : {}) };
   await publish(run.pr, { branch, ...impact.view, ...numbers.view, ...(cost ? { cost } : {}) }, { branch }, full);

@@ -18,7 +18,7 @@ import { deployPreview } from './deployment.js';
 import { presentStaging, presentUpload, presentValidation, presentVersions, type Outputs } from './presenters.js';
 import { platformPageUrl, publish } from './publish.js';
 import type { PullRequestSide } from './pull-request.js';
-import { presentChangeSet, presentDataDiff } from './records.js';
+import { presentChangeSet, presentDataDiff, recordChangeSet } from './records.js';
 
 /** A failure as the comment shows it: the step, the message, and the hint the terminal prints under it. */
 export function failureOf(step: string, cause: unknown, apiUrl: string, message = messageOf(cause)): NonNullable<PreviewView['failure']> {
@@ -113,6 +113,8 @@ export function presentPreview(o: PreviewOutcome, s: PreviewSettings): PreviewSh
     if (shown.result !== undefined) shown.result = { ...(shown.result as object), versions: v.json };
     failures.push(v.failure);
   }
+  // The change-set file, written again with the versions and rollups the result gained.
+  if (o.impact && shown.result !== undefined) recordChangeSet(shown.result as Parameters<typeof recordChangeSet>[0]);
   if (o.failure) {
     view.failure = failureOf('Preview', o.failureCause ?? new Error(o.failure), s.apiUrl, o.failure);
     outputs.status = 'failed';

@@ -54,8 +54,9 @@ function record(kind: string, deploymentId: number, head: string, value: unknown
   return file;
 }
 
-/** The change-set file (output `change-set-file`). */
-const recordChangeSet = (changeSet: ReturnType<typeof changeSetJson>): string => record('impact', changeSet.deploymentId, changeSet.head, changeSet);
+/** The change-set file (output `change-set-file`); written again, same path, once the Cube versions and the rollup plans are known. */
+export const recordChangeSet = (changeSet: ReturnType<typeof changeSetJson> & Record<string, unknown>): string =>
+  record('impact', changeSet.deploymentId, changeSet.head, changeSet);
 
 /** The data-diff file (output `data-diff-file`). */
 const recordDataDiff = (deploymentId: number, head: string, r: DataDiffResult): string =>
