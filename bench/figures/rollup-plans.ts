@@ -12,8 +12,7 @@ import { DEMO_MODEL, startEmulator } from '../../packages/emulator/src/index.js'
 import { PlatformClient } from '../../src/client/index.js';
 import { DEFAULTS } from '../../src/defaults.js';
 import type { DataDiffSettings, KeyQuery } from '../../src/impact/data/types.js';
-import { dataApiClient } from '../../src/operations/data-api.js';
-import { mint } from '../../src/operations/data-diff.js';
+import { dataApiClient, mint } from '../../src/operations/data-api.js';
 import { enableStaging } from '../../src/operations/enable-staging.js';
 import { findEnvironments, type EnvironmentRef } from '../../src/operations/impact.js';
 import { planGroups, planQuery } from '../../src/operations/rollup-plans.js';

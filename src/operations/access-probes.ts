@@ -15,8 +15,7 @@ import type { DataDiffLimits } from '../impact/data/types.js';
 import type { DataDiffPlan } from '../impact/data/plan.js';
 import { plural } from '../report/plural.js';
 import type { OpContext } from './context.js';
-import { dataApiClient, dataTarget, loadQuery, type DataTarget, type LoadResult } from './data-api.js';
-import { mint } from './data-diff.js';
+import { dataApiClient, dataTarget, loadQuery, mint, type DataTarget, type LoadResult } from './data-api.js';
 import { environmentMeta, type EnvironmentRef, type ImpactResult } from './impact.js';
 
 /** What the probes run against: the two environments, the personas, the policy targets, the data diff's limits. */

@@ -37,6 +37,15 @@ export async function deploymentDataToken(ctx: OpContext): Promise<string> {
   return cubeApiToken;
 }
 
+/** A data-API token for an environment under `securityContext` (`expiresIn` seconds), masked before anything can print it. */
+export async function mint(ctx: OpContext, env: { id: string }, securityContext: Record<string, unknown>, expiresIn = 900): Promise<string> {
+  const args = { deploymentId: ctx.deploymentId, environmentId: env.id, body: { security_context: securityContext, expires_in: expiresIn } };
+  // Minting twice only mints an unused second token: retried like a read.
+  const token = (await ctx.client.deployments.createEnvironmentToken(args, { signal: ctx.signal, repeatable: true })).data.token;
+  ctx.reporter.secret(token);
+  return token;
+}
+
 /** Cube's cache modes of `/load` (its `cache` parameter; the vendor's default is `stale-if-slow`). */
 export type CacheMode = 'stale-if-slow' | 'stale-while-revalidate' | 'must-revalidate' | 'no-cache';
 

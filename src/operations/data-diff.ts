@@ -8,7 +8,7 @@
 import { AbortedError, messageOf } from '../client/errors.js';
 import type { OpContext } from './context.js';
 import { DEFAULTS } from '../defaults.js';
-import { dataApiClient, dataTarget, loadQuery, type DataTarget, type LoadResult } from './data-api.js';
+import { dataApiClient, dataTarget, loadQuery, mint, type DataTarget, type LoadResult } from './data-api.js';
 import { compareRows, newRows } from '../impact/data/compare.js';
 import type { DataDiffLimits, DataDiffMode, DataDiffResult, KeyQuery, QueryOutcome } from '../impact/data/types.js';
 import { keyQueries } from '../impact/data/key-queries.js';
@@ -26,14 +26,6 @@ export interface DataDiffInput {
   mode: DataDiffMode;
   limits: DataDiffLimits;
   securityContext: Record<string, unknown>;
-}
-
-/** A data-API token for `env` under `securityContext`, masked before anything can print it. */
-export async function mint(ctx: OpContext, env: EnvironmentRef, securityContext: Record<string, unknown>): Promise<string> {
-  const args = { deploymentId: ctx.deploymentId, environmentId: env.id, body: { security_context: securityContext, expires_in: 900 } };
-  const token = (await ctx.client.deployments.createEnvironmentToken(args, { signal: ctx.signal, repeatable: true })).data.token;
-  ctx.reporter.secret(token);
-  return token;
 }
 
 function outcomeOf(k: KeyQuery, base: LoadResult | undefined, head: LoadResult, input: DataDiffInput): QueryOutcome {

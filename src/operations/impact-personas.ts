@@ -17,6 +17,7 @@ import { withoutEngineDifferences } from '../impact/engine-version.js';
 import type { MetaDocument } from '../impact/meta.js';
 import { mapLimit } from '../model/local-model.js';
 import type { OpContext } from './context.js';
+import { mint } from './data-api.js';
 import { environmentMeta, type EnvironmentRef, type MetaRead, type MetaToken } from './impact.js';
 
 /** One persona's `/meta` of one environment. */
@@ -30,11 +31,7 @@ export interface PersonaRead {
  * otherwise would read another user's view, not the persona's.
  */
 async function personaToken(ctx: OpContext, env: EnvironmentRef, persona: Persona): Promise<MetaToken> {
-  const body = { security_context: personaSecurityContext(persona), expires_in: 600 };
-  const opts = { signal: ctx.signal, repeatable: true };
-  const minted = await ctx.client.deployments.createEnvironmentToken({ deploymentId: ctx.deploymentId, environmentId: env.id, body }, opts);
-  ctx.reporter.secret(minted.data.token);
-  return { token: minted.data.token };
+  return { token: await mint(ctx, env, personaSecurityContext(persona), 600) };
 }
 
 /** Every persona's `/meta` of one environment (none without personas); a failure is that persona's `problem`. */

@@ -31,7 +31,7 @@ import { flattenSourceTree } from '../impact/definition/files.js';
 import { modelFilesOf, type FileTexts } from '../model/model-files.js';
 import { plural } from '../report/plural.js';
 import type { OpContext } from './context.js';
-import { dataApiClient, deploymentDataToken } from './data-api.js';
+import { dataApiClient, deploymentDataToken, mint } from './data-api.js';
 import type { EnableStagingResult } from './enable-staging.js';
 import { compareLayers, readPersonaMetas, type PersonaRead } from './impact-personas.js';
 
@@ -117,9 +117,7 @@ export async function metaToken(ctx: OpContext, env: EnvironmentRef): Promise<Me
   // Minting twice only mints an unused second token: retried like a read.
   const opts = { signal: ctx.signal, repeatable: true };
   try {
-    const t = (await ctx.client.deployments.createEnvironmentToken(args, opts)).data.token;
-    ctx.reporter.secret(t);
-    return { token: t };
+    return { token: await mint(ctx, env, {}, 600) };
   } catch (e) {
     if (!refused(e)) throw e;
     const why = `this API key may not mint data-API tokens for ${env.label} (${messageOf(e)})`;

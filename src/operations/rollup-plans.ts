@@ -17,8 +17,9 @@ import { rollupLines, rollupWarning } from '../impact/rollups/outcome.js';
 import { mapLimit } from '../model/local-model.js';
 import { plural } from '../report/plural.js';
 import type { OpContext } from './context.js';
-import { dataApiClient } from './data-api.js';
-import { mint, pickKeyQueries } from './data-diff.js';
+import { dataApiClient, mint } from './data-api.js';
+import { cubeOf } from '../impact/meta.js';
+import { pickKeyQueries } from './data-diff.js';
 import type { EnvironmentRef, ImpactResult } from './impact.js';
 
 /** One security context's key queries: the run's own (no persona), or a persona's. */
@@ -55,9 +56,6 @@ export async function planQuery(client: HttpClient, path: string, k: KeyQuery, t
     return plannedRollups(body);
   }
 }
-
-/** The cube or view a member belongs to. */
-const cubeOf = (member: string) => member.split('.')[0] ?? member;
 
 /** The cubes and views a key query names. */
 function cubesOf(k: KeyQuery): Set<string> {

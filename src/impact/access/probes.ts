@@ -7,6 +7,7 @@
  * `data-diff-max-queries`, on a budget of its own beside the key queries. The run is an operation
  * (src/operations/access-probes.ts).
  */
+import { shortName } from '../meta.js';
 import type { CubeQuery, DataDiffSettings } from '../data/types.js';
 import type { PullRequestFacts } from '../data/plan.js';
 import type { AccessChange, AccessProbe, ProbeSide, RowAccess, RowFilterSides } from './types.js';
@@ -48,16 +49,14 @@ export interface ProbePlan {
   uncounted: string[];
 }
 
-const short = (name: string) => name.slice(name.indexOf('.') + 1);
-
 /** The counter of a target: a `count` measure (one named `count` first), else a dimension (the primary key, then `id`, then the first). */
 export function counterOf(entry: ProbeCatalogueEntry | undefined): Counter | undefined {
   if (!entry) return undefined;
   const counts = entry.members.filter((m) => m.kind === 'measure' && (m.aggType === 'count' || m.type === 'count'));
-  const measure = counts.find((m) => short(m.name) === 'count') ?? counts[0];
+  const measure = counts.find((m) => shortName(m.name) === 'count') ?? counts[0];
   if (measure) return { member: measure.name, byRows: false };
   const dims = entry.members.filter((m) => m.kind === 'dimension');
-  const dim = dims.find((m) => m.primaryKey) ?? dims.find((m) => short(m.name) === 'id') ?? dims[0];
+  const dim = dims.find((m) => m.primaryKey) ?? dims.find((m) => shortName(m.name) === 'id') ?? dims[0];
   return dim ? { member: dim.name, byRows: true } : undefined;
 }
 

@@ -1,1 +1,0 @@
-export{t as doctorCommand}from"./doctor-Ohs1g5ny.js";

@@ -1,0 +1,1 @@
+export{t as doctorCommand}from"./doctor-S5yWJ2Dl.js";
