@@ -8,6 +8,7 @@ import { ACTIONS } from '../src/action-spec.js';
 import { ACTIONS_DOC, EXAMPLE_DOCS, renderActionReadme, renderActionYml, updateActionTables, updateExamples } from '../src/action-files.js';
 import { updateCliDocs } from '../src/cli-docs.js';
 import { COMMANDS } from '../src/commands/index.js';
+import { doorTable } from '../src/operations/door.js';
 
 export function main(): number {
   for (const spec of ACTIONS) {
@@ -27,5 +28,13 @@ export function main(): number {
   }
   writeFileSync('docs/cli.md', updateCliDocs(readFileSync('docs/cli.md', 'utf8'), COMMANDS));
   console.log('updated the command reference of docs/cli.md');
+  const faults = readFileSync('docs/faults.md', 'utf8');
+  const door = /(<!-- door:start -->\n)[\s\S]*?(<!-- door:end -->)/;
+  if (!door.test(faults)) throw new Error('docs/faults.md has no <!-- door:start --> … <!-- door:end --> block');
+  writeFileSync(
+    'docs/faults.md',
+    faults.replace(door, (_m, a: string, b: string) => `${a}${doorTable()}\n${b}`),
+  );
+  console.log("updated the door's table of docs/faults.md");
   return 0;
 }

@@ -230,12 +230,22 @@ export const ACTIONS: ActionSpec[] = [
     inputs: [
       BRANCH,
       { name: 'mode', description: '`pr` (the PR of the event) or `sweep` (branches under `branch-prefix` of PRs closed or gone: faults.md).', default: 'pr' },
-      { name: 'min-age', description: 'Sweep: PRs closed (no PR: branches idle) at least this long ago (`30m`, `12h`, `7d`).', default: DEFAULTS.sweepMinAge },
+      {
+        name: 'min-age',
+        description: 'Sweep: PRs closed (orphans: branches idle) at least this long ago (`30m`, `12h`, `7d`).',
+        default: DEFAULTS.sweepMinAge,
+      },
       {
         name: 'remove-on-upstream',
         description:
           "Also delete the branch's git ref in the deployment's connected repository: only for a branch whose name the toolkit generates and that a run of the PR created, as its comment's ledger records (`false` keeps every ref).",
         default: 'true',
+      },
+      {
+        name: 'delete-orphans',
+        description:
+          "Sweep: also delete the preview branches no ledger of this repository claims (their pull request is missing, never had the toolkit's comment, or its comment does not say a run created the branch: another repository's previews look like that), once idle for `min-age`; never their refs upstream. Off, they are listed and kept.",
+        default: 'false',
       },
       FAIL_WITHOUT_CREDENTIALS,
     ],

@@ -180,7 +180,7 @@ export interface CommandInputs {
   'enable-staging': { branch?: string; smokeTest: boolean; smokeTimeoutMs: number };
   'dbt-sync-and-wait': { ref?: string; branchName?: string; source: 'git' | 'manifest'; timeoutMs: number; firstPollMs: number };
   'merge-to-default': { branch?: string; keepBranch: boolean; message?: string; deployOnMerge: boolean; exclude: string[]; allowModelDeletion: boolean };
-  'cleanup-branch': { branch?: string; mode: 'pr' | 'sweep'; minAgeMs: number; removeOnUpstream: boolean };
+  'cleanup-branch': { branch?: string; mode: 'pr' | 'sweep'; minAgeMs: number; removeOnUpstream: boolean; deleteOrphans: boolean };
   impact: { branch?: string; failOnBreaking: boolean; dataDiff: DataDiffSettings; access: AccessSettings; failOnVersionSkew: boolean };
   pr: {
     branch?: string;
@@ -343,6 +343,7 @@ const readers: Readers = {
     mode: r.oneOf('mode', ['pr', 'sweep'] as const),
     minAgeMs: r.duration('min-age'),
     removeOnUpstream: r.bool('remove-on-upstream'),
+    deleteOrphans: r.bool('delete-orphans'),
   }),
   impact: (r) => ({
     branch: r.branch('branch'),

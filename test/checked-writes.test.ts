@@ -16,7 +16,7 @@ import { scanModel } from '../src/model/local-model.js';
 import { mergeToDefault } from '../src/operations/merge-to-default.js';
 import { CloseFailed, runClose } from '../src/operations/pr-close.js';
 import { ensureSharedBranch } from '../src/operations/start-dev-branch.js';
-import { sweepBranches, type PullLookup } from '../src/operations/cleanup-branch.js';
+import { sweepBranches, type PullLookup } from '../src/operations/sweep-branches.js';
 import { uploadModel } from '../src/operations/upload-model.js';
 import { holds, manifestOf } from '../src/operations/upload-transaction.js';
 import { DEMO_MODEL } from '../packages/emulator/src/index.js';
@@ -92,7 +92,8 @@ describe('checked writes whose answer is lost', () => {
       branch: 'preview-pr-801',
       message: 'Merge',
       keepBranch: true,
-      model: { local, concurrency: 4, modelDir: dir, allowModelDeletion: false },
+      model: { local, concurrency: 4, modelDir: dir, allowModelDeletion: false, excluded: () => false },
+      uploadFirst: true,
     });
     expect(m).toMatchObject({ merged: true, verified: true });
     checkedNotRepeated(c.debug, `POST ${D}/merge-to-default`);
@@ -100,15 +101,16 @@ describe('checked writes whose answer is lost', () => {
 });
 
 describe('the sweep takes nothing on a guess', () => {
-  it("a gone PR's branch goes once it has not built for min-age, never upstream; a closed PR's branch needs its comment to name it", async () => {
+  it('deletes only what a ledger of this repository says a run created; an orphan is listed and kept, and goes only under delete-orphans once idle for min-age, never upstream', async () => {
     const c = ctx({ maxAttempts: 1 });
     for (const n of [810, 811, 812]) await ensureSharedBranch(c, `preview-pr-${n}`, 'main');
     const built = Date.parse(fx.em.clock.iso());
-    const sweep = (now: number, ledgerOf: PullLookup['ledgerOf'] = () => Promise.resolve(undefined)) =>
+    const sweep = (now: number, ledgerOf: PullLookup['ledgerOf'] = () => Promise.resolve(undefined), deleteOrphans = false) =>
       sweepBranches(c, {
         prefix: 'preview-',
         minAgeMs: 3_600_000,
         removeOnUpstream: true,
+        deleteOrphans,
         now: () => now,
         pulls: {
           getPull: (n) => Promise.resolve(n === 811 ? { state: 'closed' as const, merged: false, closedAt: new Date(0).toISOString() } : undefined),
@@ -116,19 +118,42 @@ describe('the sweep takes nothing on a guess', () => {
         },
       });
     const row = (rows: Awaited<ReturnType<typeof sweep>>, n: number) => rows.find((r) => r.branch === `preview-pr-${n}`);
-    // Half an hour after the branches last built: the PR-less ones stay, and 811's closed PR names no branch.
-    const early = await sweep(built + 1_800_000);
-    expect(row(early, 810)).toMatchObject({ action: 'kept', state: 'missing', reason: expect.stringContaining('less than min-age') });
-    expect(row(early, 811)).toMatchObject({ action: 'kept', reason: expect.stringContaining('no comment of the toolkit on pull request #811') });
-    // Two hours after: 810 and 812 go from the platform (not upstream); 811 still stays.
-    const late = await sweep(built + 7_200_000);
-    expect([row(late, 810)?.action, row(late, 811)?.action, row(late, 812)?.action]).toEqual(['deleted', 'kept', 'deleted']);
-    expect(row(late, 810)?.reason).toMatch(/the pull request does not exist; last built 2 h ago/);
+    // A PR-less branch is an orphan (another repository's preview looks like that); 811's closed PR has no ledger.
+    const early = await sweep(built + 7_200_000);
+    expect(row(early, 810)).toMatchObject({ action: 'kept', state: 'missing', orphan: true, reason: expect.stringContaining('delete-orphans') });
+    expect(row(early, 811)).toMatchObject({ action: 'kept', orphan: true, reason: expect.stringContaining('no comment of the toolkit on pull request #811') });
     const branches = fx.em.state.deployments[0]!.branches;
-    expect([branches['preview-pr-810'], branches['preview-pr-811'], branches['preview-pr-812']].map((b) => b !== undefined)).toEqual([false, true, false]);
-    // Its ledger names it, and says a run created it: it goes, its ref upstream too.
-    const named = await sweep(built + 7_200_000, () => Promise.resolve({ branch: 'preview-pr-811', created: 'preview-pr-811' }));
-    expect(row(named, 811)).toMatchObject({ action: 'deleted', reason: expect.not.stringContaining('kept') });
+    expect([branches['preview-pr-810'], branches['preview-pr-811'], branches['preview-pr-812']].every((b) => b !== undefined)).toBe(true);
+    // A ledger that names the branch but does not say a run created it is no evidence.
+    const named = await sweep(built + 7_200_000, () => Promise.resolve({ stagingOn: 'preview-pr-811' }));
+    expect(row(named, 811)).toMatchObject({ action: 'kept', orphan: true });
+    // delete-orphans: half an hour after the branches last built they stay; two hours after, the orphans go.
+    const halfHour = await sweep(built + 1_800_000, undefined, true);
+    expect(row(halfHour, 810)).toMatchObject({ action: 'kept', reason: expect.stringContaining('less than min-age') });
+    const late = await sweep(built + 7_200_000, undefined, true);
+    expect([row(late, 810)?.action, row(late, 811)?.action, row(late, 812)?.action]).toEqual(['deleted', 'deleted', 'deleted']);
+    expect(row(late, 810)?.reason).toMatch(/no pull request #810 in this repository; deleted under delete-orphans/);
+    expect([branches['preview-pr-810'], branches['preview-pr-811'], branches['preview-pr-812']].map((b) => b !== undefined)).toEqual([false, false, false]);
+  });
+
+  it("a closed PR's branch goes when its ledger says a run created it", async () => {
+    const c = ctx({ maxAttempts: 1 });
+    await ensureSharedBranch(c, 'preview-pr-815', 'main');
+    const rows = await sweepBranches(c, {
+      prefix: 'preview-',
+      minAgeMs: 0,
+      removeOnUpstream: true,
+      deleteOrphans: false,
+      pulls: {
+        getPull: (n) => Promise.resolve(n === 815 ? { state: 'closed' as const, merged: true, closedAt: new Date(0).toISOString() } : undefined),
+        ledgerOf: (n) => Promise.resolve(n === 815 ? { created: 'preview-pr-815' } : undefined),
+      },
+    });
+    expect(rows.find((r) => r.branch === 'preview-pr-815')).toMatchObject({
+      action: 'deleted',
+      reason: expect.stringContaining('its ledger says a run of it created'),
+    });
+    expect(fx.em.state.deployments[0]!.branches['preview-pr-815']).toBeUndefined();
   });
 });
 
@@ -141,8 +166,8 @@ describe('cleanup on close', () => {
       branch: 'preview-pr-802',
       merge: false,
       message: 'm',
-      devBranches: [],
-      claim: { ours: true, removeOnUpstream: false },
+      generatedName: true,
+      removeOnUpstream: false,
       cleanupPausesMs: [10, 10],
     });
     expect(r.cleanup.deleted).toEqual(['preview-pr-802']);
@@ -158,8 +183,8 @@ describe('cleanup on close', () => {
       branch: 'preview-pr-803',
       merge: false,
       message: 'm',
-      devBranches: [],
-      claim: { ours: true, removeOnUpstream: false },
+      generatedName: true,
+      removeOnUpstream: false,
       cleanupPausesMs: [10, 10],
     }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CloseFailed);
@@ -169,9 +194,10 @@ describe('cleanup on close', () => {
       prefix: 'preview-',
       minAgeMs: 0,
       removeOnUpstream: false,
+      deleteOrphans: false,
       pulls: {
         getPull: (n) => Promise.resolve(n === 803 ? { state: 'closed' as const, merged: false, closedAt: new Date(0).toISOString() } : undefined),
-        ledgerOf: (n) => Promise.resolve(n === 803 ? { branch: 'preview-pr-803', created: 'preview-pr-803' } : undefined),
+        ledgerOf: (n) => Promise.resolve(n === 803 ? { created: 'preview-pr-803' } : undefined),
       },
     });
     expect(rows.find((r) => r.branch === 'preview-pr-803')).toMatchObject({ action: 'deleted' });

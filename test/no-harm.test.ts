@@ -99,7 +99,7 @@ describe('the build of a push', () => {
         since: { status: 'built', jobId: '7', updatedAt: Date.parse('2026-11-27T10:00:00Z') },
         pollMs: 1,
       });
-      expect(got.buildJobId).toBe(8);
+      expect(got.status.buildJobId).toBe(8);
       expect(s.reads()).toBe(4);
     } finally {
       await s.close();
@@ -119,7 +119,7 @@ describe('the build of a push', () => {
         wake: () => Promise.resolve(true),
         pollMs: 1,
       });
-      expect(got.lastHash).toBe('new1234abcd');
+      expect(got.status.lastHash).toBe('new1234abcd');
       expect(s.reads()).toBe(3);
     } finally {
       await s.close();

@@ -11,7 +11,7 @@ import { withoutEngineDifferences } from '../src/impact/engine-version.js';
 import { parseMeta } from '../src/impact/meta.js';
 import { diffMeta } from '../src/impact/diff.js';
 import { MemoryReporter } from '../src/report/reporter.js';
-import { targetOf, waitForBuild } from '../src/operations/branch-build.js';
+import { markBuild, targetOf, waitForBuild } from '../src/operations/branch-build.js';
 import type { OpContext } from '../src/operations/context.js';
 import { enableStaging, wakeStaging } from '../src/operations/enable-staging.js';
 import { branchModelFiles } from '../src/operations/impact.js';
@@ -141,7 +141,9 @@ describe('the toolkit on each silent point', () => {
     const client = new PlatformClient({ baseUrl: server.baseUrl, apiKey: 'k-0123456789', ca: server.ca });
     try {
       const s = await waitForBuild({ client, deploymentId: 1, reporter: new MemoryReporter(), dryRun: false }, 'b', { lastHash: 'abc1234def' });
-      expect(s.status).toBe('built');
+      expect(s.status.status).toBe('built');
+      // No mark orders builds here: the pushed commit decides.
+      expect(s.proof).toBe('commit');
     } finally {
       await client.close();
       await server.close();
@@ -155,17 +157,20 @@ describe('the toolkit on each silent point', () => {
       const c = { ...ctx(own), ca: own.em.ca };
       const branch = 'wake-twice';
       await own.admin.branches.create({ deploymentId: 1, body: { name: branch } });
+      // The status before it runs is the mark: the build after it is the one waited for.
+      const since = await markBuild(c, branch);
       const { stagingUrl } = await enableStaging(c, { branch, smokeTest: false });
       own.em.faults.plan({ kind: '5xx', method: 'GET', path: `/dev-mode/${branch}/` });
       const answers: boolean[] = [];
       const s = await waitForBuild(c, branch, {
+        ...(since ? { since } : {}),
         wake: async () => {
           const answered = await wakeStaging(c, stagingUrl!);
           answers.push(answered);
           return answered;
         },
       });
-      expect(s.status).toBe('built');
+      expect(s.status.status).toBe('built');
       // The first got the injected 503; the second reached the environment (which answers 503 while it starts).
       expect(answers.length).toBeGreaterThanOrEqual(2);
       expect(own.em.faults.injected['5xx']).toBe(1);

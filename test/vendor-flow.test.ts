@@ -185,14 +185,22 @@ describe('merge in CLI deploy mode', () => {
     await ensureSharedBranch(c2(), 'preview-pr-53', 'main');
     await uploadModel(c2(), { branch: 'preview-pr-53', modelDir: dir, local: await localOf(dir), concurrency: 4, commitMessage: 'x' });
     const plain = c2();
-    const m = await mergeToDefault(plain, { branch: 'preview-pr-53', message: 'Merge', keepBranch: true });
+    // The checkout is what the branch must hold to be merged.
+    const checkout = { local: await localOf(dir), concurrency: 4, modelDir: dir, allowModelDeletion: false, excluded: () => false };
+    const m = await mergeToDefault(plain, { branch: 'preview-pr-53', message: 'Merge', keepBranch: true, model: checkout });
     expect(m).toMatchObject({ merged: true, deployMode: 'cli', productionUpdated: false });
     expect(plain.reporter.text()).toContain('production was not rebuilt: deployment 2 deploys with the CLI (deployMode: cli)');
     const before = await fx.admin.deployments.buildStatus({ deploymentId: 2, query: { branchName: 'main' } });
     expect(before.lastHash).not.toBe(before.filesHash);
     const deploying = c2();
     const local = await readLocalModel(deploying.reporter, dir);
-    const d = await mergeToDefault(deploying, { branch: 'preview-pr-53', message: 'Merge', keepBranch: true, deployModel: { local, concurrency: 4 } });
+    const d = await mergeToDefault(deploying, {
+      branch: 'preview-pr-53',
+      message: 'Merge',
+      keepBranch: true,
+      model: checkout,
+      deployModel: { local, concurrency: 4 },
+    });
     expect(d).toMatchObject({ merged: true, deployMode: 'cli', productionUpdated: true });
     const after = await fx.admin.deployments.buildStatus({ deploymentId: 2, query: { branchName: 'main' } });
     expect(after.lastHash).toBe(after.filesHash);

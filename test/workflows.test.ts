@@ -15,7 +15,7 @@ import { scanModel } from '../src/model/local-model.js';
 import { mergeToDefault } from '../src/operations/merge-to-default.js';
 import { MemoryReporter } from '../src/report/reporter.js';
 import { ensureSharedBranch, startDevBranch } from '../src/operations/start-dev-branch.js';
-import { ensureBuilt } from '../src/operations/branch-build.js';
+import { markBuild, ensureBuilt } from '../src/operations/branch-build.js';
 import { uploadModel } from '../src/operations/upload-model.js';
 import { repoPath, validateBranch } from '../src/operations/validate.js';
 import { localOf, emulatorFixture, type EmulatorFixture } from './support/emulator.js';
@@ -55,14 +55,17 @@ function devBranchesOf(keyId = 'key-admin') {
 
 describe('start-dev-branch', () => {
   it('creates the shared branch from the deploy branch, and a rerun finds it instead of creating another', async () => {
-    const a = await startDevBranch(ctx(), { branch: 'preview-pr-1' });
+    // One run's context: its ledger records the branch it created and the fork dev mode answered with.
+    const run = ctx();
+    const a = await startDevBranch(run, { branch: 'preview-pr-1' });
     expect(a).toMatchObject({ branch: 'preview-pr-1', created: true });
     expect(a.devBranch).toMatch(/^dev-/);
     const b = await startDevBranch(ctx(), { branch: 'preview-pr-1' });
     expect(b).toMatchObject({ branch: 'preview-pr-1', created: false, devBranch: a.devBranch });
     const names = (await collect(fx.admin.branches.iterate({ deploymentId: 1 }))).map((x) => x.name);
     expect(names.filter((n) => n === 'preview-pr-1')).toHaveLength(1);
-    await cleanupBranch(ctx(), { branch: 'preview-pr-1', devBranches: [a.devBranch!], ours: true, removeOnUpstream: false });
+    const gone = await cleanupBranch(run, { branch: 'preview-pr-1', generatedName: true, removeOnUpstream: false });
+    expect(gone.deleted.sort()).toEqual([a.devBranch!, 'preview-pr-1'].sort());
   });
 
   it('in dry-run mode makes no call that changes anything', async () => {
@@ -193,7 +196,9 @@ describe('validate', () => {
     await uploadModel(ctx(), { branch: 'preview-pr-5', modelDir: dir, local: await localOf(dir), concurrency: 2, commitMessage: 'x' });
     // A shared branch nobody runs cannot be validated; the toolkit turns its staging on and waits for the build.
     await expect(validateBranch(ctx(), { branch: 'preview-pr-5', modelDir: '.' })).rejects.toThrow(/-> 400: Branch is not active/);
-    const building = ensureBuilt(ctx(), 'preview-pr-5', { deployBranch: 'main', pollMs: 1, maxPollMs: 1 });
+    // The status before it runs is the mark: the build that follows is the upload's.
+    const since = await markBuild(ctx(), 'preview-pr-5');
+    const building = ensureBuilt(ctx(), 'preview-pr-5', { deployBranch: 'main', pollMs: 1, maxPollMs: 1, ...(since ? { since } : {}) });
     const tick = setInterval(() => fx.em.clock.advance(1_000), 2);
     await building.finally(() => clearInterval(tick));
     // The checkout holds the model under analytics/cube: the place is found in its files.
@@ -304,19 +309,33 @@ describe('dbt-sync-and-wait', () => {
 
 describe('merge-to-default and cleanup-branch', () => {
   it('merges the shared branch into the deploy branch (keep-branch honoured), then cleans up; already gone is done', async () => {
-    await ensureSharedBranch(ctx(), 'preview-pr-7', 'main');
+    const run = ctx();
+    await ensureSharedBranch(run, 'preview-pr-7', 'main');
     const dir = modelDir({ 'model/cubes/merged.yml': 'cubes: []\n' });
-    await uploadModel(ctx(), { branch: 'preview-pr-7', modelDir: dir, local: await localOf(dir), concurrency: 2, commitMessage: 'x' });
-    await enableStaging(ctx(), { branch: 'preview-pr-7', smokeTest: false });
-    const m = await mergeToDefault(ctx(), { branch: 'preview-pr-7', message: 'Merge PR #7', keepBranch: true });
-    expect(m).toEqual({ branch: 'preview-pr-7', merged: true, branchDeleted: false, deployBranch: 'main', deployMode: 'git', productionUpdated: true });
+    const local = await localOf(dir);
+    await uploadModel(run, { branch: 'preview-pr-7', modelDir: dir, local, concurrency: 2, commitMessage: 'x' });
+    await enableStaging(run, { branch: 'preview-pr-7', smokeTest: false });
+    // The checkout is what the branch must hold to be merged.
+    const model = { local, concurrency: 2, modelDir: dir, allowModelDeletion: false, excluded: () => false };
+    const m = await mergeToDefault(run, { branch: 'preview-pr-7', message: 'Merge PR #7', keepBranch: true, model });
+    expect(m).toEqual({
+      branch: 'preview-pr-7',
+      merged: true,
+      branchDeleted: false,
+      deployBranch: 'main',
+      deployMode: 'git',
+      productionUpdated: true,
+      verified: true,
+    });
     expect((await sharedHashes('main'))['model/cubes/merged.yml']).toBe(sha1('cubes: []\n'));
+    // A reviewer's dev-mode session on the branch: no run made that fork, so it stays.
     const dev = (await fx.admin.branches.startDevMode({ deploymentId: 1, body: { branchName: 'preview-pr-7' } })).branchName!;
-    const c1 = await cleanupBranch(ctx(), { branch: 'preview-pr-7', devBranches: [dev], ours: true, removeOnUpstream: false });
-    expect(c1.deleted.sort()).toEqual([dev, 'preview-pr-7'].sort());
+    const c1 = await cleanupBranch(run, { branch: 'preview-pr-7', generatedName: true, removeOnUpstream: false });
+    expect(c1.deleted).toEqual(['preview-pr-7']);
+    expect(c1.othersForks).toEqual([dev]);
     expect((await fx.admin.deployments.environments({ deploymentId: 1, query: { type: 'staging' } })).items.some((e) => e.name === 'preview-pr-7')).toBe(false);
-    const c2 = await cleanupBranch(ctx(), { branch: 'preview-pr-7', devBranches: [dev], ours: true, removeOnUpstream: false });
-    expect(c2).toMatchObject({ deleted: [], alreadyGone: expect.arrayContaining(['preview-pr-7', dev]) });
+    const c2 = await cleanupBranch(run, { branch: 'preview-pr-7', generatedName: true, removeOnUpstream: false });
+    expect(c2).toMatchObject({ deleted: [], alreadyGone: ['preview-pr-7'] });
     // Undo the merge for the other tests.
     const undo = (await fx.admin.branches.startDevMode({ deploymentId: 1, body: { branchName: 'main' } })).branchName!;
     await fx.admin.dataModel.removeFiles({ deploymentId: 1, body: { branchName: undo, files: [{ path: 'model/cubes/merged.yml' }] } });

@@ -1,7 +1,8 @@
 /** `cleanup-branch`: remove the PR's branches, or sweep the preview branches of closed PRs. */
 import { InputError } from '../client/errors.js';
 import { sweepTable } from '../pr/comment/render-tables.js';
-import { cleanupBranch, sweepBranches } from '../operations/cleanup-branch.js';
+import { cleanupBranch } from '../operations/cleanup-branch.js';
+import { sweepBranches } from '../operations/sweep-branches.js';
 import type { ActionRun } from './action-run.js';
 import { publish } from '../pr/publish.js';
 
@@ -12,8 +13,9 @@ export async function cleanupBranchCommand(run: ActionRun<'cleanup-branch'>): Pr
     const rows = await sweepBranches(run.op, {
       prefix: branchPrefix,
       minAgeMs: inputs.minAgeMs,
-      pulls: { getPull: (n) => run.pr.github!.getPull(n), ledgerOf: (n) => run.pr.ledgerOf(n) },
+      pulls: { getPull: (n) => run.pr.github!.getPull(n), ledgerOf: (n) => run.pr.ledgerOf(n), hasCommit: (sha) => run.pr.github!.hasCommit(sha) },
       removeOnUpstream: inputs.removeOnUpstream,
+      deleteOrphans: inputs.deleteOrphans,
     });
     const gone = rows.filter((row) => row.action !== 'kept');
     run.out.deleted = String(dryRun ? 0 : gone.length);
@@ -23,9 +25,9 @@ export async function cleanupBranchCommand(run: ActionRun<'cleanup-branch'>): Pr
     return 0;
   }
   const branch = await run.pr.resolveBranch(inputs.branch);
-  const devBranch = (await run.pr.thread())?.ledger?.devBranch;
-  const claim = await run.pr.claim(branch, inputs.removeOnUpstream);
-  const r = await cleanupBranch(run.op, { branch, devBranches: devBranch ? [devBranch] : [], ...claim });
+  // The run's ledger: only what this PR's runs made is removed (docs/faults.md).
+  run.op.ledger = await run.pr.runLedger();
+  const r = await cleanupBranch(run.op, { branch, generatedName: run.pr.generatedName(branch), removeOnUpstream: inputs.removeOnUpstream });
   run.out.branch = branch;
   run.out.deleted = String(r.deleted.length);
   run.out.status = 'cleaned';

@@ -1,8 +1,8 @@
-/** `merge-to-default`: merge the shared branch into the deploy branch. */
+/** `merge-to-default`: merge the shared branch into the deploy branch, on the toolkit's own evidence only. */
 import { InputError } from '../client/errors.js';
 import { DEFAULTS } from '../defaults.js';
 import { mergeToDefault } from '../operations/merge-to-default.js';
-import { readLocalModel } from '../model/local-model.js';
+import { excludeFilter, readLocalModel } from '../model/local-model.js';
 import { publish } from '../pr/publish.js';
 import type { ActionRun } from './action-run.js';
 
@@ -11,24 +11,25 @@ export async function mergeToDefaultCommand(run: ActionRun<'merge-to-default'>):
   const branch = await run.pr.resolveBranch(inputs.branch);
   const pr = run.event.pr;
   const message = inputs.message ?? (pr ? `Merge PR #${pr.number}: ${pr.title}` : `Merge ${branch}`);
-  // The model to deploy is read and checked before the merge (the first write). On a merged PR's close
-  // the checkout is its merge commit: when there is one, the branch is made to hold it before merging.
+  // The run's ledger: the branch goes with the merge only when a run of this PR created it; without a
+  // checkout, only the model a run of this PR validated is merged.
+  run.op.ledger = await run.pr.runLedger();
+  // The checkout's model is read and checked before the merge (the first write): the branch must hold it.
+  // On a merged PR's close it is the merge commit, uploaded to the branch first when the branch differs.
   let local = inputs.deployOnMerge ? await readLocalModel(run.reporter, modelDir, inputs.exclude) : undefined;
-  if (!local && pr?.merged) {
-    local = await readLocalModel(run.reporter, modelDir, inputs.exclude).catch((e: unknown) => {
-      if (!(e instanceof InputError)) throw e;
-      run.reporter.warning(`no checkout of the merge commit in model-dir (${e.message}): merging ${branch} as it is, without comparing it first`);
-      return undefined;
-    });
-  }
+  local ??= await readLocalModel(run.reporter, modelDir, inputs.exclude).catch((e: unknown) => {
+    if (!(e instanceof InputError)) throw e;
+    run.reporter.warning(`no checkout in model-dir (${e.message}): ${branch} is merged only if it holds the model a run of this pull request validated`);
+    return undefined;
+  });
+  const excluded = excludeFilter(inputs.exclude);
+  const model = local && { local, concurrency: DEFAULTS.uploadConcurrency, modelDir, allowModelDeletion: inputs.allowModelDeletion, excluded };
   const r = await mergeToDefault(run.op, {
     branch,
     message,
     keepBranch: inputs.keepBranch,
-    ...(local && pr?.merged ? { model: { local, concurrency: DEFAULTS.uploadConcurrency, modelDir, allowModelDeletion: inputs.allowModelDeletion } } : {}),
-    ...(local && inputs.deployOnMerge
-      ? { deployModel: { local, concurrency: DEFAULTS.uploadConcurrency, modelDir, allowModelDeletion: inputs.allowModelDeletion } }
-      : {}),
+    ...(model ? { model, uploadFirst: pr?.merged === true } : {}),
+    ...(model && inputs.deployOnMerge ? { deployModel: model } : {}),
   });
   run.out.branch = branch;
   run.out.merged = String(r.merged);

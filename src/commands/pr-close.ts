@@ -60,15 +60,19 @@ export async function closeModel(run: ActionRun<'pr'>, m: ModelRun, out: Outputs
   const { modelDir, deploymentId } = m.target;
   const [branch, target] = await Promise.all([side.resolveBranch(inputs.branch), deployTarget(op)]);
   const merge = mergeOnClose(run, deploymentId, target);
-  const devBranch = (await side.thread())?.ledger?.devBranch;
+  // The run's ledger: what this PR's runs made, the only things the close removes (docs/faults.md).
+  op.ledger = await side.runLedger();
   // The merge commit's model (the checkout) is read and checked before the first write: it is what the
   // shared branch must hold when it is merged, and what the deploy branch must hold after.
-  const read = merge ? projectModel(run.reporter, op, modelDir, await readLocalModel(run.reporter, modelDir, inputs.exclude), target) : undefined;
+  const read = merge
+    ? projectModel(run.reporter, op, modelDir, await readLocalModel(run.reporter, modelDir, inputs.exclude), target, inputs.exclude)
+    : undefined;
   const local = read?.local;
   const state = pr.merged ? 'merged' : 'closed';
   const fedBranch = fedHead(run, target);
   out.branch = fedBranch ?? branch;
   let production: ProductionCheck | undefined;
+  let turnedOff = false;
   let r: Awaited<ReturnType<typeof runClose>>;
   try {
     // Fed from a repository: production comes from GitHub's merge (checked, never merged again); the head
@@ -76,16 +80,23 @@ export async function closeModel(run: ActionRun<'pr'>, m: ModelRun, out: Outputs
     if (fedBranch) {
       if (pr.merged) production = await productionAfterMerge(run, m, target);
       // The head branch is the repository's: its staging goes off only when a run of this PR turned it on.
-      if ((await side.claim(fedBranch, false)).stagingOurs) await stagingOff(op, fedBranch);
-      else run.reporter.info(`the staging environment of ${fedBranch} stays as it is: no run of this pull request turned it on`);
+      turnedOff = await stagingOff(op, fedBranch);
+      if (!turnedOff) run.reporter.info(`the staging environment of ${fedBranch} stays as it is: no run of this pull request turned it on`);
     }
     r = await runClose(op, {
       branch,
       merge,
       message: `Merge PR #${pr.number}: ${pr.title}`,
-      devBranches: devBranch ? [devBranch] : [],
-      claim: await side.claim(branch, inputs.removeOnUpstream),
-      model: read && { local: read.local, concurrency: inputs.concurrency, modelDir: read.dir, allowModelDeletion: inputs.allowModelDeletion, via: inputs.via },
+      generatedName: side.generatedName(branch),
+      removeOnUpstream: inputs.removeOnUpstream,
+      model: read && {
+        local: read.local,
+        concurrency: inputs.concurrency,
+        modelDir: read.dir,
+        allowModelDeletion: inputs.allowModelDeletion,
+        via: inputs.via,
+        excluded: read.excluded,
+      },
       deployOnMerge: local && inputs.deployOnMerge,
       target,
     });
@@ -119,7 +130,7 @@ export async function closeModel(run: ActionRun<'pr'>, m: ModelRun, out: Outputs
     {
       state,
       branch: fedBranch ?? branch,
-      cleanup: { deleted: r.cleanup.deleted, ...(fedBranch ? { stagingOff: fedBranch } : {}) },
+      cleanup: { deleted: r.cleanup.deleted, ...(fedBranch && turnedOff ? { stagingOff: fedBranch } : {}) },
       ...(queued ? { queue: { sha: queued } } : {}),
       ...(r.merge ? { deployBranch: r.merge.deployBranch, merge: { deployMode: r.merge.deployMode, productionUpdated: r.merge.productionUpdated } } : fedView),
     },

@@ -6,7 +6,7 @@
 import { InputError } from '../client/errors.js';
 import { DEFAULTS } from '../defaults.js';
 import { planDataDiff, type DataDiffPlan } from '../impact/data/plan.js';
-import type { LocalFile } from '../model/local-model.js';
+import { excludeFilter, type LocalFile, type PathFilter } from '../model/local-model.js';
 import { localModelFiles } from '../model/model-files.js';
 import { deployTarget, type DeployTarget } from '../operations/branch-build.js';
 import { previewOnPlatform } from '../operations/pr-preview.js';
@@ -107,14 +107,13 @@ export async function previewModel(
   const fed = head !== undefined;
   const branch = head ?? previewBranch;
   // There the model is the folder the platform builds (`deployProjectRoot`), the repository root's `.` included.
-  const project = projectModel(run.reporter, op, modelDir, local, target);
+  const project = projectModel(run.reporter, op, modelDir, local, target, inputs.exclude);
+  // The run's ledger: what this PR's runs made (the comment's), and what this run makes (the door's evidence).
+  op.ledger = await side.runLedger();
   const modelFiles = inputs.impact ? await localModelFiles(project.local, project.dir, { emptyAllowed: true }) : undefined;
   out.branch = branch;
   // "Updating" goes up at once and runs alongside the platform work; the result replaces it at the end.
   const updating = dryRun ? Promise.resolve() : publish(side, { state: 'updating', branch }, { branch, state: 'open' }, { summary: false });
-  /** The shared branch, once this run has made it (the ledger's evidence for cleanup, docs/faults.md). */
-  let made: string | undefined;
-  const ownBranch = (await side.claim(previewBranch, false)).ours;
   const o = await previewOnPlatform(
     op,
     {
@@ -125,7 +124,8 @@ export async function previewModel(
       modelDir: project.dir,
       concurrency: inputs.concurrency,
       via,
-      ownBranch,
+      excluded: project.excluded,
+      headSha: pr.headSha,
       commitMessage: side.commitMessage(),
       allowModelDeletion: inputs.allowModelDeletion,
       smokeTest: inputs.smokeTest,
@@ -143,17 +143,13 @@ export async function previewModel(
           }
         : undefined,
     },
-    { isStale: () => side.isStale(), created: (b) => (made = b) },
+    { isStale: () => side.isStale() },
   ).catch(async (e: unknown) => {
     // Refused input (the model-dir guard) ends the comment in a failed state with the reason, not on "updating".
     await updating;
     out.branch = previewBranch;
     if (e instanceof InputError && !dryRun)
-      await publish(
-        side,
-        { state: 'failed', branch: previewBranch, failure: failureOf('Preview', e, apiUrl) },
-        { branch: previewBranch, state: 'open', ...(made ? { created: made } : {}) },
-      );
+      await publish(side, { state: 'failed', branch: previewBranch, failure: failureOf('Preview', e, apiUrl) }, { branch: previewBranch, state: 'open' });
     throw e;
   });
   await updating;
@@ -198,6 +194,7 @@ export async function untouched(run: ActionRun<'pr'>, side: PullRequestSide, mod
  * The model as the platform keys it: on a deployment connected to a repository its branches hold the
  * project root's folder (`deployProjectRoot`), so from a checkout of the whole repository (`model-dir: .`)
  * only that folder is uploaded, its paths relative to it (the preview, its fallback, the queue, the close).
+ * `excluded` is `exclude`'s globs, in the same paths.
  */
 export function projectModel(
   reporter: Reporter,
@@ -205,17 +202,20 @@ export function projectModel(
   modelDir: string,
   local: LocalFile[],
   target: DeployTarget,
-): { dir: string; local: LocalFile[] } {
-  if (!target.connected) return { dir: modelDir, local };
+  exclude: readonly string[],
+): { dir: string; local: LocalFile[]; excluded: PathFilter } {
+  const excluded = excludeFilter(exclude);
+  if (!target.connected) return { dir: modelDir, local, excluded };
   // The platform is asked to name files from the project root too (doctor's `project root` check).
   if (target.projectRoot.replace(/^\/+|\/+$/g, '')) op.useDeployProjectRoot = true;
   const dir = repositoryModelDir(reporter, modelDir, target);
-  return { dir, local: dir === modelDir ? local : filesUnder(local, dir) };
+  if (dir === modelDir) return { dir, local, excluded };
+  const prefix = `${dir.replace(/^\.\/|\/+$/g, '')}/`;
+  return { dir, local: filesUnder(local, prefix), excluded: (p) => excluded(`${prefix}${p}`) };
 }
 
-/** The walk's files under `folder` (a subfolder of the model dir), with paths relative to it. */
-function filesUnder(local: LocalFile[], folder: string): LocalFile[] {
-  const prefix = `${folder.replace(/^\.\/|\/+$/g, '')}/`;
+/** The walk's files under `prefix` (a subfolder of the model dir, with its slash), with paths relative to it. */
+function filesUnder(local: LocalFile[], prefix: string): LocalFile[] {
   return local.filter((f) => f.path.startsWith(prefix)).map((f) => ({ ...f, path: f.path.slice(prefix.length) }));
 }
 

@@ -48,7 +48,7 @@ export async function queueCommand(run: ActionRun<'pr'>): Promise<number> {
       }
       const target = await deployTarget(m.op);
       // On a connected deployment, the project root's folder only, as the preview uploads it.
-      const project = projectModel(run.reporter, m.op, m.target.modelDir, local, target);
+      const project = projectModel(run.reporter, m.op, m.target.modelDir, local, target, inputs.exclude);
       const outcome = await validateInQueue(m.op, {
         branch,
         deployBranch: target.deployBranch,
@@ -58,6 +58,7 @@ export async function queueCommand(run: ActionRun<'pr'>): Promise<number> {
         via: inputs.via,
         commitMessage: `datamodel-ci: merge queue entry of PR #${group.pr} at ${group.headSha.slice(0, 7)}`,
         allowModelDeletion: inputs.allowModelDeletion,
+        excluded: project.excluded,
       });
       if (dryRun) return { run: m, status: 'dry-run', outcome };
       if (outcome.validation) await annotate(m.side, outcome.validation.errors, outcome.validation);

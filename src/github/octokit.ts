@@ -247,6 +247,15 @@ export function createGitHubApi(options: GitHubApiOptions): GitHubApi {
       const { data } = await octokit.rest.repos.compareCommitsWithBasehead({ owner, repo, basehead: `${base}...${head}`, per_page: 1 });
       return changedPaths(data.files ?? [], MAX_COMPARE_FILES);
     },
+    async hasCommit(sha) {
+      try {
+        await octokit.rest.repos.getCommit({ owner, repo, ref: sha, per_page: 1 });
+        return true;
+      } catch (error) {
+        if (status(error) === 404 || status(error) === 422) return false;
+        throw error;
+      }
+    },
     async listCheckRuns(sha, name) {
       const { data } = await octokit.rest.checks.listForRef({ owner, repo, ref: sha, check_name: name, filter: 'latest', per_page: 100 });
       return data.check_runs.map((r) => ({ name: r.name, status: r.status, conclusion: r.conclusion, app: r.app?.slug ?? '' }));

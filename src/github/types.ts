@@ -95,6 +95,8 @@ export interface GitHubApi {
   compareFiles(base: string, head: string): Promise<ChangedFiles>;
   /** The latest check run of each name on `sha` named `name`. */
   listCheckRuns(sha: string, name: string): Promise<CheckRunInfo[]>;
+  /** The repository has the commit (a SHA, or a prefix of 7 characters or more): GitHub answers 404 or 422 when not. */
+  hasCommit(sha: string): Promise<boolean>;
 }
 
 /** GitHub's 403: the token may not do this (the job lacks a permission). Whoever writes decides whether the step goes on. */

@@ -44,6 +44,14 @@ export function skippedPath(path: string): boolean {
   return path.split('/').some(skippedName);
 }
 
+/** A test on a POSIX path of the model (relative to the model dir): `exclude`'s globs, say. */
+export type PathFilter = (path: string) => boolean;
+
+/** The paths `exclude`'s globs leave out (dotfiles matched too); nothing for no globs. */
+export function excludeFilter(globs: readonly string[] = []): PathFilter {
+  return globs.length ? picomatch([...globs], { dot: true }) : () => false;
+}
+
 /** The largest file the toolkit sends (the platform's data models are text). */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 
@@ -134,7 +142,7 @@ export interface ScanOptions {
 }
 
 export async function walkModel(modelDir: string, options: Pick<ScanOptions, 'exclude'> = {}): Promise<ModelEntry[]> {
-  const excluded = options.exclude?.length ? picomatch([...options.exclude], { dot: true }) : () => false;
+  const excluded = excludeFilter(options.exclude);
   const root = resolve(modelDir);
   let rootReal: string;
   try {

@@ -4,6 +4,7 @@ import type { PlatformClient } from '../client/client.js';
 import type { RequestOptions } from '../client/http.js';
 import { DEFAULTS } from '../defaults.js';
 import type { Reporter } from '../report/reporter.js';
+import type { RunLedger } from './ledger.js';
 
 export interface OpContext {
   client: PlatformClient;
@@ -21,6 +22,11 @@ export interface OpContext {
    * deployment connected to a repository whose project is a folder of it (doctor checks the answer).
    */
   useDeployProjectRoot?: boolean;
+  /**
+   * What this pull request's runs made, as its comment's ledger remembers it, plus what this run makes: the
+   * evidence the door's steps need (`ledgerOf(ctx)`; none given: nothing on the platform is this run's yet).
+   */
+  ledger?: RunLedger;
 }
 
 /**

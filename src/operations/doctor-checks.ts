@@ -3,6 +3,8 @@ import { environmentRestUrl, isDevBranch, normaliseRestUrl } from '@datamodel-ci
 import { NotFoundError, PlatformError, messageOf } from '../client/errors.js';
 import { markBuild, waitForBuild } from './branch-build.js';
 import { gitWrite, type OpContext } from './context.js';
+import { deleteBranch, deleteFork, turnStagingOff } from './door.js';
+import { ledgerOf } from './ledger.js';
 import type { LocalFile } from '../model/local-model.js';
 import { openDevMode } from './start-dev-branch.js';
 import { stagingEnvironmentOf } from './enable-staging.js';
@@ -91,11 +93,12 @@ export async function doctorUploadViaDevMode(ctx: OpContext, branch: string, fil
 }
 
 /**
- * Remove what the doctor made, found by name (an answer lost on the way leaves no trace in `made`):
- * its forks and dev mode, the branch's staging environment, the branch. True when all went.
+ * Remove what the doctor made, through the door: its forks (each one this run opened, as the run's ledger
+ * recorded), the branch's staging environment, the branch. The branch's random name is this run's own, so
+ * a create whose answer was lost on the way is recognised by the name listed. True when all went.
  */
 export async function doctorCleanup(ctx: OpContext, branch: string, made: { branch: boolean; fork: string | undefined }): Promise<boolean> {
-  const { client, deploymentId } = ctx;
+  const ledger = ledgerOf(ctx);
   let ok = true;
   const step = async (what: string, fn: () => Promise<unknown>) => {
     try {
@@ -106,20 +109,23 @@ export async function doctorCleanup(ctx: OpContext, branch: string, made: { bran
       ctx.reporter.warning(`doctor clean-up: could not ${what}: ${messageOf(e)}`);
     }
   };
-  const forks = new Set(made.fork ? [made.fork] : []);
+  const forks = new Set<string>();
   let exists = made.branch;
   await step('list the branches', async () => {
-    for await (const b of client.branches.iterate({ deploymentId, query: { first: 100 } }, { signal: ctx.signal })) {
+    for await (const b of ctx.client.branches.iterate({ deploymentId: ctx.deploymentId, query: { first: 100 } }, { signal: ctx.signal })) {
       if (b.name === branch) exists = true;
-      if (b.parentBranch === branch && isDevBranch(b.name)) forks.add(b.name);
+      if (b.parentBranch === branch && ledger.fork(b.name, branch)) forks.add(b.name);
     }
   });
   // Deleting a fork ends the session on it; `DELETE …/dev-mode` would end the key's session, maybe another run's.
-  for (const fork of forks) await step(`delete ${fork}`, () => client.branches.remove({ deploymentId, query: { branchName: fork } }));
+  for (const fork of forks) await step(`delete ${fork}`, () => deleteFork(ctx, ledger.fork(fork, branch)!));
   if (exists) {
-    await step(`disable staging of ${branch}`, () => client.branches.setStagingEnvironment({ deploymentId, body: { enabled: false, branchName: branch } }));
-    // Its random name is the doctor's own, made by this run: its ref in a connected repository goes too.
-    await step(`delete ${branch}`, () => client.branches.remove({ deploymentId, query: { branchName: branch, removeOnUpstream: true } }));
+    // Its random name was made by this run: listed, it is this run's (a create whose answer was lost).
+    if (!ledger.created(branch)) ledger.recordCreated(branch);
+    const created = ledger.created(branch)!;
+    await step(`disable staging of ${branch}`, () => turnStagingOff(ctx, ledger.stagingOf(created)));
+    // Its ref in a connected repository goes too (a generated name, made by this run).
+    await step(`delete ${branch}`, () => deleteBranch(ctx, created, ledger.upstream(created, true, true)));
   }
   return ok;
 }

@@ -8,7 +8,8 @@ import { PlatformError, messageOf } from '../client/errors.js';
 import { authSchemeFor } from '../client/http.js';
 import { DEFAULTS } from '../defaults.js';
 import { plural } from '../report/plural.js';
-import { deployTarget, enableBranchStaging, waitForBuild, type DeployTarget } from './branch-build.js';
+import { ABSENT, deployTarget, enableBranchStaging, waitForBuild, type DeployTarget } from './branch-build.js';
+import { ledgerOf } from './ledger.js';
 import { wakeStaging } from './enable-staging.js';
 import type { OpContext } from './context.js';
 import { sha1Of, type LocalFile } from '../model/local-model.js';
@@ -158,6 +159,7 @@ export async function runDoctor(
       { signal: ctx.signal, repeatable: true },
     );
     made.branch = true;
+    ledgerOf(ctx).recordCreated(branch);
     add('duplicate branch', 'ok', await duplicateAnswer(ctx, branch, target.deployBranch), 'checks the branch list when a create is refused with any 4xx');
     // Two files one at a time, then two in parallel, straight to the shared branch.
     const one = [DOCTOR_FILES.a];
@@ -219,8 +221,9 @@ export async function runDoctor(
       wakes += 1;
       return staging.url ? wakeStaging(ctx, staging.url) : false;
     };
-    const built = await waitForBuild(ctx, branch, { timeoutMs: 10 * 60_000, wake }).then(
-      (s) => s,
+    // The branch is this run's own: every build of it is of the doctor's files.
+    const built = await waitForBuild(ctx, branch, { since: ABSENT, timeoutMs: 10 * 60_000, wake }).then(
+      (b) => b.status,
       (e: unknown) => new Error(`not built: ${messageOf(e)}`),
     );
     const secs = (ms: number) => `${Math.round(ms / 1000)} s`;

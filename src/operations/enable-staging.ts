@@ -5,6 +5,7 @@ import { collect } from '../client/pagination.js';
 import { DEFAULTS } from '../defaults.js';
 import { enableBranchStaging } from './branch-build.js';
 import type { OpContext } from './context.js';
+import { ledgerOf } from './ledger.js';
 import { dataApiClient, dataTarget, deploymentDataToken, loadQuery } from './data-api.js';
 import { plural } from '../report/plural.js';
 
@@ -39,22 +40,22 @@ async function stagingWasOn(ctx: OpContext, branch: string): Promise<boolean | u
 }
 
 /**
- * Turn the branch's staging environment on. `ownBranch`: a run of this PR made the branch, so it is this PR's; else
- * the branch list is read first, and only an environment seen off counts as turned on by this run.
+ * Turn the branch's staging environment on. A branch a run of this PR made (the run's ledger says so) is
+ * this PR's; else the branch list is read first, and only an environment seen off counts as turned on by this run.
  */
-export async function enableStaging(
-  ctx: OpContext,
-  input: { branch: string; smokeTest: boolean; smoke?: SmokeOptions; ownBranch?: boolean },
-): Promise<EnableStagingResult> {
+export async function enableStaging(ctx: OpContext, input: { branch: string; smokeTest: boolean; smoke?: SmokeOptions }): Promise<EnableStagingResult> {
   const { client, deploymentId } = ctx;
   const opts = { signal: ctx.signal };
-  const wasOn = input.ownBranch || ctx.dryRun ? false : await stagingWasOn(ctx, input.branch);
+  const own = !!ledgerOf(ctx).created(input.branch);
+  const wasOn = own || ctx.dryRun ? false : await stagingWasOn(ctx, input.branch);
   if (!(await enableBranchStaging(ctx, input.branch))) return { branch: input.branch, stagingUrl: undefined, environmentId: undefined };
   const env = await stagingEnvironmentOf(ctx, input.branch);
   const reported = env ? environmentRestUrl(env) : undefined;
   const stagingUrl = reported ? normaliseRestUrl(reported) : branchRestUrl((await client.deployments.get({ deploymentId }, opts)).deploymentUrl, input.branch);
   ctx.reporter.info(`staging environment of ${input.branch}: ${stagingUrl}`);
   const result: EnableStagingResult = { branch: input.branch, stagingUrl, environmentId: env ? String(env.id) : undefined, turnedOn: wasOn === false };
+  // Seen off (or the branch is this run's): the run's ledger says a run of this PR turned it on, so the close may turn it off.
+  if (result.turnedOn) ledgerOf(ctx).recordStagingOn(input.branch);
   if (input.smokeTest) result.smoke = await smokeTest(ctx, stagingUrl, input.smoke ?? { timeoutMs: DEFAULTS.smokeTimeoutSeconds * 1000 });
   return result;
 }

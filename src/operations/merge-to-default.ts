@@ -6,10 +6,13 @@
  */
 import { InputError, NotFoundError, messageOf } from '../client/errors.js';
 import { deployTarget, type DeployTarget } from './branch-build.js';
-import { gitWrite, mutate, type OpContext } from './context.js';
-import type { LocalFile } from '../model/local-model.js';
+import type { OpContext } from './context.js';
+import { mergeIntoDeployBranch } from './door.js';
+import type { MergeReady } from './evidence.js';
+import { ledgerOf } from './ledger.js';
+import type { LocalFile, PathFilter } from '../model/local-model.js';
 import { branchExists } from './start-dev-branch.js';
-import { holds, manifestOf, remoteTree, sameTree, uploadTransaction, walked, type Manifest } from './upload-transaction.js';
+import { holds, manifestOf, remoteTree, uploadTransaction, walked, type Manifest } from './upload-transaction.js';
 import { uploadModel, type UploadVia } from './upload-model.js';
 
 /** A merge refused before anything reached the deploy branch: production is as it was. */
@@ -21,17 +24,33 @@ export function treeDiff(a: Manifest, b: Manifest, max = 10): string[] {
   return paths.length > max ? [...paths.slice(0, max), `… ${paths.length - max} more`] : paths;
 }
 
+/** A checkout's model, as the merge compares (and may upload) it. */
+export interface CheckoutModel {
+  local: LocalFile[];
+  concurrency: number;
+  modelDir: string;
+  allowModelDeletion: boolean;
+  via?: UploadVia;
+  /** Remote paths `exclude` leaves out: kept on the branches, and no difference. */
+  excluded: PathFilter;
+}
+
 export interface MergeInput {
   branch: string;
   message: string;
+  /** Keep the branch after the merge; when false it is removed with the merge only if a run of this pull request created it. */
   keepBranch: boolean;
   /**
-   * The model of the PR's merge commit (the checkout): the shared branch is made to hold exactly it
-   * before the merge (never an older run's upload), and the deploy branch is checked after.
+   * The checkout's model: the branch must hold exactly it to be merged. With `uploadFirst` (a merged
+   * PR's close: the checkout is its merge commit) the branch is made to hold it first (never an older
+   * run's upload); without, a branch that differs is not merged. The deploy branch is checked after.
+   * No checkout: the branch is merged only when it holds the model a run of this PR last validated.
    */
-  model?: { local: LocalFile[]; concurrency: number; modelDir: string; allowModelDeletion: boolean; via?: UploadVia };
+  model?: CheckoutModel;
+  /** The checkout is the PR's merge commit: upload it to the branch when the branch differs. */
+  uploadFirst?: boolean;
   /** In CLI deploy mode, upload this model (the merged checkout) to the deploy branch after the merge. */
-  deployModel?: { local: LocalFile[]; concurrency: number; modelDir?: string; allowModelDeletion?: boolean };
+  deployModel?: { local: LocalFile[]; concurrency: number; modelDir?: string; allowModelDeletion?: boolean; excluded?: PathFilter };
   /** The deployment's settings, when the caller read them already (else read here). */
   target?: DeployTarget;
 }
@@ -51,25 +70,32 @@ export interface MergeResult {
   skipped?: string;
 }
 
-/**
- * Make the shared branch hold the merge commit's model before it is merged: upload what differs.
- * `already` when the branch is gone and the deploy branch holds the model (a rerun after the merge).
- */
-async function prepare(ctx: OpContext, input: MergeInput, deployBranch: string): Promise<'merge' | 'already' | 'nothing'> {
-  const model = input.model!;
-  const manifest = manifestOf(model.local);
-  let remote: Manifest | undefined;
+/** What the branch holds of the files the walk reads, or undefined when the branch is gone. */
+async function branchTree(ctx: OpContext, branch: string, excluded?: PathFilter): Promise<Manifest | undefined> {
   try {
     // Of the files the walk reads: a connected repository's `.github/` on the branch is no difference.
-    remote = walked(await remoteTree(ctx, input.branch));
+    return walked(await remoteTree(ctx, branch), excluded);
   } catch (e) {
     if (!(e instanceof NotFoundError)) throw e;
+    return undefined;
   }
-  if (!remote) return (await holds(ctx, deployBranch, manifest)) ? 'already' : 'nothing';
-  if (sameTree(remote, manifest)) return 'merge';
-  ctx.reporter.warning(
-    `${input.branch} does not hold this PR's merge commit (differs in: ${treeDiff(remote, manifest).join(', ')}): uploading the merged model to it before merging`,
-  );
+}
+
+/**
+ * Make the shared branch hold the checkout's model before it is merged (upload what differs, with
+ * `uploadFirst`), and return the evidence it does. `already` when the branch is gone and the deploy
+ * branch holds the model (a rerun after the merge); `nothing` when the branch is gone.
+ */
+async function prepare(ctx: OpContext, input: MergeInput, deployBranch: string): Promise<MergeReady | 'already' | 'nothing'> {
+  const model = input.model!;
+  const checkout = manifestOf(model.local);
+  const remote = await branchTree(ctx, input.branch, model.excluded);
+  if (!remote) return (await holds(ctx, deployBranch, checkout, model.excluded)) ? 'already' : 'nothing';
+  const ready = ledgerOf(ctx).mergeReady(input.branch, remote, walked(checkout, model.excluded));
+  if (ready) return ready;
+  const differs = treeDiff(remote, walked(checkout, model.excluded)).join(', ');
+  if (!input.uploadFirst) throw new Error(`${input.branch} does not hold the checkout's model (differs in: ${differs})`);
+  ctx.reporter.warning(`${input.branch} does not hold this PR's merge commit (differs in: ${differs}): uploading the merged model to it before merging`);
   // The preview's decision (upload-via): straight to the branch, or through dev mode where the tenant refuses that.
   await uploadModel(ctx, {
     branch: input.branch,
@@ -79,11 +105,34 @@ async function prepare(ctx: OpContext, input: MergeInput, deployBranch: string):
     commitMessage: input.message,
     via: model.via ?? 'auto',
     allowModelDeletion: model.allowModelDeletion,
+    excluded: model.excluded,
   });
-  const after = walked(await remoteTree(ctx, input.branch));
-  if (!sameTree(after, manifest))
-    throw new Error(`${input.branch} still differs from the merge commit after the upload (in: ${treeDiff(after, manifest).join(', ')})`);
-  return 'merge';
+  const after = (await branchTree(ctx, input.branch, model.excluded)) ?? {};
+  const readyNow = ledgerOf(ctx).mergeReady(input.branch, after, walked(checkout, model.excluded));
+  if (!readyNow)
+    throw new Error(
+      `${input.branch} still differs from the merge commit after the upload (in: ${treeDiff(after, walked(checkout, model.excluded)).join(', ')})`,
+    );
+  return readyNow;
+}
+
+/** No checkout: the branch may be merged only when it holds the model a run of this pull request last validated. */
+async function validatedReady(ctx: OpContext, branch: string, deployBranch: string): Promise<MergeReady> {
+  const remote = await branchTree(ctx, branch);
+  if (!remote) throw new MergeRefused(`not merging ${branch} into ${deployBranch}: it does not exist. Production was not touched.`);
+  const ready = ledgerOf(ctx).mergeReady(branch, remote);
+  if (ready) return ready;
+  const v = ledgerOf(ctx).validated;
+  const why = !v
+    ? "no run of this pull request validated it (the comment's ledger records no validation)"
+    : v.branch !== branch
+      ? `the last validation was of ${v.branch}`
+      : !v.valid
+        ? 'its last validation found errors'
+        : 'it has changed since a run of this pull request validated it';
+  throw new MergeRefused(
+    `not merging ${branch} into ${deployBranch}: there is no checkout of the merge commit in model-dir to compare it with, and ${why}. Production was not touched; check out the merge commit (actions/checkout) so the merge can be checked.`,
+  );
 }
 
 /**
@@ -104,39 +153,49 @@ export async function mergeToDefault(ctx: OpContext, input: MergeInput): Promise
   const refused = mergeRefusal(target);
   if (refused) throw new InputError('deployment-id', String(ctx.deploymentId), `a deployment that takes merges into its deploy branch: ${refused}`);
   const base = { branch: input.branch, deployBranch: target.deployBranch, deployMode: target.deployMode };
-  if (input.model && !ctx.dryRun) {
-    let ready: Awaited<ReturnType<typeof prepare>>;
+  const ledger = ledgerOf(ctx);
+  // The branch goes with the merge only when a run of this pull request created it ("staging" stays).
+  const created = input.keepBranch ? undefined : ledger.created(input.branch);
+  if (!input.keepBranch && !created) ctx.reporter.info(`${input.branch} is kept after the merge: no run of this pull request created it`);
+  if (ctx.dryRun) {
+    ctx.reporter.info(
+      `dry run: would merge ${input.branch} into ${target.deployBranch}${created ? ' and delete it' : ''}, once it holds ${input.model ? "the checkout's model" : 'the last validated model'}`,
+    );
+    return { ...base, merged: false, branchDeleted: false, productionUpdated: false };
+  }
+  let ready: MergeReady;
+  if (input.model) {
+    let prepared: Awaited<ReturnType<typeof prepare>>;
     try {
-      ready = await prepare(ctx, input, target.deployBranch);
+      prepared = await prepare(ctx, input, target.deployBranch);
     } catch (e) {
       throw new MergeRefused(
-        `not merging ${input.branch} into ${target.deployBranch}: it could not be made to hold this PR's merge commit (${messageOf(e)}). Production was not touched; rerun this job to merge.`,
+        `not merging ${input.branch} into ${target.deployBranch}: it could not be made to hold ${input.uploadFirst ? "this PR's merge commit" : "the checkout's model"} (${messageOf(e)}). Production was not touched; rerun this job to merge.`,
       );
     }
-    if (ready !== 'merge') {
+    if (prepared === 'already' || prepared === 'nothing') {
       const skipped =
-        ready === 'already'
+        prepared === 'already'
           ? `${input.branch} is gone and ${target.deployBranch} already holds this PR's merge commit (merged by an earlier run)`
           : `${input.branch} does not exist (the PR never had a preview, or it was removed): nothing to merge, production was not touched`;
       ctx.reporter.notice(skipped);
-      return { ...base, merged: ready === 'already', branchDeleted: false, productionUpdated: false, verified: ready === 'already', skipped };
+      return { ...base, merged: prepared === 'already', branchDeleted: false, productionUpdated: false, verified: prepared === 'already', skipped };
     }
-  }
-  const r = await mutate(ctx, `merge ${input.branch} into ${target.deployBranch}${input.keepBranch ? ' (keeping it)' : ''}`, () =>
-    ctx.client.branches.mergeToDefault(
-      { deploymentId: ctx.deploymentId, body: { branchName: input.branch, message: input.message, removeBranchAfterMerge: !input.keepBranch } },
-      {
-        ...gitWrite(ctx),
-        // A merge whose answer was lost is recognised by its effect: the branch gone (when it is removed
-        // by the merge), or the deploy branch holding the branch's files.
-        settle: async () => {
-          if (!input.keepBranch) return (await branchExists(ctx, input.branch)) ? undefined : { merged: true, branchDeleted: true };
-          return (await holds(ctx, target.deployBranch, await remoteTree(ctx, input.branch))) ? { merged: true, branchDeleted: false } : undefined;
-        },
-      },
-    ),
-  );
+    ready = prepared;
+  } else ready = await validatedReady(ctx, input.branch, target.deployBranch);
+  const r = await mergeIntoDeployBranch(ctx, ready, {
+    deployBranch: target.deployBranch,
+    message: input.message,
+    ...(created ? { remove: created } : {}),
+    // A merge whose answer was lost is recognised by its effect: the branch gone (when it is removed
+    // by the merge), or the deploy branch holding the branch's files.
+    settle: async () => {
+      if (created) return (await branchExists(ctx, input.branch)) ? undefined : { merged: true, branchDeleted: true };
+      return (await holds(ctx, target.deployBranch, ready.manifest, input.model?.excluded)) ? { merged: true, branchDeleted: false } : undefined;
+    },
+  });
   if (!r) return { ...base, merged: false, branchDeleted: false, productionUpdated: false };
+  if (r.branchDeleted) ledger.forget(input.branch);
   ctx.reporter.info(`merged ${input.branch} into ${target.deployBranch}${r.branchDeleted ? ' and deleted it' : ''}`);
   if (target.deployMode !== 'cli')
     return { ...base, merged: r.merged, branchDeleted: r.branchDeleted, productionUpdated: r.merged, ...(await verify(ctx, input, target.deployBranch)) };
@@ -153,6 +212,7 @@ export async function mergeToDefault(ctx: OpContext, input: MergeInput): Promise
     concurrency: input.deployModel.concurrency,
     commitMessage: input.message,
     alwaysFinish: true,
+    excluded: input.deployModel.excluded,
     // Production is guarded too: a wrong model-dir must not empty the deploy branch.
     ...(input.deployModel.modelDir ? { guard: { modelDir: input.deployModel.modelDir, allow: input.deployModel.allowModelDeletion ?? false } } : {}),
   });
@@ -167,8 +227,8 @@ export async function mergeToDefault(ctx: OpContext, input: MergeInput): Promise
  */
 async function verify(ctx: OpContext, input: MergeInput, deployBranch: string): Promise<{ verified?: boolean }> {
   if (!input.model) return {};
-  const after = walked(await remoteTree(ctx, deployBranch));
-  const diff = treeDiff(after, manifestOf(input.model.local));
+  const after = walked(await remoteTree(ctx, deployBranch), input.model.excluded);
+  const diff = treeDiff(after, walked(manifestOf(input.model.local), input.model.excluded));
   if (!diff.length) {
     ctx.reporter.info(`verified: ${deployBranch} holds exactly this PR's merge commit`);
     return { verified: true };

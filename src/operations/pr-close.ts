@@ -4,24 +4,23 @@
  */
 import { InputError, PlatformError, messageOf } from '../client/errors.js';
 import { sleep } from '../client/retry.js';
-import { cleanupBranch, type BranchClaim, type CleanupResult } from './cleanup-branch.js';
+import { cleanupBranch, type CleanupResult } from './cleanup-branch.js';
 import type { OpContext } from './context.js';
-import { MergeRefused, mergeToDefault, type MergeResult } from './merge-to-default.js';
+import { ledgerOf } from './ledger.js';
+import { MergeRefused, mergeToDefault, type CheckoutModel, type MergeResult } from './merge-to-default.js';
 import type { DeployTarget } from './branch-build.js';
-import type { LocalFile } from '../model/local-model.js';
-import type { UploadVia } from './upload-model.js';
 
 export interface CloseInput {
   branch: string;
   /** Merge into the deploy branch first (the PR was merged and merge-on-close is on). */
   merge: boolean;
   message: string;
-  /** Dev branches the ledger recorded for the PR. */
-  devBranches: string[];
-  /** What cleanup may do to the branch, from the ledger's evidence (a branch no run of the PR made stays). */
-  claim: BranchClaim;
+  /** The branch's name is one the toolkit generates (its ref upstream may go, with `removeOnUpstream`, when a run created it). */
+  generatedName: boolean;
+  /** `remove-on-upstream`. */
+  removeOnUpstream: boolean;
   /** The model of the PR's merge commit (the checkout), read before the first write: what is merged. */
-  model?: { local: LocalFile[]; concurrency: number; modelDir: string; allowModelDeletion: boolean; via?: UploadVia };
+  model?: CheckoutModel;
   /** In CLI deploy mode, upload `model` to the deploy branch after the merge. */
   deployOnMerge?: boolean;
   /** The deployment's settings, read by the caller before the first write. */
@@ -49,7 +48,9 @@ export interface CloseOutcome {
 
 /** Merge (when asked) and clean up; the branch is kept through the merge so cleanup also removes its dev forks. */
 export async function runClose(ctx: OpContext, input: CloseInput): Promise<CloseOutcome> {
-  const left = [input.branch, ...input.devBranches.filter((d) => d && d !== input.branch)];
+  // What the ledger says this pull request made: what a failed close leaves on the platform.
+  const ledger = ledgerOf(ctx);
+  const left = [...(ledger.created(input.branch) ? [input.branch] : []), ...ledger.forks.filter((d) => d !== input.branch)];
   let merge: MergeResult | undefined;
   if (input.merge) {
     try {
@@ -58,6 +59,7 @@ export async function runClose(ctx: OpContext, input: CloseInput): Promise<Close
         message: input.message,
         keepBranch: true,
         model: input.model,
+        uploadFirst: true,
         deployModel: input.deployOnMerge ? input.model : undefined,
         target: input.target,
       });
@@ -81,7 +83,7 @@ async function cleanupWithRetries(ctx: OpContext, input: CloseInput, left: strin
   const pauses = input.cleanupPausesMs ?? [5_000, 20_000];
   for (let pass = 0; ; pass++) {
     try {
-      return await cleanupBranch(ctx, { branch: input.branch, devBranches: input.devBranches, ...input.claim });
+      return await cleanupBranch(ctx, { branch: input.branch, generatedName: input.generatedName, removeOnUpstream: input.removeOnUpstream });
     } catch (e) {
       const message = messageOf(e);
       const wait = pauses[pass];

@@ -9,7 +9,7 @@ import type { ImpactResult, MetaToken } from './impact.js';
 import type { VersionSkew } from '../model/version-skew.js';
 import type { FileTexts } from '../model/model-files.js';
 import type { DataDiffOutcome } from './data-diff.js';
-import type { LocalFile } from '../model/local-model.js';
+import type { LocalFile, PathFilter } from '../model/local-model.js';
 import type { UploadResult, UploadVia } from './upload-model.js';
 import type { ValidateResult } from './validate.js';
 
@@ -17,8 +17,6 @@ import type { ValidateResult } from './validate.js';
 export interface PullRequestPort {
   /** True once a newer push owns the PR: the run then stops without merging its files. */
   isStale(): Promise<boolean>;
-  /** Told as soon as the run made the shared branch: the ledger's evidence, also when a later step fails. */
-  created?(branch: string): void;
 }
 
 export interface PreviewInput {
@@ -41,8 +39,10 @@ export interface PreviewInput {
   modelFiles?: FileTexts;
   /** Allow an upload that deletes most of the branch's model (input `allow-model-deletion`). */
   allowModelDeletion?: boolean;
-  /** A run of this PR made the branch (its ledger says so): its staging is this PR's to turn on and off. */
-  ownBranch?: boolean;
+  /** Remote paths `exclude` leaves out (as the model's paths): kept on the branch, never pruned. */
+  excluded: PathFilter;
+  /** The commit the preview is of (the validation record names it). */
+  headSha?: string;
 }
 
 export interface PreviewOutcome {

@@ -4,9 +4,10 @@
  * whatever happened (a killed run's branch is left to the sweep). No staging stays on, nothing is merged.
  */
 import { messageOf } from '../client/errors.js';
-import type { LocalFile } from '../model/local-model.js';
+import type { LocalFile, PathFilter } from '../model/local-model.js';
 import { cleanupBranch } from './cleanup-branch.js';
 import type { OpContext } from './context.js';
+import { ledgerOf } from './ledger.js';
 import { runPreview } from './upload-preview.js';
 import type { UploadResult, UploadVia } from './upload-model.js';
 import type { ValidateResult } from './validate.js';
@@ -21,6 +22,8 @@ export interface QueueGateInput {
   via: UploadVia;
   commitMessage: string;
   allowModelDeletion: boolean;
+  /** Remote paths `exclude` leaves out: kept on the branch. */
+  excluded: PathFilter;
 }
 
 export interface QueueGateOutcome {
@@ -55,11 +58,12 @@ export async function validateInQueue(ctx: OpContext, input: QueueGateInput): Pr
   } finally {
     // Removed also after a failure or a refused input: the queue run leaves nothing behind.
     if (!ctx.dryRun) {
-      const devBranches = outcome.upload?.devBranch ? [outcome.upload.devBranch] : [];
+      // Its name is the queue entry's own (named from this event's commit): it goes even after a failure,
+      // upstream too only when this run made it.
+      const created = ledgerOf(ctx).queueEntry(input.branch, { expected: input.branch, ofThisRepository: true });
       await ctx.reporter
-        // Its name is the queue entry's own: it goes (upstream too when this run made it), even after a failure.
         .group('Remove the queue branch', () =>
-          cleanupBranch(ctx, { branch: input.branch, devBranches, ours: true, removeOnUpstream: outcome.created === true }),
+          cleanupBranch(ctx, { branch: input.branch, generatedName: true, removeOnUpstream: outcome.created === true, ...(created ? { created } : {}) }),
         )
         .catch((e: unknown) => {
           outcome.left = input.branch;

@@ -7,18 +7,18 @@
  * build the merge commit, and turns the preview's staging off. A head branch the repository does not
  * have (a fork's) is previewed by upload on a preview branch instead (the caller's fallback).
  */
-import type { BuildStatus } from '@datamodel-ci/platform-api';
 import { isDevBranch } from '@datamodel-ci/platform-api';
 import { BadRequestError, InputError, NotFoundError, messageOf } from '../client/errors.js';
-import { DEFAULTS } from '../defaults.js';
-import { BuildError, markBuild, sameCommit, waitForBuild, type BuildMark } from './branch-build.js';
+import { ABSENT, ACCEPTED, markBuild, markOf, sameCommit, waitForBuild, type BuildMark } from './branch-build.js';
 import { mutate, type OpContext } from './context.js';
+import { deleteFork, turnStagingOff } from './door.js';
+import { ledgerOf } from './ledger.js';
 import { enableStaging, wakeStaging } from './enable-staging.js';
 import { stagingTokenFor, type MetaToken, type StartedImpact } from './impact.js';
 import type { PreviewFlow, PreviewInput, PreviewOutcome } from './preview-types.js';
 import { validateWhenBuilt } from './validate.js';
 
-export type RepositoryPreviewInput = Pick<PreviewInput, 'branch' | 'modelDir'> & {
+export type RepositoryPreviewInput = Pick<PreviewInput, 'branch' | 'modelDir' | 'deployBranch'> & {
   /** The PR's head commit: the build to wait for (a hint: the platform may word it shorter). */
   headSha: string;
 };
@@ -52,9 +52,12 @@ async function addBranch(ctx: OpContext, branch: string): Promise<string | undef
     ctx.reporter.info(`added ${branch} to the platform (the dev-mode switch)`);
     const fork = dev.branchName;
     if (fork && fork !== branch && isDevBranch(fork)) {
-      await ctx.client.branches
-        .remove({ deploymentId: ctx.deploymentId, query: { branchName: fork, removeOnUpstream: false } }, { signal: ctx.signal })
-        .catch((e: unknown) => ctx.reporter.warning(`could not delete ${fork}, the dev-mode fork that added ${branch}: ${messageOf(e)}`));
+      // The fork is this run's (the platform just answered with it): the door may delete it.
+      const ledger = ledgerOf(ctx);
+      ledger.recordFork(fork);
+      await deleteFork(ctx, ledger.fork(fork, branch)!).catch((e: unknown) =>
+        ctx.reporter.warning(`could not delete ${fork}, the dev-mode fork that added ${branch}: ${messageOf(e)}`),
+      );
     }
     return undefined;
   } catch (e) {
@@ -68,20 +71,52 @@ export interface NotAdded {
   notAdded: string;
 }
 
+/** Whether the branch list holds the branch, and its commit as the list says it (its `lastHash`). */
+async function listedCommit(ctx: OpContext, branch: string): Promise<{ listed: boolean; commit?: string }> {
+  for await (const b of ctx.client.branches.iterate({ deploymentId: ctx.deploymentId, query: { first: 100 } }, { signal: ctx.signal })) {
+    if (b.name === branch) return { listed: true, ...(b.lastHash ? { commit: b.lastHash } : {}) };
+  }
+  return { listed: false };
+}
+
+/**
+ * The mark the head's build must be newer than, read before GitHub's push could have landed (issue 36):
+ * GitHub's push webhook syncs a branch already added to the platform before this run pulls it, so a mark
+ * read now may already be after the push. In turn: the build a run of this PR accepted for this very
+ * head (it or a later one); the last build a run of this PR accepted (an earlier head); the status now,
+ * when the branch list shows the platform does not have the head yet; else the status now, which a build
+ * of the head must be newer than (when the head's build already ended, none will be: "not proven").
+ */
+async function markBeforePush(ctx: OpContext, branch: string, headSha: string): Promise<{ mark?: BuildMark; why: string }> {
+  const v = ledgerOf(ctx).validated;
+  if (v?.branch === branch && v.build && v.headSha && sameCommit(v.headSha, headSha))
+    return { mark: { ...v.build, status: ACCEPTED }, why: 'the build a run of this pull request accepted for this commit' };
+  if (v?.branch === branch && v.build) return { mark: v.build, why: 'the build a run of this pull request accepted last' };
+  const [listed, now] = await Promise.all([listedCommit(ctx, branch), markBuild(ctx, branch)]);
+  if (!listed.listed) return { mark: ABSENT, why: 'the branch is not on the platform yet' };
+  if (!listed.commit || !sameCommit(listed.commit, headSha)) return { ...(now ? { mark: now } : {}), why: 'the platform does not have the head commit yet' };
+  return { ...(now ? { mark: now } : {}), why: 'the platform had the head commit before this run: only a build seen after now proves it' };
+}
+
 /** The preview of a PR whose head branch is in the connected repository, up to its validation; why not, when it is not on the platform. */
 export async function runRepositoryPreview(ctx: OpContext, input: RepositoryPreviewInput, impact?: StartedImpact): Promise<PreviewFlow | NotAdded> {
   const { branch } = input;
   const outcome: PreviewOutcome = { branch, created: false, stale: false };
+  const ledger = ledgerOf(ctx);
   let minted: Promise<MetaToken> | undefined;
   try {
-    // The build status before the pull: the build that replaces it is the head commit's.
-    let since: BuildMark | undefined = await markBuild(ctx, branch);
+    // Production's build status before GitHub merges this PR: the close proves production's build against it.
+    const production = markBuild(ctx, input.deployBranch).then((m) => m && ledger.recordProduction(input.deployBranch, m));
+    let { mark: since, why } = await markBeforePush(ctx, branch, input.headSha);
+    await production;
     let pulled = await ctx.reporter.group(`Pull ${branch}`, () => pull(ctx, branch));
     // Pushes sync only branches already added to the platform (the vendor): an unknown one is added first.
     if (pulled === undefined && !ctx.dryRun) {
       const refused = await addBranch(ctx, branch);
       if (refused) return { notAdded: `pull answered that ${branch} is unknown, and adding it with the dev-mode switch failed: ${refused}` };
-      since = await markBuild(ctx, branch);
+      // Added by this run: every build of it is of what it was added at, or later.
+      since = ABSENT;
+      why = 'this run added the branch to the platform';
       pulled = await ctx.reporter.group(`Pull ${branch}`, () => pull(ctx, branch));
     }
     if (pulled === undefined)
@@ -90,16 +125,18 @@ export async function runRepositoryPreview(ctx: OpContext, input: RepositoryPrev
       ctx.reporter.info(`dry run: would enable the staging environment of ${branch}, wait for the build of ${input.headSha.slice(0, 7)} and validate it`);
       return { outcome };
     }
-    ctx.reporter.info(`pulled ${branch} from the connected repository${pulled.buildTriggered === false ? ' (nothing new)' : ''}`);
+    ctx.reporter.info(
+      `pulled ${branch} from the connected repository${pulled.buildTriggered === false ? ' (nothing new)' : ''}; its build is proven by ${why}`,
+    );
     const s = await enableStaging(ctx, { branch, smokeTest: false });
     outcome.staging = s;
     if (impact) minted = stagingTokenFor(ctx, branch, s);
     const wake = () => (s.stagingUrl ? wakeStaging(ctx, s.stagingUrl) : Promise.resolve(false));
-    // Nothing new pulled (a rerun, or a branch not running yet): the build it has or starts now is the head's.
-    const mark = since && pulled.buildTriggered !== false ? { since } : {};
     outcome.validation = await validateWhenBuilt(ctx, { branch, modelDir: input.modelDir }, () =>
-      waitForBuild(ctx, branch, { lastHash: input.headSha, ...mark, wake }),
+      waitForBuild(ctx, branch, { lastHash: input.headSha, exactCommit: true, ...(since ? { since } : {}), wake }),
     );
+    const accepted = outcome.validation.accepted;
+    ledger.recordValidated({ branch, headSha: input.headSha, valid: outcome.validation.valid, ...(accepted ? { build: markOf(accepted.status) } : {}) });
   } catch (e) {
     if (e instanceof InputError) throw e;
     outcome.failure = messageOf(e);
@@ -112,38 +149,42 @@ export async function runRepositoryPreview(ctx: OpContext, input: RepositoryPrev
 export interface ProductionCheck {
   /** Production is built at this commit (as the platform words it). */
   builtAt?: string;
-  /** The built commit is the PR's merge commit. */
+  /** The built commit is the PR's merge commit, on a build newer than the mark read before the merge. */
   isMergeCommit?: boolean;
-  /** Why it could not be checked. */
+  /** Why it could not be checked (or proven). */
   unchecked?: string;
+}
+
+/** Production's build status before GitHub's merge, for a close: the ledger's (a preview read it), else now when production lacks the merge commit. */
+async function productionMark(ctx: OpContext, deployBranch: string, mergeCommit: string | undefined): Promise<BuildMark | string> {
+  const recorded = ledgerOf(ctx).production;
+  if (recorded?.branch === deployBranch) return recorded.mark;
+  const listed = await listedCommit(ctx, deployBranch);
+  if (listed.listed && mergeCommit && listed.commit && !sameCommit(listed.commit, mergeCommit)) {
+    const now = await markBuild(ctx, deployBranch);
+    if (now) return now;
+  }
+  return `no build status of ${deployBranch} read before the merge (no preview of this pull request recorded one, and the platform has the merge commit already), so no build can be shown to be the merge's`;
 }
 
 /**
  * After GitHub merged the PR: pull the production branch (in case the push's webhook was missed) and wait
- * for production to build the merge commit. Never throws for the platform: says what it could not check.
+ * for production's build of the merge commit, newer than the mark read before the merge. Never throws
+ * for the platform: says what it could not check or prove.
  */
 export async function checkProduction(ctx: OpContext, input: { deployBranch: string; mergeCommit: string | undefined }): Promise<ProductionCheck> {
   const { deployBranch, mergeCommit } = input;
   try {
-    const since = await markBuild(ctx, deployBranch);
+    const since = await productionMark(ctx, deployBranch, mergeCommit);
     const pulled = await pull(ctx, deployBranch);
     if (pulled === 'dry-run') return { unchecked: 'dry run' };
     if (pulled === undefined) return { unchecked: `the connected repository has no ${deployBranch} branch` };
-    const hint = mergeCommit ? { lastHash: mergeCommit } : {};
-    let s: BuildStatus;
-    if (pulled.buildTriggered !== false) s = await waitForBuild(ctx, deployBranch, { ...hint, ...(since ? { since } : {}) });
-    else {
-      // Nothing new: production took the push already (its build may still show the one before for a
-      // while); a short wait for the merge commit, then whatever it is built at is the answer.
-      try {
-        s = await waitForBuild(ctx, deployBranch, { ...hint, timeoutMs: DEFAULTS.buildIdleGraceMs });
-      } catch (e) {
-        if (!(e instanceof BuildError)) throw e;
-        s = await ctx.client.deployments.buildStatus({ deploymentId: ctx.deploymentId, query: { branchName: deployBranch } }, { signal: ctx.signal });
-        if (s.status.trim().toLowerCase() !== 'built') throw e;
-      }
+    if (typeof since === 'string') {
+      ctx.reporter.warning(`production (${deployBranch}): not proven: ${since}`);
+      return { unchecked: `not proven: ${since}` };
     }
-    const builtAt = s.lastHash ?? undefined;
+    const built = await waitForBuild(ctx, deployBranch, { ...(mergeCommit ? { lastHash: mergeCommit } : {}), since });
+    const builtAt = built.status.lastHash ?? undefined;
     const isMergeCommit = !!(builtAt && mergeCommit && sameCommit(builtAt, mergeCommit));
     ctx.reporter.info(
       builtAt
@@ -159,16 +200,11 @@ export async function checkProduction(ctx: OpContext, input: { deployBranch: str
   }
 }
 
-/** Turn the preview's staging environment off (the head branch itself is the repository's: it stays). */
+/** Turn the preview's staging environment off when a run of this PR turned it on (the head branch itself is the repository's: it stays). */
 export async function stagingOff(ctx: OpContext, branch: string): Promise<boolean> {
-  try {
-    const done = await mutate(ctx, `disable the staging environment of ${branch}`, () =>
-      ctx.client.branches.setStagingEnvironment({ deploymentId: ctx.deploymentId, body: { enabled: false, branchName: branch } }, { signal: ctx.signal }),
-    );
-    if (done !== undefined) ctx.reporter.info(`turned the staging environment of ${branch} off`);
-    return true;
-  } catch (e) {
-    if (e instanceof NotFoundError || e instanceof BadRequestError) return false;
-    throw e;
-  }
+  const on = ledgerOf(ctx).stagingOn(branch);
+  if (!on) return false;
+  const done = await turnStagingOff(ctx, on);
+  if (done === 'off' && !ctx.dryRun) ctx.reporter.info(`turned the staging environment of ${branch} off`);
+  return done === 'off';
 }

@@ -3,6 +3,7 @@ import { isDevBranch } from '@datamodel-ci/platform-api';
 import { AuthenticationError, PermissionDeniedError, PlatformError } from '../client/errors.js';
 import { deployTarget } from './branch-build.js';
 import { mutate, type OpContext } from './context.js';
+import { ledgerOf } from './ledger.js';
 
 export interface StartDevBranchResult {
   branch: string;
@@ -28,23 +29,29 @@ function mayMeanExists(e: unknown): e is PlatformError {
 
 /**
  * Create the shared branch from the deploy branch (`from`, as the deployment's settings name it) unless
- * it exists. One round trip when it is new: the create itself. A refusal (409 on some tenants, 400 on
- * others) is checked against the branch list: listed means a rerun (or a concurrent run) made it.
+ * it exists. The branch list is read first: a branch listed before is never this run's, whatever the
+ * create answers (a tenant may answer a create of an existing name with a 5xx, and the branch is listed
+ * afterwards: that is someone else's branch, not a create that landed). A refusal (409 on some tenants,
+ * 400 on others) is checked against the list again: listed means a concurrent run of this PR made it.
+ * True when this run created it (recorded in the run's ledger: the evidence cleanup needs).
  */
 export async function ensureSharedBranch(ctx: OpContext, branch: string, from: string): Promise<boolean> {
+  if (await branchExists(ctx, branch)) {
+    ctx.reporter.info(`shared branch ${branch} exists`);
+    return false;
+  }
   if (ctx.dryRun) {
-    const exists = await branchExists(ctx, branch);
-    ctx.reporter.info(exists ? `shared branch ${branch} exists` : `dry run: would create shared branch ${branch} from ${from}`);
+    ctx.reporter.info(`dry run: would create shared branch ${branch} from ${from}`);
     return false;
   }
   try {
-    // A create whose answer was lost is checked, not repeated: the branch listed means it landed (a
-    // repeat would get 409 anyway, the same outcome as a rerun).
+    // A create whose answer was lost is checked, not repeated: not listed before, listed now, it landed.
     await ctx.client.branches.create(
       { deploymentId: ctx.deploymentId, body: { name: branch, from } },
       { signal: ctx.signal, settle: async () => ((await branchExists(ctx, branch)) ? { active: false, branchName: branch } : undefined) },
     );
     ctx.reporter.info(`created shared branch ${branch} from ${from}`);
+    ledgerOf(ctx).recordCreated(branch);
     return true;
   } catch (e) {
     if (mayMeanExists(e) && (await branchExists(ctx, branch))) {
@@ -69,6 +76,8 @@ export async function openDevMode(ctx: OpContext, branch: string): Promise<strin
     );
   }
   ctx.reporter.info(`dev mode open on ${branch}: dev branch ${dev.branchName}`);
+  // The fork is this run's: the door may delete it (cleanup deletes only the forks a ledger names).
+  ledgerOf(ctx).recordFork(dev.branchName);
   return dev.branchName;
 }
 

@@ -8,10 +8,12 @@
  */
 import { isDevBranch } from '@datamodel-ci/platform-api';
 import { BadRequestError, PermissionDeniedError, messageOf } from '../client/errors.js';
-import { gitWrite, ignoreNotFound, type OpContext } from './context.js';
-import type { LocalFile } from '../model/local-model.js';
+import { gitWrite, type OpContext } from './context.js';
+import { deleteFork } from './door.js';
+import { ledgerOf } from './ledger.js';
+import type { LocalFile, PathFilter } from '../model/local-model.js';
 import { openDevMode } from './start-dev-branch.js';
-import { holds, manifestOf, uploadTransaction, type TransactionResult } from './upload-transaction.js';
+import { holds, manifestOf, uploadTransaction, type TransactionInput, type TransactionResult } from './upload-transaction.js';
 import { plural } from '../report/plural.js';
 
 /** How the model reaches the shared branch: `auto` tries a direct upload and falls back to dev mode. */
@@ -29,10 +31,17 @@ export interface UploadInput {
   isStale?: () => Promise<boolean>;
   /** Called right before the files land (finish, or commit of the fork): a caller marks the build status then. */
   beforeLanding?: () => Promise<void>;
-  /** Called as soon as the files have landed on the shared branch (a caller can start validating). */
-  onLanded?: (lastHash: string | undefined) => void;
+  /**
+   * Called as soon as the upload is done on the shared branch (a caller can start validating): `landed`
+   * when files landed (a finish or a commit, after `beforeLanding`), else the branch held them already.
+   */
+  onLanded?: (lastHash: string | undefined, landed: boolean, digest: string) => void;
   /** Allow an upload that deletes most of the branch's model (input `allow-model-deletion`). */
   allowModelDeletion?: boolean;
+  /** Remote paths `exclude` leaves out (as the model's paths): kept on the branch, never pruned. */
+  excluded?: PathFilter;
+  /** Land even when nothing changed (see TransactionInput): the caller has no evidence yet of a build of what the branch holds. */
+  alwaysFinish?: TransactionInput['alwaysFinish'];
 }
 
 export interface UploadResult {
@@ -51,6 +60,10 @@ export interface UploadResult {
   files: { sent: string[]; deleted: string[] };
   /** The commit that holds the model, when the platform reported it. */
   lastHash?: string;
+  /** Files landed on the shared branch in this upload (a finish, or the fork's commit). */
+  landed: boolean;
+  /** The digest of the shared branch's model afterwards (over the files the walk reads). */
+  digest: string;
 }
 
 /** A refusal of a direct upload to a shared branch (the tenant takes uploads on dev-mode forks only). */
@@ -70,6 +83,8 @@ function result(input: UploadInput, t: TransactionResult, via: UploadResult['via
     stale: t.stopped,
     files: { sent: t.sent, deleted: t.removed },
     ...(t.lastHash ? { lastHash: t.lastHash } : {}),
+    landed: t.finished && !t.stopped,
+    digest: t.digest,
   };
 }
 
@@ -98,6 +113,7 @@ async function dryRunPlan(ctx: OpContext, input: UploadInput, local: LocalFile[]
     commitMessage: input.commitMessage,
     guard,
     planOnly: true,
+    excluded: input.excluded,
   });
   ctx.reporter.info(
     `dry run: would upload ${plural(t.sent.length, 'file')} (${t.sent.join(', ') || 'none'}) to ${input.branch} and delete ${t.removed.length} (${t.removed.join(', ') || 'none'})`,
@@ -117,14 +133,16 @@ async function direct(ctx: OpContext, input: UploadInput, local: LocalFile[]): P
       guard: { modelDir: input.modelDir, allow: input.allowModelDeletion ?? false },
       stopBeforeFinish: input.isStale,
       beforeFinish: input.beforeLanding,
+      excluded: input.excluded,
+      alwaysFinish: attempt === 1 ? input.alwaysFinish : true,
     });
     if (t.stopped) {
       ctx.reporter.notice(`a newer run owns this pull request: not committing to ${input.branch}`);
       return result(input, t, 'direct');
     }
-    input.onLanded?.(t.lastHash);
+    input.onLanded?.(t.lastHash, t.finished, t.digest);
     // Another run of the PR can finish between this run's finish and now: check what the branch holds.
-    if (!t.finished || (await holds(ctx, input.branch, manifest))) {
+    if (!t.finished || (await holds(ctx, input.branch, manifest, input.excluded))) {
       ctx.reporter.info(`${input.branch}: ${t.sent.length} sent, ${t.removed.length} deleted, ${t.unchanged} unchanged`);
       return result(input, t, t.finished ? 'direct' : 'none');
     }
@@ -154,27 +172,33 @@ async function viaDevMode(ctx: OpContext, input: UploadInput, local: LocalFile[]
       concurrency: input.concurrency,
       commitMessage: input.commitMessage,
       guard: { modelDir: input.modelDir, allow: input.allowModelDeletion ?? false },
+      excluded: input.excluded,
+      alwaysFinish: input.alwaysFinish,
     });
     if (input.isStale && (await input.isStale())) {
       ctx.reporter.notice(`a newer run owns this pull request: not committing ${fork} to ${input.branch}`);
       return { ...result(input, t, 'dev-mode', fork), stale: true };
+    }
+    // Nothing changed on the fork (forked from the shared branch): the shared branch holds the model already.
+    if (!t.finished) {
+      input.onLanded?.(undefined, false, t.digest);
+      return { ...result(input, t, 'dev-mode', fork), landed: false };
     }
     const manifest = manifestOf(local);
     await input.beforeLanding?.();
     // Commit pushes the fork's edits to the shared branch it was forked from.
     await client.branches.commit(
       { deploymentId, body: { branchName: fork, message: input.commitMessage } },
-      { ...gitWrite(ctx), settle: async () => ((await holds(ctx, input.branch, manifest)) ? { success: true } : undefined) },
+      { ...gitWrite(ctx), settle: async () => ((await holds(ctx, input.branch, manifest, input.excluded)) ? { success: true } : undefined) },
     );
-    if (!(await holds(ctx, input.branch, manifest))) {
+    if (!(await holds(ctx, input.branch, manifest, input.excluded))) {
       throw new Error(`${input.branch} does not hold this run's files after committing ${fork} (another writer changed it)`);
     }
-    input.onLanded?.(undefined);
+    input.onLanded?.(undefined, true, t.digest);
     return result(input, t, 'dev-mode', fork);
   } finally {
-    // Leave nothing behind: the fork, and with it the session on it.
-    await ignoreNotFound(() => client.branches.remove({ deploymentId, query: { branchName: fork } })).catch((e: unknown) =>
-      ctx.reporter.warning(`could not delete dev branch ${fork}: ${messageOf(e)}`),
-    );
+    // Leave nothing behind: the fork this run opened, and with it the session on it.
+    const own = ledgerOf(ctx).fork(fork, input.branch);
+    if (own) await deleteFork(ctx, own).catch((e: unknown) => ctx.reporter.warning(`could not delete dev branch ${fork}: ${messageOf(e)}`));
   }
 }

@@ -4,11 +4,14 @@
  * which commits, removes what the manifest lacks and starts one build. Every call names the branch
  * (query and body): a credential's dev-mode session is never relied on.
  */
+import { createHash } from 'node:crypto';
 import type { FileHashes } from '@datamodel-ci/platform-api';
 import { DEFAULTS } from '../defaults.js';
 import { AdaptivePool } from './adaptive-pool.js';
-import { gitWrite, type OpContext } from './context.js';
-import { readLocal, skippedPath, type LocalFile } from '../model/local-model.js';
+import type { OpContext } from './context.js';
+import { finishUpload } from './door.js';
+import { attest } from './evidence.js';
+import { readLocal, skippedPath, type LocalFile, type PathFilter } from '../model/local-model.js';
 import { guardModelDeletion } from '../model/guard.js';
 import { formatBytes, plural } from '../report/plural.js';
 
@@ -21,6 +24,14 @@ export function manifestOf(local: readonly LocalFile[]): Manifest {
   return m;
 }
 
+/** The digest of a model: SHA-1 over its sorted `path hash` lines (the ledger keeps this, not every file). */
+export function digestOf(manifest: Manifest): string {
+  const lines = Object.keys(manifest)
+    .sort()
+    .map((p) => `${p} ${manifest[p]?.hash ?? ''}\n`);
+  return createHash('sha1').update(lines.join('')).digest('hex');
+}
+
 /** Two trees hold the same files. */
 export function sameTree(a: Manifest, b: Manifest): boolean {
   const ka = Object.keys(a);
@@ -29,13 +40,16 @@ export function sameTree(a: Manifest, b: Manifest): boolean {
 
 /**
  * Compare local hashes with the remote ones. A remote file the walk never looks at (a dotfile such as a
- * connected repository's `.github/`, `node_modules`) is kept: listed in the manifest as it is, never removed.
+ * connected repository's `.github/`, `node_modules`) or one `exclude` leaves out (a folder the platform
+ * writes, say) is kept: listed in the manifest with its remote hash, never removed. Only a file the walk
+ * reads and did not find is pruned.
  */
-export function plan(local: readonly LocalFile[], remote: Manifest, keepRemote = false) {
+export function plan(local: readonly LocalFile[], remote: Manifest, options: { keepRemote?: boolean; excluded?: PathFilter } = {}) {
   const localPaths = new Set(local.map((f) => f.path));
   const send = local.filter((f) => remote[f.path]?.hash !== f.sha1);
   const kept: Manifest = {};
-  for (const [path, entry] of Object.entries(remote)) if (!localPaths.has(path) && (keepRemote || skippedPath(path))) kept[path] = { hash: entry.hash };
+  const keep = (path: string) => options.keepRemote || skippedPath(path) || !!options.excluded?.(path);
+  for (const [path, entry] of Object.entries(remote)) if (!localPaths.has(path) && keep(path)) kept[path] = { hash: entry.hash };
   const remove = Object.keys(remote)
     .filter((p) => !localPaths.has(p) && !(p in kept))
     .sort();
@@ -50,14 +64,14 @@ export async function remoteTree(ctx: OpContext, branch: string): Promise<FileHa
   return ctx.client.dataModel.fileHashes({ deploymentId: ctx.deploymentId, query: { branchName: branch, ...rooted(ctx) } }, { signal: ctx.signal });
 }
 
-/** A tree as the walk sees it: the files it never reads (dotfiles, `node_modules`) left out. */
-export function walked(tree: Manifest): Manifest {
-  return Object.fromEntries(Object.entries(tree).filter(([path]) => !skippedPath(path)));
+/** A tree as the walk sees it: the files it never reads (dotfiles, `node_modules`), and those `excluded` leaves out, left out. */
+export function walked(tree: Manifest, excluded?: PathFilter): Manifest {
+  return Object.fromEntries(Object.entries(tree).filter(([path]) => !skippedPath(path) && !excluded?.(path)));
 }
 
 /** The branch holds exactly `manifest`, of the files the walk reads (to recognise a write whose answer was lost). */
-export async function holds(ctx: OpContext, branch: string, manifest: Manifest): Promise<boolean> {
-  return sameTree(walked(await remoteTree(ctx, branch)), walked(manifest));
+export async function holds(ctx: OpContext, branch: string, manifest: Manifest, excluded?: PathFilter): Promise<boolean> {
+  return sameTree(walked(await remoteTree(ctx, branch), excluded), walked(manifest, excluded));
 }
 
 export interface TransactionInput {
@@ -70,9 +84,10 @@ export interface TransactionInput {
   stopBeforeFinish?: () => Promise<boolean>;
   /**
    * Finish even when nothing changed: `finish` is what starts the build (the vendor's `deploy` always
-   * finishes, so a production deploy rebuilds even when the deploy branch already holds the files).
+   * finishes, so a production deploy rebuilds even when the deploy branch already holds the files). A
+   * function decides from the digest of what the branch holds (`true`: no evidence yet of a build of it).
    */
-  alwaysFinish?: boolean;
+  alwaysFinish?: boolean | ((digest: string) => boolean);
   /** Stop after the plan and the guard, writing nothing (a dry run: a branch it did not create reads as empty). */
   planOnly?: boolean;
   /** Refuse an upload that would wipe the branch's model (a wrong model-dir) unless `allow`. */
@@ -81,6 +96,8 @@ export interface TransactionInput {
   beforeFinish?: () => Promise<void>;
   /** Add and change files only, removing none (the doctor's files on a branch that mirrors a repository). */
   keepRemote?: boolean;
+  /** The remote paths `exclude` leaves out of the walk (as the model's paths): kept on the branch as they are. */
+  excluded?: PathFilter;
 }
 
 export interface TransactionResult {
@@ -94,6 +111,8 @@ export interface TransactionResult {
   stopped: boolean;
   /** The commit `finish` reported, when it did. */
   lastHash?: string;
+  /** The digest of the branch's model once the transaction is done (`digestOf`, over the files the walk reads). */
+  digest: string;
 }
 
 export async function uploadTransaction(ctx: OpContext, input: TransactionInput): Promise<TransactionResult> {
@@ -103,9 +122,11 @@ export async function uploadTransaction(ctx: OpContext, input: TransactionInput)
     if (input.planOnly) return {};
     throw e;
   });
-  const p = plan(input.local, remote, input.keepRemote);
-  // `finish` removes what its manifest lacks: the files the walk skips stay listed, as the branch holds them.
+  const p = plan(input.local, remote, { keepRemote: input.keepRemote, excluded: input.excluded });
+  // `finish` removes what its manifest lacks: the files the walk skips or excludes stay listed, as the branch holds them.
   const manifest = { ...p.kept, ...manifestOf(input.local) };
+  // The door's evidence: this manifest prunes only files the walk reads and did not find.
+  const prune = attest('prune', { branch: branchName, manifest, removed: p.remove });
   if (Object.keys(p.kept).length) reporter.debug(`kept on ${branchName} (never uploaded from here): ${Object.keys(p.kept).join(', ')}`);
   if (input.guard) {
     await guardModelDeletion({
@@ -117,10 +138,12 @@ export async function uploadTransaction(ctx: OpContext, input: TransactionInput)
       allow: input.guard.allow,
     });
   }
-  const base = { sent: p.send.map((f) => f.path), removed: p.remove, unchanged: p.unchanged, bytes: 0 };
+  const digest = digestOf(walked(manifest));
+  const base = { sent: p.send.map((f) => f.path), removed: p.remove, unchanged: p.unchanged, bytes: 0, digest };
   if (input.planOnly) return { ...base, bytes: p.send.reduce((a, f) => a + f.size, 0), finished: false, stopped: false };
   reporter.info(`${branchName}: ${p.send.length} to send, ${p.remove.length} to delete, ${p.unchanged} unchanged`);
-  if (p.send.length === 0 && p.remove.length === 0 && !input.alwaysFinish) return { ...base, finished: false, stopped: false };
+  const always = typeof input.alwaysFinish === 'function' ? input.alwaysFinish(digest) : !!input.alwaysFinish;
+  if (p.send.length === 0 && p.remove.length === 0 && !always) return { ...base, finished: false, stopped: false };
 
   // A second transaction after a lost answer stays unused: harmless to repeat.
   const started = await client.dataModel.startUpload(
@@ -163,14 +186,12 @@ export async function uploadTransaction(ctx: OpContext, input: TransactionInput)
   });
   if (stopping && (await stopping)) return { ...base, bytes, finished: false, stopped: true };
   await input.beforeFinish?.();
-  const finished = await client.dataModel.finishUpload(
-    {
-      deploymentId,
-      query: { branchName, ...rooted(ctx) },
-      body: { transaction: started.transaction, files: manifest, autoRemoveFiles: true, commitMessage: input.commitMessage, branchName },
-    },
+  const finished = await finishUpload(ctx, prune, {
+    transaction: started.transaction,
+    commitMessage: input.commitMessage,
+    query: rooted(ctx),
     // The branch holding the manifest means a finish whose answer was lost did land.
-    { ...gitWrite(ctx), settle: async () => ((await holds(ctx, branchName, manifest)) ? {} : undefined) },
-  );
+    settle: async () => ((await holds(ctx, branchName, manifest)) ? {} : undefined),
+  });
   return { ...base, bytes, finished: true, stopped: false, ...(finished.lastHash ? { lastHash: finished.lastHash } : {}) };
 }

@@ -3,6 +3,8 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, posix, relative, sep } from 'node:path';
 import { BadRequestError } from '../client/errors.js';
 import type { OpContext } from './context.js';
+import { acceptBuild } from './door.js';
+import type { AcceptedBuild, ChangeBuild } from './evidence.js';
 import { placeErrors, type Precision } from '../model/locate/index.js';
 import { readModelTexts, walkModel, type ModelEntry } from '../model/local-model.js';
 import { plural } from '../report/plural.js';
@@ -39,6 +41,12 @@ export interface ValidateResult {
   reported: number;
   /** Cubes and views the platform counted, when it says. */
   cubes?: number;
+  /**
+   * The build validated, accepted through the door as the change's own: only then is `valid` a verdict
+   * on a push. Absent when the branch's served build was validated without such proof (the `validate`
+   * command on a branch no run of the pull request landed files on).
+   */
+  accepted?: AcceptedBuild;
 }
 
 /** `model-dir` + name, normalised, never escaping the repository. */
@@ -113,17 +121,18 @@ export function errorNotes(e: ModelError): string[] {
 }
 
 /**
- * Wait for the build, then validate; a staging environment that fell asleep between the two (validation
- * answers `Branch is not active`) is waited for once more (`built` wakes it) before validating again.
+ * Wait for the change's build, accept it through the door, then validate; a staging environment that fell
+ * asleep between the two (validation answers `Branch is not active`) is waited for once more (`built`
+ * wakes it) before validating again.
  */
-export async function validateWhenBuilt(ctx: OpContext, input: ValidateInput, built: () => Promise<unknown>): Promise<ValidateResult> {
-  await built();
+export async function validateWhenBuilt(ctx: OpContext, input: ValidateInput, built: () => Promise<ChangeBuild>): Promise<ValidateResult> {
+  let accepted = acceptBuild(await built());
   try {
-    return await validateBranch(ctx, input);
+    return { ...(await validateBranch(ctx, input)), accepted };
   } catch (e) {
     if (!(e instanceof BadRequestError && /not active/i.test(e.platformMessage ?? ''))) throw e;
     ctx.reporter.info(`${input.branch}: validation answered ${e.platformMessage}; waiting for it to run again`);
-    await built();
-    return validateBranch(ctx, input);
+    accepted = acceptBuild(await built());
+    return { ...(await validateBranch(ctx, input)), accepted };
   }
 }

@@ -5,6 +5,7 @@
  */
 import { messageOf } from '../client/errors.js';
 import { GitHubRefused, type CheckAnnotation, type GitHubApi } from '../github/types.js';
+import type { AcceptedBuild } from '../operations/evidence.js';
 import { errorNotes, type ModelError } from '../operations/validate.js';
 import type { PullRequestSide } from './pull-request.js';
 import { plural } from '../report/plural.js';
@@ -20,10 +21,23 @@ export const annotationText = (e: ModelError) => [e.message, ...errorNotes(e)].j
 /** Echoes folded under the root causes (never annotations of their own). */
 const echoCount = (errors: ModelError[]) => errors.reduce((n, e) => n + (e.echoes?.length ?? 0), 0);
 
-/** Pin the root causes (their echoes are folded into their text): a check run when possible, else workflow commands. */
-export async function annotate(side: PullRequestSide, errors: ModelError[], result: { branch: string; valid: boolean }): Promise<void> {
+/** What a check is written from: the verdict, and the build the door accepted as the push's (none: no verdict on it). */
+export interface CheckVerdict {
+  branch: string;
+  valid: boolean;
+  accepted?: AcceptedBuild;
+}
+
+/**
+ * Pin the root causes (their echoes are folded into their text): a check run when possible, else workflow
+ * commands. The check passes only on a valid model whose build the door accepted as the push's;
+ * `unproven` (or no accepted build) makes it a failure that says why.
+ */
+export async function annotate(side: PullRequestSide, errors: ModelError[], result: CheckVerdict, unproven?: string): Promise<void> {
   const placed = errors.filter((e): e is ModelError & { file: string; line: number } => !!e.file && !!e.line);
-  if (await writeCheck(side, 'no check run (the token may not write checks)', (github, head) => checkRun(side, github, head, errors, placed, result))) return;
+  const why = unproven ?? (result.valid && !result.accepted ? `${result.branch} compiles, but its build was not shown to be this push's` : undefined);
+  if (await writeCheck(side, 'no check run (the token may not write checks)', (github, head) => checkRun(side, github, head, errors, placed, result, why)))
+    return;
   const inActions = side.event.runId !== undefined;
   const shown = inActions ? errors.slice(0, PER_STEP) : errors;
   for (const e of shown) side.reporter.error(annotationText(e), { file: e.file, line: e.line, ...(e.column ? { column: e.column } : {}), title: 'data model' });
@@ -58,7 +72,8 @@ async function checkRun(
   head: string,
   errors: ModelError[],
   placed: (ModelError & { file: string; line: number })[],
-  r: { branch: string; valid: boolean },
+  r: CheckVerdict,
+  unproven: string | undefined,
 ): Promise<void> {
   const annotations: CheckAnnotation[] = placed.map((e) => ({
     path: e.file,
@@ -69,18 +84,21 @@ async function checkRun(
     message: annotationText(e).slice(0, 64_000),
     title: 'data model',
   }));
-  const title = r.valid ? `${r.branch}: valid` : `${r.branch}: ${plural(errors.length, 'error')}`;
+  const passes = r.valid && !!r.accepted && !unproven;
+  const title = passes ? `${r.branch}: valid` : r.valid ? `${r.branch}: not proven` : `${r.branch}: ${plural(errors.length, 'error')}`;
   const echoes = echoCount(errors);
   const folded = echoes
     ? ` ${plural(echoes, 'more error')} only ${echoes === 1 ? 'echoes' : 'echo'} them (a cube or view that depends on a failed one) and ${echoes === 1 ? 'is' : 'are'} named under ${errors.length === 1 ? 'it' : 'the error it echoes'}.`
     : '';
-  const summary = r.valid
-    ? 'The data model compiles on the platform.'
-    : `${plural(errors.length, 'error')} from the platform's compiler; ${placed.length} placed on a line.${placed.length < errors.length ? ' The others are in the job summary.' : ''}${folded}`;
+  const summary = passes
+    ? `The data model compiles on the platform (its build proven this push's by ${r.accepted!.proof}).`
+    : r.valid
+      ? `Not proven: ${unproven}.`
+      : `${plural(errors.length, 'error')} from the platform's compiler; ${placed.length} placed on a line.${placed.length < errors.length ? ' The others are in the job summary.' : ''}${folded}`;
   const run = await github.createCheckRun({
     name: side.checkName,
     headSha: head,
-    conclusion: r.valid ? 'success' : 'failure',
+    conclusion: passes ? 'success' : 'failure',
     output: { title, summary, annotations: annotations.slice(0, PER_REQUEST) },
     detailsUrl: side.event.runUrl,
   });

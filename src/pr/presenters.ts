@@ -63,7 +63,7 @@ export function presentStaging(r: EnableStagingResult): Presented {
     outputs: { 'staging-url': r.stagingUrl ?? '', 'environment-id': r.environmentId ?? '' },
     status: r.stagingUrl ? 'enabled' : 'dry-run',
     view: { staging: { enabled: !!r.stagingUrl, ...(r.smoke ? { smoke: r.smoke } : {}) }, ...(r.stagingUrl ? { restUrl: r.stagingUrl } : {}) },
-    ledger: { ...(r.stagingUrl ? { stagingUrl: r.stagingUrl } : {}), ...(r.turnedOn ? { stagingOn: r.branch } : {}) },
+    ledger: { ...(r.stagingUrl ? { stagingUrl: r.stagingUrl } : {}) },
   };
 }
 

@@ -61,9 +61,8 @@ export interface PreviewShown {
 export function presentPreview(o: PreviewOutcome, s: PreviewSettings): PreviewShown {
   const outputs: Outputs = {};
   const view: Partial<PreviewView> = { branch: o.branch, deployBranch: s.deployBranch };
-  // The ledger keeps the evidence cleanup acts on: the branch a run made, the staging a run turned on.
-  const evidence = { ...(o.created ? { created: o.branch } : {}), ...(o.staging?.turnedOn ? { stagingOn: o.staging.branch } : {}) };
-  const shown: PreviewShown = { outputs, view, ledger: { branch: o.branch, state: 'open', ...evidence }, errors: [] };
+  // The evidence cleanup acts on (the branch a run made, the staging a run turned on) is the run's ledger's: publish writes it.
+  const shown: PreviewShown = { outputs, view, ledger: { branch: o.branch, state: 'open' }, errors: [] };
   if (o.upload) {
     const p = presentUpload(o.upload);
     Object.assign(outputs, p.outputs);

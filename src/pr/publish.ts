@@ -3,7 +3,7 @@
  * heading per step). Comment trouble is a warning, never a failure of the step.
  */
 import { messageOf } from '../client/errors.js';
-import type { Ledger } from './comment/ledger.js';
+import { factsPatch, type Ledger } from './comment/ledger.js';
 import { nextView, type PreviewState, type PreviewView, type ViewError } from './comment/view.js';
 import type { ImpactView } from './comment/render-impact.js';
 import type { NumbersView } from './comment/render-numbers.js';
@@ -96,12 +96,17 @@ export async function publish(side: PullRequestSide, update: ViewUpdate, ledger:
       ),
     );
   if (!thread || !pr) return;
+  // What this run's ledger holds now (what it made, turned on, landed, validated, or deleted) goes back into the comment.
+  const facts = await side.ledgerNow();
   try {
     const result = await thread.write({
       headSha: pr.headSha,
       runId,
       ...(event.runUrl ? { runUrl: event.runUrl } : {}),
-      update: (state) => ({ ledger: { ...state?.ledger, ...ledger, view }, ...(options.errors ? { errors: options.errors } : {}) }),
+      update: (state) => ({
+        ledger: { ...state?.ledger, ...ledger, ...(facts ? factsPatch(facts) : {}), view },
+        ...(options.errors ? { errors: options.errors } : {}),
+      }),
     });
     if (result.reason === 'stale') reporter.notice('a newer commit of this pull request owns the comment: not overwriting it');
     if (result.duplicates.length) reporter.warning(`found ${plural(result.duplicates.length, 'extra datamodel-ci comment')}; updated the oldest`);

@@ -9,7 +9,8 @@ import type { RunContext } from '../github/event.js';
 import type { GitHubApi } from '../github/types.js';
 import type { Reporter } from '../report/reporter.js';
 import { CommentThread, readLedger } from './comment/thread.js';
-import type { BranchClaim } from '../operations/cleanup-branch.js';
+import { ledgerFacts } from './comment/ledger.js';
+import { RunLedger, type LedgerFacts } from '../operations/ledger.js';
 
 /** The check run that carries a validation: what branch protection requires. */
 export const CHECK_NAME = 'datamodel-ci / validation';
@@ -37,6 +38,7 @@ const ACTIONS_BOT = 'github-actions[bot]';
 
 export class PullRequestSide {
   private opened: Promise<PreviewThread | undefined> | undefined;
+  private ledger: Promise<RunLedger> | undefined;
 
   constructor(
     readonly event: RunContext,
@@ -100,23 +102,31 @@ export class PullRequestSide {
   }
 
   /**
-   * What cleanup may do to `branch`, from the ledger's evidence only: delete it when a run of this PR
-   * created it, remove its ref upstream as well when its name is one the toolkit generates (and
-   * `remove-on-upstream` allows), turn its staging off when a run of this PR turned it on.
+   * The run's ledger for this side: what the comment's ledger says this pull request's runs made (read
+   * once), and what this run records. The operations take their evidence from it (src/operations/door.ts).
    */
-  async claim(branch: string, removeOnUpstream: boolean): Promise<BranchClaim> {
-    const ledger = (await this.thread())?.ledger;
-    const ours = ledger?.created === branch;
-    const generated = prOfBranch(this.settings.branchPrefix, branch) !== undefined || prOfQueueBranch(this.settings.branchPrefix, branch) !== undefined;
-    return { ours, removeOnUpstream: ours && generated && removeOnUpstream, stagingOurs: ours || ledger?.stagingOn === branch };
+  runLedger(): Promise<RunLedger> {
+    this.ledger ??= this.thread().then((t) => RunLedger.of(ledgerFacts(t?.ledger)));
+    return this.ledger;
   }
 
-  /** What pull request `number`'s comment's ledger records of its branches (the sweep's evidence); undefined without one. */
-  async ledgerOf(number: number): Promise<{ branch?: string; created?: string } | undefined> {
+  /** The facts this run's ledger holds now, when it was made (publish writes them back into the comment). */
+  async ledgerNow(): Promise<LedgerFacts | undefined> {
+    return this.ledger ? (await this.ledger).toFacts() : undefined;
+  }
+
+  /** `branch` is a name the toolkit generates (`<prefix>pr-<n>`, `<prefix>mq-…`): its ref upstream may go with it. */
+  generatedName(branch: string): boolean {
+    const prefix = this.settings.branchPrefix;
+    return prOfBranch(prefix, branch) !== undefined || prOfQueueBranch(prefix, branch) !== undefined;
+  }
+
+  /** What pull request `number`'s comment's ledger records (the sweep's evidence); undefined without one. */
+  async ledgerOf(number: number): Promise<LedgerFacts | undefined> {
     const github = this.github;
     if (!github) return undefined;
     const ledger = await readLedger(github, number, String(this.settings.deploymentId), this.tokenIdentity(github)).catch(() => undefined);
-    return ledger && { ...(ledger.branch ? { branch: ledger.branch } : {}), ...(ledger.created ? { created: ledger.created } : {}) };
+    return ledger && ledgerFacts(ledger);
   }
 
   /** True when the PR's head moved on since this run started: a stale run stops quietly. */

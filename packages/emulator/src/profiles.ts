@@ -26,6 +26,7 @@ export const PROFILES = [
   'stale-production-cache',
   'groups-top-level',
   'minted-context-drops-cubecloud',
+  'dev-branches-listed-for-all',
 ] as const;
 
 export type ProfileName = (typeof PROFILES)[number];
@@ -60,6 +61,8 @@ export const PROFILE_SUMMARY: Record<ProfileName, string> = {
     "production's /load answers from a cache filled an hour ago, before the warehouse's last load (the demo data's last month), unless the request asks for fresh data (cache no-cache or must-revalidate)",
   'groups-top-level':
     "access policies read the user's groups from the token's top-level securityContext.groups (the deployment's own contextToGroups), not from securityContext.cubeCloud.groups",
+  'dev-branches-listed-for-all':
+    "the branch list shows every credential's dev-mode forks (a reviewer's session on a preview branch included), not only the caller's own",
   'minted-context-drops-cubecloud':
     "a token minted with a security context carries (and its answer echoes) the platform's own cubeCloud element in place of the one sent (no groups, no userAttributes): group policies never match such tokens",
 };

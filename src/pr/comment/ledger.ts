@@ -7,6 +7,7 @@ import { renderPreview, type RenderOptions } from './render-preview.js';
 import { renderSections } from './render-sections.js';
 import { viewOf, type PreviewView, type ViewError } from './view.js';
 import type { IssueComment } from '../../github/types.js';
+import type { BuildRecord, LedgerFacts } from '../../operations/ledger.js';
 
 /** GitHub rejects bodies over 65 536 characters. */
 export const GITHUB_COMMENT_LIMIT = 65_536;
@@ -19,12 +20,20 @@ export interface Ledger {
   deploymentId: string;
   /** Shared branch of the PR. */
   branch?: string;
-  /** Dev-mode fork an upload went through (dev-mode uploads only). */
+  /** Dev-mode fork an upload went through (dev-mode uploads only; older ledgers: `forks` has it now). */
   devBranch?: string;
   /** The branch a run of this PR created: the evidence that lets cleanup delete it (docs/faults.md). */
   created?: string;
   /** The branch whose staging environment a run of this PR turned on (off again at the close). */
   stagingOn?: string;
+  /** Dev-mode forks runs of this PR opened: the only forks cleanup deletes. */
+  forks?: string[];
+  /** The last model a run landed on the branch (digest) and the build status read before: the next wait's mark. */
+  landed?: LedgerFacts['landed'];
+  /** The last build a run accepted as its change's, and whether its model was valid: a merge without a checkout needs it. */
+  validated?: LedgerFacts['validated'];
+  /** Production's build status as a preview read it, before GitHub's merge (repository-fed deployments). */
+  production?: LedgerFacts['production'];
   /** URL of the staging environment. */
   stagingUrl?: string;
   /** Head commit of the PR when the ledger was written. */
@@ -122,6 +131,7 @@ function ledgerOf(raw: unknown, top: boolean): Ledger | undefined {
     if (v !== undefined) ledger[key] = v;
   }
   if (typeof r.runId === 'number' && Number.isSafeInteger(r.runId)) ledger.runId = r.runId;
+  Object.assign(ledger, factsOf(r));
   const view = viewOf(r.view);
   if (view) ledger.view = view;
   if (top && Array.isArray(r.models)) {
@@ -132,6 +142,74 @@ function ledgerOf(raw: unknown, top: boolean): Ledger | undefined {
     });
   }
   return ledger;
+}
+
+const buildRecord = (raw: unknown): BuildRecord | undefined => {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const r = raw as Record<string, unknown>;
+  if (typeof r.status !== 'string') return undefined;
+  return {
+    status: r.status,
+    ...(typeof r.jobId === 'string' ? { jobId: r.jobId } : {}),
+    ...(typeof r.updatedAt === 'number' && Number.isFinite(r.updatedAt) ? { updatedAt: r.updatedAt } : {}),
+    ...(typeof r.lastHash === 'string' ? { lastHash: r.lastHash } : {}),
+  };
+};
+
+const record = (raw: unknown): Record<string, unknown> | undefined =>
+  typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : undefined;
+
+/** The evidence fields of a ledger, well-typed ones only (a ledger is outside text: a malformed field is dropped). */
+function factsOf(r: Record<string, unknown>): Partial<Ledger> {
+  const out: Partial<Ledger> = {};
+  if (Array.isArray(r.forks)) out.forks = r.forks.filter((f): f is string => typeof f === 'string').slice(0, 10);
+  const landed = record(r.landed);
+  if (landed && typeof landed.branch === 'string' && typeof landed.digest === 'string') {
+    const mark = buildRecord(landed.mark);
+    out.landed = { branch: landed.branch, digest: landed.digest, ...(mark ? { mark } : {}) };
+  }
+  const v = record(r.validated);
+  if (v && typeof v.branch === 'string' && typeof v.headSha === 'string' && typeof v.valid === 'boolean') {
+    const build = buildRecord(v.build);
+    out.validated = {
+      branch: v.branch,
+      headSha: v.headSha,
+      valid: v.valid,
+      ...(typeof v.digest === 'string' ? { digest: v.digest } : {}),
+      ...(build ? { build } : {}),
+    };
+  }
+  const p = record(r.production);
+  const mark = buildRecord(p?.mark);
+  if (p && typeof p.branch === 'string' && mark) out.production = { branch: p.branch, mark };
+  return out;
+}
+
+/** What a ledger remembers of the platform, for the run's ledger (older ledgers' `devBranch` is a fork of the PR's runs too). */
+export function ledgerFacts(ledger: Ledger | undefined): LedgerFacts {
+  if (!ledger) return {};
+  const forks = [...new Set([...(ledger.forks ?? []), ...(ledger.devBranch ? [ledger.devBranch] : [])])];
+  return {
+    ...(ledger.created ? { created: ledger.created } : {}),
+    ...(ledger.stagingOn ? { stagingOn: ledger.stagingOn } : {}),
+    ...(forks.length ? { forks } : {}),
+    ...(ledger.landed ? { landed: ledger.landed } : {}),
+    ...(ledger.validated ? { validated: ledger.validated } : {}),
+    ...(ledger.production ? { production: ledger.production } : {}),
+  };
+}
+
+/** The ledger fields that carry `facts` back: an absent fact is written as absent (a branch deleted is no longer this PR's). */
+export function factsPatch(facts: LedgerFacts): Partial<Ledger> {
+  return {
+    created: facts.created,
+    stagingOn: facts.stagingOn,
+    forks: facts.forks,
+    devBranch: undefined,
+    landed: facts.landed,
+    validated: facts.validated,
+    production: facts.production,
+  };
 }
 
 /** Read a comment body: its deployment and ledger (a comment that is not ours has no deployment). */

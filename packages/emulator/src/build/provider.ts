@@ -63,7 +63,8 @@ const branchHandlers: HandlerTable = {
     const d = requireDeployment(ctx);
     const q = ctx.query as CursorQuery;
     const visible = Object.values(d.branches)
-      .filter((b) => b.kind !== 'dev' || b.owner === ctx.principal.key.id)
+      // Profile dev-branches-listed-for-all: other credentials' dev-mode forks are listed too.
+      .filter((b) => b.kind !== 'dev' || b.owner === ctx.principal.key.id || profileOn(ctx, 'dev-branches-listed-for-all'))
       .sort((a, b) => a.id - b.id)
       .map(branchRecord);
     return cursorPageWithData(visible, q);

@@ -133,7 +133,38 @@ export function createCommits(defaultRepo: string, links: CommitLinks): Commits 
     return at === baseSha ? out : undefined;
   };
 
-  const route: Route = ({ res, operationId, params, fullName, base }) => {
+  /** A commit by its SHA, or a prefix of 7 characters or more that names one commit (as GitHub resolves them). */
+  const bySha = (h: RepoHistory, ref: string): StandinCommit | undefined => {
+    const want = ref.toLowerCase();
+    if (!/^[0-9a-f]{7,40}$/.test(want)) return undefined;
+    const hits = [...h.commits.values()].filter((c) => c.sha.startsWith(want));
+    return hits.length === 1 ? hits[0] : undefined;
+  };
+
+  /** `GET /repos/{owner}/{repo}/commits/{ref}`: one commit with its files; 422 for a SHA the repository does not have. */
+  const getCommit: Route = ({ res, params, fullName, base }) => {
+    const h = repos.get(fullName.toLowerCase());
+    const ref = params.ref ?? '';
+    const resolved = links.resolveRef(fullName, ref);
+    const c = h && ((resolved ? h.commits.get(resolved) : undefined) ?? bySha(h, ref));
+    if (!c) {
+      json(res, 422, {
+        message: `No commit found for SHA: ${ref}`,
+        documentation_url: 'https://docs.github.com/rest/commits/commits#get-a-commit',
+        status: '422',
+      });
+      return true;
+    }
+    const files = c.files.map((f) => diffEntry(base, fullName, c.sha, f));
+    const additions = files.reduce((n, f) => n + (f.additions as number), 0);
+    const deletions = files.reduce((n, f) => n + (f.deletions as number), 0);
+    json(res, 200, { ...commitJson(base, fullName, c), stats: { total: additions + deletions, additions, deletions }, files });
+    return true;
+  };
+
+  const route: Route = (r) => {
+    const { res, operationId, params, fullName, base } = r;
+    if (operationId === 'repos/get-commit') return getCommit(r);
     if (operationId !== 'repos/compare-commits-with-basehead') return false;
     const m = /^(.+?)\.\.\.(.+)$/.exec(params.basehead ?? '');
     const baseSha = m ? links.resolveRef(fullName, m[1] as string) : undefined;

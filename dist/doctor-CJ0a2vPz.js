@@ -1,0 +1,1 @@
+export{t as doctorCommand}from"./doctor-jw1AK7Y9.js";
