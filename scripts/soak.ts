@@ -25,7 +25,9 @@ Options:
                      lost (the request takes effect, its answer is lost)
   --min-correct N    lifecycles per seed that must be correct without a rerun (default: all)
   --profiles P       tenant profiles (docs/emulator.md): draw (default: each lifecycle on a tenant with
-                     profiles drawn at random, each on with a 30% chance, seeded), none, or a,b for all
+                     profiles drawn at random, each on with a 30% chance, seeded; those the toolkit is
+                     being fixed for, AWAITING_TOOLKIT in the emulator's profiles.ts, are not drawn),
+                     none, or a,b for all
   --no-cancel        skip the SIGINT probe
   --help             this text
 

@@ -8,7 +8,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseComment } from '../src/pr/comment/ledger.js';
-import { PROFILES, type ProfileName } from '../packages/emulator/src/profiles.js';
+import { AWAITING_TOOLKIT, PROFILES, type ProfileName } from '../packages/emulator/src/profiles.js';
 import { control } from './support/emulator.js';
 import { cube, sha1, startLifecycle, type Lifecycle, type Run } from './support/lifecycle.js';
 
@@ -17,9 +17,12 @@ interface Row {
   profiles: ProfileName[];
 }
 
+/** The profiles the toolkit holds under (those it is being fixed for wait in AWAITING_TOOLKIT). */
+const HELD = PROFILES.filter((p) => !AWAITING_TOOLKIT.includes(p));
+
 const ROWS: Row[] = [
   { name: 'default', profiles: [] },
-  ...PROFILES.map((p) => ({ name: p, profiles: [p] })),
+  ...HELD.map((p) => ({ name: p, profiles: [p] })),
   { name: 'github-connected+short-hash+staging-cold+stale', profiles: ['github-connected', 'short-hash', 'staging-cold', 'stale-build-status'] },
   { name: 'no-hash+stale-build-status', profiles: ['no-hash', 'stale-build-status'] },
   {
@@ -27,7 +30,7 @@ const ROWS: Row[] = [
     profiles: ['connected-later', 'lasthash-at-commit', 'pull-needs-added-branch', 'staging-needs-second-wake', 'project-untouched-no-build'],
   },
   { name: 'cli-with-repository+lasthash+short-hash+staging-cold', profiles: ['cli-with-repository', 'lasthash-at-commit', 'short-hash', 'staging-cold'] },
-  { name: 'every profile (no-hash)', profiles: PROFILES.filter((p) => p !== 'short-hash') },
+  { name: 'every profile (no-hash)', profiles: HELD.filter((p) => p !== 'short-hash') },
 ];
 
 const STEPS = ['opened', 'broken push', 'fix', 'rerun', 'merged', 'closed unmerged'] as const;
