@@ -25,7 +25,8 @@ Options:
                      lost (the request takes effect, its answer is lost)
   --min-correct N    lifecycles per seed that must be correct without a rerun (default: all)
   --profiles P       tenant profiles (docs/emulator.md): draw (default: each lifecycle on a tenant with
-                     profiles drawn at random, each on with a 30% chance, seeded), none, or a,b for all
+                     profiles drawn at random, each on with a 30% chance, seeded; of two that exclude
+                     each other only the first), none, or a,b for all
   --no-cancel        skip the SIGINT probe
   --help             this text
 

@@ -8,7 +8,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseComment } from '../src/pr/comment/ledger.js';
-import { PROFILES, type ProfileName } from '../packages/emulator/src/profiles.js';
+import { EXCLUSIVE, PROFILES, type ProfileName } from '../packages/emulator/src/profiles.js';
 import { control } from './support/emulator.js';
 import { cube, sha1, startLifecycle, type Lifecycle, type Run } from './support/lifecycle.js';
 
@@ -16,6 +16,9 @@ interface Row {
   name: string;
   profiles: ProfileName[];
 }
+
+/** Every profile on at once, but the second of each pair that answers one point two ways (short-hash goes: no-hash stays). */
+const EVERY = PROFILES.filter((p) => p !== 'short-hash' && !EXCLUSIVE.some(([a, b]) => p === b && a !== 'short-hash'));
 
 const ROWS: Row[] = [
   { name: 'default', profiles: [] },
@@ -27,7 +30,8 @@ const ROWS: Row[] = [
     profiles: ['connected-later', 'lasthash-at-commit', 'pull-needs-added-branch', 'staging-needs-second-wake', 'project-untouched-no-build'],
   },
   { name: 'cli-with-repository+lasthash+short-hash+staging-cold', profiles: ['cli-with-repository', 'lasthash-at-commit', 'short-hash', 'staging-cold'] },
-  { name: 'every profile (no-hash)', profiles: PROFILES.filter((p) => p !== 'short-hash') },
+  { name: 'push-syncs+blank-status+lasthash', profiles: ['github-connected', 'push-syncs-added-branches', 'blank-build-status', 'lasthash-at-commit'] },
+  { name: 'every profile (no-hash)', profiles: EVERY },
 ];
 
 const STEPS = ['opened', 'broken push', 'fix', 'rerun', 'merged', 'closed unmerged'] as const;
@@ -76,8 +80,10 @@ async function lifecycle(row: Row): Promise<void> {
     const files = Object.fromEntries(Object.entries(d().branches.main!.head).map(([p, b64]) => [p, Buffer.from(b64, 'base64').toString('utf8')]));
     await control(lc.em, 'repository/push', { deploymentId: 1, branch: headRef, files: { ...files, [MODEL]: model }, sha: headSha });
   };
+  // The team excludes the folder the platform writes (profile platform-written-files): it must never be pruned.
+  const env = { DATAMODEL_CI_EXCLUDE: 'model/generated/**' };
   const run = (action: string, headSha: string, merged = false, pr = PR, extra: { mergeCommitSha?: string; headRef?: string } = {}) =>
-    lc.run(pr, action, { headSha, merged, headRef: extra.headRef ?? headRef, ...(extra.mergeCommitSha ? { mergeCommitSha: extra.mergeCommitSha } : {}) });
+    lc.run(pr, action, { headSha, merged, env, headRef: extra.headRef ?? headRef, ...(extra.mergeCommitSha ? { mergeCommitSha: extra.mergeCommitSha } : {}) });
   const previewBranch = github ? headRef : `preview-pr-${PR}`;
   try {
     lc.gh.addPull({ number: PR, headSha: sha(PR, 1), headRef });
@@ -162,11 +168,18 @@ async function lifecycle(row: Row): Promise<void> {
       expect(view(other)?.state).toBe('closed');
       expect(d().branches[`preview-pr-${other}`]).toBeUndefined();
     });
+    // The sweep of this repository leaves another repository's live previews (profile another-repository-previews).
+    const swept = await lc.run(PR, 'closed', { command: 'cleanup-branch', env: { DATAMODEL_CI_MODE: 'sweep', DATAMODEL_CI_MIN_AGE: '0s' } });
+    expect(swept.code, text(swept)).toBe(0);
+    const others = d().otherPreviews ?? [];
+    for (const name of others) expect(d().branches[name]?.staging, name).toBe(true);
+    // What the platform wrote under the excluded folder is still in production (profile platform-written-files).
+    for (const path of d().platformWritten ?? []) expect(d().branches.main!.head[path], path).toBeDefined();
     // Nothing left behind: no preview branch, no dev fork, no session; on a fed tenant no ref of ours.
-    const left = Object.values(d().branches).filter((b) => b.kind === 'dev' || b.name.startsWith('preview-'));
+    const left = Object.values(d().branches).filter((b) => (b.kind === 'dev' || b.name.startsWith('preview-')) && !others.includes(b.name));
     expect(left.map((b) => b.name)).toEqual([]);
     expect(d().devSessions).toEqual({});
-    if (connected) expect(Object.keys(d().connected!.refs).filter((r) => r.startsWith('preview-'))).toEqual([]);
+    if (connected) expect(Object.keys(d().connected!.refs).filter((r) => r.startsWith('preview-') && !others.includes(r))).toEqual([]);
   } finally {
     await lc.close();
   }

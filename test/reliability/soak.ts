@@ -16,7 +16,7 @@ import { parseComment } from '../../src/pr/comment/ledger.js';
 import { startEmulator, startGitHubStandin, type Emulator, type FileMap, type GitHubStandin } from '../../packages/emulator/src/index.js';
 import { pushRef } from '../../packages/emulator/src/deployments/repository.js';
 import { applyProfiles } from '../../packages/emulator/src/profile-state.js';
-import { PROFILES, type ProfileName } from '../../packages/emulator/src/profiles.js';
+import { EXCLUSIVE, PROFILES, type ProfileName } from '../../packages/emulator/src/profiles.js';
 import { pullRequestEvent, writeEvent } from '../support/payloads.js';
 
 export interface SoakOptions {
@@ -30,7 +30,7 @@ export interface SoakOptions {
   log?: (line: string) => void;
 }
 
-/** Each profile is on with this chance in a drawn tenant (`short-hash` and `no-hash` never together). */
+/** Each profile is on with this chance in a drawn tenant (of two exclusive profiles, never both: the second is dropped). */
 const DRAW_CHANCE = 0.3;
 
 /** A seeded draw of tenant profiles (mulberry32). */
@@ -45,7 +45,7 @@ function profileDraws(seed: number): () => ProfileName[] {
   };
   return () => {
     const on = PROFILES.filter(() => random() < DRAW_CHANCE);
-    return on.includes('short-hash') && on.includes('no-hash') ? on.filter((p) => p !== 'no-hash') : on;
+    return on.filter((p) => !EXCLUSIVE.some(([a, b]) => p === b && on.includes(a)));
   };
 }
 

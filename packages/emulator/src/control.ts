@@ -114,8 +114,9 @@ export function serveControl(s: Steering, req: IncomingMessage, res: ServerRespo
     }
     const sha = body.sha === undefined ? newSha() : text(body.sha, 'sha', 'a commit id');
     const tree = Object.fromEntries(Object.entries(files as Record<string, string>).map(([p, t]) => [p, encodeFile(t)]));
-    pushRef(s, d, branch, tree, sha);
-    return send(res, 200, { branch, sha });
+    // `synced`: a platform branch took the commit (production always, an added branch under push-syncs-added-branches).
+    const { synced } = pushRef(s, d, branch, tree, sha);
+    return send(res, 200, { branch, sha, synced });
   }
   if (method === 'POST' && path === '/_emulator/repository/project-root') {
     const d = deploymentOf(s, body.deploymentId);

@@ -4,6 +4,7 @@ export type { State } from './state.js';
 export type { FileMap } from './build/models.js';
 export { DEMO_MODEL, FINANCE_MODEL } from './seed/demo-model.js';
 export { SEEDS, type SeedName } from './seed/index.js';
+export { OTHER_REPOSITORY, OTHER_REPOSITORY_PREVIEWS, PLATFORM_WRITTEN_FILES, PLATFORM_WRITTEN_ROOT } from './seed/profile-seeds.js';
 export { BOT_LOGIN, startGitHubStandin, type GitHubStandin } from './github/standin.js';
 export { makeLocalTls, type LocalTls } from './tls.js';
 export { main } from './main.js';

@@ -3,6 +3,7 @@ import type { Clock } from './clock.js';
 import type { Controls } from './context.js';
 import { connectRepository, disconnectRepository, type Feed } from './deployments/repository.js';
 import type { ProfileName } from './profiles.js';
+import { seedOtherRepositoryPreviews, seedPlatformWrittenFiles } from './seed/profile-seeds.js';
 import type { State } from './state.js';
 
 /** The profiles that connect every deployment to `acme/<name>`; they differ only in how it is fed, so any mix is one feed. */
@@ -23,5 +24,8 @@ export function applyProfiles(env: { state: State; clock: Clock; controls: Contr
   for (const d of env.state.deployments) {
     if (feed) connectRepository(d, d.connected?.repository ?? `acme/${d.name}`, feed);
     else if (was && d.connected) disconnectRepository(d);
+    // Data two profiles add the first time they are on (the platform's files first: the previews are made from them).
+    if (profiles.includes('platform-written-files')) seedPlatformWrittenFiles(d, env.clock.now());
+    if (profiles.includes('another-repository-previews')) seedOtherRepositoryPreviews(d, env.clock.now());
   }
 }

@@ -27,6 +27,11 @@ export const PROFILES = [
   'groups-top-level',
   'minted-context-drops-cubecloud',
   'dev-branches-listed-for-all',
+  'push-syncs-added-branches',
+  'blank-build-status',
+  'create-500-existing',
+  'another-repository-previews',
+  'platform-written-files',
 ] as const;
 
 export type ProfileName = (typeof PROFILES)[number];
@@ -65,10 +70,24 @@ export const PROFILE_SUMMARY: Record<ProfileName, string> = {
     "the branch list shows every credential's dev-mode forks (a reviewer's session on a preview branch included), not only the caller's own",
   'minted-context-drops-cubecloud':
     "a token minted with a security context carries (and its answer echoes) the platform's own cubeCloud element in place of the one sent (no groups, no userAttributes): group policies never match such tokens",
+  'push-syncs-added-branches':
+    'on a deployment connected to a repository, a push to a branch already added to the platform syncs it at once (moved to the pushed commit, built if it runs), as the push webhook does; a later pull finds nothing new',
+  'blank-build-status':
+    'build status carries no buildJobId, updatedAt, lastHash or filesHash, and after a change it answers built (the old model still serving) for four reads while the new build runs, then building, then built',
+  'create-500-existing': 'creating a branch whose name exists answers 500 (an internal error) and leaves the existing branch as it was',
+  'another-repository-previews':
+    "every deployment also holds another repository's live previews under the same prefix (preview-pr-1, -2, -3, preview-mq-2-<sha>): another credential's, staging on, built, a file each",
+  'platform-written-files':
+    'the deploy branch holds files the platform wrote itself under model/generated/ (a dbt pull, the AI assistant), absent from any repository; branches made from it inherit them',
 };
 
 /** Profiles that answer the same point two ways cannot be on together. */
-const EXCLUSIVE: [ProfileName, ProfileName][] = [['short-hash', 'no-hash']];
+export const EXCLUSIVE: readonly (readonly [ProfileName, ProfileName])[] = [
+  ['short-hash', 'no-hash'],
+  ['short-hash', 'blank-build-status'],
+  ['duplicate-branch-400', 'create-500-existing'],
+];
+
 
 /** Parse `a,b` (or a list); the error names the value and the known profiles. */
 export function parseProfiles(spec: string | readonly unknown[] | undefined, input = '--profile'): ProfileName[] {

@@ -14,6 +14,8 @@ export interface BranchRec {
   kind: 'deploy' | 'shared' | 'dev';
   /** Credential id that owns a dev branch. */
   owner?: string;
+  /** Credential id that made a shared branch (`POST …/branches`, a seed); not in the API's answers. */
+  createdBy?: string;
   /** Working tree (what validation of a dev branch compiles). */
   files: FileMap;
   /** Committed tree (what merges carry). */

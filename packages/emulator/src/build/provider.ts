@@ -4,7 +4,7 @@
  * handler checks everything first and changes state last, so a rejected request changes nothing;
  * the runtimes a write starts or stops are reconciled after it.
  */
-import { HttpError, profileOn, requireDeployment, type HandlerTable } from '../context.js';
+import { HttpError, profileOn, requireDeployment, type Ctx, type HandlerTable } from '../context.js';
 import { deployModeOf } from '../deployments/models.js';
 import { addedForDevMode, pullFromRepository, syncRef } from '../deployments/repository.js';
 import { cursorPageWithData, type CursorQuery } from '../paging.js';
@@ -58,6 +58,14 @@ function fileTree(paths: string[], content: (path: string) => { content?: string
   return root;
 }
 
+/** The answer to creating a branch that exists: 409, 400 (`duplicate-branch-400`), or 500 (`create-500-existing`). */
+function duplicateBranch(ctx: Ctx, name: string): HttpError {
+  // Profile create-500-existing: the store's unique index refuses the row and nothing handles it.
+  if (profileOn(ctx, 'create-500-existing'))
+    return new HttpError(500, 'Internal Server Error: duplicate key value violates unique constraint "branches_deployment_id_name_key"');
+  return new HttpError(profileOn(ctx, 'duplicate-branch-400') ? 400 : 409, `branch ${JSON.stringify(name)} already exists`);
+}
+
 const branchHandlers: HandlerTable = {
   listBranches(ctx) {
     const d = requireDeployment(ctx);
@@ -76,12 +84,14 @@ const branchHandlers: HandlerTable = {
     checkBranchName(body.name, 'body.name');
     if (body.name.startsWith('dev-'))
       throw new HttpError(400, `body.name: got ${JSON.stringify(body.name)}, expected a name not starting with "dev-" (reserved for dev-mode branches)`);
-    // Which status a duplicate name gets is not documented: 409 here, 400 under the duplicate-branch-400 profile.
-    if (d.branches[body.name]) throw new HttpError(profileOn(ctx, 'duplicate-branch-400') ? 400 : 409, `branch ${JSON.stringify(body.name)} already exists`);
+    // Which status a duplicate name gets is not documented: 409 here, 400 or 500 under a profile.
+    if (d.branches[body.name]) throw duplicateBranch(ctx, body.name);
     const from = branchByName(d, body.from ?? d.deployBranch);
     if (from.kind === 'dev') throw new HttpError(400, `body.from: got ${JSON.stringify(from.name)}, expected a shared branch or the deploy branch`);
+    const made = makeBranch(d, body.name, from, 'shared', ctx.clock.iso());
+    made.createdBy = ctx.principal.key.id;
     // On a connected deployment the new branch is pushed to the repository as a ref.
-    syncRef(d, makeBranch(d, body.name, from, 'shared', ctx.clock.iso()));
+    syncRef(d, made);
     return { active: false, branchName: body.name, parentBranch: from.name };
   },
 

@@ -63,10 +63,14 @@ function startBuild(env: BuildEnv, d: DeploymentRec, b: BranchRec, kind: BuildRe
   b.runtime.builds = [...keep(b.runtime.builds.filter((x) => x.endsAt <= now)), build];
   // Profile lasthash-at-commit: the new commit is reported before its build is seen, as stale-build-status does.
   if (kind === 'build' && (profileOn(env, 'stale-build-status') || profileOn(env, 'lasthash-at-commit'))) b.runtime.staleReads = STALE_READS;
+  // Profile blank-build-status: the worker keeps reporting the model it serves for longer.
+  if (kind === 'build' && profileOn(env, 'blank-build-status')) b.runtime.staleReads = BLANK_STALE_READS;
 }
 
 /** Profiles `stale-build-status`, `lasthash-at-commit`: reads after a change that still show the build before it. */
 const STALE_READS = 2;
+/** Profile `blank-build-status`: reads after a change that answer `built` while the new build runs (the old model serving). */
+export const BLANK_STALE_READS = 4;
 
 /** Profiles `staging-cold` and `staging-needs-second-wake` (which implies its sleep). */
 function sleepsWhenIdle(env: BuildEnv): boolean {
@@ -173,6 +177,11 @@ export function stagingFiles(b: BranchRec, now: number): FileMap {
  */
 export function buildStatusOf(d: DeploymentRec, name: string, now: number, env: BuildEnv) {
   const s = rawBuildStatus(d, name, now, env);
+  if (profileOn(env, 'blank-build-status')) {
+    // Profile blank-build-status: nothing says which build or commit the status is of.
+    const { buildJobId: _job, updatedAt: _at, lastHash: _last, filesHash: _files, ...blank } = s;
+    return blank;
+  }
   if (profileOn(env, 'no-hash')) return { ...s, filesHash: null, lastHash: null };
   if (profileOn(env, 'short-hash')) return { ...s, filesHash: s.filesHash?.slice(0, 7) ?? null, lastHash: s.lastHash?.slice(0, 7) ?? null };
   return s;
@@ -198,7 +207,9 @@ function rawBuildStatus(d: DeploymentRec, name: string, now: number, env: BuildE
   // Profiles stale-build-status, lasthash-at-commit: the build before the newest one, still shown as built
   // (under lasthash-at-commit with the new commit's hashes: the new build has not shown yet).
   const previous = builds.slice(0, -1).findLast((x) => x.outcome === 'success' && x.endsAt <= now);
-  if ((b.runtime.staleReads ?? 0) > 0 && previous) {
+  // Profile blank-build-status: only while the new build runs (once it ends, `built` is the truth).
+  const stillOld = !profileOn(env, 'blank-build-status') || (last !== undefined && now < last.endsAt);
+  if ((b.runtime.staleReads ?? 0) > 0 && previous && stillOld) {
     b.runtime.staleReads = (b.runtime.staleReads ?? 1) - 1;
     const hash = atCommit ? b.lastHash : previous.hash;
     return {

@@ -28,6 +28,10 @@ export interface DeploymentRec extends BuildState {
   dbtSavedRef?: string;
   /** Fed from a connected repository (GitHub): its refs. */
   connected?: ConnectedRepo;
+  /** Profile `platform-written-files`: the paths the platform wrote on the deploy branch (set once, when first turned on). */
+  platformWritten?: string[];
+  /** Profile `another-repository-previews`: the other repository's preview branches (set once, when first turned on). */
+  otherPreviews?: string[];
 }
 
 export type DeployMode = 'git' | 'cli';

@@ -122,17 +122,25 @@ export function newSha(): string {
   return randomBytes(20).toString('hex');
 }
 
+/** What a push did on the platform: `synced` when a platform branch took the pushed commit. */
+export interface PushResult {
+  ref: RefRec;
+  synced: boolean;
+}
+
 /**
  * A push to the repository (what GitHub does on a user's push or a merged PR). On the production branch
- * it is deployed at once, as continuous deployment does; other branches wait for a `pull`.
+ * it is deployed at once, as continuous deployment does; other branches wait for a `pull`, unless profile
+ * `push-syncs-added-branches` is on: then a branch already added to the platform syncs at once too.
  */
-export function pushRef(env: BuildEnv, d: DeploymentRec, branch: string, files: FileMap, sha: string): RefRec {
+export function pushRef(env: BuildEnv, d: DeploymentRec, branch: string, files: FileMap, sha: string): PushResult {
   if (!d.connected) throw new HttpError(400, `deployment ${d.id} is not connected to a repository (turn on the github-connected profile)`);
   const ref = { sha, files: { ...files } };
   d.connected.refs[branch] = ref;
   const b = d.branches[branch];
-  if (b?.kind === 'deploy') bringToRef(env, d, b, ref);
-  return ref;
+  const syncs = b?.kind === 'deploy' || (b?.kind === 'shared' && profileOn(env, 'push-syncs-added-branches'));
+  if (b && syncs) bringToRef(env, d, b, ref);
+  return { ref, synced: !!b && syncs && b.lastHash === sha };
 }
 
 /** Take the ref's tree and commit as the branch's; builds it when it changed and runs. True when it changed. */
