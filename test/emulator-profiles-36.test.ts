@@ -137,11 +137,13 @@ describe('blank-build-status', () => {
         expect(await validCubes(fx, 'blank')).toBe(cubes + 1);
         expect(await served(fx, 'blank')).toContain('fresh');
 
-        // Once the new build has ended, `built` is the truth: no stale read is left to answer.
+        // Once the new build has ended, no stale read is left to answer: the worker's swap is seen once
+        // (`building`), then `built` is the truth.
         await uploadTree(fx.admin, 1, 'blank', { ...DEMO_MODEL, 'model/cubes/fresh.yml': CUBE('fresh'), 'model/cubes/later.yml': CUBE('later') });
         expect(await status(fx, 'blank')).toMatchObject({ status: 'built' });
         expect(await served(fx, 'blank')).not.toContain('later');
         fx.em.clock.advance(BUILD_MS);
+        expect(await status(fx, 'blank')).toMatchObject({ status: 'building' });
         expect(await status(fx, 'blank')).toMatchObject({ status: 'built' });
         expect(await served(fx, 'blank')).toContain('later');
       },

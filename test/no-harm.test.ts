@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PlatformClient } from '../src/client/index.js';
-import { waitForBuild } from '../src/operations/branch-build.js';
+import { NotProven, waitForBuild } from '../src/operations/branch-build.js';
 import { uploadTransaction } from '../src/operations/upload-transaction.js';
 import { ensureSharedBranch } from '../src/operations/start-dev-branch.js';
 import { MemoryReporter } from '../src/report/reporter.js';
@@ -121,6 +121,53 @@ describe('the build of a push', () => {
       });
       expect(got.status.lastHash).toBe('new1234abcd');
       expect(s.reads()).toBe(3);
+    } finally {
+      await s.close();
+    }
+  });
+  it('a blank status (no job id, time or hash: a dev worker still serving the old model) is never taken at its first built: only after a run is seen', async () => {
+    const s = await statuses([{ status: 'built' }, { status: 'built' }, { status: 'built' }, { status: 'building' }, { status: 'built' }]);
+    try {
+      const got = await waitForBuild({ client: s.client, deploymentId: 1, reporter: new MemoryReporter(), dryRun: false }, 'b', {
+        since: { status: 'built' },
+        pollMs: 1,
+        maxPollMs: 1,
+      });
+      expect(got.proof).toBe('new run seen');
+      expect(s.reads()).toBe(5);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('blank statuses that never change end "not proven" at the deadline, never valid', async () => {
+    const s = await statuses([{ status: 'built' }]);
+    try {
+      const err = await waitForBuild({ client: s.client, deploymentId: 1, reporter: new MemoryReporter(), dryRun: false }, 'b', {
+        since: { status: 'built' },
+        pollMs: 1,
+        maxPollMs: 1,
+        timeoutMs: 50,
+      }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(NotProven);
+      expect((err as Error).message).toMatch(/^not proven: b answered "built" .* it is not declared valid/);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('a blank mark read after the change may have built ends "not proven" once no run shows within its grace (a fed branch GitHub\'s push synced first)', async () => {
+    const s = await statuses([{ status: 'built', lastHash: null }]);
+    try {
+      const err = await waitForBuild({ client: s.client, deploymentId: 1, reporter: new MemoryReporter(), dryRun: false }, 'b', {
+        since: { status: 'built' },
+        lastHash: 'head123abc',
+        exactCommit: true,
+        pollMs: 1,
+        maxPollMs: 1,
+        unprovenAfterMs: 30,
+      }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(NotProven);
     } finally {
       await s.close();
     }

@@ -30,7 +30,8 @@ const ROWS: Row[] = [
     profiles: ['connected-later', 'lasthash-at-commit', 'pull-needs-added-branch', 'staging-needs-second-wake', 'project-untouched-no-build'],
   },
   { name: 'cli-with-repository+lasthash+short-hash+staging-cold', profiles: ['cli-with-repository', 'lasthash-at-commit', 'short-hash', 'staging-cold'] },
-  { name: 'push-syncs+blank-status+lasthash', profiles: ['github-connected', 'push-syncs-added-branches', 'blank-build-status', 'lasthash-at-commit'] },
+  { name: 'github-connected+push-syncs+lasthash', profiles: ['github-connected', 'push-syncs-added-branches', 'lasthash-at-commit'] },
+  { name: 'blank-status+stale+no-hash', profiles: ['blank-build-status', 'stale-build-status', 'no-hash'] },
   { name: 'every profile (no-hash)', profiles: EVERY },
 ];
 

@@ -32,7 +32,7 @@ export async function uploadModelCommand(run: ActionRun<'upload-model'>): Promis
       if (landed) ledger.recordLanded(branch, digest, mark);
     },
     // Nothing to send and no landing of this model on record: land anyway, so a build of it can be proven.
-    alwaysFinish: (digest) => !(ledger.landed?.branch === branch && ledger.landed.digest === digest && ledger.landed.mark),
+    alwaysFinish: (digest) => !ledger.landingMark(branch, digest),
   });
   const shown = presentUpload(r);
   run.out.branch = branch;

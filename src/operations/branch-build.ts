@@ -94,6 +94,14 @@ export const ABSENT: BuildMark = Object.freeze({ status: 'absent' });
 /** A mark's status for a build a run already accepted for the same change (a rerun): it, or a later one, is the change's. */
 export const ACCEPTED = 'accepted';
 
+/**
+ * A mark a later build can be shown newer than, after that build has ended: it has a job id or a time
+ * (a blank one, a dev worker's, proves only a run seen to start, so a wait long after it proves nothing).
+ */
+export function ordersBuilds(mark: BuildMark | undefined): mark is BuildMark {
+  return !!mark && (mark.jobId !== undefined || mark.updatedAt !== undefined);
+}
+
 /** A build status as a mark (a branch not running, or not there, is no run in progress: its build comes later). */
 export function markOf(s: Pick<BuildStatus, 'status' | 'buildJobId' | 'updatedAt' | 'lastHash'> & { errorText?: string | null }): BuildMark {
   const error = s.errorText ?? '';
@@ -148,6 +156,11 @@ export interface WaitOptions {
   pollMs?: number;
   /** How long `none` or `stopped` is taken as "about to start", ms. */
   idleGraceMs?: number;
+  /**
+   * With a mark that cannot order builds (blank), how long a new run may take to be seen before the wait
+   * ends "not proven" (the caller knows the change may have built before the mark was read).
+   */
+  unprovenAfterMs?: number;
 }
 
 type Status = Pick<BuildStatus, 'status' | 'lastHash' | 'buildJobId' | 'updatedAt'>;
@@ -288,7 +301,8 @@ async function waitLoop(ctx: OpContext, branch: string, options: WaitOptions, se
     if ((status === 'none' || status === 'stopped') && !error.includes('Branch is not active') && elapsed > idleGrace) {
       throw new BuildError(`branch ${branch} is ${status} after ${Math.round(elapsed / 1000)} s: enable its staging environment or open it in dev mode`);
     }
-    if (elapsed + poll > timeoutMs) {
+    const giveUp = options.unprovenAfterMs !== undefined && !watch.sawNewRun && !ordered && elapsed + poll > options.unprovenAfterMs;
+    if (elapsed + poll > timeoutMs || (giveUp && builtUnproven > 0)) {
       if (builtUnproven > 0) throw new NotProven(branch, elapsed, status);
       throw new BuildError(`branch ${branch} was not built within ${Math.round(timeoutMs / 1000)} s (last status: ${status}${error ? `, ${error}` : ''})`);
     }

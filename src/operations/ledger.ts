@@ -7,7 +7,7 @@
  * when it holds the model a run validated.
  */
 import { isDevBranch } from '@datamodel-ci/platform-api';
-import type { BuildMark } from './branch-build.js';
+import { ordersBuilds, type BuildMark } from './branch-build.js';
 import type { OpContext } from './context.js';
 import { attest, type CreatedBranch, type MergeReady, type OrphanRelease, type OwnFork, type StagingTurnedOn, type UpstreamRef } from './evidence.js';
 import { digestOf, sameTree, type Manifest } from './upload-transaction.js';
@@ -102,6 +102,15 @@ export class RunLedger {
     const v = this.facts.validated;
     if (!v?.valid || v.branch !== branch || !v.digest || v.digest !== digestOf(remote)) return undefined;
     return attest('merge', { branch, manifest: remote, source: 'validated' });
+  }
+
+  /**
+   * The mark read before the same model (`digest`) last landed on `branch`, when it can still prove a build
+   * after it (it orders builds): a wait that lands nothing may use it; else the caller lands again.
+   */
+  landingMark(branch: string, digest: string): BuildMark | undefined {
+    const l = this.facts.landed;
+    return l?.branch === branch && l.digest === digest && ordersBuilds(l.mark) ? l.mark : undefined;
   }
 
   /** What the ledger says of the branch's last landing and validation (marks for the next build wait). */

@@ -9,7 +9,8 @@
  */
 import { isDevBranch } from '@datamodel-ci/platform-api';
 import { BadRequestError, InputError, NotFoundError, messageOf } from '../client/errors.js';
-import { ABSENT, ACCEPTED, markBuild, markOf, sameCommit, waitForBuild, type BuildMark } from './branch-build.js';
+import { DEFAULTS } from '../defaults.js';
+import { ABSENT, ACCEPTED, markBuild, markOf, ordersBuilds, sameCommit, waitForBuild, type BuildMark } from './branch-build.js';
 import { mutate, type OpContext } from './context.js';
 import { deleteFork, turnStagingOff } from './door.js';
 import { ledgerOf } from './ledger.js';
@@ -87,7 +88,7 @@ async function listedCommit(ctx: OpContext, branch: string): Promise<{ listed: b
  * when the branch list shows the platform does not have the head yet; else the status now, which a build
  * of the head must be newer than (when the head's build already ended, none will be: "not proven").
  */
-async function markBeforePush(ctx: OpContext, branch: string, headSha: string): Promise<{ mark?: BuildMark; why: string }> {
+async function markBeforePush(ctx: OpContext, branch: string, headSha: string): Promise<{ mark?: BuildMark; why: string; late?: boolean }> {
   const v = ledgerOf(ctx).validated;
   if (v?.branch === branch && v.build && v.headSha && sameCommit(v.headSha, headSha))
     return { mark: { ...v.build, status: ACCEPTED }, why: 'the build a run of this pull request accepted for this commit' };
@@ -95,7 +96,7 @@ async function markBeforePush(ctx: OpContext, branch: string, headSha: string): 
   const [listed, now] = await Promise.all([listedCommit(ctx, branch), markBuild(ctx, branch)]);
   if (!listed.listed) return { mark: ABSENT, why: 'the branch is not on the platform yet' };
   if (!listed.commit || !sameCommit(listed.commit, headSha)) return { ...(now ? { mark: now } : {}), why: 'the platform does not have the head commit yet' };
-  return { ...(now ? { mark: now } : {}), why: 'the platform had the head commit before this run: only a build seen after now proves it' };
+  return { ...(now ? { mark: now } : {}), why: 'the platform had the head commit before this run: only a build seen after now proves it', late: true };
 }
 
 /** The preview of a PR whose head branch is in the connected repository, up to its validation; why not, when it is not on the platform. */
@@ -107,7 +108,7 @@ export async function runRepositoryPreview(ctx: OpContext, input: RepositoryPrev
   try {
     // Production's build status before GitHub merges this PR: the close proves production's build against it.
     const production = markBuild(ctx, input.deployBranch).then((m) => m && ledger.recordProduction(input.deployBranch, m));
-    let { mark: since, why } = await markBeforePush(ctx, branch, input.headSha);
+    let { mark: since, why, late } = await markBeforePush(ctx, branch, input.headSha);
     await production;
     let pulled = await ctx.reporter.group(`Pull ${branch}`, () => pull(ctx, branch));
     // Pushes sync only branches already added to the platform (the vendor): an unknown one is added first.
@@ -117,6 +118,7 @@ export async function runRepositoryPreview(ctx: OpContext, input: RepositoryPrev
       // Added by this run: every build of it is of what it was added at, or later.
       since = ABSENT;
       why = 'this run added the branch to the platform';
+      late = false;
       pulled = await ctx.reporter.group(`Pull ${branch}`, () => pull(ctx, branch));
     }
     if (pulled === undefined)
@@ -133,7 +135,14 @@ export async function runRepositoryPreview(ctx: OpContext, input: RepositoryPrev
     if (impact) minted = stagingTokenFor(ctx, branch, s);
     const wake = () => (s.stagingUrl ? wakeStaging(ctx, s.stagingUrl) : Promise.resolve(false));
     outcome.validation = await validateWhenBuilt(ctx, { branch, modelDir: input.modelDir }, () =>
-      waitForBuild(ctx, branch, { lastHash: input.headSha, exactCommit: true, ...(since ? { since } : {}), wake }),
+      waitForBuild(ctx, branch, {
+        lastHash: input.headSha,
+        exactCommit: true,
+        ...(since ? { since } : {}),
+        // The head may have built before the mark was read: a blank mark then waits only a while for a new run.
+        ...(late && !ordersBuilds(since) ? { unprovenAfterMs: DEFAULTS.buildIdleGraceMs } : {}),
+        wake,
+      }),
     );
     const accepted = outcome.validation.accepted;
     ledger.recordValidated({ branch, headSha: input.headSha, valid: outcome.validation.valid, ...(accepted ? { build: markOf(accepted.status) } : {}) });

@@ -55,16 +55,15 @@ export async function runPreview(ctx: OpContext, input: UploadPreviewInput, pull
    * The mark the change's build must be newer than: the status read just before this run's files landed;
    * else (nothing landed: the branch held them) none when this run made the branch from the deploy branch
    * (every build of it is of these files), else the mark a run of this pull request read when the same
-   * model landed (the ledger). An upload finishes anyway (a build of its own) when the ledger has no such mark.
+   * model landed (the ledger). An upload finishes anyway (a build of its own) when the ledger has no such
+   * mark, or only one that cannot order builds (a blank status proves only a run seen to start).
    */
   const since = (landed: boolean, digest: string): BuildMark | undefined => {
     if (landed) return landedMark;
     if (outcome.created) return ABSENT;
-    const before = ledger.landed;
-    return before?.branch === branch && before.digest === digest ? before.mark : undefined;
+    return ledger.landingMark(branch, digest);
   };
-  const noLandingOnRecord = (digest: string) =>
-    !outcome.created && !(ledger.landed?.branch === branch && ledger.landed.digest === digest && ledger.landed.mark);
+  const noLandingOnRecord = (digest: string) => !outcome.created && !ledger.landingMark(branch, digest);
   // Validation asks the branch's running instance: staging on, and the build of this upload done.
   const startValidation = (lastHash: string | undefined, landed: boolean, digest: string) => {
     const mark = since(landed, digest);

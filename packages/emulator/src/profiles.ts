@@ -88,7 +88,6 @@ export const EXCLUSIVE: readonly (readonly [ProfileName, ProfileName])[] = [
   ['duplicate-branch-400', 'create-500-existing'],
 ];
 
-
 /** Parse `a,b` (or a list); the error names the value and the known profiles. */
 export function parseProfiles(spec: string | readonly unknown[] | undefined, input = '--profile'): ProfileName[] {
   if (spec === undefined) return [];

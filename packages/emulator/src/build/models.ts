@@ -59,6 +59,8 @@ export interface RuntimeRec {
   usedAt?: number;
   /** Profiles `stale-build-status`, `lasthash-at-commit`: build-status reads still answered with the previous build. */
   staleReads?: number;
+  /** Profile `blank-build-status`: the next read after the stale ones answers `building` once (the worker's swap, seen). */
+  showBuilding?: boolean;
   /** Profile `staging-needs-second-wake`: when a data request last reached it asleep (the next one in that sleep wakes it). */
   knockedAt?: number;
 }

@@ -64,7 +64,11 @@ function startBuild(env: BuildEnv, d: DeploymentRec, b: BranchRec, kind: BuildRe
   // Profile lasthash-at-commit: the new commit is reported before its build is seen, as stale-build-status does.
   if (kind === 'build' && (profileOn(env, 'stale-build-status') || profileOn(env, 'lasthash-at-commit'))) b.runtime.staleReads = STALE_READS;
   // Profile blank-build-status: the worker keeps reporting the model it serves for longer.
-  if (kind === 'build' && profileOn(env, 'blank-build-status')) b.runtime.staleReads = BLANK_STALE_READS;
+  if (kind === 'build' && profileOn(env, 'blank-build-status')) {
+    b.runtime.staleReads = BLANK_STALE_READS;
+    // The worker's swap is seen once: after the old model's answers, one `building` before the new `built`.
+    b.runtime.showBuilding = true;
+  }
 }
 
 /** Profiles `stale-build-status`, `lasthash-at-commit`: reads after a change that still show the build before it. */
@@ -221,6 +225,12 @@ function rawBuildStatus(d: DeploymentRec, name: string, now: number, env: BuildE
       errorText: previous.errorText ?? null,
       updatedAt: at(previous.endsAt),
     };
+  }
+  // Profile blank-build-status: the one `building` read between the old model's answers and the new one's.
+  if (profileOn(env, 'blank-build-status') && b.runtime.showBuilding && last?.kind === 'build' && isActive(d, b)) {
+    delete b.runtime.showBuilding;
+    delete b.runtime.staleReads;
+    return { ...known, status: 'building', errorText: null, updatedAt: at(last.startedAt) };
   }
   const sleeping = asleep(env, b, now);
   if (!isActive(d, b) || sleeping) {
