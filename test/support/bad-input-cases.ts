@@ -87,6 +87,13 @@ export const cases = (): Case[] => [
     says: ["api-url: got nothing, expected the platform's https:// address (input api-url, --api-url or DATAMODEL_CI_API_URL)"],
   },
   {
+    name: 'without-credentials neither fail nor skip',
+    command: 'validate',
+    env: { DATAMODEL_CI_WITHOUT_CREDENTIALS: 'warn' },
+    code: 2,
+    says: ['without-credentials: got "warn", expected "fail" or "skip"'],
+  },
+  {
     name: 'missing key, fail-without-credentials',
     command: 'validate',
     env: { DATAMODEL_CI_API_KEY: '', DATAMODEL_CI_FAIL_WITHOUT_CREDENTIALS: 'true' },
