@@ -14,6 +14,7 @@ export const UNIT_TESTS = [
   'boundaries',
   'cli-docs',
   'contract-generation',
+  'credentials-policy',
   'examples',
   'harness-commands',
   'harness-expressions',

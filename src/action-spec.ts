@@ -13,6 +13,8 @@ export interface InputSpec {
   /** Literal default written into action.yml (may be an expression such as `${{ github.token }}`). */
   default?: string;
   required?: boolean;
+  /** Takes true or false though its default is empty (so a given value can be told from none): a bare `--flag` on the command line. */
+  boolean?: boolean;
 }
 
 export interface OutputSpec {
@@ -94,11 +96,21 @@ const ALLOW_MODEL_DELETION: InputSpec = {
     'Allow an upload that deletes most of the model files on the branch, or leaves it with no cube or view (refused by default: almost always a wrong `model-dir`).',
   default: 'false',
 };
+const WITHOUT_CREDENTIALS: InputSpec = {
+  name: 'without-credentials',
+  description:
+    "With `api-key` empty on a run that has the repository's secrets (anything but a fork's or Dependabot's pull request): `fail` (default) fails the step, and `pr` and `validate` write the \"datamodel-ci / validation\" check `failure` naming the input and the secret; `skip` ends it with a notice and writes no check (a required check stays pending). A fork's or Dependabot's pull request, which gets no secrets, is skipped with a warning and no check.",
+  default: 'fail',
+};
+/** Replaced by `without-credentials`; still read, with a warning, so no workflow breaks. */
 const FAIL_WITHOUT_CREDENTIALS: InputSpec = {
   name: 'fail-without-credentials',
-  description: 'Fail instead of skipping with a notice when the API key is missing (fork PRs get no secrets).',
-  default: 'false',
+  description:
+    "Deprecated: use `without-credentials`. `false` is `without-credentials: skip`; `true` is `fail`, and also fails a fork's or Dependabot's pull request (as it always did). When given, it decides.",
+  default: '',
+  boolean: true,
 };
+const CREDENTIALS = [WITHOUT_CREDENTIALS, FAIL_WITHOUT_CREDENTIALS];
 
 /** Several models of one repository, each its own deployment (the root action). */
 const MODELS_INPUTS: InputSpec[] = [
@@ -133,7 +145,10 @@ const O = {
   status: { name: 'status', description: 'Final status of the operation.' },
   timedOut: { name: 'timed-out', description: '`true` when the wait ended at its deadline.' },
   merged: { name: 'merged', description: '`true` when the branch was merged into the deploy branch.' },
-  skipped: { name: 'skipped', description: '`true` when nothing ran (fork PR, missing credentials, stale run).' },
+  skipped: {
+    name: 'skipped',
+    description: "`true` when nothing ran (a fork's or Dependabot's PR, a missing key with `without-credentials: skip`, a stale run).",
+  },
   previews: {
     name: 'previews',
     description:
@@ -147,7 +162,7 @@ export const ACTIONS: ActionSpec[] = [
     dir: 'actions/start-dev-branch',
     title: 'datamodel-ci: start dev branch',
     description: "Make sure the PR's shared branch exists (created from the deploy branch), fork its dev branch, and release the key's dev-mode session.",
-    inputs: [BRANCH, FAIL_WITHOUT_CREDENTIALS],
+    inputs: [BRANCH, ...CREDENTIALS],
     outputs: [O.branch, O.devBranch, O.status, O.skipped],
   },
   {
@@ -162,7 +177,7 @@ export const ACTIONS: ActionSpec[] = [
       EXCLUDE,
       UPLOAD_VIA,
       ALLOW_MODEL_DELETION,
-      FAIL_WITHOUT_CREDENTIALS,
+      ...CREDENTIALS,
     ],
     outputs: [O.branch, O.devBranch, O.uploaded, O.deleted, O.status, O.skipped],
   },
@@ -171,7 +186,7 @@ export const ACTIONS: ActionSpec[] = [
     dir: 'actions/validate',
     title: 'datamodel-ci: validate',
     description: "Validate a branch with the platform's own compiler; annotate errors on the repository files.",
-    inputs: [BRANCH, { name: 'fail-on-invalid', description: 'Fail the step when the model is invalid.', default: 'true' }, FAIL_WITHOUT_CREDENTIALS],
+    inputs: [BRANCH, { name: 'fail-on-invalid', description: 'Fail the step when the model is invalid.', default: 'true' }, ...CREDENTIALS],
     outputs: [O.branch, O.valid, O.errorCount, O.status, O.skipped],
   },
   {
@@ -183,7 +198,7 @@ export const ACTIONS: ActionSpec[] = [
       BRANCH,
       { name: 'smoke-test', description: 'Query `/meta` and one `/load` through the staging environment.', default: 'false' },
       { name: 'smoke-timeout-seconds', description: 'Deadline of the smoke test (it retries "Continue wait").', default: String(DEFAULTS.smokeTimeoutSeconds) },
-      FAIL_WITHOUT_CREDENTIALS,
+      ...CREDENTIALS,
     ],
     outputs: [O.branch, O.stagingUrl, O.environmentId, O.status, O.skipped],
   },
@@ -202,7 +217,7 @@ export const ACTIONS: ActionSpec[] = [
         description: 'Seconds before the first status read; later reads come every 1 s growing to 45 s (0 reads at once).',
         default: String(DEFAULTS.dbtFirstPollSeconds),
       },
-      FAIL_WITHOUT_CREDENTIALS,
+      ...CREDENTIALS,
     ],
     outputs: [O.syncJobId, O.branch, O.status, O.timedOut, O.skipped],
   },
@@ -218,7 +233,7 @@ export const ACTIONS: ActionSpec[] = [
       DEPLOY_ON_MERGE,
       EXCLUDE,
       ALLOW_MODEL_DELETION,
-      FAIL_WITHOUT_CREDENTIALS,
+      ...CREDENTIALS,
     ],
     outputs: [O.branch, O.merged, O.status, O.skipped],
   },
@@ -247,7 +262,7 @@ export const ACTIONS: ActionSpec[] = [
           "Sweep: also delete the preview branches no ledger of this repository claims (their pull request is missing, never had the toolkit's comment, or its comment does not say a run created the branch: another repository's previews look like that), once idle for `min-age`; never their refs upstream. Off, they are listed and kept.",
         default: 'false',
       },
-      FAIL_WITHOUT_CREDENTIALS,
+      ...CREDENTIALS,
     ],
     outputs: [O.branch, O.deleted, O.status, O.skipped],
   },
@@ -257,7 +272,7 @@ export const ACTIONS: ActionSpec[] = [
     title: 'datamodel-ci: impact',
     description:
       "Compare the semantic layer of the PR's staging environment with production's (`/meta` of each) and list the reports, dashboards and notifications the breaking changes hit.",
-    inputs: [BRANCH, FAIL_ON_BREAKING, ...DATA_DIFF_INPUTS, ...ACCESS_INPUTS, FAIL_ON_VERSION_SKEW, FAIL_WITHOUT_CREDENTIALS],
+    inputs: [BRANCH, FAIL_ON_BREAKING, ...DATA_DIFF_INPUTS, ...ACCESS_INPUTS, FAIL_ON_VERSION_SKEW, ...CREDENTIALS],
     outputs: [O.branch, ...IMPACT_OUTPUTS, O.status, O.skipped],
   },
   {
@@ -310,7 +325,7 @@ export const ACTIONS: ActionSpec[] = [
       ...ACCESS_INPUTS,
       FAIL_ON_VERSION_SKEW,
       ...MODELS_INPUTS,
-      FAIL_WITHOUT_CREDENTIALS,
+      ...CREDENTIALS,
     ],
     outputs: rootOutputs(),
     optional: ['deployment-id'],
@@ -346,7 +361,7 @@ export function actionSpec(command: CommandName): ActionSpec {
 
 /** Inputs that are true or false (their default says so): bare `--flag` on the command line. */
 export function isBooleanInput(input: InputSpec): boolean {
-  return input.default === 'true' || input.default === 'false';
+  return input.boolean === true || input.default === 'true' || input.default === 'false';
 }
 
 /** The command-line flags of some inputs: the true-or-false ones as boolean flags, the rest taking a value. */

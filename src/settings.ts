@@ -209,11 +209,36 @@ export interface CommandInputs {
   };
 }
 
+/** What a run without an API key does (docs/security.md). */
+export interface CredentialsPolicy {
+  /** Where the repository's secrets are available: fail (the default), or skip writing no check. */
+  missing: 'fail' | 'skip';
+  /** Fail a fork's or Dependabot's pull request too: the deprecated `fail-without-credentials: true`. */
+  failUntrusted: boolean;
+  /** The warning for the deprecated input, when it was given. */
+  deprecation?: string;
+}
+
 export type Settings<C extends CommandName = CommandName> = CommonSettings & {
   command: C;
-  failWithoutCredentials: boolean;
+  credentials: CredentialsPolicy;
   inputs: CommandInputs[C];
 };
+
+/** `without-credentials`, unless the deprecated `fail-without-credentials` was given: it decides then, with a warning. */
+export function readCredentialsPolicy(r: InputReader): CredentialsPolicy {
+  const missing = r.oneOf('without-credentials', ['fail', 'skip'] as const);
+  if (r.raw('fail-without-credentials') === undefined) return { missing, failUntrusted: false };
+  const fail = r.bool('fail-without-credentials');
+  const instead = fail
+    ? "without-credentials: fail (the default; unlike fail-without-credentials: true it skips a fork's or Dependabot's pull request, which gets no secrets, with a warning)"
+    : 'without-credentials: skip';
+  return {
+    missing: fail ? 'fail' : 'skip',
+    failUntrusted: fail,
+    deprecation: `the input fail-without-credentials is deprecated and decides this run (${fail}); write ${instead} instead`,
+  };
+}
 
 /** The connection inputs alone (the `check` and `api` commands). */
 export function readConnection(r: InputReader): ConnectionSettings {
@@ -385,5 +410,5 @@ export function readSettings<C extends CommandName>(command: C, source: Source):
 export function readSettingsWith<C extends CommandName>(command: C, r: InputReader): Settings<C> {
   const common = readCommon(r);
   const inputs = readers[command](r);
-  return { ...common, command, failWithoutCredentials: r.bool('fail-without-credentials'), inputs };
+  return { ...common, command, credentials: readCredentialsPolicy(r), inputs };
 }

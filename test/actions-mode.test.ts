@@ -111,11 +111,21 @@ describe('as a GitHub Actions step', () => {
     expect(everything).not.toContain(TOKEN);
   });
 
-  it('without an API key the step is skipped with a notice that says why (a fork PR gets no secrets), exit 0', async () => {
-    const r = await step('validate', { DATAMODEL_CI_API_KEY: '' });
-    expect(r.code).toBe(0);
-    expect(r.outputs).toMatchObject({ skipped: 'true' });
-    expect(r.stdout).toMatch(/::notice::no api-key: datamodel-ci skips this step, as it does for a fork pull request/);
+  it('without an API key (a push, a schedule: the secrets are there) the step fails naming the input and the secret; skip only when asked', async () => {
+    const failed = await step('dbt-sync-and-wait', { DATAMODEL_CI_API_KEY: '' });
+    expect(failed.code).toBe(1);
+    expect(failed.outputs).toEqual({});
+    expect(failed.stdout).toMatch(
+      /^::error::dbt-sync-and-wait: api-key: got nothing, expected an API key: the input api-key is empty on a run that has the repository's secrets/m,
+    );
+    expect(failed.stdout).toContain('set the repository secret PLATFORM_API_KEY');
+    const skipped = await step('dbt-sync-and-wait', { DATAMODEL_CI_API_KEY: '', DATAMODEL_CI_WITHOUT_CREDENTIALS: 'skip' });
+    expect(skipped.code).toBe(0);
+    expect(skipped.outputs).toMatchObject({ skipped: 'true' });
+    expect(skipped.stdout).toMatch(
+      /^::notice::Nothing ran: the input api-key is empty and without-credentials is skip\. To run it, set the repository secret PLATFORM_API_KEY/m,
+    );
+    expect(skipped.summary).toContain('### ⏭️ Data-model preview · skipped: no API key');
   });
 
   it('dbt-sync-and-wait: SIGINT during the wait cancels the remote run; the step fails', async () => {

@@ -57,6 +57,7 @@ const cases = (): { input: string; value: string; says: string }[] => [
   { input: 'environment-prefix', value: 'pr<1>', says: 'environment-prefix: got "pr<1>", expected letters, digits' },
   { input: 'impact', value: 'sometimes', says: 'impact: got "sometimes", expected true or false' },
   { input: 'fail-on-breaking', value: 'if-used', says: 'fail-on-breaking: got "if-used", expected true or false' },
+  { input: 'without-credentials', value: 'ignore', says: 'without-credentials: got "ignore", expected "fail" or "skip"' },
   { input: 'fail-without-credentials', value: 'perhaps', says: 'fail-without-credentials: got "perhaps", expected true or false' },
   { input: 'data-diff', value: 'maybe', says: 'data-diff: got "maybe", expected "off" or "values" or "relative"' },
   { input: 'data-diff-allow-public', value: 'sure', says: 'data-diff-allow-public: got "sure", expected true or false' },

@@ -197,7 +197,7 @@ describe('exit codes and the errors a person can fix', () => {
     const noKey = await cli(['validate', '--branch', 'main'], { DATAMODEL_CI_API_KEY: '' });
     expect(noKey.code).toBe(2);
     expect(noKey.stderr).toContain('api-key: got nothing, expected an API key');
-    expect(noKey.stderr).toContain('In GitHub Actions a missing key skips the step instead');
+    expect(noKey.stderr).toContain('In GitHub Actions a missing key fails the step too, unless without-credentials: skip');
     expect((await cli(['check', '--nope'])).code).toBe(2);
     expect((await cli(['frobnicate'])).code).toBe(2);
     const missing = await cli(['api', 'GET', '/api/v1/deployments/99']);

@@ -207,18 +207,28 @@ describe('skips and failures', () => {
     expect(gh.comments(21)).toEqual([]);
   });
 
-  it('a missing key is bad input in a terminal (the skip is for GitHub Actions: actions-mode.test.ts), and with fail-without-credentials', async () => {
+  it('a missing key is bad input in a terminal (GitHub Actions: e2e-credentials.test.ts), and with fail-without-credentials', async () => {
     gh.addPull({ number: 22, headSha: sha(22), headRef: 'g' });
     const terminal = await run('validate', pullRequestEvent('opened', { number: 22, headSha: sha(22) }), { DATAMODEL_CI_API_KEY: '' });
     expect(terminal).toMatchObject({ code: 2, outputs: {} });
     expect(terminal.stderr.join('\n')).toContain('api-key: got nothing, expected an API key (--api-key or DATAMODEL_CI_API_KEY;');
-    expect(terminal.stderr.join('\n')).toContain('In GitHub Actions a missing key skips the step instead');
+    expect(terminal.stderr.join('\n')).toContain('In GitHub Actions a missing key fails the step too, unless without-credentials: skip');
+    expect(gh.checkRuns().filter((c) => c.headSha === sha(22))).toEqual([]);
     const failed = await run('validate', pullRequestEvent('opened', { number: 22, headSha: sha(22) }), {
       DATAMODEL_CI_API_KEY: '',
       DATAMODEL_CI_FAIL_WITHOUT_CREDENTIALS: 'true',
     });
     expect(failed.code).toBe(2);
     expect(failed.stderr.join('\n')).toContain('api-key: got nothing, expected an API key');
+  });
+
+  it('a Dependabot PR with the key (a Dependabot secret of the same name) validates like any other: only a missing key skips it', async () => {
+    const event = pullRequestEvent('opened', { number: 24, headSha: sha(24) });
+    (event.pull_request as { user: { login: string } }).user.login = 'dependabot[bot]';
+    const r = await run('validate', event, { GITHUB_ACTOR: 'dependabot[bot]', DATAMODEL_CI_BRANCH: 'main' });
+    expect(r.code, r.stderr.join('\n')).toBe(0);
+    expect(r.outputs).toMatchObject({ skipped: 'false', valid: 'true' });
+    expect(gh.checkRuns().find((c) => c.headSha === sha(24))).toMatchObject({ name: 'datamodel-ci / validation', conclusion: 'success' });
   });
 
   it('closing a PR whose preview was never created succeeds', async () => {

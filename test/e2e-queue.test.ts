@@ -168,23 +168,28 @@ describe('the merge queue (preview.yml on merge_group)', () => {
     expect(gh.verdict(g.headSha, [CHECK]).result).toBe('pass');
   });
 
-  it('a pull request run without an API key skips, and its check says so (neutral), not success', async () => {
+  it('a pull request run without an API key fails, and its check says failure (never neutral, which would pass)', async () => {
     gh.addPull({ number: 15, headSha: 'f'.repeat(40), headRef: 'no-key-pr', files: files(STATUS_VIEW) });
     const r = await play('pull_request', prEvent('opened', 15, 'f'.repeat(40), 1), checkout(STATUS_VIEW), false);
-    expect(r.conclusion).toBe('success');
-    expect(ours(r).outputs).toMatchObject({ skipped: 'true' });
+    expect(r.conclusion).toBe('failure');
     const check = gh.checkRuns().find((c) => c.headSha === 'f'.repeat(40))!;
-    expect(check).toMatchObject({ name: CHECK, conclusion: 'neutral', output: expect.objectContaining({ title: 'Skipped: no API key' }) });
+    expect(check).toMatchObject({ name: CHECK, conclusion: 'failure', output: expect.objectContaining({ title: 'No API key: the input api-key is empty' }) });
+    expect(gh.verdict('f'.repeat(40), [CHECK]).result).toBe('fail');
     expect(gh.comments(15)).toEqual([]);
   });
 
-  it('a queue run without an API key fails instead of skipping: a neutral check would let the queue merge it', async () => {
+  it('a queue run without an API key fails, its check too: a pass would let the queue merge it', async () => {
     gh.addPull({ number: 14, headSha: 'e'.repeat(40), headRef: 'no-key', files: files(STATUS_VIEW) });
     const g = gh.enqueue(14);
     const r = await play('merge_group', queueEvent(g), checkout(STATUS_VIEW), false);
     expect(r.conclusion).toBe('failure');
-    expect(r.annotations.map((a) => a.message).join('\n')).toContain('an API key in the merge queue');
-    expect(gh.checkRuns().filter((c) => c.headSha === g.headSha)).toEqual([]);
+    expect(r.annotations.map((a) => a.message).join('\n')).toContain('the input api-key is empty in the merge queue');
+    const checks = gh.checkRuns().filter((c) => c.headSha === g.headSha);
+    expect(checks).toEqual([
+      expect.objectContaining({ name: CHECK, conclusion: 'failure', output: expect.objectContaining({ title: 'No API key: the input api-key is empty' }) }),
+    ]);
+    expect(checks[0]!.output.summary).toContain(`merge pull request #14 with nothing validated`);
+    expect(gh.verdict(g.headSha, [CHECK]).result).toBe('fail');
     expect(gh.violations).toEqual([]);
   });
 });

@@ -288,13 +288,16 @@ describe('dbt-sync.yml: the scheduled sync', () => {
 });
 
 describe('forks and secrets', () => {
-  it('10. a fork PR without secrets is skipped with a notice, exit 0', async () => {
+  it('10. a fork PR without secrets is skipped with a warning, exit 0, and writes no check: the required one stays pending (more: e2e-credentials.test.ts)', async () => {
     gh.addPull({ number: 9, headSha: sha(9, 1), headRef: 'fork', fork: true });
     const r = await job('preview.yml', 'preview', { event: pullRequestEvent('opened', { number: 9, headSha: sha(9, 1), fork: true }), secrets: null });
     expect(r.conclusion).toBe('success');
     expect(ours(r).outputs.skipped).toBe('true');
-    expect(r.annotations.some((a) => a.level === 'warning' && /Nothing was validated: pull request #9 comes from a fork/.test(a.message))).toBe(true);
+    expect(r.annotations.some((a) => a.level === 'warning' && /Nothing was validated: pull request #9 comes from a fork.*stays pending/.test(a.message))).toBe(
+      true,
+    );
     expect(r.summary).toContain('### ⏭️ Data-model preview · skipped: fork PR');
+    expect(gh.checkRuns().filter((c) => c.headSha === sha(9, 1))).toEqual([]);
     expect(comments(9)).toEqual([]);
   });
 

@@ -218,18 +218,38 @@ runs:
 });
 
 describe('the real actions/validate (committed dist/)', () => {
-  it('skips with a notice and skipped=true when api-key is missing', async () => {
-    const r = await runAction({
-      actionDir: join(REPO, 'actions', 'validate'),
-      inputs: { 'api-url': 'https://tenant.example.com', 'deployment-id': '1' },
-      eventName: 'pull_request',
-      event: pullRequestEvent('opened', { number: 7 }),
-      // No network here: nothing may be reached.
-      github: { api_url: 'http://127.0.0.1:9' },
-    });
-    expect(r.exitCode).toBe(0);
-    expect(r.outputs.skipped).toBe('true');
-    expect(r.annotations).toContainEqual(expect.objectContaining({ level: 'notice', message: expect.stringMatching(/no api-key/) }));
-    expect(r.annotations.filter((a) => a.level === 'error')).toEqual([]);
+  it('fails when api-key is missing, naming the input and the secret; skips with a notice and skipped=true only with without-credentials: skip', async () => {
+    const run = (inputs: Record<string, string>) =>
+      runAction({
+        actionDir: join(REPO, 'actions', 'validate'),
+        inputs: { 'api-url': 'https://tenant.example.com', 'deployment-id': '1', ...inputs },
+        eventName: 'pull_request',
+        event: pullRequestEvent('opened', { number: 7 }),
+        // No platform here: nothing may be reached (the check's write finds no GitHub and says so).
+        github: { api_url: 'http://127.0.0.1:9' },
+      });
+    const failed = await run({});
+    expect(failed.exitCode).toBe(1);
+    expect(failed.outputs.skipped).toBe('');
+    // It tried to write the failure check (no GitHub here: it says so and fails anyway).
+    expect(failed.annotations).toContainEqual(
+      expect.objectContaining({ level: 'warning', message: expect.stringContaining('could not publish the "datamodel-ci / validation" check') }),
+    );
+    expect(failed.annotations).toContainEqual(
+      expect.objectContaining({
+        level: 'error',
+        message: expect.stringMatching(/^validate: api-key: got nothing, expected an API key: the input api-key is empty .*PLATFORM_API_KEY/),
+      }),
+    );
+    const skipped = await run({ 'without-credentials': 'skip' });
+    expect(skipped.exitCode).toBe(0);
+    expect(skipped.outputs.skipped).toBe('true');
+    expect(skipped.annotations).toContainEqual(
+      expect.objectContaining({
+        level: 'notice',
+        message: expect.stringMatching(/without-credentials is skip\. No "datamodel-ci \/ validation" check was written/),
+      }),
+    );
+    expect(skipped.annotations.filter((a) => a.level === 'error')).toEqual([]);
   });
 });

@@ -1,17 +1,15 @@
 /**
  * What the action commands share, in the GitHub Actions step and the terminal alike: read every
- * input, decide whether to run at all (fork PR, missing key), make the clients, run the command, set
+ * input, decide whether to run at all (a fork's or Dependabot's PR, a missing key: without-key.ts), make the clients, run the command, set
  * the outputs, write the PR comment and the job summary. Exit codes (terminal): 0 done, 1 failed,
  * 2 bad input, 3 platform unreachable or refused; in Actions every failure is 1.
  */
 import { InputError, messageOf, PlatformError } from '../client/errors.js';
 import { PlatformClient } from '../client/client.js';
 import type { CommandName } from '../action-spec.js';
-import { renderPreview } from '../pr/comment/render-preview.js';
 import { readRunContext, type RunContext } from '../github/event.js';
 import type { Outputs } from '../pr/presenters.js';
 import { PullRequestSide } from '../pr/pull-request.js';
-import { neutralCheck } from '../pr/check-run.js';
 import { createGitHubApi } from '../github/octokit.js';
 import type { GitHubApi } from '../github/types.js';
 import type { Io } from '../io.js';
@@ -25,6 +23,7 @@ import { TerminalReporter } from '../report/terminal.js';
 import { readSettings, sourceOf, type ConnectionSettings, type Settings } from '../settings.js';
 import type { OpContext } from '../operations/context.js';
 import { UsageError } from './args.js';
+import { runWithoutKey, withoutSecrets } from './without-key.js';
 import { ACTION_FLAGS, parseFor } from './spec.js';
 
 /** One run of an action command: its settings, the event, the platform's side, the pull request's side, and where results go. */
@@ -42,9 +41,6 @@ export interface ActionRun<C extends CommandName = CommandName> {
 }
 
 export type ActionHandler<C extends CommandName> = (run: ActionRun<C>) => Promise<number>;
-
-/** Commands whose result is the `datamodel-ci / validation` check: a skip of theirs is that check, neutral. */
-const VALIDATING: CommandName[] = ['pr', 'validate'];
 
 /** A platform client for `apiUrl` with the run's key and settings (several models may name other tenants). */
 export function platformClient(connection: ConnectionSettings & { apiKey: string }, apiUrl: string, reporter: Reporter, inActions: boolean): PlatformClient {
@@ -98,21 +94,15 @@ export async function runAction<C extends CommandName>(command: C, handler: Acti
     if (connection.apiKey) reporter.secret(connection.apiKey);
     if (settings.githubToken) reporter.secret(settings.githubToken);
     const run = readRunContext(io.env);
-    if (!connection.apiKey && !inActions && !run.pr?.fork) {
-      // In a terminal nobody reads a skip notice as a failure: a missing key is bad input there.
+    if (settings.credentials.deprecation) reporter.warning(settings.credentials.deprecation);
+    if (!connection.apiKey && !inActions && !withoutSecrets(run, false)) {
+      // In a terminal a missing key is bad input: there is no secret to forget.
       throw new InputError(
         'api-key',
         undefined,
-        `an API key (--api-key or DATAMODEL_CI_API_KEY; see docs/cli.md#the-api-key-and-the-deployment-id). In GitHub Actions a missing key skips the step instead, because a fork's pull request gets no secrets`,
+        `an API key (--api-key or DATAMODEL_CI_API_KEY; see docs/cli.md#the-api-key-and-the-deployment-id). In GitHub Actions a missing key fails the step too, unless without-credentials: skip; a fork's or Dependabot's pull request, which gets no secrets, is skipped`,
       );
     }
-    // A merge queue never runs for a fork and has the repository's secrets: no key there is a misconfiguration.
-    if (run.group && !connection.apiKey)
-      throw new InputError(
-        'api-key',
-        undefined,
-        `an API key in the merge queue (a queue run has the repository's secrets; a skipped check would let the queue merge pull request #${run.group.pr} with nothing validated)`,
-      );
     // Made only where it is used: after the platform client, whose CA error names the ca-cert input.
     const githubApi = (): GitHubApi | undefined =>
       settings.githubToken && run.repository
@@ -126,38 +116,13 @@ export async function runAction<C extends CommandName>(command: C, handler: Acti
         branchPrefix: settings.branchPrefix,
         ...(label ? { label } : {}),
       });
-    if (run.pr?.fork || !connection.apiKey) {
-      const why = run.pr?.fork
-        ? `pull request #${run.pr.number} comes from a fork: secrets are not available to it, so datamodel-ci skips it`
-        : 'no api-key: datamodel-ci skips this step, as it does for a fork pull request, which gets no secrets (set the api-key input from a secret; fail-without-credentials: true fails instead)';
-      if (settings.failWithoutCredentials) throw new InputError('api-key', undefined, `an API key (${why}; fail-without-credentials is true)`);
-      if (run.pr?.fork) {
-        // A fork PR's job is green, so say plainly (a warning and the summary) that nothing was validated.
-        const what = `Nothing was validated: pull request #${run.pr.number} comes from a fork, and GitHub gives a fork's workflow no secrets (so no platform key) and a read-only token. A maintainer can validate it by pushing its commits to a branch of this repository, or by running \`datamodel-ci validate\` locally.`;
-        reporter.warning(what);
-        reporter.summary(
-          renderPreview(
-            {
-              state: 'skipped',
-              headSha: run.pr.headSha,
-              skipped: what,
-              ...(run.runUrl ? { runUrl: run.runUrl } : {}),
-              ...(run.repoUrl ? { repoUrl: run.repoUrl } : {}),
-            },
-            { target: 'summary' },
-          ),
-        );
-      } else {
-        reporter.notice(why);
-        // The validation check says it was skipped (neutral), so nobody takes the green job for a validation.
-        if (VALIDATING.includes(command) && run.pr) {
-          const labels = settings.targets?.map((t) => t.key) ?? [undefined];
-          const github = githubApi();
-          await Promise.all(labels.map((l) => neutralCheck(side(github, l), 'Skipped: no API key', `Nothing was validated: ${why}.`)));
-        }
-      }
+    if (withoutSecrets(run, !!connection.apiKey) || !connection.apiKey) {
+      const sides = () => {
+        const github = githubApi();
+        return (settings.targets?.map((t) => t.key) ?? [undefined]).map((l) => side(github, l));
+      };
+      code = await runWithoutKey({ command, run, policy: settings.credentials, reporter, sides });
       out.skipped = 'true';
-      code = 0;
       return code;
     }
     client = platformClient({ ...connection, apiKey: connection.apiKey }, connection.apiUrl, reporter, inActions);

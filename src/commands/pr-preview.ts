@@ -13,7 +13,7 @@ import { previewOnPlatform } from '../operations/pr-preview.js';
 import type { UploadVia } from '../operations/upload-model.js';
 import type { Outputs } from '../pr/presenters.js';
 import { changesOf, touches, type Changes } from '../pr/changed-files.js';
-import { neutralCheck } from '../pr/check-run.js';
+import { untouchedCheck } from '../pr/check-run.js';
 import { failureOf, presentPreview, writePreview } from '../pr/preview.js';
 import { publish } from '../pr/publish.js';
 import type { PullRequestSide } from '../pr/pull-request.js';
@@ -186,7 +186,7 @@ export async function untouched(run: ActionRun<'pr'>, side: PullRequestSide, mod
   if (ledger?.state === 'open' && ledger.branch) return undefined;
   const dir = modelDir === '.' ? 'the repository' : `${modelDir}/`;
   const why = `Pull request #${run.event.pr!.number} changes no file under ${dir}: not previewed.`;
-  await neutralCheck(side, `Not previewed: no change under ${dir}`, why);
+  await untouchedCheck(side, `Not previewed: no change under ${dir}`, why);
   return why;
 }
 

@@ -8,7 +8,7 @@ import { branchForQueue } from '../branch-names.js';
 import { deployTarget } from '../operations/branch-build.js';
 import { validateInQueue, type QueueGateOutcome } from '../operations/queue-gate.js';
 import { mapLimit, readLocalModel, type LocalFile } from '../model/local-model.js';
-import { annotate, neutralCheck } from '../pr/check-run.js';
+import { annotate, untouchedCheck } from '../pr/check-run.js';
 import { changesUnlessAll, touches } from '../pr/changed-files.js';
 import { code, text } from '../pr/comment/markdown.js';
 import { failureOf } from '../pr/preview.js';
@@ -43,7 +43,7 @@ export async function queueCommand(run: ActionRun<'pr'>): Promise<number> {
       const dir = m.target.modelDir === '.' ? 'the repository' : `${m.target.modelDir}/`;
       if (!local) {
         const why = `No file under ${dir} changed in this queue entry: the model the base branch holds was checked before.`;
-        await neutralCheck(m.side, `Not checked: no change under ${dir}`, why);
+        await untouchedCheck(m.side, `Not checked: no change under ${dir}`, why);
         return { run: m, status: 'untouched', why };
       }
       const target = await deployTarget(m.op);

@@ -62,6 +62,7 @@ export const FLAG_VALUES: Readonly<Record<string, readonly string[]>> = {
   mode: ['pr', 'sweep'],
   source: ['git', 'manifest'],
   'data-diff': ['off', 'values', 'relative'],
+  'without-credentials': ['fail', 'skip'],
 };
 
 /** Flags whose value is a path, for completion. */

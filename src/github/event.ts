@@ -17,6 +17,8 @@ export interface PullRequestEvent {
   htmlUrl: string;
   /** How many files the pull request changes, as the event says (`changed_files`); a file list is whole only when it has as many. */
   changedFiles?: number;
+  /** Who opened it (`user.login`), e.g. `dependabot[bot]`. */
+  author?: string;
 }
 
 /** A merge queue's group (a `merge_group` event): the commit to check, on top of `baseSha`. */
@@ -47,7 +49,15 @@ export interface RunContext {
   repoUrl: string | undefined;
   /** The event's repository is public (anyone may read its pull requests); unknown counts as public. */
   repositoryPublic: boolean;
+  /**
+   * Dependabot started the run (`github.actor`, else the pull request's author): GitHub then gives it a
+   * read-only token and no Actions secrets, only Dependabot's, also when someone else re-runs it.
+   */
+  dependabot: boolean;
 }
+
+/** The account Dependabot acts as. */
+export const DEPENDABOT = 'dependabot[bot]';
 
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined);
@@ -82,6 +92,7 @@ export function pullRequestFromPayload(payload: unknown, source = 'event payload
     fork,
     htmlUrl: typeof pr.html_url === 'string' ? pr.html_url : '',
     ...(typeof pr.changed_files === 'number' && Number.isInteger(pr.changed_files) && pr.changed_files >= 0 ? { changedFiles: pr.changed_files } : {}),
+    ...(typeof obj(pr.user)?.login === 'string' ? { author: obj(pr.user)!.login as string } : {}),
   };
 }
 
@@ -140,6 +151,7 @@ export function readRunContext(env: NodeJS.ProcessEnv): RunContext {
     apiUrl: env.GITHUB_API_URL ?? 'https://api.github.com',
     repoUrl: env.GITHUB_REPOSITORY ? `${server.replace(/\/+$/, '')}/${env.GITHUB_REPOSITORY}` : undefined,
     repositoryPublic: repositoryPublic(payload, eventName),
+    dependabot: (env.GITHUB_ACTOR || pr?.author) === DEPENDABOT,
   };
 }
 

@@ -109,15 +109,26 @@ async function checkRun(
 }
 
 /**
- * A skip as branch protection can tell it from a validation: the check with conclusion `neutral` and the
- * reason as its title (never `success`). Nothing when the token may not write checks (a fork's).
+ * A model the change does not touch: the check `neutral` with the reason as its title. Branch protection
+ * lets neutral pass, and rightly here: the merge leaves the model's folder as the base branch holds it,
+ * which its own gate validated (docs/security.md#what-the-check-says). Never `success`: nothing ran.
  */
-export async function neutralCheck(side: PullRequestSide, title: string, summary: string): Promise<void> {
+export async function untouchedCheck(side: PullRequestSide, title: string, summary: string): Promise<void> {
+  await plainCheck(side, 'neutral', title, summary);
+}
+
+/** A run that should have validated and could not (no API key): the check `failure`, the reason as its title. */
+export async function unvalidatedCheck(side: PullRequestSide, title: string, summary: string): Promise<void> {
+  await plainCheck(side, 'failure', title, summary);
+}
+
+/** A check without annotations; nothing when the token may not write checks (a fork's, Dependabot's) or in a dry run. */
+async function plainCheck(side: PullRequestSide, conclusion: 'neutral' | 'failure', title: string, summary: string): Promise<void> {
   await writeCheck(side, `no "${side.checkName}" check (the token may not write checks)`, async (github, headSha) => {
     await github.createCheckRun({
       name: side.checkName,
       headSha,
-      conclusion: 'neutral',
+      conclusion,
       output: { title, summary, annotations: [] },
       detailsUrl: side.event.runUrl,
     });

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { CommandName } from '../../src/action-spec.js';
 import { DEMO_MODEL } from '../../packages/emulator/src/index.js';
+import { CREDENTIAL_CASES } from './bad-input-credentials.js';
 import { writeEvent } from './payloads.js';
 
 export const root = mkdtempSync(join(tmpdir(), 'dmci-bad-'));
@@ -86,13 +87,7 @@ export const cases = (): Case[] => [
     code: 2,
     says: ["api-url: got nothing, expected the platform's https:// address (input api-url, --api-url or DATAMODEL_CI_API_URL)"],
   },
-  {
-    name: 'missing key, fail-without-credentials',
-    command: 'validate',
-    env: { DATAMODEL_CI_API_KEY: '', DATAMODEL_CI_FAIL_WITHOUT_CREDENTIALS: 'true' },
-    code: 2,
-    says: ['api-key: got nothing, expected an API key'],
-  },
+  ...CREDENTIAL_CASES,
   {
     name: 'key with a scheme in it',
     command: 'validate',

@@ -57,7 +57,7 @@ function heading(v: PreviewView, errorTotal: number, fileTotal: number): string 
     case 'closed':
       return `### ${PREVIEW_TITLE} · closed`;
     case 'skipped':
-      return `### ⏭️ ${PREVIEW_TITLE} · skipped: fork PR`;
+      return `### ⏭️ ${PREVIEW_TITLE} · skipped: ${text(v.skippedAs ?? 'fork PR')}`;
   }
 }
 

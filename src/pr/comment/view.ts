@@ -63,8 +63,10 @@ export interface PreviewView {
   failure?: { step: string; message: string; hint?: string };
   /** Branches a failed close left on the platform (a rerun or the sweep removes them). */
   pending?: string[];
-  /** Why nothing ran (fork PR). */
+  /** Why nothing ran (a fork's or Dependabot's PR, no API key). */
   skipped?: string;
+  /** The heading's few words for it: `fork PR`, `Dependabot PR`, `no API key`. */
+  skippedAs?: string;
   /** The merge commit a merge queue validated (its `datamodel-ci / validation` check passed), once merged. */
   queue?: { sha: string };
 }

@@ -1,1 +1,0 @@
-export{t as doctorCommand}from"./doctor-jw1AK7Y9.js";
