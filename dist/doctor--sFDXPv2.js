@@ -1,0 +1,1 @@
+export{t as doctorCommand}from"./doctor-g1m58BRU.js";
