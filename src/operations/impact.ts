@@ -1,8 +1,10 @@
 /**
  * impact: what a pull request changes in the semantic layer, and which content it breaks. The deploy branch's
  * `/meta` (production) and the pull request's (its staging environment) are read with a data-API token minted
- * for each environment, else the deployment's (see `metaToken`); reports, workbooks and notifications are
- * paged through with the client's iterators. What cannot be read becomes a notice, never a failure.
+ * for each environment, else the deployment's (see `metaToken`), and once more as a user of every group the
+ * side's access policies name (impact-layer.ts: the whole layer, checked against the files); reports,
+ * workbooks and notifications are paged through (impact-content.ts). What cannot be read becomes a notice,
+ * never a failure.
  *
  * The work is split so the PR lifecycle can overlap it with the upload: `startImpact` reads what does not
  * depend on the pull request (production's `/meta`, the content); `environmentMeta` one environment's; `finishImpact` compares.
