@@ -32,6 +32,7 @@ export const UNIT_TESTS = [
   'tls',
   'vendor-data',
   'version-skew',
+  'whole-layer',
   'workflow-security',
 ].map((name) => `test/${name}.test.ts`);
 

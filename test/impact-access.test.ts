@@ -3,7 +3,7 @@
  * over real HTTPS sockets, with tokens minted through the platform API under each persona's context): a
  * policy-only pull request reports no member removed, with or without personas; per persona, what is
  * hidden, exposed, masked or unmasked; a view guarded by group policies has its breaking change reported
- * through the persona that can see it; conditions on security-context attributes; the saved content a
+ * (through the read with every group of the model, and through the persona that can see it); conditions on security-context attributes; the saved content a
  * persona loses; a tenant whose minted tokens drop the groups is said, not reported as fact (also through
  * `datamodel-ci diff --personas`).
  */
@@ -95,7 +95,9 @@ describe('a policy-only pull request (the demo view made finance-only)', () => {
       expect(r.affected).toEqual([]);
       expect(r.access).toMatchObject({ personas: [], policyTargets: ['orders_view'], changes: [] });
       expect(r.access!.notices.join('\n')).toContain('touches the access policy of orders_view (added)');
-      expect(r.access!.notices.join('\n')).toContain('view orders_view: ');
+      // The preview read with group finance (its policy's) lists the view whole: nothing for a policy to explain.
+      expect(r.access!.notices.join('\n')).not.toContain('view orders_view: ');
+      expect(r.layer).toEqual({ whole: true, groups: { production: [], preview: ['finance'] }, unseen: [] });
       expect(r.changes!.cubes.map((c) => [c.name, c.change, c.details])).toEqual([['orders_view', 'changed', ['access policy added']]]);
     },
     SLOW,
@@ -133,9 +135,16 @@ describe('production with policies (groups, masking, conditions, a finance-only 
   afterAll(() => production(DEMO_MODEL));
 
   it(
-    "a group-guarded view's breaking change is reported through the persona that can see it, not without",
+    "a group-guarded view's breaking change is reported without personas (the read with every group) and with them",
     async () => {
-      expect(breaking(await impact('finance-view-status', FINANCE_VIEW_WITHOUT_STATUS))).toEqual([]);
+      const alone = await impact('finance-view-status', FINANCE_VIEW_WITHOUT_STATUS);
+      expect(breaking(alone)).toEqual([['finance_view.status', 'removed']]);
+      // Masking, a JavaScript cube's policies, `*` and conditions on the security context: every member the files declare is seen.
+      expect(alone.layer).toEqual({
+        whole: true,
+        groups: { production: ['finance', 'sales', 'support'], preview: ['finance', 'sales', 'support'] },
+        unseen: [],
+      });
       const r = await impact('finance-view-status', FINANCE_VIEW_WITHOUT_STATUS, personas('finance', 'support'));
       expect(breaking(r)).toEqual([['finance_view.status', 'removed']]);
       expect(access(r)).toEqual([]);

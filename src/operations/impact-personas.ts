@@ -72,12 +72,15 @@ function pair(personas: readonly Persona[], base: PersonaRead[], head: PersonaRe
 export interface LayerComparison {
   changes: ChangeSet;
   access: AccessOutcome;
+  /** Each side's reads unioned: the layer the diff compared. */
+  unions: { base: MetaDocument; head: MetaDocument };
 }
 
 /**
- * Compare the two sides: the union of the empty context's read and the reads of each persona read on both
- * sides (one read on one side only would make its members look removed or added); what a policy explains
- * is taken out of the member diff and said in the access review instead.
+ * Compare the two sides: the union of the empty context's read, the whole layer's (every group the side's
+ * policies name, where read: src/operations/impact-layer.ts) and the reads of each persona read on both
+ * sides (one persona's read on one side only would make its members look removed or added); what a policy
+ * explains is taken out of the member diff and said in the access review instead.
  */
 export async function compareLayers(
   base: MetaDocument,
@@ -85,12 +88,14 @@ export async function compareLayers(
   personas: { list: readonly Persona[]; base?: Promise<PersonaRead[]>; head?: Promise<PersonaRead[]> },
   defs: DefinitionStep,
   content: ContentItem[],
+  whole: { base?: MetaDocument; head?: MetaDocument } = {},
 ): Promise<LayerComparison> {
   const [b, h] = await Promise.all([personas.base ?? Promise.resolve([]), personas.head ?? Promise.resolve([])]);
   const reads = pair(personas.list, b, h);
   const both = reads.filter((r) => r.base && r.head);
-  const baseUnion = unionMeta([base, ...both.map((r) => r.base!)]);
-  const headUnion = unionMeta([head, ...both.map((r) => r.head!)]);
+  // A whole read on one side only is safe: a member its policies still grant is taken out below (withoutPolicyEffects).
+  const baseUnion = unionMeta([base, ...(whole.base ? [whole.base] : []), ...both.map((r) => r.base!)]);
+  const headUnion = unionMeta([head, ...(whole.head ? [whole.head] : []), ...both.map((r) => r.head!)]);
   // Staging may run a newer Cube than production: what only the versions explain is not a change.
   const changes = withoutEngineDifferences(diffMeta(baseUnion, headUnion, defs.metaOptions));
   const explained = withoutPolicyEffects(changes, defs.models ?? {});
@@ -102,10 +107,14 @@ export async function compareLayers(
     ...(defs.models?.base ? { defs: { base: defs.models.base, head: defs.models.head } } : {}),
     content,
   });
-  access.notices.unshift(...explainedNotices(explained, both.length));
+  access.notices.unshift(...explainedNotices(explained, both.length, !!(whole.base || whole.head)));
   // The change set carries the access review only when it ran (personas read); the policy targets are always in `access`.
   if (personas.list.length) changes.access = access.changes;
   // What the persona probes need: the personas whole, and the policy targets as any read listed them.
   const targetMeta = [...headUnion.cubes, ...baseUnion.cubes].filter((c) => access.policyTargets.includes(c.name));
-  return { changes, access: { ...access, ...(personas.list.length ? { personaDefinitions: [...personas.list] } : {}), targetMeta } };
+  return {
+    changes,
+    access: { ...access, ...(personas.list.length ? { personaDefinitions: [...personas.list] } : {}), targetMeta },
+    unions: { base: baseUnion, head: headUnion },
+  };
 }

@@ -1,8 +1,10 @@
 /**
  * impact: what a pull request changes in the semantic layer, and which content it breaks. The deploy branch's
  * `/meta` (production) and the pull request's (its staging environment) are read with a data-API token minted
- * for each environment, else the deployment's (see `metaToken`); reports, workbooks and notifications are
- * paged through with the client's iterators. What cannot be read becomes a notice, never a failure.
+ * for each environment, else the deployment's (see `metaToken`), and once more as a user of every group the
+ * side's access policies name (impact-layer.ts: the whole layer, checked against the files); reports,
+ * workbooks and notifications are paged through (impact-content.ts). What cannot be read becomes a notice,
+ * never a failure.
  *
  * The work is split so the PR lifecycle can overlap it with the upload: `startImpact` reads what does not
  * depend on the pull request (production's `/meta`, the content); `environmentMeta` one environment's; `finishImpact` compares.
@@ -12,16 +14,8 @@ import { AbortedError, AuthenticationError, isHtml, PermissionDeniedError, Platf
 import { HttpClient } from '../client/http.js';
 import { collect } from '../client/pagination.js';
 import { DEFAULTS } from '../defaults.js';
-import {
-  affectedContent,
-  countContent,
-  dashboardContent,
-  notificationContent,
-  reportContent,
-  type AffectedItem,
-  type ContentCounts,
-  type ContentItem,
-} from '../impact/affected.js';
+import { affectedContent, countContent, type AffectedItem, type ContentCounts, type ContentItem } from '../impact/affected.js';
+import { layerNotice, type LayerCheck } from '../impact/access/layer.js';
 import type { AccessOutcome, Persona } from '../impact/access/types.js';
 import { countChanges, type ChangeCounts, type ChangeSet } from '../impact/diff.js';
 import { parseMeta, type MetaDocument } from '../impact/meta.js';
@@ -33,7 +27,11 @@ import { plural } from '../report/plural.js';
 import type { OpContext } from './context.js';
 import { dataApiClient, deploymentDataToken, mint } from './data-api.js';
 import type { EnableStagingResult } from './enable-staging.js';
+import { scanContent, type ContentScan } from './impact-content.js';
+import { groupsOf, layerCheck, readWholeLayer, standIn, wholeReads, type WholeRead } from './impact-layer.js';
 import { compareLayers, readPersonaMetas, type PersonaRead } from './impact-personas.js';
+
+export { scanContent, type ContentScan } from './impact-content.js';
 
 /** One environment's `/meta`, or why it could not be read. */
 export interface MetaRead {
@@ -41,14 +39,6 @@ export interface MetaRead {
   problem?: string;
   /** Said when the read took a detour (another token than the environment's own). */
   notice?: string;
-}
-
-export interface ContentScan {
-  items: ContentItem[];
-  /** How many of each were read. */
-  scanned: ContentCounts;
-  /** Lists that could not be read, and why. */
-  notices: string[];
 }
 
 export interface ImpactResult {
@@ -67,6 +57,11 @@ export interface ImpactResult {
   definition?: DefinitionOutcome;
   /** Who can see what: per persona, and the policies the pull request touches (absent when the layers were not compared). */
   access?: AccessOutcome;
+  /**
+   * The layer each side's reads showed, checked against the members its files declare public (absent
+   * without the pull request's files); not `whole`: the breaking verdict is not established.
+   */
+  layer?: LayerCheck;
   /** Either side's model files define a pre-aggregation (the rollup plans then run even with the data diff off). */
   rollupsInModel?: boolean;
   /** What the data diff reads next: the pull request's `/meta`, the content, the two environments (never in the JSON file). */
@@ -81,7 +76,6 @@ export interface EnvironmentRef {
   label: string;
 }
 
-const PAGE = { first: DEFAULTS.impactPageSize };
 const refused = (e: unknown) => e instanceof PermissionDeniedError || e instanceof AuthenticationError;
 
 /** The production environment and (when given) the branch's staging environment. */
@@ -183,57 +177,6 @@ export async function environmentMeta(
   }
 }
 
-/** Every item of one content list, or a notice saying why the list was not read. */
-async function readList<T>(ctx: OpContext, what: string, list: () => AsyncIterable<T>, notices: string[]): Promise<T[]> {
-  try {
-    return await collect(list());
-  } catch (e) {
-    if (e instanceof AbortedError || ctx.signal?.aborted) throw e;
-    notices.push(
-      refused(e)
-        ? `${what} were not checked: this API key may not read them (${messageOf(e)})`
-        : `${what} were not checked: the list could not be read (${messageOf(e)})`,
-    );
-    return [];
-  }
-}
-
-/** Reports, workbooks (with their dashboards) and notifications of the deployment. */
-export async function scanContent(ctx: OpContext): Promise<ContentScan> {
-  const { client, deploymentId } = ctx;
-  const opts = { signal: ctx.signal };
-  const notices: string[] = [];
-  const [reports, workbooks, notifications] = await Promise.all([
-    readList(ctx, 'reports', () => client.workspace.iterateReports({ deploymentId, query: PAGE }, opts), notices),
-    readList(ctx, 'dashboards', () => client.workspace.iterateWorkbooks({ deploymentId, query: PAGE }, opts), notices),
-    readList(ctx, 'notifications', () => client.notifications.iterate({ deploymentId, query: PAGE }, opts), notices),
-  ]);
-  // A list without the dashboards' configs: read each workbook (a few at a time).
-  const full = [...workbooks];
-  const bare = full
-    .map((w, i) => [w, i] as const)
-    .filter(
-      ([w]) =>
-        (w.dashboardDraft === undefined && w.dashboardPublished === undefined && !w.publishedDashboard?.config) ||
-        // A published dashboard without its record has no id a notification could name.
-        (w.dashboardPublished && !w.publishedDashboard),
-    );
-  for (let at = 0; at < bare.length; at += 8) {
-    await Promise.all(
-      bare.slice(at, at + 8).map(async ([w, i]) => {
-        full[i] = await client.workspace.getWorkbook({ deploymentId, workbookId: w.id }, opts).catch((e: unknown) => {
-          if (e instanceof AbortedError) throw e;
-          notices.push(`workbook ${w.id} (${w.name}): its dashboard was not checked (${messageOf(e)})`);
-          return w;
-        });
-      }),
-    );
-  }
-  const dashboards = full.filter((w) => w.dashboardPublished || w.dashboardDraft || w.publishedDashboard);
-  const items = [...reports.map(reportContent), ...dashboards.map(dashboardContent), ...notifications.map(notificationContent)];
-  return { items, scanned: { report: reports.length, dashboard: dashboards.length, notification: notifications.length }, notices };
-}
-
 /** Work that does not depend on the pull request, started at once. */
 export interface StartedImpact {
   base: Promise<MetaRead>;
@@ -244,6 +187,8 @@ export interface StartedImpact {
   /** The personas (none without a personas file) and their reads of production's `/meta`. */
   personas: readonly Persona[];
   personaBase: Promise<PersonaRead[]>;
+  /** Production's `/meta` read with every group its policies name (undefined: its files not read). */
+  wholeBase: Promise<WholeRead | undefined>;
 }
 
 /**
@@ -268,9 +213,14 @@ export function startImpact(
         return { problem: messageOf(e) };
       })
     : Promise.resolve({ problem: 'the deploy branch is not known' });
+  const wholeBase = readWholeLayer(
+    ctx,
+    production,
+    baseFiles.then((f) => (f instanceof Map ? groupsOf(f) : undefined)),
+  );
   // Awaited later; a rejection here must not be unhandled meanwhile.
   for (const p of [environments, production, base, content, baseFiles]) p.catch(() => undefined);
-  return { base, baseFiles, content, environments, personas, personaBase };
+  return { base, baseFiles, content, environments, personas, personaBase, wholeBase };
 }
 
 /** Compare the two sides, find the content the breaking changes hit, and say what could not be read. */
@@ -278,9 +228,22 @@ export async function finishImpact(
   ctx: OpContext,
   started: StartedImpact,
   head: Promise<MetaRead>,
-  input: { branch: string; deployBranch: string; headFiles?: FileTexts; staging?: EnvironmentRef; personaHead?: Promise<PersonaRead[]> },
+  input: {
+    branch: string;
+    deployBranch: string;
+    headFiles?: FileTexts;
+    staging?: EnvironmentRef;
+    personaHead?: Promise<PersonaRead[]>;
+    /** The preview's `/meta` read with every group its policies name. */
+    wholeHead?: Promise<WholeRead | undefined>;
+  },
 ): Promise<ImpactResult> {
-  const [base, headRead, content, envs] = await Promise.all([started.base, head, started.content, started.environments.catch(() => ({}) as const)]);
+  const [empty, emptyHead, content, envs] = await Promise.all([started.base, head, started.content, started.environments.catch(() => ({}) as const)]);
+  const production = 'production' in envs ? envs.production : undefined;
+  const whole = await wholeReads(ctx, started.wholeBase, input.wholeHead, Promise.resolve(production));
+  // A model whose policies read user attributes may refuse the empty context: the read with every group stands in.
+  const base = standIn('production', empty, whole.base);
+  const headRead = standIn('the preview', emptyHead, whole.head);
   const notices = [base.notice, headRead.notice, ...content.notices].filter((n): n is string => !!n);
   const result: ImpactResult = {
     base: input.deployBranch,
@@ -298,19 +261,22 @@ export async function finishImpact(
   }
   const defs = await definitionsFor(started.baseFiles, input.headFiles);
   const personas = { list: started.personas, base: started.personaBase, ...(input.personaHead ? { head: input.personaHead } : {}) };
-  const layers = await compareLayers(base.meta, headRead.meta, personas, defs, content.items);
+  const layers = await compareLayers(base.meta, headRead.meta, personas, defs, content.items, { base: whole.base?.meta, head: whole.head?.meta });
   result.changes = layers.changes;
   result.access = layers.access;
+  const layer = layerCheck(defs.models, whole, layers.unions);
+  if (layer) result.layer = layer;
   if (defs.outcome) result.definition = defs.apply(result.changes);
   if (modelHasRollups(defs.models)) result.rollupsInModel = true;
   result.notices.push(...defs.notices);
   result.counts = countChanges(result.changes);
   result.affected = affectedContent(result.changes, content.items);
   const staging = input.staging ?? ('staging' in envs ? envs.staging : undefined);
-  const production = 'production' in envs ? envs.production : undefined;
   result.sources = { headMeta: headRead.meta, content: content.items, ...(production ? { production } : {}), ...(staging ? { staging } : {}) };
   result.affectedCounts = countContent(result.affected);
   for (const n of [...notices, ...layers.access.notices]) ctx.reporter.notice(`impact: ${n}`);
+  const narrower = layer && layerNotice(layer);
+  if (narrower) ctx.reporter.warning(`impact: ${narrower}`);
   ctx.reporter.info(`impact: ${impactSummaryLine(result)}`);
   return result;
 }
@@ -332,11 +298,19 @@ export async function analyseImpact(
       ? environmentMeta(ctx, e.staging)
       : { problem: `${input.branch} has no staging environment (enable it first: datamodel-ci enable-staging, or the enable-staging action)` },
   );
-  return finishImpact(ctx, started, head, { ...input, personaHead });
+  const wholeHead = readWholeLayer(
+    ctx,
+    started.environments.then((e) => e.staging),
+    Promise.resolve(groupsOf(input.headFiles)),
+  );
+  return finishImpact(ctx, started, head, { ...input, personaHead, wholeHead });
 }
 
-/** `2 breaking, 5 added, 1 changed; 3 reports and 1 notification affected`. */
-export function impactSummaryLine(r: Pick<ImpactResult, 'counts' | 'affectedCounts' | 'changes' | 'unavailable'>): string {
+/**
+ * `2 breaking, 5 added, 1 changed; 3 reports and 1 notification affected`; led by `breaking changes not
+ * established (…); seen: ` when the reads did not show the whole layer.
+ */
+export function impactSummaryLine(r: Pick<ImpactResult, 'counts' | 'affectedCounts' | 'changes' | 'unavailable' | 'layer'>): string {
   if (r.unavailable || !r.changes) return `not compared: ${r.unavailable ?? 'no change set'}`;
   const { breaking, added, changed } = r.counts;
   const values = r.counts.values ?? 0;
@@ -351,7 +325,9 @@ export function impactSummaryLine(r: Pick<ImpactResult, 'counts' | 'affectedCoun
     a.notification ? plural(a.notification, 'notification') : '',
   ].filter(Boolean);
   const joined = parts.length > 1 ? `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}` : (parts[0] ?? '');
-  return `${changes}; ${joined ? `${joined} affected` : 'no content affected'}`;
+  const unseen = r.layer && !r.layer.whole ? r.layer.unseen.length : 0;
+  const lead = unseen ? `breaking changes not established (${plural(unseen, 'member')} the model files declare public out of sight); seen: ` : '';
+  return `${lead}${changes}; ${joined ? `${joined} affected` : 'no content affected'}`;
 }
 
 /**
@@ -388,9 +364,11 @@ export function compareWithProduction(
     : Promise.resolve({ problem: `${label} is not enabled` });
   const staging = known ? { staging: known } : {};
   const personaHead = s.stagingUrl ? readPersonaMetas(ctx, env, started.personas) : undefined;
+  const wholeHead = s.stagingUrl ? readWholeLayer(ctx, env, Promise.resolve(groupsOf(input.modelFiles))) : undefined;
   return finishImpact(ctx, started, head, {
     ...staging,
     ...(personaHead ? { personaHead } : {}),
+    ...(wholeHead ? { wholeHead } : {}),
     branch: input.branch,
     deployBranch: input.deployBranch,
     headFiles: input.modelFiles,

@@ -58,7 +58,7 @@ export async function previewOnPlatform(ctx: OpContext, input: PlatformPreviewIn
     o.failureCause = e;
   } finally {
     // The impact's early reads finish before the run ends, also when a flow failed or stopped before using them.
-    await Promise.allSettled([impact?.base, impact?.content, impact?.baseFiles, impact?.personaBase]);
+    await Promise.allSettled([impact?.base, impact?.content, impact?.baseFiles, impact?.personaBase, impact?.wholeBase]);
   }
   if (o.impact?.access) o.impact.access = await accessProbeStep(ctx, input.numbers, o.impact);
   if (o.impact && versions) o.versions = await versions;

@@ -67,11 +67,19 @@ export function presentStaging(r: EnableStagingResult): Presented {
   };
 }
 
-/** The failure `fail-on-breaking` asks for, when there is one. */
+/** The reads did not show the whole layer: the breaking verdict is not established (said, never passed). */
+const notWhole = (r: ImpactResult) => !r.unavailable && !!r.layer && !r.layer.whole;
+
+/** The failure `fail-on-breaking` asks for, when there is one: a breaking change, or a layer the review could not see whole. */
 function breakingFailure(r: ImpactResult, failOnBreaking: boolean): string | undefined {
-  if (!failOnBreaking || !r.counts.breaking) return undefined;
+  if (!failOnBreaking) return undefined;
+  const unseen = notWhole(r) ? r.layer!.unseen : [];
+  const blind = unseen.length
+    ? `the review could not see the whole semantic layer (${plural(unseen.length, 'member')} the model files declare public listed by no /meta read, such as ${unseen[0]!.member}), so its breaking changes are not established`
+    : '';
+  if (!r.counts.breaking) return blind ? `${r.head}: ${blind} (fail-on-breaking is true)` : undefined;
   const hit = r.affected.length ? `, used by ${plural(r.affected.length, 'report, dashboard or notification', 'reports, dashboards and notifications')}` : '';
-  return `${r.head} makes ${plural(r.counts.breaking, 'breaking change')} to the semantic layer${hit} (fail-on-breaking is true)`;
+  return `${r.head} makes ${plural(r.counts.breaking, 'breaking change')} to the semantic layer${hit}${blind ? `; and ${blind}` : ''} (fail-on-breaking is true)`;
 }
 
 /** The failure `fail-on-exposure` asks for: a persona gains access (a member or view exposed, a mask lifted, more rows). */
@@ -99,7 +107,7 @@ export function presentImpact(r: ImpactResult, failOnBreaking: boolean, failOnEx
       'access-changed-count': r.access ? String(access?.changeTotal ?? 0) : '',
       'exposed-count': r.access ? String(access?.gainTotal ?? 0) : '',
     },
-    status: r.unavailable ? 'not-compared' : r.counts.breaking ? 'breaking' : 'compatible',
+    status: r.unavailable ? 'not-compared' : r.counts.breaking ? 'breaking' : notWhole(r) ? 'not-established' : 'compatible',
     view: { impact, ...(access ? { access } : {}) },
     impact,
     ...(access ? { access } : {}),

@@ -36,6 +36,7 @@ export function changeSetJson(deploymentId: number, r: ImpactResult) {
     definitionChanges: r.definition?.changes ?? [],
     valuesChanged: r.definition?.values ?? [],
     affected: r.affected,
+    ...(r.layer ? { layer: r.layer } : {}),
     ...(r.access ? { access: accessJson(r.access) } : {}),
   };
 }

@@ -100,14 +100,14 @@ export function policyTargets(base: ModelDefinition | undefined, head: ModelDefi
 }
 
 /** One line per cube of what the diff took out: `view orders_view: 3 members no longer listed …`. */
-export function explainedNotices(x: PolicyExplained, personasRead: number): string[] {
+export function explainedNotices(x: PolicyExplained, personasRead: number, everyGroup = false): string[] {
   const byCube = new Map<string, { type: string; hidden: string[]; shown: string[] }>();
   const at = (cube: string, type: string) => byCube.get(cube) ?? byCube.set(cube, { type, hidden: [], shown: [] }).get(cube)!;
   for (const { row, way } of x.members) at(row.cube, row.cubeType)[way].push(shortName(row.member));
   for (const { row } of x.cubes) at(row.name, row.type);
-  const contexts = personasRead
-    ? `the empty security context and ${personasRead === 1 ? 'the persona' : `${personasRead} personas`}`
-    : 'the empty security context';
+  const read = ['the empty security context', ...(everyGroup ? ["every group of the model's policies"] : [])];
+  if (personasRead) read.push(personasRead === 1 ? 'the persona' : `${personasRead} personas`);
+  const contexts = read.length > 1 ? `${read.slice(0, -1).join(', ')} and ${read.at(-1)}` : read[0]!;
   const list = (names: string[]) => (names.length > 4 ? `${names.slice(0, 4).join(', ')} and ${names.length - 4} more` : names.join(', '));
   const lines: string[] = [];
   for (const [cube, e] of [...byCube].sort(([a], [b]) => a.localeCompare(b))) {

@@ -113,7 +113,14 @@ export function readModelFiles(files: ReadonlyMap<string, string>): ReadModel {
   return out;
 }
 
-/** Read and resolve the model files (paths under the model folder). */
+/** Definitions already read, by the files' map: the whole-layer read and the definition diff read one side once. */
+const read = new WeakMap<ReadonlyMap<string, string>, ModelDefinition>();
+
+/** Read and resolve the model files (paths under the model folder); the same map gives the same definition. */
 export function modelDefinition(files: ReadonlyMap<string, string>): ModelDefinition {
-  return resolveModel(readModelFiles(files));
+  const known = read.get(files);
+  if (known) return known;
+  const def = resolveModel(readModelFiles(files));
+  read.set(files, def);
+  return def;
 }

@@ -55,6 +55,8 @@ export interface ImpactView {
   notices: string[];
   /** Why the layers were not compared. */
   unavailable?: string;
+  /** The reads did not show the whole layer: members the files declare public out of sight (examples), and why. */
+  narrower?: { total: number; members: { member: string; side: 'production' | 'preview' }[]; why: string[] };
 }
 
 const changeRow = (m: MemberChange): ImpactChangeRow => ({
@@ -110,6 +112,15 @@ export function impactView(r: ImpactResult): ImpactView {
     affected: r.affected.map(contentRow),
     notices: r.notices,
     ...(r.unavailable ? { unavailable: r.unavailable } : {}),
+    ...(r.layer && !r.layer.whole
+      ? {
+          narrower: {
+            total: r.layer.unseen.length,
+            members: r.layer.unseen.slice(0, 5).map((u) => ({ member: u.member, side: u.side })),
+            why: [...new Set(r.layer.unseen.map((u) => u.why))].slice(0, 3),
+          },
+        }
+      : {}),
   };
 }
 
@@ -187,11 +198,23 @@ export function renderImpact(v: ImpactView, options: ImpactRenderOptions, full?:
   return [
     head + text(v.summary),
     '',
+    ...narrower(v),
     ...block('Breaking changes', all.breakingTotal, all.breaking, changeTable, true, limit, options.runUrl),
     ...block('Changes to the numbers', all.valuesTotal ?? 0, all.values ?? [], valuesTable(all.moved, limit), true, limit, options.runUrl),
     ...block('Affected content', all.affectedTotal, all.affected, contentTable, true, limit, options.runUrl),
     ...block('Other changes', all.otherTotal, all.other, changeTable, false, limit, options.runUrl),
     ...notices(v),
+  ];
+}
+
+/** Said before any table: a verdict over part of the layer is no verdict (docs/impact.md, "The whole layer"). */
+function narrower(v: ImpactView): string[] {
+  const n = v.narrower;
+  if (!n) return [];
+  const some = n.members.slice(0, 3).map((m) => `${code(m.member)}${m.side === 'production' ? ' on production' : ''}`);
+  return [
+    `> 🛑 **Breaking changes not established:** the review could not see the whole semantic layer. ${plural(n.total, 'member')} the model files declare public ${n.total === 1 ? 'is' : 'are'} listed by no \`/meta\` read (${some.join(', ')}${n.total > some.length ? ', …' : ''}): ${text(cut(n.why.join('; '), 600))}. The counts above cover only what was seen; see "The whole layer" in docs/impact.md.`,
+    '',
   ];
 }
 

@@ -128,6 +128,15 @@ export function nextView(
       affected: rows(i.affected).map((a) => ({ ...a, name: short(a.name, 200), uses: a.uses.slice(0, 7).map((u) => ({ ...u, place: short(u.place, 120) })) })),
       notices: i.notices.slice(0, 5).map((n) => short(n, 500)),
       ...(i.unavailable ? { unavailable: short(i.unavailable, 600) } : {}),
+      ...(i.narrower
+        ? {
+            narrower: {
+              total: i.narrower.total,
+              members: i.narrower.members.slice(0, 5).map((m) => ({ ...m, member: short(m.member, 120) })),
+              why: i.narrower.why.slice(0, 3).map((w) => short(w, 300)),
+            },
+          }
+        : {}),
     };
   }
   if (next.numbers) {

@@ -1,0 +1,1 @@
+export{t as doctorCommand}from"./doctor-DzGtAX87.js";
