@@ -26,6 +26,7 @@ export const PROFILES = [
   'stale-production-cache',
   'groups-top-level',
   'minted-context-drops-cubecloud',
+  'rollup-only',
 ] as const;
 
 export type ProfileName = (typeof PROFILES)[number];
@@ -62,6 +63,8 @@ export const PROFILE_SUMMARY: Record<ProfileName, string> = {
     "access policies read the user's groups from the token's top-level securityContext.groups (the deployment's own contextToGroups), not from securityContext.cubeCloud.groups",
   'minted-context-drops-cubecloud':
     "a token minted with a security context carries (and its answer echoes) the platform's own cubeCloud element in place of the one sent (no groups, no userAttributes): group policies never match such tokens",
+  'rollup-only':
+    "the data API's instances build no pre-aggregation (rollup-only mode beside a refresh worker): a /load planned on a table the shared Cube Store lacks is refused (400, Cube's 'No pre-aggregation partitions were built yet…') instead of building it",
 };
 
 /** Profiles that answer the same point two ways cannot be on together. */
