@@ -353,6 +353,13 @@ export const cases = (): Case[] => [
     says: ['min-age: got "3 days", expected a duration such as 90s, 30m, 12h or 7d'],
   },
   {
+    name: 'data-diff-build-rollups yes',
+    command: 'impact',
+    env: { DATAMODEL_CI_DATA_DIFF_BUILD_ROLLUPS: 'yes' },
+    code: 2,
+    says: ['data-diff-build-rollups: got "yes", expected true or false'],
+  },
+  {
     name: 'keep-branch no',
     command: 'merge-to-default',
     env: { DATAMODEL_CI_KEEP_BRANCH: 'no' },
