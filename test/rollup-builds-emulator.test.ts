@@ -21,7 +21,10 @@ import { ROLLUP_MODEL, ROLLUP_WITH_ROW_FILTER } from './support/rollup-model.js'
 
 let fx: EmulatorFixture;
 const ORDERS = 'model/cubes/orders.yml';
-const grain = (tree: Record<string, string>, g: string) => ({ ...tree, [ORDERS]: tree[ORDERS]!.replace('        granularity: day\n', `        granularity: ${g}\n`) });
+const grain = (tree: Record<string, string>, g: string) => ({
+  ...tree,
+  [ORDERS]: tree[ORDERS]!.replace('        granularity: day\n', `        granularity: ${g}\n`),
+});
 const amount = (factor: number) => ({
   ...ROLLUP_MODEL,
   [ORDERS]: ROLLUP_MODEL[ORDERS]!.replace('        type: sum\n        sql: amount\n', `        type: sum\n        sql: amount * ${factor}\n`),
@@ -36,6 +39,8 @@ const BRANCHES: Record<string, Record<string, string>> = {
     ...ROLLUP_MODEL,
     [ORDERS]: ROLLUP_MODEL[ORDERS]!.replace('    dimensions:\n', '      - name: average_amount\n        type: avg\n        sql: amount\n    dimensions:\n'),
   },
+  /** A measure under the rollup changed, on a preview whose /v1/sql fails (the plans cannot tell). */
+  'pr-unplanned': amount(5),
   /** An access policy added to orders and its rollup changed: the persona probes on orders would build it. */
   'pr-policy': grain(ROLLUP_WITH_ROW_FILTER, 'week'),
 };
@@ -114,7 +119,9 @@ describe('a pull request that changes a rollup: its key queries are not run on t
     const { out, text } = await diff('pr-rollup', ['--data-diff-build-rollups']);
     expect(statusOf(out, 'by status')).toBe('unchanged');
     expect(out.result.rollupBuilds).toMatchObject({ allowed: true, keyQueries: ['by status'] });
-    expect(buildLine(text)[0]).toContain('1 key query (by status) ran on the preview, building orders.orders_by_status (changed) in the shared Cube Store (data-diff-build-rollups: true)');
+    expect(buildLine(text)[0]).toContain(
+      '1 key query (by status) ran on the preview, building orders.orders_by_status (changed) in the shared Cube Store (data-diff-build-rollups: true)',
+    );
     expect(await branchBuilds('pr-rollup')).toEqual([expect.objectContaining({ preAggregationId: 'orders.orders_by_status', count: 1 })]);
   }, 120_000);
 
@@ -146,11 +153,25 @@ describe('a pull request that changes a rollup: its key queries are not run on t
     expect(probes[0]!.preview.skipped).toContain('orders.orders_by_status (changed)');
     expect(probes[0]!.production.skipped).toBeDefined();
     expect(out.result.rollupBuilds?.probes).toBe(1);
-    expect(buildLine(text)[0]).toMatch(/and 1 persona probe not run on the preview|1 persona probe not run on the preview/);
+    expect(buildLine(text)[0]).toMatch(/1 persona probe not run on the preview/);
+    // The plans first, then the probes and the data diff.
+    expect(text.indexOf('key query plans on both sides')).toBeLessThan(text.indexOf('persona probes:'));
+    expect(text.indexOf('persona probes:')).toBeLessThan(text.indexOf('data diff:'));
     expect(await branchBuilds('pr-policy')).toEqual([]);
   }, 120_000);
 
-  it('profile rollup-only with the build allowed: the query fails with Cube\'s answer (reported as failed, never as unchanged)', async () => {
+  it("the preview's plans fail: a pull request that changes a cube with rollups skips every load whose plan is not known", async () => {
+    // Only this branch's /v1/sql fails (its loads and production's plans answer).
+    fx.em.faults.plan({ kind: '5xx', method: 'POST', path: '/dev-mode/pr-unplanned/cubejs-api/v1/sql', times: 1000 });
+    const { out, text } = await diff('pr-unplanned', ['--data-diff-query-timeout', '2']);
+    const queries = out.result.dataDiff!.queries;
+    expect(queries.length).toBeGreaterThan(0);
+    for (const q of queries) expect([q.name, q.status, q.wouldBuild]).toEqual([q.name, 'skipped', [{ rollup: 'orders', reason: 'unplanned' }]]);
+    expect(buildLine(text)[0]).toContain('they would build a pre-aggregation of orders (plan not known)');
+    expect(await branchBuilds('pr-unplanned')).toEqual([]);
+  }, 120_000);
+
+  it("profile rollup-only with the build allowed: the query fails with Cube's answer (reported as failed, never as unchanged)", async () => {
     await control(fx.em, 'profiles', { profiles: ['rollup-only'] });
     try {
       const { out } = await diff('pr-measure', ['--data-diff-build-rollups']);
@@ -158,6 +179,13 @@ describe('a pull request that changes a rollup: its key queries are not run on t
       expect(q.status).toBe('failed');
       expect(q.failed?.message).toContain('No pre-aggregation partitions were built yet');
       expect(await branchBuilds('pr-measure')).toEqual([]);
+      // A probe refused so is a failure, never the persona's loss of access.
+      const c = checkout(BRANCHES['pr-policy']!);
+      const probed = (await diff('pr-policy', ['--personas', c.personas, '--data-diff-build-rollups'])).out.result.access!;
+      const probe = probed.probes.find((p) => p.target === 'orders')!;
+      expect(probe.preview.error).toContain('No pre-aggregation partitions were built yet');
+      expect(probe.preview.refused).toBeUndefined();
+      expect(probed.changes.filter((x) => x.persona === 'analyst' && x.target === 'orders')).toEqual([]);
     } finally {
       await control(fx.em, 'profiles', { profiles: [] });
     }
@@ -195,8 +223,12 @@ describe('the pr lifecycle', () => {
       expect(lines).toContain(`data-changed-count=${file.queries.filter((q) => q.status === 'changed').length}`);
       const body = gh.comments(36).at(-1)!.body;
       expect(body).toContain('**Cost**');
-      expect(body).toMatch(/⏭️ \d+ key quer(y|ies) \(`by status`.*\) not run on the preview: they would build `orders\.orders_by_status` \\\(changed\\\) in the shared Cube Store; set data-diff-build-rollups: true to run them/);
-      expect(body).toContain('| by status |  | not run: its load on the preview would build `orders.orders_by_status` (changed) in the shared Cube Store (see Cost) |');
+      expect(body).toMatch(
+        /⏭️ \d+ key quer(y|ies) \(`by status`.*\) not run on the preview: they would build `orders\.orders_by_status` \\\(changed\\\) in the shared Cube Store; set data-diff-build-rollups: true to run them/,
+      );
+      expect(body).toContain(
+        '| by status |  | not run: its load on the preview would build `orders.orders_by_status` (changed) in the shared Cube Store (see Cost) |',
+      );
       expect(await branchBuilds()).toHaveLength(before);
     } finally {
       await gh.close();

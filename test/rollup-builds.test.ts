@@ -71,9 +71,23 @@ describe('which preview loads would build', () => {
       ({ rollupsInModel, ...(changes ? { definition: { changes, values: [] } } : {}) }) as unknown as ImpactResult;
     expect(rollupsMayChange(impact([{ cube: 'orders', aspect: 'sql' }], false))).toBeUndefined();
     expect(rollupsMayChange(impact(undefined))).toBe('the model');
-    expect(rollupsMayChange(impact([{ cube: 'customers', aspect: 'sql' }, { cube: 'orders', aspect: 'pre-aggregations' }]))).toBe('orders');
+    expect(
+      rollupsMayChange(
+        impact([
+          { cube: 'customers', aspect: 'sql' },
+          { cube: 'orders', aspect: 'pre-aggregations' },
+        ]),
+      ),
+    ).toBe('orders');
     expect(rollupsMayChange(impact([{ cube: 'orders', aspect: 'sql' }]))).toBe('orders');
-    expect(rollupsMayChange(impact([{ cube: 'orders', aspect: 'visibility' }, { cube: 'orders', aspect: 'access policy' }]))).toBeUndefined();
+    expect(
+      rollupsMayChange(
+        impact([
+          { cube: 'orders', aspect: 'visibility' },
+          { cube: 'orders', aspect: 'access policy' },
+        ]),
+      ),
+    ).toBeUndefined();
   });
 
   it('what the loads came to: the skipped key queries and probes, or (allowed) those that ran and built', () => {
@@ -110,7 +124,7 @@ const SKIPS: BuildSkips = {
 describe('the one line, and where it is shown', () => {
   it('in the terminal: the queries named (the first five), the rollups and why, the input to set', () => {
     expect(buildSentence(SKIPS)).toBe(
-      "6 key queries (by status, by month, total, a, b and 1 more) and 2 persona probes not run on the preview: they would build orders.orders_by_status (changed), a pre-aggregation of orders (plan not known) in the shared Cube Store; set data-diff-build-rollups: true to run them",
+      '6 key queries (by status, by month, total, a, b and 1 more) and 2 persona probes not run on the preview: they would build orders.orders_by_status (changed), a pre-aggregation of orders (plan not known) in the shared Cube Store; set data-diff-build-rollups: true to run them',
     );
     expect(buildSentence({ allowed: true, rollups: [SKIPS.rollups[0]!], keyQueries: ['by status'], probes: 0 })).toBe(
       '1 key query (by status) ran on the preview, building orders.orders_by_status (changed) in the shared Cube Store (data-diff-build-rollups: true)',
@@ -119,7 +133,15 @@ describe('the one line, and where it is shown', () => {
   });
 
   it('in the Cost section: one line with names as code, also when the plans did not run; the ledger keeps the names it shows; --json carries it', () => {
-    const r: RollupOutcome = { changes: [], rebuilt: [], truncated: [], notices: [], planned: 6, notRun: 0, builds: { ...SKIPS, keyQueries: [...SKIPS.keyQueries, '@someone'] } };
+    const r: RollupOutcome = {
+      changes: [],
+      rebuilt: [],
+      truncated: [],
+      notices: [],
+      planned: 6,
+      notRun: 0,
+      builds: { ...SKIPS, keyQueries: [...SKIPS.keyQueries, '@someone'] },
+    };
     const cost = renderCost({ rollups: rollupsView(r) }, { target: 'comment' }).join('\n');
     const line = cost.split('\n').filter((l) => l.includes('not run on the preview'));
     expect(line).toHaveLength(1);
@@ -141,7 +163,14 @@ describe('the one line, and where it is shown', () => {
       mode: 'values',
       queries: [
         { name: 'by status', source: 'file', query: {}, status: 'skipped', wouldBuild: [SKIPS.rollups[0]!], ms: {} },
-        { name: 'total', source: 'file', query: {}, status: 'unchanged', ms: {}, comparison: { rows: { base: 1, head: 1 }, added: 0, removed: 0, changed: 0, largest: [], top: [], addedKeys: [], removedKeys: [], truncated: false } },
+        {
+          name: 'total',
+          source: 'file',
+          query: {},
+          status: 'unchanged',
+          ms: {},
+          comparison: { rows: { base: 1, head: 1 }, added: 0, removed: 0, changed: 0, largest: [], top: [], addedKeys: [], removedKeys: [], truncated: false },
+        },
       ],
       notRun: 0,
       changed: 0,
@@ -151,6 +180,8 @@ describe('the one line, and where it is shown', () => {
     });
     const text = renderNumbers(v, { target: 'comment' }).join('\n');
     expect(text).toContain('0 changed, 1 unchanged, 1 not run (they would build a pre-aggregation)');
-    expect(text).toContain('| by status |  | not run: its load on the preview would build `orders.orders_by_status` (changed) in the shared Cube Store (see Cost) |');
+    expect(text).toContain(
+      '| by status |  | not run: its load on the preview would build `orders.orders_by_status` (changed) in the shared Cube Store (see Cost) |',
+    );
   });
 });

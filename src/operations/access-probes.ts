@@ -165,7 +165,8 @@ export async function runProbes(ctx: OpContext, input: ProbeInput): Promise<Prob
     const probes = plan.run.map((p, i): AccessProbe => {
       const would = builds[i]?.length ? { wouldBuild: builds[i] as RollupBuild[] } : {};
       const probe = { persona: p.persona, target: p.target, counted: p.counter.member, ...would };
-      if (skipped(i)) return { ...probe, production: { skipped: notBuilt(builds[i] as RollupBuild[]) }, preview: { skipped: notBuilt(builds[i] as RollupBuild[]) } };
+      if (skipped(i))
+        return { ...probe, production: { skipped: notBuilt(builds[i] as RollupBuild[]) }, preview: { skipped: notBuilt(builds[i] as RollupBuild[]) } };
       return { ...probe, production: sideOf(p, bases[i], input.limits.maxRows), preview: sideOf(p, heads[i], input.limits.maxRows) };
     });
     const sum = (side: 'production' | 'preview') => personas.reduce((n, p) => n + p[side].requests, 0);

@@ -58,12 +58,7 @@ export function productionTables(sides: readonly (PlanSide | undefined)[]): Prod
   return out;
 }
 
-export function buildGuard(
-  plans: readonly QueryPlan[],
-  rebuilt: readonly RebuiltRollup[],
-  allow: boolean,
-  unplanned: string | undefined,
-): BuildGuard {
+export function buildGuard(plans: readonly QueryPlan[], rebuilt: readonly RebuiltRollup[], allow: boolean, unplanned: string | undefined): BuildGuard {
   const preview = new Map<string, PlanSide>();
   for (const p of plans) if (!p.persona) preview.set(p.query, p.preview);
   return {
@@ -140,7 +135,11 @@ export function buildSentence(s: BuildSkips, f: SentenceFormat = PLAIN, shown = 
   const probes = s.probes ? count(s.probes, 'persona probe', 'persona probes') : '';
   const what = [queries, probes].filter(Boolean).join(' and ');
   const rollups = s.rollups
-    .map((b) => (b.reason === 'unplanned' ? f.text(`a pre-aggregation of ${b.rollup} (${REASON_WORDS[b.reason]})`) : `${f.name(b.rollup)} ${f.text(`(${REASON_WORDS[b.reason]})`)}`))
+    .map((b) =>
+      b.reason === 'unplanned'
+        ? f.text(`a pre-aggregation of ${b.rollup} (${REASON_WORDS[b.reason]})`)
+        : `${f.name(b.rollup)} ${f.text(`(${REASON_WORDS[b.reason]})`)}`,
+    )
     .join(', ');
   return s.allowed
     ? `${what} ran on the preview, building ${rollups} in the shared Cube Store (data-diff-build-rollups: true)`
