@@ -185,7 +185,7 @@ export function dataApi(env: DataApiEnv): (req: DataRequest) => Promise<DataResp
         throw new ApiError(400, { error: `Error: ${(e as Error).message}` });
       }
     };
-    // A query planned on a pre-aggregation reads its source tables instead (the same rows, no Cube Store here).
+    // A query planned on a pre-aggregation reads its source tables instead (the same rows: the Cube Store here holds none).
     const running = built.preAggregations.length ? buildSql(compilers, q, context, true) : built;
     const result = await run(running);
     let total: number | undefined;
