@@ -163,10 +163,9 @@ export async function runProbes(ctx: OpContext, input: ProbeInput): Promise<Prob
       });
     const [bases, heads] = await Promise.all([each('production'), each('preview')]);
     const probes = plan.run.map((p, i): AccessProbe => {
-      const would = builds[i]?.length ? { wouldBuild: builds[i] as RollupBuild[] } : {};
-      const probe = { persona: p.persona, target: p.target, counted: p.counter.member, ...would };
-      if (skipped(i))
-        return { ...probe, production: { skipped: notBuilt(builds[i] as RollupBuild[]) }, preview: { skipped: notBuilt(builds[i] as RollupBuild[]) } };
+      const would = builds[i] ?? [];
+      const probe = { persona: p.persona, target: p.target, counted: p.counter.member, ...(would.length ? { wouldBuild: would } : {}) };
+      if (skipped(i)) return { ...probe, production: { skipped: notBuilt(would) }, preview: { skipped: notBuilt(would) } };
       return { ...probe, production: sideOf(p, bases[i], input.limits.maxRows), preview: sideOf(p, heads[i], input.limits.maxRows) };
     });
     const sum = (side: 'production' | 'preview') => personas.reduce((n, p) => n + p[side].requests, 0);

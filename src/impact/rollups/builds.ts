@@ -129,7 +129,10 @@ const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : 
  */
 export function buildSentence(s: BuildSkips, f: SentenceFormat = PLAIN, shown = 5): string | undefined {
   if (!s.keyQueries.length && !s.probes) return undefined;
-  const names = s.keyQueries.slice(0, shown).map(f.name).join(', ');
+  const names = s.keyQueries
+    .slice(0, shown)
+    .map((n) => f.name(n))
+    .join(', ');
   const more = s.keyQueries.length > shown ? ` and ${s.keyQueries.length - shown} more` : '';
   const queries = s.keyQueries.length ? `${count(s.keyQueries.length, 'key query', 'key queries')} (${names}${more})` : '';
   const probes = s.probes ? count(s.probes, 'persona probe', 'persona probes') : '';

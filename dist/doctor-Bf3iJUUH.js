@@ -1,1 +1,0 @@
-export{t as doctorCommand}from"./doctor-S5yWJ2Dl.js";
