@@ -26,6 +26,7 @@ export const UNIT_TESTS = [
   'no-sockets',
   'preview-comment',
   'reporters',
+  'rollup-builds',
   'rollup-compare',
   'route-table',
   'self-contained',

@@ -25,6 +25,12 @@ export const DATA_DIFF_INPUTS: InputSpec[] = [
     default: 'false',
   },
   {
+    name: 'data-diff-build-rollups',
+    description:
+      "Let the preview's loads (key queries, persona probes) run when their plan needs a pre-aggregation production does not have (a rollup the pull request changes or adds): Cube builds it on that load, from the warehouse, in the Cube Store production shares with every branch. Off (default): those loads are skipped and said in one line.",
+    default: 'false',
+  },
+  {
     name: 'data-diff-queries',
     description: 'Path of a JSON file of key queries (`{ "queries": [{ "name": …, "query": { … } }] }`, the data API\'s REST format; docs/impact.md).',
     default: '',

@@ -309,6 +309,7 @@ function readDataDiff(r: InputReader): DataDiffSettings {
   return {
     mode,
     allowPublic: r.bool('data-diff-allow-public'),
+    buildRollups: r.bool('data-diff-build-rollups'),
     ...(queriesFile ? { queriesFile } : {}),
     securityContext: securityContext(r),
     limits: {

@@ -71,6 +71,7 @@ const cases = (): { input: string; value: string; says: string }[] => [
   { input: 'data-diff-rel-tolerance', value: '-0.1', says: 'data-diff-rel-tolerance: got "-0.1", expected a number of at least 0' },
   { input: 'fail-on-data-change', value: 'if-big', says: 'fail-on-data-change: got "if-big", expected true or false' },
   { input: 'fail-on-rollup-loss', value: 'sometimes', says: 'fail-on-rollup-loss: got "sometimes", expected true or false' },
+  { input: 'data-diff-build-rollups', value: 'yes', says: 'data-diff-build-rollups: got "yes", expected true or false' },
   { input: 'deployments', value: 'analytics: [1', says: 'deployments: got "analytics: [1", expected a map of model folder to deployment' },
   { input: 'deployments', value: '- analytics', says: 'deployments: got "- analytics", expected a map of model folder to deployment' },
   { input: 'deployments', value: 'analytics: twelve', says: 'deployments (entry analytics): got "twelve", expected the id of the platform deployment' },

@@ -4,10 +4,8 @@
  * change set and data diff, and the comment's sections.
  */
 import { planDataDiff } from '../impact/data/plan.js';
-import { accessProbeStep } from '../operations/access-probes.js';
 import { readPersonas } from '../personas-input.js';
-import { dataDiffStep } from '../operations/data-diff.js';
-import { rollupPlansStep } from '../operations/rollup-plans.js';
+import { readsAfterImpact } from '../operations/rollup-builds.js';
 import { presentRollups, withRollups } from '../pr/present-rollups.js';
 import { walkModel } from '../model/local-model.js';
 import { localModelFiles } from '../model/model-files.js';
@@ -34,21 +32,21 @@ export async function impactCommand(run: ActionRun<'impact'>): Promise<number> {
   const r = await run.reporter.group('Impact on the semantic layer', () =>
     analyseImpact(run.op, { branch, deployBranch: target.deployBranch, headFiles, cliDeploy: target.deployMode === 'cli', personas }),
   );
-  // The persona probes first: the change set (its file, `--json`) then carries their evidence.
-  const access = await accessProbeStep(run.op, plan, r);
-  if (access) r.access = access;
-  const impact = presentChangeSet(deploymentId, r, inputs.failOnBreaking, inputs.access.failOnExposure);
-  for (const line of r.access ? accessLines(r.access) : []) run.reporter.info(line);
   const versions = presentVersions(await checked, inputs.failOnVersionSkew);
-  Object.assign(run.out, impact.outputs, versions.outputs, { status: impact.status });
+  // The rollup plans, then the persona probes (the change set, its file and `--json` carry their evidence), then the data diff.
+  const reads = await readsAfterImpact(run.op, plan, r, () => {
+    const presented = presentChangeSet(deploymentId, r, inputs.failOnBreaking, inputs.access.failOnExposure);
+    for (const line of r.access ? accessLines(r.access) : []) run.reporter.info(line);
+    Object.assign(run.out, presented.outputs, versions.outputs, { status: presented.status });
+    // Set before the data diff, so a failure there still carries the change set.
+    run.setResult({ ...presented.changeSet, versions: versions.json });
+    return presented;
+  });
+  const { rollups, numbers: d, before: impact } = reads;
   const changeSet = { ...impact.changeSet, versions: versions.json };
-  // Set before the data diff, so a failure there still carries the change set.
-  run.setResult(changeSet);
-  const d = await dataDiffStep(run.op, plan, r);
   const numbers = presentDataDiff(deploymentId, d, r, inputs.dataDiff.failOnChange);
   Object.assign(run.out, numbers.outputs);
   if (d.result) run.setResult({ ...changeSet, dataDiff: d.result });
-  const rollups = await rollupPlansStep(run.op, plan, r);
   const rolled = presentRollups(rollups, r.head, !!r.rollupsInModel, !!inputs.dataDiff.failOnRollupLoss);
   Object.assign(run.out, rolled.outputs);
   if (rolled.json) run.setResult({ ...changeSet, ...(d.result ? { dataDiff: d.result } : {}), ...rolled.json });

@@ -17,6 +17,8 @@ import { plural } from '../report/plural.js';
 import type { OpContext } from './context.js';
 import { dataApiClient, dataTarget, loadQuery, mint, type DataTarget, type LoadResult } from './data-api.js';
 import { environmentMeta, type EnvironmentRef, type ImpactResult } from './impact.js';
+import { buildsOf, REASON_WORDS, type BuildGuard, type RollupBuild } from '../impact/rollups/builds.js';
+import { planQuery } from './rollup-plans.js';
 
 /** What the probes run against: the two environments, the personas, the policy targets, the data diff's limits. */
 export interface ProbeInput {
@@ -27,6 +29,8 @@ export interface ProbeInput {
   /** Targets as a `/meta` listed them already (the rest are looked up with the personas' own tokens). */
   catalogue: ProbeCatalogueEntry[];
   limits: DataDiffLimits;
+  /** Probes whose load on the preview would build a pre-aggregation are planned first (`/v1/sql`) and skipped unless allowed. */
+  guard?: BuildGuard;
 }
 
 export interface ProbeRun {
@@ -53,6 +57,8 @@ interface PersonaTargets {
 /** Cube's own refusal (a 4xx, its 500 `{ error }`, an answer with an error): the persona may not query it. */
 function refusalOf(load: LoadResult): string | undefined {
   if (load.error === undefined) return undefined;
+  // A pre-aggregation not built where the API builds none (rollup-only): a failure, not the persona's access.
+  if (/No pre-aggregation partitions were built yet/i.test(load.error)) return undefined;
   const status = (load.cause as PlatformError | undefined)?.status;
   if (status !== undefined)
     return status < 500 || (status === 500 && /"error"/.test((load.cause as PlatformError).responseBody ?? '')) ? load.error : undefined;
@@ -112,6 +118,23 @@ async function completeCatalogue(ctx: OpContext, input: ProbeInput, personas: Pe
   return [...found.values()];
 }
 
+/** What each probe's load on the preview would build: planned on both sides with the persona's tokens (`/v1/sql`, no data read). */
+async function probeBuilds(ctx: OpContext, input: ProbeInput, run: PlannedProbe[], byName: Map<string, PersonaTargets>): Promise<RollupBuild[][]> {
+  const guard = input.guard;
+  if (!guard || !run.length) return run.map(() => []);
+  const plan = (t: DataTarget, p: PlannedProbe) =>
+    planQuery(t.client, t.path.replace(/\/load$/, '/sql'), { name: p.target, source: 'probe', query: p.query }, input.limits.queryTimeoutMs, ctx.signal);
+  return mapLimit(run, input.limits.concurrency, async (p) => {
+    const t = byName.get(p.persona);
+    if (!t) return [];
+    const [base, head] = await Promise.all([plan(t.production, p), plan(t.preview, p)]);
+    return buildsOf(guard, head, base);
+  });
+}
+
+const notBuilt = (builds: RollupBuild[]) =>
+  `not run: its load on the preview would build ${builds.map((b) => `${b.rollup} (${REASON_WORDS[b.reason]})`).join(', ')} in the shared Cube Store (data-diff-build-rollups: false)`;
+
 /** Every probe on both environments, at most `concurrency` in flight on each. */
 export async function runProbes(ctx: OpContext, input: ProbeInput): Promise<ProbeRun> {
   const started = Date.now();
@@ -130,19 +153,21 @@ export async function runProbes(ctx: OpContext, input: ProbeInput): Promise<Prob
     for (const t of plan.uncounted) notices.push(`${t} was not probed: no persona's /meta lists a measure or dimension of it to count`);
     if (plan.notRun) notices.push(`${plural(plan.notRun, 'more persona probe')} not run (data-diff-max-queries)`);
     const byName = new Map(personas.map((p) => [p.persona.name, p] as const));
+    const builds = await probeBuilds(ctx, input, plan.run, byName);
+    // A probe that would build runs on neither side unless allowed (one side alone compares nothing).
+    const skipped = (i: number) => !!builds[i]?.length && !input.guard?.allow;
     const each = (side: 'production' | 'preview') =>
-      mapLimit(plan.run, input.limits.concurrency, (p) => {
+      mapLimit(plan.run, input.limits.concurrency, (p, i) => {
         const t = byName.get(p.persona)?.[side];
-        return t ? loadQuery(t, p.query, input.limits.queryTimeoutMs, ctx.signal, DEFAULTS.dataDiffCacheMode) : Promise.resolve(undefined);
+        return t && !skipped(i) ? loadQuery(t, p.query, input.limits.queryTimeoutMs, ctx.signal, DEFAULTS.dataDiffCacheMode) : Promise.resolve(undefined);
       });
     const [bases, heads] = await Promise.all([each('production'), each('preview')]);
-    const probes = plan.run.map((p, i): AccessProbe => ({
-      persona: p.persona,
-      target: p.target,
-      counted: p.counter.member,
-      production: sideOf(p, bases[i], input.limits.maxRows),
-      preview: sideOf(p, heads[i], input.limits.maxRows),
-    }));
+    const probes = plan.run.map((p, i): AccessProbe => {
+      const would = builds[i] ?? [];
+      const probe = { persona: p.persona, target: p.target, counted: p.counter.member, ...(would.length ? { wouldBuild: would } : {}) };
+      if (skipped(i)) return { ...probe, production: { skipped: notBuilt(would) }, preview: { skipped: notBuilt(would) } };
+      return { ...probe, production: sideOf(p, bases[i], input.limits.maxRows), preview: sideOf(p, heads[i], input.limits.maxRows) };
+    });
     const sum = (side: 'production' | 'preview') => personas.reduce((n, p) => n + p[side].requests, 0);
     const ms = { production: bases.map((l) => l?.ms ?? 0), preview: heads.map((l) => l?.ms ?? 0), mints: personas.map((p) => p.mintMs) };
     return { probes, notRun: plan.notRun, notices, requests: { production: sum('production'), preview: sum('preview') }, elapsedMs: Date.now() - started, ms };
@@ -152,7 +177,12 @@ export async function runProbes(ctx: OpContext, input: ProbeInput): Promise<Prob
 }
 
 /** The access review with the probes' evidence: run when personas and policy targets are there and the run may; else said why. */
-export async function accessProbeStep(ctx: OpContext, plan: DataDiffPlan | undefined, impact: ImpactResult): Promise<AccessOutcome | undefined> {
+export async function accessProbeStep(
+  ctx: OpContext,
+  plan: DataDiffPlan | undefined,
+  impact: ImpactResult,
+  guard?: BuildGuard,
+): Promise<AccessOutcome | undefined> {
   const a = impact.access;
   if (!a || !a.policyTargets.length || !a.personaDefinitions?.length || !plan) return a;
   const count = a.personaDefinitions.length * a.policyTargets.length;
@@ -172,6 +202,8 @@ export async function accessProbeStep(ctx: OpContext, plan: DataDiffPlan | undef
     targets: a.policyTargets,
     catalogue: [...(a.targetMeta ?? []), ...headCubes],
     limits: plan.settings.limits,
+    // Plans tell what a probe's load would build only where the model has a pre-aggregation.
+    ...(guard && impact.rollupsInModel ? { guard } : {}),
   };
   const r = await ctx.reporter.group('Who can see what: persona probes on production and on the preview', async () => {
     ctx.reporter.info(
@@ -179,8 +211,9 @@ export async function accessProbeStep(ctx: OpContext, plan: DataDiffPlan | undef
     );
     const run = await runProbes(ctx, input);
     const failed = run.probes.filter((p) => p.production.error !== undefined || p.preview.error !== undefined).length;
+    const skipped = run.probes.filter((p) => p.preview.skipped !== undefined).length;
     ctx.reporter.info(
-      `persona probes: ${plural(run.probes.length, 'probe')} in ${(run.elapsedMs / 1000).toFixed(1)} s (${failed} failed); ${plural(run.requests.production + run.requests.preview, 'data-API request')}`,
+      `persona probes: ${plural(run.probes.length, 'probe')} in ${(run.elapsedMs / 1000).toFixed(1)} s (${failed} failed${skipped ? `, ${skipped} skipped: they would build a pre-aggregation` : ''}); ${plural(run.requests.production + run.requests.preview, 'data-API request')}`,
     );
     return run;
   });

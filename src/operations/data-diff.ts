@@ -17,6 +17,7 @@ import type { DataDiffSettings } from '../impact/data/types.js';
 import { plural } from '../report/plural.js';
 import type { EnvironmentRef, ImpactResult } from './impact.js';
 import { mapLimit } from '../model/local-model.js';
+import { keyQueryBuilds, type BuildGuard, type RollupBuild } from '../impact/rollups/builds.js';
 
 export interface DataDiffInput {
   production: EnvironmentRef;
@@ -26,6 +27,8 @@ export interface DataDiffInput {
   mode: DataDiffMode;
   limits: DataDiffLimits;
   securityContext: Record<string, unknown>;
+  /** Key queries whose load on the preview would build a pre-aggregation, by name: run on neither side (one side compares nothing). */
+  skip?: Map<string, RollupBuild[]>;
 }
 
 function outcomeOf(k: KeyQuery, base: LoadResult | undefined, head: LoadResult, input: DataDiffInput): QueryOutcome {
@@ -61,7 +64,16 @@ export async function runDataDiff(ctx: OpContext, input: DataDiffInput): Promise
     requests: { production: targets[0]?.requests ?? 0, preview: targets[1]?.requests ?? 0 },
     ...(queries.some((q) => q.refreshed) ? { refreshed: oldestRefresh(queries) } : {}),
   });
-  if (!input.queries.length) return result([], []);
+  const skipped = (k: KeyQuery) => input.skip?.get(k.name);
+  const toRun = input.queries.filter((k) => !skipped(k));
+  const outcomes = (bases: (LoadResult | undefined)[], heads: (LoadResult | undefined)[]) =>
+    input.queries.map((k): QueryOutcome => {
+      const builds = skipped(k);
+      if (builds) return { name: k.name, source: k.source, ...(k.why ? { why: k.why } : {}), query: k.query, status: 'skipped', wouldBuild: builds, ms: {} };
+      const i = toRun.indexOf(k);
+      return outcomeOf(k, bases[i], heads[i] as LoadResult, input);
+    });
+  if (!toRun.length) return result(outcomes([], []), []);
   let tokens: [string, string];
   try {
     tokens = await Promise.all([mint(ctx, input.production, input.securityContext), mint(ctx, input.staging, input.securityContext)]);
@@ -78,13 +90,12 @@ export async function runDataDiff(ctx: OpContext, input: DataDiffInput): Promise
   const [production, staging] = targets as [DataTarget, DataTarget];
   // At most `concurrency` queries in flight on each environment, both asking for fresh answers.
   const each = (side: DataTarget, skip: (k: KeyQuery) => boolean) =>
-    mapLimit(input.queries, input.limits.concurrency, (k) =>
+    mapLimit(toRun, input.limits.concurrency, (k) =>
       skip(k) ? Promise.resolve(undefined) : loadQuery(side, k.query, input.limits.queryTimeoutMs, ctx.signal, DEFAULTS.dataDiffCacheMode),
     );
   try {
     const [bases, heads] = await Promise.all([each(production, (k) => !!k.headOnly), each(staging, () => false)]);
-    const outcomes = input.queries.map((k, i) => outcomeOf(k, bases[i], heads[i] as LoadResult, input));
-    return result(outcomes, []);
+    return result(outcomes(bases, heads), []);
   } finally {
     await Promise.all(targets.map((s) => s.client.close().catch(() => undefined)));
   }
@@ -138,9 +149,16 @@ export async function dataDiffFor(
   impact: ImpactResult,
   s: DataDiffSettings & { mode: 'values' | 'relative' },
   fileQueries: KeyQuery[],
+  guard?: BuildGuard,
 ): Promise<DataDiffResult | { skipped: string }> {
   const picked = pickKeyQueries(impact, s, fileQueries);
   if ('skipped' in picked) return picked;
+  // A key query whose load on the preview would build a pre-aggregation runs only when the input allows it.
+  const skip = new Map<string, RollupBuild[]>();
+  for (const k of picked.run) {
+    const builds = guard && !guard.allow ? keyQueryBuilds(guard, k.name) : [];
+    if (builds.length) skip.set(k.name, builds);
+  }
   ctx.reporter.info(
     `data diff: ${picked.run.length} key queries on production and on ${picked.staging.label}${picked.notRun ? ` (${picked.notRun} more not run: data-diff-max-queries)` : ''}`,
   );
@@ -152,6 +170,7 @@ export async function dataDiffFor(
     mode: s.mode,
     limits: s.limits,
     securityContext: s.securityContext,
+    skip,
   });
   for (const n of r.notices) ctx.reporter.notice(`data diff: ${n}`);
   return r;
@@ -166,7 +185,7 @@ export interface DataDiffOutcome {
 }
 
 /** The data diff after the impact, when it may run. */
-export async function dataDiffStep(ctx: OpContext, plan: DataDiffPlan, impact: ImpactResult): Promise<DataDiffOutcome> {
+export async function dataDiffStep(ctx: OpContext, plan: DataDiffPlan, impact: ImpactResult, guard?: BuildGuard): Promise<DataDiffOutcome> {
   const s = plan.settings;
   const mode = s.mode === 'relative' ? 'relative' : 'values';
   if (plan.refusal) {
@@ -175,7 +194,7 @@ export async function dataDiffStep(ctx: OpContext, plan: DataDiffPlan, impact: I
     return { mode, skipped: plan.refusal };
   }
   const d = await ctx.reporter.group('Numbers: the key queries on production and on the preview', () =>
-    dataDiffFor(ctx, impact, { ...s, mode }, plan.fileQueries),
+    dataDiffFor(ctx, impact, { ...s, mode }, plan.fileQueries, guard),
   );
   if ('skipped' in d) {
     ctx.reporter.info(`data diff: not run: ${d.skipped}`);
@@ -183,7 +202,7 @@ export async function dataDiffStep(ctx: OpContext, plan: DataDiffPlan, impact: I
   }
   const count = (status: string) => d.queries.filter((q) => q.status === status).length;
   ctx.reporter.info(
-    `data diff: ${plural(d.queries.length, 'key query', 'key queries')} in ${(d.elapsedMs / 1000).toFixed(1)} s: ${d.changed} changed, ${count('unchanged')} unchanged, ${count('new')} new, ${count('failed')} failed; ${plural((d.requests?.production ?? 0) + (d.requests?.preview ?? 0), 'data-API request')}`,
+    `data diff: ${plural(d.queries.length, 'key query', 'key queries')} in ${(d.elapsedMs / 1000).toFixed(1)} s: ${d.changed} changed, ${count('unchanged')} unchanged, ${count('new')} new, ${count('failed')} failed${count('skipped') ? `, ${count('skipped')} skipped (they would build a pre-aggregation)` : ''}; ${plural((d.requests?.production ?? 0) + (d.requests?.preview ?? 0), 'data-API request')}`,
   );
   return { mode, result: d };
 }

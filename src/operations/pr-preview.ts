@@ -2,17 +2,16 @@
  * The PR's preview on the platform, whole: on a deployment fed from a connected repository the PR's own
  * head branch (no upload, repository-feed.ts), else (or when the platform does not have that branch and
  * cannot add it) an upload to the preview branch (upload-preview.ts); then the same ending for both, the smoke
- * test beside the impact, and the data diff after the impact. One outcome comes back. The impact's reads
- * of production start first: they do not depend on this push.
+ * test beside the impact, then the rollup plans, the persona probes and the data diff (rollup-builds.ts: no
+ * load builds a pre-aggregation unless allowed). One outcome comes back. The impact's reads of production
+ * start first: they do not depend on this push.
  */
 import { InputError, messageOf } from '../client/errors.js';
 import type { PreviewFlow, PreviewInput, PreviewOutcome, PullRequestPort } from './preview-types.js';
 import type { OpContext } from './context.js';
 import { smokeTest } from './enable-staging.js';
 import { compareWithProduction, startImpact, type MetaToken, type StartedImpact } from './impact.js';
-import { accessProbeStep } from './access-probes.js';
-import { dataDiffStep } from './data-diff.js';
-import { rollupPlansStep } from './rollup-plans.js';
+import { readsAfterImpact } from './rollup-builds.js';
 import { checkCubeVersions } from './cube-versions.js';
 import type { DataDiffPlan } from '../impact/data/plan.js';
 import type { Persona } from '../impact/access/types.js';
@@ -60,10 +59,9 @@ export async function previewOnPlatform(ctx: OpContext, input: PlatformPreviewIn
     // The impact's early reads finish before the run ends, also when a flow failed or stopped before using them.
     await Promise.allSettled([impact?.base, impact?.content, impact?.baseFiles, impact?.personaBase, impact?.wholeBase]);
   }
-  if (o.impact?.access) o.impact.access = await accessProbeStep(ctx, input.numbers, o.impact);
   if (o.impact && versions) o.versions = await versions;
-  if (o.impact && input.numbers) o.numbers = await dataDiffStep(ctx, input.numbers, o.impact);
-  if (o.impact && input.numbers) o.rollups = await rollupPlansStep(ctx, input.numbers, o.impact);
+  // The rollup plans before any load: the probes and the data diff skip what would build in the shared Cube Store.
+  if (o.impact && input.numbers) ({ rollups: o.rollups, numbers: o.numbers } = await readsAfterImpact(ctx, input.numbers, o.impact));
   return o;
 }
 

@@ -156,6 +156,7 @@ export async function rollupPlansStep(ctx: OpContext, plan: DataDiffPlan, impact
       notices,
       planned: plans.length,
       notRun: picked.notRun + personas.notRun,
+      plans,
     };
     for (const n of notices) ctx.reporter.notice(`rollups: ${n}`);
     const lost = r.changes.filter((c) => c.change === 'lost').length;

@@ -11,8 +11,14 @@ export interface PresentedRollups {
   outputs: Record<string, string>;
   /** The rollup part of the Cost section (absent when there is nothing to say). */
   part?: RollupsView;
-  /** What `--json` and the change-set record carry (absent when the plans did not run). */
-  json?: { rollups: RollupOutcome['changes']; rebuilt: RollupOutcome['rebuilt']; truncated: RollupOutcome['truncated'] };
+  /** What `--json` and the change-set record carry (the lists absent when the plans did not run). */
+  json?: {
+    rollups?: RollupOutcome['changes'];
+    rebuilt?: RollupOutcome['rebuilt'];
+    truncated?: RollupOutcome['truncated'];
+    /** The preview's loads skipped (or run, allowed) because they would build a pre-aggregation. */
+    rollupBuilds?: RollupOutcome['builds'];
+  };
   failure?: string;
 }
 
@@ -23,11 +29,13 @@ export function presentRollups(r: RollupOutcome | undefined, head: string, hasRo
   const outputs = { 'rollups-lost-count': ran ? String(lost) : '', 'rollups-rebuilt-count': ran ? String(r.rebuilt.length) : '' };
   // A model without rollups says nothing unless a plan found one (its files may not have been read).
   const found = !!r && r.changes.length + r.rebuilt.length + r.truncated.length > 0;
-  const shown = r && (found || r.warning || hasRollups);
+  const shown = r && (found || r.warning || r.builds || hasRollups);
+  const builds = r?.builds ? { rollupBuilds: r.builds } : {};
   return {
     outputs,
     ...(shown ? { part: rollupsView(r) } : {}),
-    ...(ran ? { json: { rollups: r.changes, rebuilt: r.rebuilt, truncated: r.truncated } } : {}),
+    // The lists only when the plans ran; what the loads skipped for a build whenever there is some.
+    ...(ran ? { json: { rollups: r.changes, rebuilt: r.rebuilt, truncated: r.truncated, ...builds } } : r?.builds ? { json: builds } : {}),
     ...(failOnLoss && lost
       ? {
           failure: `${head} moves ${plural(lost, 'key query', 'key queries')} off their pre-aggregation: they would reach the warehouse (fail-on-rollup-loss is true)`,

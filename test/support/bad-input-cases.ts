@@ -347,6 +347,7 @@ export const cases = (): Case[] => [
     code: 2,
     says: ['min-age: got "3 days", expected a duration such as 90s, 30m, 12h or 7d'],
   },
+  { name: 'build-rollups yes', command: 'impact', env: { DATAMODEL_CI_DATA_DIFF_BUILD_ROLLUPS: 'yes' }, code: 2, says: ['data-diff-build-rollups: got "yes"'] },
   {
     name: 'keep-branch no',
     command: 'merge-to-default',

@@ -1,6 +1,6 @@
 /**
  * The control API under `/_emulator/` (admin key): the clock, fault injection, the tenant's
- * behaviour, the next build's or dbt sync's failure, older deployments, the state.
+ * behaviour, the next build's or dbt sync's failure, older deployments, the Cube Store's builds, the state.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authenticate } from './auth.js';
@@ -128,6 +128,11 @@ export function serveControl(s: Steering, req: IncomingMessage, res: ServerRespo
     const branch = text(body.branch, 'branch', 'a branch name');
     if (d.connected) delete d.connected.refs[branch];
     return send(res, 200, { branch, deleted: true });
+  }
+  if (method === 'GET' && path === '/_emulator/rollup-builds') {
+    // The deployment's Cube Store: the tables built, and the builds each environment's /load triggered.
+    const d = deploymentOf(s, Number(new URL(req.url ?? '', 'https://x').searchParams.get('deploymentId')));
+    return send(res, 200, { deploymentId: d.id, tables: d.cubeStore?.tables ?? {}, builds: d.cubeStore?.builds ?? [] });
   }
   if (method === 'GET' && path === '/_emulator/state') return send(res, 200, s.state);
   throw new HttpError(404, `no such control route: ${method} ${path}`);

@@ -32,6 +32,7 @@ export const PROFILES = [
   'create-500-existing',
   'another-repository-previews',
   'platform-written-files',
+  'rollup-only',
 ] as const;
 
 export type ProfileName = (typeof PROFILES)[number];
@@ -79,6 +80,8 @@ export const PROFILE_SUMMARY: Record<ProfileName, string> = {
     "every deployment also holds another repository's live previews under the same prefix (preview-pr-1, -2, -3, preview-mq-2-<sha>): another credential's, staging on, built, a file each",
   'platform-written-files':
     'the deploy branch holds files the platform wrote itself under model/generated/ (a dbt pull, the AI assistant), absent from any repository; branches made from it inherit them',
+  'rollup-only':
+    "the data API's instances build no pre-aggregation (rollup-only mode beside a refresh worker): a /load planned on a table the shared Cube Store lacks is refused (400, Cube's 'No pre-aggregation partitions were built yet…') instead of building it",
 };
 
 /** Profiles that answer the same point two ways cannot be on together. */

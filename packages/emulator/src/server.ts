@@ -212,6 +212,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       counts['data-api'] = (counts['data-api'] ?? 0) + 1;
       const raw = await readBody(req);
       const out = await serveData({ method, url, headers: req.headers, body: raw });
+      // A /load may build a pre-aggregation in the Cube Store (state kept with --state-dir).
+      if (path.endsWith('/load')) dirty = true;
       return send(res, out.status, out.body);
     }
     return api(req, res, method, url);

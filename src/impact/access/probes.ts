@@ -107,6 +107,7 @@ const NUMBER = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 export function sideText(s: ProbeSide): string {
   if (s.refused !== undefined) return 'refused';
   if (s.error !== undefined) return 'failed';
+  if (s.skipped !== undefined) return 'not run';
   return `${s.atLeast ? '≥ ' : ''}${NUMBER.format(s.rows ?? 0)}`;
 }
 
@@ -126,7 +127,7 @@ export function probeChanges(probes: AccessProbe[], existing: AccessChange[] = [
   const out: AccessChange[] = [];
   for (const p of probes) {
     const { production: a, preview: b } = p;
-    if (a.error !== undefined || b.error !== undefined) continue;
+    if (a.error !== undefined || b.error !== undefined || a.skipped !== undefined || b.skipped !== undefined) continue;
     const evidence = `rows ${sideText(a)} → ${sideText(b)}, counted with ${p.counted}`;
     const add = (change: AccessChange['change'], detail: string) => out.push({ persona: p.persona, target: p.target, change, detail });
     if (a.refused !== undefined && b.refused !== undefined) continue;
@@ -170,7 +171,7 @@ export function rowAccessText(r: RowAccess): string | undefined {
 export function withProbeChanges(existing: AccessChange[], fromProbes: AccessChange[], probes: AccessProbe[] = []): AccessChange[] {
   const evidenced = existing.map((c) => {
     const p = c.change === 'hidden' || c.change === 'exposed' ? probes.find((x) => x.persona === c.persona && x.target === c.target) : undefined;
-    const counted = p && p.production.error === undefined && p.preview.error === undefined;
+    const counted = p && [p.production, p.preview].every((s) => s.error === undefined && s.skipped === undefined);
     // The counts first: the comment and the ledger cut long details from the end.
     return counted ? { ...c, detail: `rows ${sideText(p.production)} → ${sideText(p.preview)}, counted with ${p.counted}; ${c.detail}` } : c;
   });

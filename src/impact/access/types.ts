@@ -6,6 +6,7 @@
  */
 import type { ContentKind } from '../affected.js';
 import type { MetaCube } from '../meta.js';
+import type { RollupBuild } from '../rollups/builds.js';
 
 export interface Persona {
   name: string;
@@ -55,6 +56,8 @@ export interface ProbeSide {
   refused?: string;
   /** The query failed otherwise (time-out, transport, a 500 that is not a refusal). */
   error?: string;
+  /** Not run, and why (its load on the preview would build a pre-aggregation in the shared Cube Store). */
+  skipped?: string;
 }
 
 /** One counting query of one persona on one cube or view whose policy changed, on both environments. */
@@ -65,6 +68,8 @@ export interface AccessProbe {
   counted: string;
   production: ProbeSide;
   preview: ProbeSide;
+  /** Its load on the preview builds (or, skipped, would build) these pre-aggregations in the shared Cube Store. */
+  wouldBuild?: RollupBuild[];
 }
 
 /** Saved content a persona's group uses that the persona can no longer see. */

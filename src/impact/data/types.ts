@@ -1,4 +1,5 @@
 /** The data diff's shapes: key queries, how each ran on the two environments, and what moved. */
+import type { RollupBuild } from '../rollups/builds.js';
 
 /** A query in the data API's REST format (the fields the data diff reads; the rest passes through). */
 export interface CubeQuery {
@@ -88,8 +89,10 @@ export interface QueryOutcome {
   source: KeySource;
   why?: string;
   query: CubeQuery;
-  status: 'unchanged' | 'changed' | 'failed' | 'new';
+  status: 'unchanged' | 'changed' | 'failed' | 'new' | 'skipped';
   comparison?: QueryComparison;
+  /** Skipped: its load on the preview would build these pre-aggregations in the shared Cube Store (run on neither side). */
+  wouldBuild?: RollupBuild[];
   /** A side that failed, and how (a failure is never counted as a difference). */
   failed?: { side: 'production' | 'preview' | 'both'; message: string };
   ms: { base?: number; head?: number };
@@ -117,6 +120,8 @@ export interface DataDiffResult {
 export interface DataDiffSettings {
   mode: DataDiffMode | 'off';
   allowPublic: boolean;
+  /** Let the preview's loads run when they would build a pre-aggregation production lacks (input `data-diff-build-rollups`; absent: false). */
+  buildRollups?: boolean;
   /** Path of the key-queries file (read by the command before its first call). */
   queriesFile?: string;
   securityContext: Record<string, unknown>;

@@ -1,7 +1,8 @@
 /** What the rollup plans came to, the warning a changed rollup earns, and whether a model has pre-aggregations. */
 import type { ModelDefinition } from '../definition/model.js';
 import type { DefinitionOutcome } from '../definition/index.js';
-import type { RebuiltRollup, RollupChange, RollupTruncation } from './compare.js';
+import type { QueryPlan, RebuiltRollup, RollupChange, RollupTruncation } from './compare.js';
+import type { BuildSkips } from './builds.js';
 
 export interface RollupOutcome {
   /** Key queries whose rollup is lost, gained or moved (unchanged ones are not listed). */
@@ -19,6 +20,10 @@ export interface RollupOutcome {
   notRun: number;
   /** Why the plans did not run. */
   skipped?: string;
+  /** The plans themselves: what the preview's loads would build is read from them (never shown, never in the JSON). */
+  plans?: QueryPlan[];
+  /** The preview's loads (key queries, persona probes) skipped, or run when allowed, because they would build a pre-aggregation. */
+  builds?: BuildSkips;
 }
 
 /** Whether either side's model files define a pre-aggregation. */

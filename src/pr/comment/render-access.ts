@@ -114,7 +114,13 @@ function personaPart(persona: string, changes: AccessChange[], lost: LostContent
 function probeTable(probes: AccessProbe[], max: number): string[] {
   if (!probes.length) return [];
   const cell = (s: AccessProbe['production']) =>
-    s.refused !== undefined ? `refused: ${text(cut(s.refused, 80))}` : s.error !== undefined ? `failed: ${text(cut(s.error, 80))}` : sideText(s);
+    s.refused !== undefined
+      ? `refused: ${text(cut(s.refused, 80))}`
+      : s.error !== undefined
+        ? `failed: ${text(cut(s.error, 80))}`
+        : s.skipped !== undefined
+          ? 'not run: it would build a pre-aggregation (see Cost)'
+          : sideText(s);
   const shown = probes.slice(0, max);
   return [
     `<details><summary>Persona probes: ${plural(probes.length, 'counting query', 'counting queries')} on each side (row counts only, never a value)</summary>`,

@@ -6,6 +6,7 @@
  */
 import { DEFAULTS } from '../../defaults.js';
 import type { ChangedRow, DataDiffResult, KeySource, LargestChange, QueryOutcome } from '../../impact/data/types.js';
+import { REASON_WORDS, type RollupBuild } from '../../impact/rollups/builds.js';
 import { plural } from '../../report/plural.js';
 import { code, cut, link, plain, text } from './markdown.js';
 
@@ -28,6 +29,8 @@ export interface NumbersQueryRow {
   /** Rows left out: their period ends after the older side's read (`refreshedAt`). */
   afterRefresh?: number;
   refreshedAt?: string;
+  /** Skipped: what its load on the preview would build. */
+  wouldBuild?: RollupBuild[];
 }
 
 export interface NumbersView {
@@ -39,6 +42,8 @@ export interface NumbersView {
   failed: number;
   /** Queries of a measure only the preview has (absent in views written before). */
   fresh?: number;
+  /** Queries not run: their load on the preview would build a pre-aggregation (absent in views written before). */
+  skipped?: number;
   /** Key queries found beyond the cap. */
   notRunQueries: number;
   seconds?: number;
@@ -56,6 +61,7 @@ export function numbersView(r: DataDiffResult | { skipped: string; mode: 'values
     const c = q.comparison;
     const row: NumbersQueryRow = { name: q.name, source: q.source, status: q.status, ...(q.why ? { why: q.why } : {}) };
     if (q.failed) row.failed = q.failed;
+    if (q.wouldBuild) row.wouldBuild = q.wouldBuild;
     if (c) {
       Object.assign(row, { rows: c.rows, added: c.added, removed: c.removed, changed: c.changed, truncated: c.truncated });
       if (c.afterRefresh) Object.assign(row, { afterRefresh: c.afterRefresh, refreshedAt: c.refreshedAt });
@@ -71,6 +77,7 @@ export function numbersView(r: DataDiffResult | { skipped: string; mode: 'values
     changed: r.changed,
     failed: r.queries.filter((q) => q.status === 'failed').length,
     fresh: r.queries.filter((q) => q.status === 'new').length,
+    skipped: r.queries.filter((q) => q.status === 'skipped').length,
     notRunQueries: r.notRun,
     seconds: Math.round(r.elapsedMs / 100) / 10,
     queries,
@@ -104,6 +111,8 @@ export function htmlText(s: string): string {
 
 /** The result cell of a query: unchanged, what moved, or where it failed. */
 function result(q: NumbersQueryRow): string {
+  if (q.status === 'skipped')
+    return `not run: its load on the preview would build ${(q.wouldBuild ?? []).map((b) => `${code(b.rollup, { cell: true })} (${REASON_WORDS[b.reason]})`).join(', ') || 'a pre-aggregation'} in the shared Cube Store (see Cost)`;
   if (q.status === 'failed') return `failed on ${q.failed?.side === 'both' ? 'both' : (q.failed?.side ?? '?')}: ${text(cut(q.failed?.message ?? '', 160))}`;
   if (q.status === 'new') return `new on the preview: ${plural(q.rows?.head ?? 0, 'row')}`;
   const parts: string[] = [];
@@ -171,10 +180,15 @@ export function renderNumbers(v: NumbersView, options: NumbersRenderOptions, ful
   const shown = comment ? all.queries.slice(0, options.queries ?? DEFAULTS.dataDiffCommentQueries) : all.queries;
   const rows = comment ? (options.rows ?? DEFAULTS.dataDiffCommentRows) : Number.POSITIVE_INFINITY;
   const fresh = all.fresh ?? 0;
-  const unchanged = all.total - all.changed - all.failed - fresh;
-  const counts = [`${all.changed} changed`, `${unchanged} unchanged`, ...(fresh ? [`${fresh} new`] : []), ...(all.failed ? [`${all.failed} failed`] : [])].join(
-    ', ',
-  );
+  const skipped = all.skipped ?? 0;
+  const unchanged = all.total - all.changed - all.failed - fresh - skipped;
+  const counts = [
+    `${all.changed} changed`,
+    `${unchanged} unchanged`,
+    ...(fresh ? [`${fresh} new`] : []),
+    ...(all.failed ? [`${all.failed} failed`] : []),
+    ...(skipped ? [`${skipped} not run (they would build a pre-aggregation)`] : []),
+  ].join(', ');
   const mode = all.mode === 'relative' ? '; relative changes only' : '';
   const head = `**Numbers** (production → preview, ${plural(all.total, 'key query', 'key queries')}${all.seconds !== undefined ? ` in ${all.seconds} s` : ''}${mode}): ${counts}`;
   const out = [head, ''];

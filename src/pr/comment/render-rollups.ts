@@ -6,6 +6,7 @@
  */
 import type { RebuiltRollup, RollupChange, RollupTruncation } from '../../impact/rollups/compare.js';
 import type { RollupOutcome } from '../../impact/rollups/outcome.js';
+import { buildSentence, type BuildSkips } from '../../impact/rollups/builds.js';
 import { plural } from '../../report/plural.js';
 import { code, cut, text } from './markdown.js';
 
@@ -21,10 +22,14 @@ export interface RollupsView {
   warning?: string;
   notices: string[];
   skipped?: string;
+  /** The preview's loads skipped (or, allowed, run) because they would build a pre-aggregation: said in one line. */
+  builds?: BuildSkips;
 }
 
 /** Rows of each list the ledger keeps and the comment shows (the job summary and the JSON have them all). */
 export const ROLLUP_ROWS = 15;
+/** Key queries the line about builds names (it says how many more). */
+const SHOWN_NAMES = 5;
 
 const name = (s: string) => cut(s, 120);
 
@@ -47,6 +52,9 @@ export function rollupsView(r: RollupOutcome): RollupsView {
     ...(r.warning ? { warning: cut(r.warning, 400) } : {}),
     notices: r.notices.map((n) => cut(n, 300)),
     ...(r.skipped ? { skipped: cut(r.skipped, 300) } : {}),
+    ...(r.builds
+      ? { builds: { ...r.builds, keyQueries: r.builds.keyQueries.map(name), rollups: r.builds.rollups.map((b) => ({ ...b, rollup: name(b.rollup) })) } }
+      : {}),
   };
 }
 
@@ -57,6 +65,8 @@ export const ledgerRollups = (v: RollupsView): RollupsView => ({
   rebuilt: v.rebuilt.slice(0, ROLLUP_ROWS),
   truncated: v.truncated.slice(0, ROLLUP_ROWS),
   notices: v.notices.slice(0, 3),
+  // The line names the first key queries (and says how many more): the ledger keeps those.
+  ...(v.builds ? { builds: { ...v.builds, keyQueries: v.builds.keyQueries.slice(0, SHOWN_NAMES + 1), rollups: v.builds.rollups.slice(0, ROLLUP_ROWS) } } : {}),
 });
 
 const WORDS: Record<RollupChange['change'], string> = {
@@ -105,7 +115,8 @@ function truncationLines(v: RollupsView): string[] {
 
 /** The rollup part of the "Cost" section (src/pr/comment/render-cost.ts puts the heading over it). */
 export function renderRollups(v: RollupsView): string[] {
-  const warning = v.warning ? [`⚠️ ${text(v.warning)}`, ''] : [];
+  const sentence = v.builds ? buildSentence(v.builds, { name: (s) => code(s), text }, SHOWN_NAMES) : undefined;
+  const warning = [...(v.warning ? [`⚠️ ${text(v.warning)}`, ''] : []), ...(sentence ? [`${v.builds?.allowed ? 'ℹ️' : '⏭️'} ${sentence}`, ''] : [])];
   if (v.skipped) return [...warning, `Rollups not planned: ${text(v.skipped)}`, ''];
   const lost = v.totals.lost;
   const head = `Rollups (production → preview, ${plural(v.planned, 'key query plan', 'key query plans')}): ${v.totals.changes ? `${v.totals.changes} changed (${lost} lost)` : 'no key query changes rollup'}, ${plural(v.totals.rebuilt, 'rollup')} rebuilt on merge`;

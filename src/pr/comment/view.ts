@@ -79,6 +79,7 @@ const shortSide = (s: ProbeSide): ProbeSide => ({
   ...s,
   ...(s.refused !== undefined ? { refused: short(s.refused, 80) } : {}),
   ...(s.error !== undefined ? { error: short(s.error, 80) } : {}),
+  ...(s.skipped !== undefined ? { skipped: short(s.skipped, 80) } : {}),
 });
 
 /** How many errors the ledger keeps (the comment shows fewer; the job summary has them all). */
@@ -153,6 +154,7 @@ export function nextView(
         ...(q.top ? { top: q.top.slice(0, LEDGER_NUMBERS_ROWS).map((r) => ({ ...r, key: short(r.key, 100) })) } : {}),
         ...(q.addedKeys ? { addedKeys: q.addedKeys.slice(0, LEDGER_NUMBERS_ROWS).map((k) => short(k, 100)) } : {}),
         ...(q.removedKeys ? { removedKeys: q.removedKeys.slice(0, LEDGER_NUMBERS_ROWS).map((k) => short(k, 100)) } : {}),
+        ...(q.wouldBuild ? { wouldBuild: q.wouldBuild.slice(0, 3).map((b) => ({ ...b, rollup: short(b.rollup, 120) })) } : {}),
       })),
     };
   }
@@ -171,7 +173,8 @@ export function nextView(
         name: short(l.name, 100),
         members: l.members.slice(0, 3).map((m) => short(m, 100)),
       })),
-      probes: a.probes.slice(0, LEDGER_ACCESS_PROBES).map((p) => ({
+      // What a probe would build is the Cost section's line, not the ledger's.
+      probes: a.probes.slice(0, LEDGER_ACCESS_PROBES).map(({ wouldBuild: _builds, ...p }) => ({
         ...p,
         persona: short(p.persona, 60),
         target: short(p.target, 100),

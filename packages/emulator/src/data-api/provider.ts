@@ -8,7 +8,8 @@
  * `{"error":"Continue wait"}` to the first polls of each query (`continueWaitPolls`). A query with
  * `compareDateRange` is one query per range, run only for a client that sends `queryType`. Cube's
  * matcher plans the pre-aggregations (`/sql`'s `preAggregations`, `/load`'s `usedPreAggregations`);
- * a query a pre-aggregation serves runs on the source tables (the emulator has no Cube Store).
+ * a `/load` planned on a pre-aggregation table the deployment's Cube Store lacks builds it (counted,
+ * cube-store.ts), and the query runs on the source tables (the store holds no rows here).
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { isActive, productionFiles, stagingFiles, touch } from '../build/runtime.js';
@@ -24,8 +25,10 @@ import { annotate, loadResult, multiBody, tagRange, transformRows } from '../eng
 import { buildSql, buildTotalSql, dryRunBody, sqlBody, usedPreAggregations, type BuiltSql } from '../engine/sql.js';
 import { answersFresh, STALE_CACHE_AGE_MS, UNDO_LATE_LOAD } from '../engine/stale-cache.js';
 import type { CubeCompilers } from '../engine/vendor.js';
+import { scheduledPreAggregations } from '../engine/refresh.js';
 import { verifyJwt } from '../jwt.js';
 import type { State } from '../state.js';
+import { build, missingTables, notBuiltMessage, refreshed } from './cube-store.js';
 
 export interface DataRequest {
   method: string;
@@ -140,6 +143,25 @@ export function dataApi(env: DataApiEnv): (req: DataRequest) => Promise<DataResp
   }
 
   /**
+   * The Cube Store every environment of the deployment shares, as a `/load` planned on `planned` uses it:
+   * production's refresh worker has built production's scheduled pre-aggregations; a table still missing
+   * is built now, for `who` (under rollup-only: refused, as an API instance that builds nothing answers).
+   */
+  async function useCubeStore(deploymentId: number, planned: BuiltSql['preAggregations'], who: { branch: string; production: boolean }): Promise<void> {
+    if (!planned.length) return;
+    const d = env.state.deployments.find((x) => x.id === deploymentId) as NonNullable<State['deployments'][number]>;
+    const at = new Date(env.clock.now()).toISOString();
+    const deploy = d.branches[d.deployBranch];
+    const files = deploy ? productionFiles(deploy, env.clock.now()) : {};
+    const production = Object.keys(files).length ? (await env.engine.compile(files)).compilers : undefined;
+    if (production) refreshed(d, scheduledPreAggregations(production), at);
+    const missing = missingTables(d, planned);
+    if (!missing.length) return;
+    if (profileOn(env, 'rollup-only')) throw new ApiError(400, { error: notBuiltMessage(missing) });
+    build(d, missing, who, at);
+  }
+
+  /**
    * One query's result (`asked`: the query as sent, annotated; `q`: as the access policies rewrote it, run;
    * `built`: its SQL as Cube plans it); `stale`: read as production's stale cache saw the warehouse
    * (profile `stale-production-cache`).
@@ -163,7 +185,7 @@ export function dataApi(env: DataApiEnv): (req: DataRequest) => Promise<DataResp
         throw new ApiError(400, { error: `Error: ${(e as Error).message}` });
       }
     };
-    // A query planned on a pre-aggregation reads its source tables instead (the same rows, no Cube Store here).
+    // A query planned on a pre-aggregation reads its source tables instead (the same rows: the Cube Store here holds none).
     const running = built.preAggregations.length ? buildSql(compilers, q, context, true) : built;
     const result = await run(running);
     let total: number | undefined;
@@ -201,6 +223,12 @@ export function dataApi(env: DataApiEnv): (req: DataRequest) => Promise<DataResp
       if (queryType !== 'regularQuery' && params.queryType === undefined) {
         throw userError(`'${queryType}' query type is not supported by the client.Please update the client.`);
       }
+      // The first poll that needs a missing pre-aggregation starts its build, as Cube's orchestrator does.
+      await useCubeStore(
+        deploymentId,
+        built.flatMap((b) => b.preAggregations),
+        { branch, production },
+      );
 
       // Profile stale-production-cache: production answers at once from a cache older than the warehouse, unless asked for fresh data.
       const stale = production && profileOn(env, 'stale-production-cache') && !answersFresh((queries[0] as NormalizedQuery).cacheMode);

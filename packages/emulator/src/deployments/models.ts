@@ -3,6 +3,7 @@ import type { BuildState } from '../build/models.js';
 import type { DbtRunRec } from '../dbt/models.js';
 import type { JsonObject } from '../json.js';
 import type { ConnectedRepo } from './repository.js';
+import type { CubeStoreRec } from '../data-api/cube-store.js';
 
 export interface EnvVarRec {
   name: string;
@@ -32,6 +33,8 @@ export interface DeploymentRec extends BuildState {
   platformWritten?: string[];
   /** Profile `another-repository-previews`: the other repository's preview branches (set once, when first turned on). */
   otherPreviews?: string[];
+  /** Its Cube Store, shared by every environment: the pre-aggregation tables built, and the builds `/load`s triggered. */
+  cubeStore?: CubeStoreRec;
 }
 
 export type DeployMode = 'git' | 'cli';

@@ -3,7 +3,7 @@
  * builds it (inside `withQuery`, the JavaScript planner: the native one needs the native module), and
  * the bodies of `/v1/sql` and `/v1/dry-run`. Pre-aggregations are matched by the compiler's own
  * `PreAggregations` as Cube Cloud's server asks it (Cube Store for rollups, one schema for every
- * environment); the emulator has no Cube Store, so a query a rollup serves runs on the source tables.
+ * environment); the emulator's Cube Store holds no rows, so a query a rollup serves runs on the source tables.
  */
 import { asApiError } from './errors.js';
 import type { NormalizedQuery, QueryType } from './query.js';
@@ -177,7 +177,7 @@ export function buildTotalSql(compilers: CubeCompilers, query: NormalizedQuery, 
 /**
  * `usedPreAggregations` of a `/load` result, as Cube's gateway reports it to a data-API client: per table
  * (a usage's suffix added), the pre-aggregation's id, when its table was built and its type; absent when
- * none was used. `builtAt`: the emulator builds no table, so it is the time the data was read.
+ * none was used. `builtAt`: the emulator's tables hold no rows, so it is the time the data was read.
  */
 export function usedPreAggregations(
   built: BuiltSql,

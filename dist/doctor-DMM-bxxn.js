@@ -1,0 +1,1 @@
+export{t as doctorCommand}from"./doctor-DA8Q7z3e.js";
