@@ -117,6 +117,7 @@ export async function main(argv: string[]): Promise<number> {
     line('deploy branch correct', `${r.deployBranchCorrect} (wrong after ${r.deployBranchWrong} merges)`);
     line('left behind', r.leftBehind.length ? r.leftBehind.join(', ') : 'nothing');
     line('swept at the end', r.swept.length ? r.swept.join(', ') : 'nothing');
+    line("another repository's", r.othersTouched.length ? `touched: ${r.othersTouched.join(', ')}` : 'untouched');
     line('duplicate branches', r.duplicateBranches);
     line('duplicate comments', r.duplicateComments);
     line('lost or stale files', r.lostOrStaleFiles);
@@ -138,6 +139,7 @@ export async function main(argv: string[]): Promise<number> {
       r.correct + r.correctAfterRerun === r.lifecycles &&
       r.repaired === r.reruns &&
       r.leftBehind.length === 0 &&
+      r.othersTouched.length === 0 &&
       r.deployBranchCorrect &&
       r.secretsFound === 0;
   }

@@ -225,7 +225,8 @@ describe('skips and failures', () => {
   it('a Dependabot PR with the key (a Dependabot secret of the same name) validates like any other: only a missing key skips it', async () => {
     const event = pullRequestEvent('opened', { number: 24, headSha: sha(24) });
     (event.pull_request as { user: { login: string } }).user.login = 'dependabot[bot]';
-    const r = await run('validate', event, { GITHUB_ACTOR: 'dependabot[bot]', DATAMODEL_CI_BRANCH: 'main' });
+    gh.addPull({ number: 24, headSha: sha(24), headRef: 'dependabot/npm/x' });
+    const r = await run('pr', event, { GITHUB_ACTOR: 'dependabot[bot]' });
     expect(r.code, r.stderr.join('\n')).toBe(0);
     expect(r.outputs).toMatchObject({ skipped: 'false', valid: 'true' });
     expect(gh.checkRuns().find((c) => c.headSha === sha(24))).toMatchObject({ name: 'datamodel-ci / validation', conclusion: 'success' });

@@ -225,19 +225,25 @@ describe('closing without merging', () => {
 });
 
 describe('cleanup.yml: the scheduled sweeper', () => {
-  it('8. deletes the branches of closed PRs (their comment naming them) and idle ones of gone PRs only; dry-run deletes nothing', async () => {
+  it('8. deletes what a ledger says a run created; an orphan (no PR here) only on demand with delete-orphans; dry-run deletes nothing', async () => {
     for (const n of [51, 52, 53]) await client.branches.create({ deploymentId: 1, body: { name: `preview-pr-${n}` } });
     gh.addPull({ number: 51, headSha: sha(51, 1), headRef: 'open' });
     gh.addPull({ number: 52, headSha: sha(52, 1), headRef: 'closed' });
     gh.closePull(52, false);
-    // 53 has no pull request at all, and has not built for two days (more than min-age): it goes.
+    // 53 has no pull request in this repository (another repository's preview looks like that), idle two days.
     em.state.deployments[0]!.branches['preview-pr-53']!.createdAt = new Date(Date.now() - 2 * 86_400_000).toISOString();
-    const dry = await job('cleanup.yml', 'sweep', { eventName: 'workflow_dispatch', event: { inputs: { 'dry-run': true } }, inputs: { 'dry-run': true } });
+    const nightly = await job('cleanup.yml', 'sweep', { eventName: 'schedule', event: { schedule: '41 3 * * *' } });
+    expect(nightly.conclusion, nightly.log.join('\n')).toBe('success');
+    expect(await branches()).toEqual(expect.arrayContaining(['preview-pr-51', 'preview-pr-52', 'preview-pr-53']));
+    expect(nightly.summary).toMatch(/preview-pr-53.*orphan/);
+    const inputs = { 'dry-run': true, 'delete-orphans': true };
+    const dry = await job('cleanup.yml', 'sweep', { eventName: 'workflow_dispatch', event: { inputs }, inputs });
     expect(dry.conclusion, dry.log.join('\n')).toBe('success');
     expect(await branches()).toEqual(expect.arrayContaining(['preview-pr-51', 'preview-pr-52', 'preview-pr-53']));
     expect(dry.summary).toContain('would delete');
-    const real = await job('cleanup.yml', 'sweep', { eventName: 'schedule', event: { schedule: '41 3 * * *' } });
-    expect(real.conclusion, real.log.join('\n')).toBe('success');
+    const real = { 'dry-run': false, 'delete-orphans': true };
+    const released = await job('cleanup.yml', 'sweep', { eventName: 'workflow_dispatch', event: { inputs: real }, inputs: real });
+    expect(released.conclusion, released.log.join('\n')).toBe('success');
     const left = await branches();
     expect(left).toContain('preview-pr-51');
     expect(left).not.toContain('preview-pr-53');

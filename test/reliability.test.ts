@@ -14,6 +14,7 @@ describe('PR lifecycles under faults (5xx 10%, 429 5%, reset 2%, hang 1%)', () =
       duplicateComments: 0,
       lostOrStaleFiles: 0,
       leftBehind: [],
+      othersTouched: [],
       deployBranchCorrect: true,
       secretsFound: 0,
     });

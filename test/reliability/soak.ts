@@ -79,6 +79,8 @@ export interface SoakReport {
   deployBranchWrong: number;
   /** Branches the sweep removed at the end (left by closes that failed twice). */
   swept: string[];
+  /** Another repository's previews (profile another-repository-previews) that were removed or turned off: must be none. */
+  othersTouched: string[];
   /** By profile: lifecycles run on a tenant with it, and how many of those ended correct (first try or after a rerun). */
   byProfile: Record<string, { lifecycles: number; correct: number }>;
 }
@@ -133,6 +135,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     correctAfterRerun: 0,
     deployBranchWrong: 0,
     swept: [],
+    othersTouched: [],
     byProfile: {},
   };
   const draw = options.profiles === 'draw' ? profileDraws(options.faultSeed) : () => (options.profiles as ProfileName[] | undefined) ?? [];
@@ -150,6 +153,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       DATAMODEL_CI_DEPLOYMENT_ID: '1',
       DATAMODEL_CI_GITHUB_TOKEN: 'ghs_soak_token_0123456789',
       DATAMODEL_CI_MODEL_DIR: modelDir,
+      // The folder the platform writes (profile platform-written-files): excluded, so never pruned.
+      DATAMODEL_CI_EXCLUDE: 'model/generated/**',
       DATAMODEL_CI_REQUEST_TIMEOUT: String(options.requestTimeout ?? 2),
       GITHUB_REPOSITORY: gh.repository,
       GITHUB_API_URL: gh.url,
@@ -264,7 +269,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     if (d().branches[branch]) fail(`${branch} is still there after close`);
     if (github && d().branches.main!.commits !== mainCommits) fail('main was merged into on a repository-fed tenant (a second deploy)');
     if (github && d().branches[headRef]?.staging) fail(`the staging environment of ${headRef} is still on after close`);
-    const refs = Object.keys(d().connected?.refs ?? {}).filter((r) => r.startsWith('preview-'));
+    // Another repository's previews (profile another-repository-previews) are not this one's to remove.
+    const others = d().otherPreviews ?? [];
+    const refs = Object.keys(d().connected?.refs ?? {}).filter((r) => r.startsWith('preview-') && !others.includes(r));
     if (connected && refs.length) fail(`refs left in the connected repository: ${refs.join(', ')}`);
     const strays = Object.values(d().branches).filter((b) => b.kind === 'dev' || b.name.startsWith(`${branch}`));
     if (strays.length) {
@@ -300,8 +307,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   }
 
   // The sweep removes what a close that failed twice left behind (every PR is closed by now).
+  const others = d().otherPreviews ?? [];
   const before = Object.values(d().branches)
-    .filter((b) => b.name.startsWith('preview-'))
+    .filter((b) => b.name.startsWith('preview-') && !others.includes(b.name))
     .map((b) => b.name);
   if (before.length) {
     const lines: string[] = [];
@@ -324,9 +332,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const main = hashes(d().branches.main!.head);
   report.deployBranchCorrect =
     report.deployBranchWrong === 0 && JSON.stringify(Object.entries(main).sort()) === JSON.stringify(Object.entries(expectedMain).sort());
+  // Another repository's previews must still be there, its staging on: the sweep takes nothing on a name.
+  report.othersTouched = others.filter((name) => !d().branches[name]?.staging);
   report.leftBehind = [
     ...Object.values(d().branches)
-      .filter((b) => b.kind === 'dev' || b.name.startsWith('preview-'))
+      .filter((b) => b.kind === 'dev' || (b.name.startsWith('preview-') && !others.includes(b.name)))
       .map((b) => b.name),
     ...Object.keys(d().devSessions).map((k) => `session:${k}`),
   ];
