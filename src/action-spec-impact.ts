@@ -6,7 +6,7 @@ import { DEFAULTS } from './defaults.js';
 export const FAIL_ON_BREAKING: InputSpec = {
   name: 'fail-on-breaking',
   description:
-    'Fail the step when the pull request makes a breaking change to the semantic layer (a member removed or made private, a type changed, a view member gone, a granularity removed), whether or not content uses it, or when the review could not see every member the model files declare public, so none is established (docs/impact.md, "The whole layer").',
+    'Fail the step when the pull request makes a breaking change to the semantic layer (a member removed or made private, a type changed, a view member gone, a granularity removed), whether or not content uses it; also when none is established: the two layers could not be compared, or the review could not see every member the model files declare public (docs/impact.md, "The whole layer").',
   default: 'false',
 };
 

@@ -1,0 +1,1 @@
+export{t as doctorCommand}from"./doctor-PUw7Y9EI.js";

@@ -1,1 +1,0 @@
-export{t as doctorCommand}from"./doctor-DA8Q7z3e.js";
