@@ -74,7 +74,8 @@ const notWhole = (r: ImpactResult) => !r.unavailable && !!r.layer && !r.layer.wh
 function breakingFailure(r: ImpactResult, failOnBreaking: boolean): string | undefined {
   if (!failOnBreaking) return undefined;
   // Not compared at all: the gate asked for is not green on nothing.
-  if (r.unavailable) return `${r.head}: the semantic layers were not compared (${r.unavailable}), so no breaking change is ruled out (fail-on-breaking is true)`;
+  if (r.unavailable)
+    return `${r.head}: the semantic layers were not compared (${r.unavailable}), so no breaking change is ruled out (fail-on-breaking is true)`;
   const unseen = notWhole(r) ? r.layer!.unseen : [];
   const blind = unseen.length
     ? `the review could not see the whole semantic layer (${plural(unseen.length, 'member')} the model files declare public listed by no /meta read, such as ${unseen[0]!.member}), so its breaking changes are not established`
