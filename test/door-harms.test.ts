@@ -138,3 +138,45 @@ describe('one door: no irreversible step on a guess', () => {
     }
   }, 60_000);
 });
+
+describe("a repository-fed branch that GitHub's push synced before the run", () => {
+  it("its broken push is never declared valid on the old build: the mark is the build a run of this PR accepted, not one read after the push", async () => {
+    const lc = await startLifecycle({
+      emulator: { profiles: ['github-connected', 'push-syncs-added-branches', 'lasthash-at-commit'], clock: { mode: 'manual' }, buildMs: 60_000, warmupMs: 0 },
+    });
+    const d = () => lc.em.state.deployments[0]!;
+    const headRef = 'feature/fed-71';
+    const files = (model: string) => ({
+      ...Object.fromEntries(Object.entries(d().branches.main!.head).map(([p, b64]) => [p, Buffer.from(b64, 'base64').toString('utf8')])),
+      'model/cubes/fed.yml': model,
+    });
+    /** Advance the emulated clock (the build's time) only once the run has read the build status `reads` times. */
+    const ticking = (reads: number) => {
+      const from = lc.em.counts.buildStatus ?? 0;
+      const t = setInterval(() => {
+        if ((lc.em.counts.buildStatus ?? 0) - from >= reads) lc.em.clock.advance(5_000);
+      }, 5);
+      return () => clearInterval(t);
+    };
+    try {
+      lc.gh.addPull({ number: 71, headSha: head(71, 'a'), headRef });
+      lc.checkout({ 'model/cubes/fed.yml': cube('fed', 1) });
+      await control(lc.em, 'repository/push', { deploymentId: 1, branch: headRef, files: files(cube('fed', 1)), sha: head(71, 'a') });
+      let stop = ticking(0);
+      const opened = await lc.run(71, 'opened', { headSha: head(71, 'a'), headRef }).finally(stop);
+      expect(opened.code, text(opened)).toBe(0);
+      // A broken push: GitHub's webhook syncs the added branch and its build starts before the run pulls it;
+      // the status answers `built` with the pushed commit while the old model still serves (lasthash-at-commit).
+      const broken = cube('fed', 2).replace('type: count', 'type: cnt');
+      lc.gh.setHead(71, head(71, 'b'));
+      lc.checkout({ 'model/cubes/fed.yml': broken });
+      await control(lc.em, 'repository/push', { deploymentId: 1, branch: headRef, files: files(broken), sha: head(71, 'b') });
+      stop = ticking(3);
+      const pushed = await lc.run(71, 'synchronize', { headSha: head(71, 'b'), headRef }).finally(stop);
+      expect(pushed.code, text(pushed)).toBe(1);
+      expect(parseComment(lc.gh.comments(71).at(-1)!.body).ledger?.view?.state).toBe('invalid');
+    } finally {
+      await lc.close();
+    }
+  }, 120_000);
+});
