@@ -1,4 +1,5 @@
 /** `upload-model`: send the changed files of the model to the shared branch. */
+import { DEFAULTS } from '../defaults.js';
 import { excludeFilter, readLocalModel } from '../model/local-model.js';
 import { markBuild, type BuildMark } from '../operations/branch-build.js';
 import { ledgerOf } from '../operations/ledger.js';
@@ -26,7 +27,7 @@ export async function uploadModelCommand(run: ActionRun<'upload-model'>): Promis
     allowModelDeletion: inputs.allowModelDeletion,
     excluded: excludeFilter(inputs.exclude),
     beforeLanding: async () => {
-      mark = await markBuild(run.op, branch);
+      mark = await markBuild(run.op, branch, { settleMs: DEFAULTS.buildIdleGraceMs });
     },
     onLanded: (_hash, landed, digest) => {
       if (landed) ledger.recordLanded(branch, digest, mark);

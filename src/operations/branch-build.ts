@@ -98,7 +98,7 @@ export const ACCEPTED = 'accepted';
  * A mark a later build can be shown newer than, after that build has ended: it has a job id or a time
  * (a blank one, a dev worker's, proves only a run seen to start, so a wait long after it proves nothing).
  */
-export function ordersBuilds(mark: BuildMark | undefined): mark is BuildMark {
+export function ordersBuilds(mark: BuildMark | undefined): boolean {
   return !!mark && (mark.jobId !== undefined || mark.updatedAt !== undefined);
 }
 
@@ -115,14 +115,27 @@ export function markOf(s: Pick<BuildStatus, 'status' | 'buildJobId' | 'updatedAt
   };
 }
 
-/** Read the branch's build status as a mark; undefined when it cannot be read (the wait then needs a run seen to start). */
-export async function markBuild(ctx: OpContext, branch: string): Promise<BuildMark | undefined> {
-  try {
-    return markOf(await ctx.client.deployments.buildStatus({ deploymentId: ctx.deploymentId, query: { branchName: branch } }, { signal: ctx.signal }));
-  } catch (e) {
-    if (ctx.signal?.aborted) throw e;
-    return undefined;
+/**
+ * Read the branch's build status as a mark; undefined when it cannot be read (the wait then needs a run seen
+ * to start). `settleMs`: a blank status (no job id, no time) taken while a run is in progress cannot tell
+ * that run from the change's, so it is read again until that run has ended, for this long at most.
+ */
+export async function markBuild(ctx: OpContext, branch: string, options: { settleMs?: number } = {}): Promise<BuildMark | undefined> {
+  const read = async () => {
+    try {
+      return markOf(await ctx.client.deployments.buildStatus({ deploymentId: ctx.deploymentId, query: { branchName: branch } }, { signal: ctx.signal }));
+    } catch (e) {
+      if (ctx.signal?.aborted) throw e;
+      return undefined;
+    }
+  };
+  const until = Date.now() + (options.settleMs ?? 0);
+  let mark = await read();
+  while (mark && !ordersBuilds(mark) && RUNNING.has(mark.status) && Date.now() < until) {
+    await sleep(DEFAULTS.buildMaxPollMs / 5, ctx.signal);
+    mark = await read();
   }
+  return mark;
 }
 
 /** Two commit ids name the same commit: equal, or one a prefix (7 characters at least) of the other. */

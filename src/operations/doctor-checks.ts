@@ -1,4 +1,5 @@
 /** The doctor's steps that read more than one call: build states, the staging URL, a broken model's errors, dev mode, clean-up. */
+import { DEFAULTS } from '../defaults.js';
 import { environmentRestUrl, isDevBranch, normaliseRestUrl } from '@datamodel-ci/platform-api';
 import { NotFoundError, PlatformError, messageOf } from '../client/errors.js';
 import { markBuild, waitForBuild } from './branch-build.js';
@@ -64,7 +65,7 @@ export async function validateBroken(
   via: 'direct' | 'dev-mode',
   keepRemote = false,
 ): Promise<{ ok: boolean; seen: string }> {
-  const since = await markBuild(ctx, branch);
+  const since = await markBuild(ctx, branch, { settleMs: DEFAULTS.buildIdleGraceMs });
   let lastHash: string | undefined;
   if (via === 'dev-mode') await doctorUploadViaDevMode(ctx, branch, files);
   else

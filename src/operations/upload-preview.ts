@@ -4,6 +4,7 @@
  * enabled while the model uploads (it needs only the shared branch), and validation starts as soon as
  * the upload has landed. The ending (smoke test, impact, data diff) is the caller's (pr-preview.ts).
  */
+import { DEFAULTS } from '../defaults.js';
 import { InputError, messageOf } from '../client/errors.js';
 import type { OpContext } from './context.js';
 import { enableStaging, wakeStaging, type EnableStagingResult } from './enable-staging.js';
@@ -43,7 +44,7 @@ export async function runPreview(ctx: OpContext, input: UploadPreviewInput, pull
   let marked: Promise<BuildMark | undefined> | undefined;
   const mark = () =>
     (marked ??= enable().then(
-      () => markBuild(ctx, branch),
+      () => markBuild(ctx, branch, { settleMs: DEFAULTS.buildIdleGraceMs }),
       () => undefined,
     ));
   const markBefore = async () => {

@@ -1,1 +1,0 @@
-export{t as doctorCommand}from"./doctor-PUw7Y9EI.js";
