@@ -32,6 +32,8 @@ export interface MetaMember {
 export interface MetaCube {
   name: string;
   type: 'cube' | 'view';
+  /** False when `/meta` lists the cube or view as not public (`public: false` or `isVisible: false`). */
+  visible?: false;
   title?: string;
   description?: string;
   members: MetaMember[];
@@ -113,6 +115,7 @@ export function parseMeta(body: unknown, where: string): MetaDocument {
       }
     }
     const cube: MetaCube = { name, type: c.type === 'view' ? 'view' : 'cube', members };
+    if (c.public === false || c.isVisible === false) cube.visible = false;
     const title = str(c.title);
     const description = str(c.description);
     if (title !== undefined) cube.title = title;
