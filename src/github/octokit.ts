@@ -216,8 +216,9 @@ export function createGitHubApi(options: GitHubApiOptions): GitHubApi {
         description: input.description,
         auto_merge: false,
         required_contexts: [],
-        transient_environment: true,
-        production_environment: false,
+        transient_environment: !input.production,
+        production_environment: !!input.production,
+        ...(input.payload ? { payload: input.payload } : {}),
       });
       if (!('id' in data)) throw new Error(`GitHub did not create the deployment: ${JSON.stringify(data).slice(0, 200)}`);
       return data.id;
@@ -233,6 +234,11 @@ export function createGitHubApi(options: GitHubApiOptions): GitHubApi {
         ...(input.description ? { description: input.description.slice(0, 140) } : {}),
         ...(input.state === 'success' ? { auto_inactive: true } : {}),
       });
+    },
+    async latestDeployment(environment) {
+      const { data } = await octokit.rest.repos.listDeployments({ owner, repo, environment, per_page: 1 });
+      const d = data[0];
+      return d && { id: d.id, ref: d.ref, sha: d.sha, payload: d.payload, createdAt: d.created_at };
     },
     async listDeployments(environment) {
       const data = await octokit.paginate(octokit.rest.repos.listDeployments, { owner, repo, environment, per_page: 100 });

@@ -81,8 +81,13 @@ export interface GitHubApi {
   }): Promise<{ id: number; htmlUrl: string }>;
   /** Append annotations (at most 50) to a check run. */
   addCheckRunAnnotations(id: number, output: CheckRunOutput): Promise<void>;
-  /** A deployment of `ref` to a (transient) environment; returns its id. */
-  createDeployment(input: { ref: string; environment: string; description: string }): Promise<number>;
+  /**
+   * A deployment of `ref` to an environment; returns its id. A preview's is transient; `production` marks a
+   * production environment, and `payload` (JSON) is kept with it for a later job to read.
+   */
+  createDeployment(input: { ref: string; environment: string; description: string; payload?: Record<string, unknown>; production?: boolean }): Promise<number>;
+  /** The newest deployment to `environment` (GitHub lists them newest first), with its payload; undefined when there is none. */
+  latestDeployment(environment: string): Promise<{ id: number; ref: string; sha: string; payload: unknown; createdAt: string } | undefined>;
   createDeploymentStatus(
     id: number,
     input: { state: 'success' | 'inactive' | 'failure' | 'in_progress'; environmentUrl?: string; logUrl?: string; description?: string },
