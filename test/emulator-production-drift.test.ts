@@ -169,6 +169,12 @@ describe('ways production differs from the validated model', () => {
     fx.em.clock.advance(BUILD_MS);
     expect(await status(fx, GIT)).toMatchObject({ status: 'built', lastHash: sha });
     expect(await served(fx, GIT)).toEqual([...SEEDED, 'pushed'].sort());
+    // On a repository-fed deployment a failed build follows a push to the production branch.
+    const failed = await drift(fx, 'failed-build', { deploymentId: GIT });
+    fx.em.clock.advance(BUILD_MS);
+    expect(await status(fx, GIT)).toMatchObject({ status: 'failed', filesHash: failed.head, lastHash: sha });
+    expect((await control(fx.em, 'repository?deploymentId=1')).refs.main).toBe(failed.head);
+    expect(await served(fx, GIT)).toEqual([...SEEDED, 'pushed'].sort());
     // The scenarios that need a merge into production say why a repository-fed deployment refuses them.
     expect(String(await failure(drift(fx, 'ui-merge', { deploymentId: GIT })))).toContain(
       'deployment 1 is fed from acme/analytics: a merge into the deploy branch is refused there',
