@@ -74,8 +74,8 @@ async function drift(extra: Record<string, string> = {}, argv: string[] = ['--js
 }
 
 /** The platform's write endpoints: everything but GET, the data-API token mints aside (a read of /meta needs one). */
-const MINTS = new Set(['createDeploymentEnvironmentToken', 'deploymentToken', 'createDeploymentEnvironmentTokenForMetaSync']);
-const WRITES = new Set(Object.values(endpoints).flatMap((e) => (e.method !== 'GET' && !MINTS.has(e.id) ? [e.id] : [])));
+const MINTS = new Set<string>(['createDeploymentEnvironmentToken', 'deploymentToken', 'createDeploymentEnvironmentTokenForMetaSync']);
+const WRITES = new Set<string>(Object.values(endpoints).flatMap((e) => (e.method !== 'GET' && !MINTS.has(e.id) ? [e.id] : [])));
 
 /** The requests a call made, by endpoint id (control routes aside). */
 async function counted<T>(call: () => Promise<T>): Promise<{ value: T; requests: Record<string, number> }> {
