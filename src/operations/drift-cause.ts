@@ -170,6 +170,24 @@ async function cliCause(ctx: OpContext, e: CauseEvidence): Promise<LikelyCause |
     };
   }
   if (files.length && !onBranch.length) {
+    // The last record's time tells the two apart: a build older than it was never redeployed; a newer one was deployed off git.
+    const built = b?.updatedAt ? Date.parse(b.updatedAt) : Number.NaN;
+    const validated = e.record ? Date.parse(e.record.validatedAt) : Number.NaN;
+    if (e.record && !Number.isNaN(built) && !Number.isNaN(validated)) {
+      const evidence = `production's build time (${b!.updatedAt}) against the last validation record's (${e.record.validatedAt}), and production's last upload against the files of ${branch} (deploy mode cli)`;
+      if (built < validated) {
+        return {
+          kind: 'not-redeployed',
+          text: `Likely a production not redeployed after ${branch} changed: production runs a build older than the last validated model (commit ${short(e.record.commit)}), which ${branch} holds (CLI mode: a merge deploys nothing until an upload).`,
+          evidence,
+        };
+      }
+      return {
+        kind: 'platform-merge',
+        text: `Likely a change made in the platform's UI and deployed without reaching git (cube-js/cube #10907): production was built after the last validated model (commit ${short(e.record.commit)}) from files that neither git nor ${branch} holds.`,
+        evidence,
+      };
+    }
     return {
       kind: 'not-redeployed',
       text: `Likely a production not redeployed after ${branch} changed: the branch holds this checkout's model, production runs another upload${hashes(b)} (CLI mode: a merge deploys nothing until an upload). A change made in the platform's UI and deployed without reaching git looks the same.`,
