@@ -8,6 +8,7 @@
  * ends when a test advances it, so no verdict waits on the wall clock.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { endpoints } from '@datamodel-ci/platform-api';
 import { DEMO_MODEL } from '../packages/emulator/src/index.js';
 import type { EmulatorOptions } from '../packages/emulator/src/server.js';
 import { sha1Of, type LocalFile } from '../src/model/local-model.js';
@@ -48,10 +49,19 @@ function recordOf(fx: EmulatorFixture, deploymentId: number, tree: Record<string
   return makeRecord({ deploymentId, branch: 'preview-pr-5', commit: '5'.repeat(40), files, status: {}, now: new Date(fx.em.clock.now()) });
 }
 
-/** The watch with `tree` as the checkout of the model in git. */
-function check(fx: EmulatorFixture, deploymentId: number, tree: Record<string, string>, extra: Partial<DriftInput> = {}): Promise<DriftReport> {
+/** The platform's writes: everything but GET, the data-API token mints aside (a read of /meta needs one). */
+const MINTS = new Set<string>(['createDeploymentEnvironmentToken', 'deploymentToken', 'createDeploymentEnvironmentTokenForMetaSync']);
+const WRITES = new Set<string>(Object.values(endpoints).flatMap((e) => (e.method !== 'GET' && !MINTS.has(e.id) ? [e.id] : [])));
+
+/** The watch with `tree` as the checkout of the model in git; every check proves it wrote nothing (no write endpoint, the state unchanged). */
+async function check(fx: EmulatorFixture, deploymentId: number, tree: Record<string, string>, extra: Partial<DriftInput> = {}): Promise<DriftReport> {
   const ctx: OpContext = { client: fx.admin, deploymentId, reporter: new MemoryReporter(), dryRun: false, ca: fx.em.ca };
-  return checkDrift(ctx, { local: local(tree), texts: modelFilesOf(new Map(Object.entries(tree))), buildWaitMs: 60_000, pollMs: 20, ...extra });
+  const counts = { ...fx.em.counts };
+  const branches = JSON.stringify(fx.em.state.deployments.map((d) => d.branches));
+  const r = await checkDrift(ctx, { local: local(tree), texts: modelFilesOf(new Map(Object.entries(tree))), buildWaitMs: 60_000, pollMs: 20, ...extra });
+  expect(Object.keys(fx.em.counts).filter((id) => WRITES.has(id) && fx.em.counts[id] !== counts[id])).toEqual([]);
+  expect(JSON.stringify(fx.em.state.deployments.map((d) => d.branches))).toBe(branches);
+  return r;
 }
 
 const scenario = (fx: EmulatorFixture, name: string, body: Record<string, unknown>) => control(fx.em, `production/${name}`, body);
@@ -133,7 +143,8 @@ describe('each way production differs, with its likely cause', () => {
     const generated = ['model/dbt/fct_revenue.yml', 'model/dbt/stg_orders.yml', 'model/dbt/stg_payments.yml'].map(added);
     const g = await check(fx, GIT, DEMO_MODEL);
     expect(g).toMatchObject({ status: 'drift', files: generated });
-    expect(g.members.map((m) => m.member)).toEqual(['fct_revenue.count', 'fct_revenue.id', 'stg_orders.count', 'stg_orders.id', 'stg_payments.count', 'stg_payments.id']);
+    // Their primary keys are not shown (Cube's default), in /meta as in the files' declared members.
+    expect(g.members).toEqual(['fct_revenue.count', 'stg_orders.count', 'stg_payments.count'].map((member) => ({ member, change: 'added' })));
     expect(g.cause).toMatchObject({ kind: 'dbt-branch', text: expect.stringContaining(git.mergedBranch) });
     const c = await check(fx, CLI, DEMO_MODEL);
     expect(c).toMatchObject({ status: 'drift', files: [], members: [], deployBranch: { files: generated } });
@@ -174,6 +185,10 @@ describe('controls: no drift', () => {
     const fx = await tenant();
     for (const id of [GIT, CLI]) await scenario(fx, 'crlf', { deploymentId: id });
     for (const id of [GIT, CLI]) expect(await check(fx, id, DEMO_MODEL, { record: recordOf(fx, id, DEMO_MODEL) })).toMatchObject({ status: 'in-sync', record: { files: [] } });
+    // A record that is not the checkout's model is read by hashes: a CRLF copy of a file the checkout holds is still the same.
+    const older = recordOf(fx, GIT, withCube('retired'));
+    const r = await check(fx, GIT, DEMO_MODEL, { record: older });
+    expect(r).toMatchObject({ status: 'drift', files: [], members: [], record: { files: [{ path: 'model/cubes/retired.yml', change: 'removed' }] } });
   });
 
   it('dotfiles and files the walk never reads (node_modules) on the platform: in sync', async () => {
