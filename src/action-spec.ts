@@ -24,16 +24,7 @@ export interface OutputSpec {
 }
 
 export type CommandName =
-  | 'start-dev-branch'
-  | 'upload-model'
-  | 'validate'
-  | 'enable-staging'
-  | 'dbt-sync-and-wait'
-  | 'merge-to-default'
-  | 'cleanup-branch'
-  | 'impact'
-  | 'drift'
-  | 'pr';
+  'start-dev-branch' | 'upload-model' | 'validate' | 'enable-staging' | 'dbt-sync-and-wait' | 'merge-to-default' | 'cleanup-branch' | 'impact' | 'drift' | 'pr';
 
 export interface ActionSpec {
   command: CommandName;

@@ -37,11 +37,16 @@ export const DRIFT_INPUTS: InputSpec[] = [
 export const DRIFT_OUTPUTS: OutputSpec[] = [
   {
     name: 'status',
-    description: "`in-sync` (production's files and layer are the model's), `drift` (they differ), or `not-proven` (neither could be shown: the reason is logged).",
+    description:
+      "`in-sync` (production's files and layer are the model's), `drift` (they differ), or `not-proven` (neither could be shown: the reason is logged).",
   },
   { name: 'drift-files', description: 'Number of model files production has added, removed or changed relative to `model-dir`.' },
   { name: 'drift-members', description: "Number of members production's layer has added, removed or changed relative to the model's files." },
-  { name: 'cause', description: 'The likely cause when production differs and the platform shows it (`failed-build`, `not-redeployed`, `platform-merge`, `dbt-branch`, `out-of-band-upload`, `repository-push`, `unvalidated-change`), else empty.' },
+  {
+    name: 'cause',
+    description:
+      'The likely cause when production differs and the platform shows it (`failed-build`, `not-redeployed`, `platform-merge`, `dbt-branch`, `out-of-band-upload`, `repository-push`, `unvalidated-change`), else empty.',
+  },
   { name: 'issue-number', description: "Number of the deployment's drift issue, when there is one." },
   { name: 'issue-url', description: "Address of the deployment's drift issue, when there is one." },
 ];

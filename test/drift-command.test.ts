@@ -157,10 +157,19 @@ describe('the issue', () => {
   }, 60_000);
 
   it('someone else’s issue with the same label and marker is never touched', async () => {
-    const forged = gh.addIssue({ title: 'forged', body: `<!-- datamodel-ci:drift deployment=1 state= -->\nkeep me`, labels: ['datamodel-ci-drift'], user: 'mallory' });
+    const forged = gh.addIssue({
+      title: 'forged',
+      body: `<!-- datamodel-ci:drift deployment=1 state= -->\nkeep me`,
+      labels: ['datamodel-ci-drift'],
+      user: 'mallory',
+    });
     await drift();
     expect(gh.issues().find((i) => i.number === forged.number)).toMatchObject({ body: forged.body, state: 'open' });
-    expect(ours().filter((i) => i.user !== 'mallory').map((i) => i.number)).toEqual([number]);
+    expect(
+      ours()
+        .filter((i) => i.user !== 'mallory')
+        .map((i) => i.number),
+    ).toEqual([number]);
   }, 60_000);
 
   it('in sync again: exit 0 and the issue closed, what differed kept under it; drift later reopens the same issue', async () => {

@@ -98,7 +98,11 @@ describe('each way production differs, with its likely cause', () => {
     await scenario(fx, 'ui-merge', { deploymentId: GIT });
     fx.em.clock.advance(BUILD_MS);
     const r = await check(fx, GIT, DEMO_MODEL);
-    expect(r).toMatchObject({ status: 'drift', files: [added('model/cubes/drift_ui_merge.yml')], members: [{ member: 'drift_ui_merge.count', change: 'added' }] });
+    expect(r).toMatchObject({
+      status: 'drift',
+      files: [added('model/cubes/drift_ui_merge.yml')],
+      members: [{ member: 'drift_ui_merge.count', change: 'added' }],
+    });
     expect(r.cause).toMatchObject({ kind: 'platform-merge', text: expect.stringContaining('which production built') });
   });
 
@@ -109,7 +113,11 @@ describe('each way production differs, with its likely cause', () => {
     await scenario(fx, 'ui-merge', { deploymentId: CLI, neverInGit: true });
     fx.em.clock.advance(BUILD_MS);
     const r = await check(fx, CLI, DEMO_MODEL, { record });
-    expect(r).toMatchObject({ status: 'drift', files: [added('model/cubes/drift_never_in_git.yml')], members: [{ member: 'drift_never_in_git.count', change: 'added' }] });
+    expect(r).toMatchObject({
+      status: 'drift',
+      files: [added('model/cubes/drift_never_in_git.yml')],
+      members: [{ member: 'drift_never_in_git.count', change: 'added' }],
+    });
     expect(r.deployBranch.files).toEqual([]);
     expect(r.cause).toMatchObject({ kind: 'platform-merge', text: expect.stringContaining('without reaching git') });
   });
@@ -184,7 +192,8 @@ describe('controls: no drift', () => {
   it('CRLF line endings on the platform: in sync in both modes, against the checkout and against the record', async () => {
     const fx = await tenant();
     for (const id of [GIT, CLI]) await scenario(fx, 'crlf', { deploymentId: id });
-    for (const id of [GIT, CLI]) expect(await check(fx, id, DEMO_MODEL, { record: recordOf(fx, id, DEMO_MODEL) })).toMatchObject({ status: 'in-sync', record: { files: [] } });
+    for (const id of [GIT, CLI])
+      expect(await check(fx, id, DEMO_MODEL, { record: recordOf(fx, id, DEMO_MODEL) })).toMatchObject({ status: 'in-sync', record: { files: [] } });
     // A record that is not the checkout's model is read by hashes: a CRLF copy of a file the checkout holds is still the same.
     const older = recordOf(fx, GIT, withCube('retired'));
     const r = await check(fx, GIT, DEMO_MODEL, { record: older });
@@ -194,7 +203,8 @@ describe('controls: no drift', () => {
   it('dotfiles and files the walk never reads (node_modules) on the platform: in sync', async () => {
     const fx = await tenant();
     for (const id of [GIT, CLI]) await scenario(fx, 'unwalked-files', { deploymentId: id });
-    for (const id of [GIT, CLI]) expect(await check(fx, id, DEMO_MODEL, { record: recordOf(fx, id, DEMO_MODEL) })).toMatchObject({ status: 'in-sync', files: [] });
+    for (const id of [GIT, CLI])
+      expect(await check(fx, id, DEMO_MODEL, { record: recordOf(fx, id, DEMO_MODEL) })).toMatchObject({ status: 'in-sync', files: [] });
   });
 
   it('a production build that is merely slow: waited for while it runs, then in sync', async () => {

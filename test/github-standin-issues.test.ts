@@ -80,7 +80,11 @@ describe('who may write issues', () => {
     const s = await start({ permissions: { contents: 'read', 'pull-requests': 'write' } });
     const octokit = standinOctokit(s, mismatches);
     const refused = await refusal(octokit.rest.issues.create({ owner, repo, title: 't', body: 'b' }));
-    expect(refused).toMatchObject({ status: 403, message: 'Resource not accessible by integration', headers: { 'x-accepted-github-permissions': 'issues=write' } });
+    expect(refused).toMatchObject({
+      status: 403,
+      message: 'Resource not accessible by integration',
+      headers: { 'x-accepted-github-permissions': 'issues=write' },
+    });
     expect(s.issues()).toEqual([]);
     s.setPermissions({ issues: 'write', contents: 'read' });
     expect((await octokit.rest.issues.create({ owner, repo, title: 't', body: 'b', labels: ['l'] })).data.labels).toHaveLength(1);

@@ -21,7 +21,8 @@ async function lastRecord(run: ActionRun<'drift'>): Promise<{ record?: Validatio
   const id = run.settings.deploymentId;
   if (!github) return { note: 'no validation record compared: no GitHub token and repository to read it with (github-token, GITHUB_REPOSITORY)' };
   const read = await readProductionRecord(github, id);
-  if (!read) return { note: `no validation record compared: no GitHub deployment to ${productionEnvironment(id)} yet (the close of a merged pull request writes it)` };
+  if (!read)
+    return { note: `no validation record compared: no GitHub deployment to ${productionEnvironment(id)} yet (the close of a merged pull request writes it)` };
   if ('problem' in read) {
     run.reporter.warning(`${read.problem}: production is compared with the checkout only (the job needs \`deployments: read\`)`);
     return { note: `no validation record compared: ${read.problem}` };
@@ -81,7 +82,8 @@ export async function driftCommand(run: ActionRun<'drift'>): Promise<number> {
   run.setResult(driftJson(report, ctx, issue.number ? { number: issue.number, url: issue.url ?? '', action: issue.action } : undefined));
   run.reporter.summary(renderDrift(report, ctx, 'summary'));
   if (report.status === 'in-sync') return EXIT.done;
-  const what = report.status === 'drift' ? 'production differs from the model in git' : `production not proven equal to the model in git: ${report.reason ?? ''}`;
+  const what =
+    report.status === 'drift' ? 'production differs from the model in git' : `production not proven equal to the model in git: ${report.reason ?? ''}`;
   if (!inputs.failOnDrift) {
     run.reporter.warning(what);
     return EXIT.done;

@@ -290,7 +290,7 @@ export function createGitHubApi(options: GitHubApiOptions): GitHubApi {
     },
     async createIssue(input) {
       const { data } = await octokit.rest.issues.create({ owner, repo, title: input.title, body: input.body, labels: input.labels });
-      return toIssueInfo(data as RawIssue);
+      return toIssueInfo(data);
     },
     async updateIssue(number, input) {
       const { data } = await octokit.rest.issues.update({
@@ -302,7 +302,7 @@ export function createGitHubApi(options: GitHubApiOptions): GitHubApi {
         ...(input.state ? { state: input.state, state_reason: input.state === 'closed' ? 'completed' : 'reopened' } : {}),
         ...(input.labels ? { labels: input.labels } : {}),
       });
-      return toIssueInfo(data as RawIssue);
+      return toIssueInfo(data);
     },
     async hasCommit(sha) {
       try {

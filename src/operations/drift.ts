@@ -103,7 +103,10 @@ async function settledBuild(ctx: OpContext, target: DeployTarget, waitMs: number
     if (!build || !buildRunning(build.status)) return { build, running: false };
     const elapsed = Date.now() - started;
     if (elapsed + poll > waitMs) return { build, running: true };
-    ctx.reporter.progress(`production's build on ${target.deployBranch}: ${build.status}`, `${Math.round(elapsed / 1000)} s of at most ${Math.round(waitMs / 1000)} s`);
+    ctx.reporter.progress(
+      `production's build on ${target.deployBranch}: ${build.status}`,
+      `${Math.round(elapsed / 1000)} s of at most ${Math.round(waitMs / 1000)} s`,
+    );
     await sleep(poll, ctx.signal);
     poll = Math.min(DEFAULTS.buildMaxPollMs, poll * 2);
   }

@@ -117,7 +117,10 @@ export async function keepDriftIssue(k: IssueKeeper, r: DriftReport, ctx: DriftC
 
 async function keep(k: IssueKeeper, r: DriftReport, ctx: DriftContext): Promise<IssueOutcome> {
   const { issue, others } = pick(await ourIssues(k, ctx.deploymentId));
-  if (others.length) k.reporter.warning(`more drift issues of deployment ${ctx.deploymentId} are open (${others.map((i) => `#${i.number}`).join(', ')}): #${issue!.number} is kept, the others left alone`);
+  if (others.length)
+    k.reporter.warning(
+      `more drift issues of deployment ${ctx.deploymentId} are open (${others.map((i) => `#${i.number}`).join(', ')}): #${issue!.number} is kept, the others left alone`,
+    );
   const found = issue ? { number: issue.number, url: issue.htmlUrl } : {};
   const labels = issue && !issue.labels.includes(k.label) ? { labels: [...issue.labels, k.label] } : {};
   const would = (what: string) => k.reporter.info(`dry run: would ${what}`);

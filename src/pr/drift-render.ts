@@ -58,7 +58,7 @@ function buildLine(r: DriftReport): string | undefined {
 function recordLines(r: DriftReport, ctx: DriftContext): string[] {
   const rec = r.record;
   if (!rec) return ctx.recordNote ? ['#### The last validated record', '', text(ctx.recordNote)] : [];
-  const files = rec.files.length ? `production differs from it in ${plural(rec.files.length, 'file')}` : "production holds its files";
+  const files = rec.files.length ? `production differs from it in ${plural(rec.files.length, 'file')}` : 'production holds its files';
   const layer = {
     same: "production's layer digest is the validated one",
     differs: "production's layer digest is not the validated one",
@@ -83,12 +83,23 @@ export function renderDrift(r: DriftReport, ctx: DriftContext, target: 'issue' |
   const out = [`### ${HEADLINE[r.status]}`, '', facts.join(' · ')];
   if (r.reason) out.push('', `**Not proven:** ${text(r.reason)}`);
   if (r.cause) out.push('', `**Likely cause** (read from ${text(r.cause.evidence)}): ${text(r.cause.text)}`);
-  if (r.files.length) out.push('', `#### Files: what production has relative to ${code(ctx.modelDir)}`, '', ...table(['File', 'Production'], fileRows(r.files)));
+  if (r.files.length)
+    out.push('', `#### Files: what production has relative to ${code(ctx.modelDir)}`, '', ...table(['File', 'Production'], fileRows(r.files)));
   if (r.members.length) {
-    out.push('', "#### Members: production's /meta (the whole layer) against the members the files declare public", '', ...table(['Member', 'Production'], memberRows(r.members)));
+    out.push(
+      '',
+      "#### Members: production's /meta (the whole layer) against the members the files declare public",
+      '',
+      ...table(['Member', 'Production'], memberRows(r.members)),
+    );
   }
   if (b.files?.length) {
-    out.push('', `#### ${code(b.name)} on the platform (CLI mode: not what production runs) against ${code(ctx.modelDir)}`, '', ...table(['File', 'The branch'], fileRows(b.files)));
+    out.push(
+      '',
+      `#### ${code(b.name)} on the platform (CLI mode: not what production runs) against ${code(ctx.modelDir)}`,
+      '',
+      ...table(['File', 'The branch'], fileRows(b.files)),
+    );
   }
   const rec = recordLines(r, ctx);
   if (rec.length) out.push('', ...rec);
@@ -96,19 +107,26 @@ export function renderDrift(r: DriftReport, ctx: DriftContext, target: 'issue' |
   if (build) out.push('', build);
   if (r.notes.length) out.push('', ...r.notes.map((n) => `- ${text(n)}`));
   if (target === 'issue') {
-    out.push('', '---', "_Kept by datamodel-ci's drift watch (`datamodel-ci drift`): updated in place by each run, closed when production matches the model in git again._");
+    out.push(
+      '',
+      '---',
+      "_Kept by datamodel-ci's drift watch (`datamodel-ci drift`): updated in place by each run, closed when production matches the model in git again._",
+    );
   }
   return out.join('\n');
 }
 
 /** The report in a few log lines (a terminal, the Actions log). */
 export function driftLines(r: DriftReport, modelDir: string): string[] {
-  const out = [`${HEADLINE[r.status]} (deployment branch ${r.deployBranch.name}, deploy mode ${r.deployBranch.deployMode})`];
+  const out = [`${HEADLINE[r.status]} (deploy branch ${r.deployBranch.name}, deploy mode ${r.deployBranch.deployMode})`];
   if (r.reason) out.push(`not proven: ${r.reason}`);
   for (const f of r.files.slice(0, MAX_ROWS)) out.push(`file ${f.path}: production has it ${f.change} (against ${modelDir})`);
   for (const m of r.members.slice(0, MAX_ROWS)) out.push(`member ${m.member}: ${m.change}${m.detail ? ` (${m.detail})` : ''}`);
   for (const f of (r.deployBranch.files ?? []).slice(0, MAX_ROWS)) out.push(`file ${f.path} on ${r.deployBranch.name}: ${f.change} (not deployed)`);
-  if (r.record) out.push(`last validated record: commit ${short(r.record.commit)}; ${plural(r.record.files.length, 'file')} differ; layer ${r.record.layer}`);
+  if (r.record)
+    out.push(
+      `last validated record: commit ${short(r.record.commit)}; production differs from it in ${plural(r.record.files.length, 'file')}; layer ${r.record.layer}`,
+    );
   if (r.cause) out.push(`${r.cause.text} (read from ${r.cause.evidence})`);
   return out;
 }

@@ -16,6 +16,12 @@ export const DRIFT_CASES: Case[] = [
     code: 2,
     says: ['issue-label: got "drift,prod", expected a GitHub label name of at most 50 characters, on one line, without commas'],
   },
-  { name: 'drift: fail-on-drift maybe', command: 'drift', env: { DATAMODEL_CI_FAIL_ON_DRIFT: 'maybe' }, code: 2, says: ['fail-on-drift: got "maybe", expected true or false'] },
+  {
+    name: 'drift: fail-on-drift maybe',
+    command: 'drift',
+    env: { DATAMODEL_CI_FAIL_ON_DRIFT: 'maybe' },
+    code: 2,
+    says: ['fail-on-drift: got "maybe", expected true or false'],
+  },
   { name: 'drift: issue yes', command: 'drift', env: { DATAMODEL_CI_ISSUE: 'yes' }, code: 2, says: ['issue: got "yes", expected true or false'] },
 ];

@@ -52,7 +52,9 @@ interface IssueBody {
 }
 
 const copy = (i: StandinIssue): StandinIssue => ({ ...i, labels: [...i.labels] });
-const labelNames = (labels: IssueBody['labels'] | undefined) => [...new Set((labels ?? []).map((l) => (typeof l === 'string' ? l : (l.name ?? ''))).filter(Boolean))];
+const labelNames = (labels: IssueBody['labels'] | undefined) => [
+  ...new Set((labels ?? []).map((l) => (typeof l === 'string' ? l : (l.name ?? ''))).filter(Boolean)),
+];
 
 /** A stable positive id for a label name (GitHub's ids are per label). */
 function labelId(name: string): number {
@@ -140,7 +142,10 @@ export function createIssues(defaultRepo: string, links: IssueLinks): Issues {
       case 'issues/list-for-repo': {
         const q = req.query;
         const state = q.get('state') ?? 'open';
-        const labels = (q.get('labels') ?? '').split(',').map((l) => l.trim()).filter(Boolean);
+        const labels = (q.get('labels') ?? '')
+          .split(',')
+          .map((l) => l.trim())
+          .filter(Boolean);
         const creator = q.get('creator')?.toLowerCase();
         const since = q.get('since');
         const sort = q.get('sort') ?? 'created';
