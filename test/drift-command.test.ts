@@ -5,7 +5,7 @@
  * production differs, rewritten in place, closed when it matches again, reopened (never a second one);
  * an issue someone else wrote with the same label and marker is left alone.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -119,6 +119,15 @@ describe('the contract', () => {
     expect(bad.code).toBe(2);
     expect(requests).toEqual({});
   }, 60_000);
+});
+
+describe('the one door', () => {
+  it("the watch's code goes nowhere near it: no door, evidence or ledger imported, no mutating call", () => {
+    for (const file of ['src/operations/drift.ts', 'src/operations/drift-cause.ts', 'src/commands/drift.ts']) {
+      const code = readFileSync(file, 'utf8');
+      expect(code, file).not.toMatch(/door\.js|evidence\.js|ledger\.js|\bmutate\(|\bgitWrite\(|\battest\(/);
+    }
+  });
 });
 
 describe('the issue', () => {
