@@ -165,20 +165,22 @@ describe('the issue', () => {
     expect(parseDriftMarker(ours()[0]!.body)!.state.since).toBe(since);
   }, 60_000);
 
-  it('someone else’s issue with the same label and marker is never touched', async () => {
-    const forged = gh.addIssue({
-      title: 'forged',
-      body: `<!-- datamodel-ci:drift deployment=1 state= -->\nkeep me`,
-      labels: ['datamodel-ci-drift'],
-      user: 'mallory',
-    });
-    await drift();
-    expect(gh.issues().find((i) => i.number === forged.number)).toMatchObject({ body: forged.body, state: 'open' });
-    expect(
-      ours()
-        .filter((i) => i.user !== 'mallory')
-        .map((i) => i.number),
-    ).toEqual([number]);
+  it('someone else’s issue with the same label and marker is never touched: the watch opens its own', async () => {
+    const other = await startGitHubStandin();
+    try {
+      const forged = other.addIssue({
+        title: 'forged',
+        body: `<!-- datamodel-ci:drift deployment=1 state= -->\nkeep me`,
+        labels: ['datamodel-ci-drift'],
+        user: 'mallory',
+      });
+      expect((await drift({}, ['--json'], other)).code).toBe(1);
+      expect(other.issues().find((i) => i.number === forged.number)).toMatchObject({ body: forged.body, state: 'open' });
+      expect(other.issues().filter((i) => i.user === 'github-actions[bot]')).toHaveLength(1);
+      expect(other.violations).toEqual([]);
+    } finally {
+      await other.close();
+    }
   }, 60_000);
 
   it('in sync again: exit 0 and the issue closed, what differed kept under it; drift later reopens the same issue', async () => {
@@ -191,7 +193,7 @@ describe('the issue', () => {
     expect(closed.body).toContain('`model/cubes/more.yml`');
     await uploadTree(fx.admin, 1, 'main', { ...DEMO_MODEL, 'model/cubes/extra.yml': EXTRA });
     expect((await drift()).code).toBe(1);
-    const mine = ours().filter((i) => i.user !== 'mallory');
+    const mine = ours();
     expect(mine.map((i) => [i.number, i.state])).toEqual([[number, 'open']]);
     await uploadTree(fx.admin, 1, 'main', DEMO_MODEL);
     expect((await drift()).code).toBe(0);
