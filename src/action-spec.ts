@@ -1,4 +1,5 @@
 import { ACCESS_INPUTS, DATA_DIFF_INPUTS, FAIL_ON_BREAKING, FAIL_ON_VERSION_SKEW, IMPACT_OUTPUT, IMPACT_OUTPUTS } from './action-spec-impact.js';
+import { REVERT_INPUTS, REVERT_OUTPUT } from './action-spec-revert.js';
 import { DEFAULTS } from './defaults.js';
 
 /**
@@ -22,8 +23,9 @@ export interface OutputSpec {
   description: string;
 }
 
-export type CommandName =
-  'start-dev-branch' | 'upload-model' | 'validate' | 'enable-staging' | 'dbt-sync-and-wait' | 'merge-to-default' | 'cleanup-branch' | 'impact' | 'pr';
+/** The PR lifecycle's steps, each an action of its own. */
+type StepCommand = 'start-dev-branch' | 'upload-model' | 'validate' | 'enable-staging' | 'dbt-sync-and-wait' | 'merge-to-default' | 'cleanup-branch';
+export type CommandName = StepCommand | 'impact' | 'revert' | 'pr';
 
 export interface ActionSpec {
   command: CommandName;
@@ -274,6 +276,15 @@ export const ACTIONS: ActionSpec[] = [
       "Compare the semantic layer of the PR's staging environment with production's (`/meta` of each) and list the reports, dashboards and notifications the breaking changes hit.",
     inputs: [BRANCH, FAIL_ON_BREAKING, ...DATA_DIFF_INPUTS, ...ACCESS_INPUTS, FAIL_ON_VERSION_SKEW, ...CREDENTIALS],
     outputs: [O.branch, ...IMPACT_OUTPUTS, O.status, O.skipped],
+  },
+  {
+    command: 'revert',
+    dir: 'actions/revert',
+    title: 'datamodel-ci: revert',
+    description:
+      "Restore production to a validated model: the last validation record's (or a named commit's) model uploaded to a fresh branch, validated, what it changes in production's semantic layer printed, merged only with `confirm: true` (then production proven against it); the branch is deleted after, also on failure or cancel.",
+    inputs: [...REVERT_INPUTS, EXCLUDE, UPLOAD_VIA, ALLOW_MODEL_DELETION, ...CREDENTIALS],
+    outputs: [REVERT_OUTPUT.branch, REVERT_OUTPUT.commit, O.valid, O.errorCount, O.merged, REVERT_OUTPUT.proof, O.status, O.skipped],
   },
   {
     command: 'pr',

@@ -12,6 +12,7 @@ import { DEFAULTS } from './defaults.js';
 import { parseDeployments, type ModelTarget } from './deployments-input.js';
 import type { UploadVia } from './operations/upload-model.js';
 import type { DataDiffSettings } from './impact/data/types.js';
+import { readRevertInputs, type RevertInputs } from './revert-input.js';
 
 export type Source = (name: string) => string | undefined;
 
@@ -182,6 +183,7 @@ export interface CommandInputs {
   'merge-to-default': { branch?: string; keepBranch: boolean; message?: string; deployOnMerge: boolean; exclude: string[]; allowModelDeletion: boolean };
   'cleanup-branch': { branch?: string; mode: 'pr' | 'sweep'; minAgeMs: number; removeOnUpstream: boolean; deleteOrphans: boolean };
   impact: { branch?: string; failOnBreaking: boolean; dataDiff: DataDiffSettings; access: AccessSettings; failOnVersionSkew: boolean };
+  revert: RevertInputs;
   pr: {
     branch?: string;
     mergeOnClose: 'auto' | 'true' | 'false';
@@ -378,6 +380,7 @@ const readers: Readers = {
     access: readAccess(r),
     failOnVersionSkew: r.bool('fail-on-version-skew'),
   }),
+  revert: readRevertInputs,
   pr: (r) => ({
     branch: r.branch('branch'),
     mergeOnClose: r.oneOf('merge-on-close', ['auto', 'true', 'false'] as const),
