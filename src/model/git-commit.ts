@@ -24,8 +24,7 @@ function git(dir: string, args: string[]): Promise<string> {
 }
 
 /** Git's object id of a file's bytes (`blob <size>\0<bytes>`), in the repository's hash (SHA-1, or SHA-256 for a 64-character id). */
-const objectId = (bytes: Buffer, algorithm: 'sha1' | 'sha256') =>
-  createHash(algorithm).update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
+const objectId = (bytes: Buffer, algorithm: 'sha1' | 'sha256') => createHash(algorithm).update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
 
 /** Paths where the two lists differ, the first ones, for a message. */
 function differing(commit: Map<string, string>, checkout: Map<string, string>, max = 8): string[] {

@@ -74,6 +74,10 @@ export async function revertSource(input: SourceInput): Promise<RevertSource> {
   // No record of it: git says whether the checkout is that commit's model.
   const checked = await checkoutIsCommit(input.modelDir, commit, input.local, input.excluded);
   if ('problem' in checked)
-    throw new InputError('commit', commit, `the commit checked out in model-dir (actions/checkout with ref: ${commit}), whose model the revert uploads: ${checked.problem}`);
+    throw new InputError(
+      'commit',
+      commit,
+      `the commit checked out in model-dir (actions/checkout with ref: ${commit}), whose model the revert uploads: ${checked.problem}`,
+    );
   return { commit: checked.commit, files: hashes(walked(manifestOf(input.local), input.excluded)), from: 'commit' };
 }

@@ -66,7 +66,8 @@ export interface RevertResult {
   /** What the clean-up deleted, and what it had to leave (named for the user to delete). */
   cleanup?: { deleted: string[]; left: string[] };
   failure?: string;
-  failureCause?: unknown;
+  /** The error behind `failure` (its exit code and hint). */
+  failureCause?: Error;
 }
 
 const SIGN = { added: '+', removed: '-', changed: '~' } as const;
@@ -74,6 +75,10 @@ const SIGN = { added: '+', removed: '-', changed: '~' } as const;
 /** The member diff as lines: `+ orders.count` (restored), `- orders.extra` (taken away), `~ orders.amount (measure sum → measure count)`. */
 export const memberLines = (members: readonly MemberChange[]): string[] =>
   members.map((m) => `${SIGN[m.change]} ${m.member}${m.detail ? ` (${m.detail})` : ''}`);
+
+/** `model/cubes/x.yml added`, `orders.amount changed (measure sum → measure avg)`. */
+const changeText = (c: { path?: string; member?: string; change: string; detail?: string }) =>
+  `${c.path ?? c.member} ${c.change}${c.detail ? ` (${c.detail})` : ''}`;
 
 export async function runRevert(ctx: OpContext, input: RevertInput): Promise<RevertResult> {
   const { source, branch } = input;
@@ -110,8 +115,10 @@ export async function runRevert(ctx: OpContext, input: RevertInput): Promise<Rev
     await revertOnBranch(ctx, input, target, result);
   } catch (e) {
     result.status = 'failed';
-    result.failure = messageOf(e);
-    result.failureCause = e;
+    result.failure = ctx.signal?.aborted
+      ? `cancelled before it ended (${messageOf(e)}); production was ${result.merged ? 'merged into' : 'not touched'}`
+      : messageOf(e);
+    result.failureCause = e instanceof Error ? e : new Error(String(e));
   } finally {
     if (ledger.created(branch)) result.cleanup = await cleanUp(ctx, branch, input.cleanupTimeoutMs ?? DEFAULTS.operationDeadlineMs);
   }
@@ -142,7 +149,7 @@ async function revertOnBranch(ctx: OpContext, input: RevertInput, target: Deploy
     { isStale: () => Promise.resolve(false) },
   );
   const o = flow.outcome;
-  if (o.failure) throw o.failureCause ?? new Error(o.failure);
+  if (o.failure) throw o.failureCause instanceof Error ? o.failureCause : new Error(o.failure);
   result.validation = o.validation;
   if (!o.validation?.valid) {
     result.status = 'invalid';
@@ -157,7 +164,9 @@ async function revertOnBranch(ctx: OpContext, input: RevertInput, target: Deploy
   });
   if (!input.confirm) {
     result.status = 'validated';
-    ctx.reporter.notice(`${branch} holds ${sha7}'s model and is valid; confirm is off: nothing merged into ${target.deployBranch} (run again with confirm: true to merge it)`);
+    ctx.reporter.notice(
+      `${branch} holds ${sha7}'s model and is valid; confirm is off: nothing merged into ${target.deployBranch} (run again with confirm: true to merge it)`,
+    );
     return;
   }
   const mark = await mergeChecked(ctx, input, target);
@@ -178,7 +187,7 @@ async function revertOnBranch(ctx: OpContext, input: RevertInput, target: Deploy
   if (p.status === 'proven') ctx.reporter.info(`proven: production = ${sha7}'s validated model (its files and its semantic layer)`);
   else if (p.status === 'differs')
     ctx.reporter.warning(
-      `production differs from ${sha7}'s model after the revert: ${[...p.files.map((f) => `${f.path} ${f.change}`), ...memberLines(p.members)].join(', ')}${p.reason ? ` (${p.reason})` : ''}`,
+      `production differs from ${sha7}'s model after the revert (what it has relative to it): ${[...p.files, ...p.members].map(changeText).join(', ')}${p.reason ? ` (${p.reason})` : ''}`,
     );
   else ctx.reporter.warning(`not proven that production = ${sha7}'s model: ${p.reason ?? 'no reason given'}`);
 }
@@ -238,7 +247,9 @@ async function mergeChecked(ctx: OpContext, input: RevertInput, target: DeployTa
       mark = await markBuild(ctx, target.deployBranch, { settleMs: DEFAULTS.buildIdleGraceMs });
     },
   });
-  ctx.reporter.info(`deployed ${input.source.commit.slice(0, 7)}'s model to ${target.deployBranch} (CLI deploy mode): ${t.sent.length} sent, ${t.removed.length} deleted`);
+  ctx.reporter.info(
+    `deployed ${input.source.commit.slice(0, 7)}'s model to ${target.deployBranch} (CLI deploy mode): ${t.sent.length} sent, ${t.removed.length} deleted`,
+  );
   return mark;
 }
 

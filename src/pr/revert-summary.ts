@@ -20,7 +20,17 @@ function table(head: string, rows: string[][]): string[] {
   if (!rows.length) return [];
   const shown = rows.slice(0, ROWS).map((r) => `| ${r.join(' | ')} |`);
   const more = rows.length > ROWS ? [`\n… and ${rows.length - ROWS} more`] : [];
-  return ['', head, `|${head.split('|').slice(1, -1).map(() => '---').join('|')}|`, ...shown, ...more];
+  return [
+    '',
+    head,
+    `|${head
+      .split('|')
+      .slice(1, -1)
+      .map(() => '---')
+      .join('|')}|`,
+    ...shown,
+    ...more,
+  ];
 }
 
 export function revertSummary(r: RevertResult): string {
@@ -52,10 +62,12 @@ export function revertSummary(r: RevertResult): string {
   else if (r.membersProblem) lines.push('', `The semantic layers were not compared: ${text(r.membersProblem)}`);
   if (r.proof) {
     lines.push('', `**${PROOF[r.proof.status]}**${r.proof.reason ? `: ${text(r.proof.reason)}` : ''}`);
-    lines.push(...table('| Differs after the merge | How |', [
-      ...r.proof.files.map((f) => [code(f.path, { cell: true }), text(f.change)]),
-      ...r.proof.members.map((m) => [code(m.member, { cell: true }), text(`${m.change}${m.detail ? `: ${m.detail}` : ''}`)]),
-    ]));
+    lines.push(
+      ...table('| Differs after the merge | How |', [
+        ...r.proof.files.map((f) => [code(f.path, { cell: true }), text(f.change)]),
+        ...r.proof.members.map((m) => [code(m.member, { cell: true }), text(`${m.change}${m.detail ? `: ${m.detail}` : ''}`)]),
+      ]),
+    );
   }
   if (r.cleanup?.left.length) lines.push('', `Left on the platform (delete by hand): ${r.cleanup.left.map((b) => code(b)).join(', ')}`);
   return lines.join('\n');
