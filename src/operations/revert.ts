@@ -129,7 +129,10 @@ export async function runRevert(ctx: OpContext, input: RevertInput): Promise<Rev
 async function revertOnBranch(ctx: OpContext, input: RevertInput, target: DeployTarget, result: RevertResult): Promise<void> {
   const { source, branch } = input;
   const sha7 = source.commit.slice(0, 7);
-  const created = await ctx.reporter.group('Revert branch', () => ensureSharedBranch(ctx, branch, target.deployBranch));
+  ctx.signal?.throwIfAborted();
+  // The create is never cut mid-flight by a cancel: its answer is what makes the branch this run's to delete.
+  const whole: OpContext = { ...ctx, ledger: ledgerOf(ctx), signal: AbortSignal.timeout(DEFAULTS.operationDeadlineMs) };
+  const created = await ctx.reporter.group('Revert branch', () => ensureSharedBranch(whole, branch, target.deployBranch));
   if (!created) throw new Error(`${branch} appeared while this run was creating it (another revert?): it is not this run's, and nothing was uploaded to it`);
   const flow = await runPreview(
     ctx,
