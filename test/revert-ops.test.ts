@@ -70,6 +70,7 @@ describe('a cancelled revert', () => {
       via: 'dev-mode',
       allowModelDeletion: false,
       groups: [],
+      declared: [],
       message: 'revert',
     });
     // Cancelled once the model has landed on the branch and the revert waits for its build (which never ends here).

@@ -19,7 +19,19 @@ import { excludeFilter } from '../src/model/local-model.js';
 import { manifestOf, walked, type Manifest } from '../src/operations/upload-transaction.js';
 import { makeRecord, type ValidationRecord } from '../src/operations/validation-record.js';
 import { writeProductionRecord } from '../src/pr/production-record.js';
-import { DEMO_MODEL, startGitHubStandin, type GitHubStandin } from '../packages/emulator/src/index.js';
+import {
+  crlfOnPlatform,
+  dbtMerge,
+  DEMO_MODEL,
+  failedProductionBuild,
+  mergeWithoutBuild,
+  outOfBandUpload,
+  productionView,
+  startGitHubStandin,
+  uiMerge,
+  type FileChanges,
+  type GitHubStandin,
+} from '../packages/emulator/src/index.js';
 import { control, emulatorFixture, localOf, uploadTree, type EmulatorFixture } from './support/emulator.js';
 
 let fx: EmulatorFixture;
@@ -30,12 +42,17 @@ const excluded = excludeFilter([EXCLUDE]);
 /** A folder the platform writes on the deploy branch (never in git): `exclude`d, kept through the revert. */
 const GENERATED = { 'model/generated/by_platform.yml': 'cubes: []\n' };
 const EXTRA = 'cubes:\n  - name: extra\n    sql_table: public.orders\n    measures:\n      - name: count\n        type: count\n';
-/** Production changed out of band: a measure's aggregation changed, a cube added, the view's file removed. */
-const DRIFTED: Record<string, string> = {
-  ...Object.fromEntries(Object.entries(DEMO_MODEL).filter(([p]) => p !== 'model/views/orders_view.yml')),
+/** Production changed: a measure's aggregation changed, a cube added, the view's file removed. */
+const DRIFT: FileChanges = {
   'model/cubes/orders.yml': DEMO_MODEL['model/cubes/orders.yml']!.replace('type: sum', 'type: avg'),
   'model/cubes/extra.yml': EXTRA,
-  ...GENERATED,
+  'model/views/orders_view.yml': null,
+};
+/** The change back: the deploy branch holds the validated files again. */
+const UNDRIFT: FileChanges = {
+  'model/cubes/orders.yml': DEMO_MODEL['model/cubes/orders.yml']!,
+  'model/cubes/extra.yml': null,
+  'model/views/orders_view.yml': DEMO_MODEL['model/views/orders_view.yml']!,
 };
 const BROKEN = {
   ...DEMO_MODEL,
@@ -113,10 +130,16 @@ async function leftovers(deploymentId = 1): Promise<string[]> {
 const platform = () =>
   JSON.stringify(fx.em.state.deployments.map((d) => ({ branches: Object.keys(d.branches).sort(), uploads: Object.keys(d.uploads).length })));
 
+/** Production back to the validated model (with the platform's own folder), built: each test's start. */
+const reset = () => uploadTree(fx.admin, 1, 'main', { ...DEMO_MODEL, ...GENERATED });
+/** What production serves (the emulator's own view): the served build's files as the walk reads them. */
+const served = () => walked(Object.fromEntries(Object.entries(productionView(fx.em, 1).served?.files ?? {}).map(([p, hash]) => [p, { hash }])), excluded);
+const recorded = (r: ValidationRecord): Manifest => walked(Object.fromEntries(Object.entries(r.files).map(([p, hash]) => [p, { hash }])), excluded);
+
 beforeAll(async () => {
   fx = await emulatorFixture();
   gh = await startGitHubStandin();
-  await uploadTree(fx.admin, 1, 'main', { ...DEMO_MODEL, ...GENERATED });
+  await reset();
 });
 afterAll(async () => {
   await fx.close();
@@ -135,15 +158,17 @@ describe('revert to the last validation record', () => {
   }, 60_000);
 
   it('restores exactly the recorded file hashes after an out-of-band upload, proves it, and leaves nothing behind', async () => {
+    await reset();
     const record = await recordOf(good, sha('a'));
-    await uploadTree(fx.admin, 1, 'main', DRIFTED);
-    expect(await production()).not.toEqual(walked(manifestOf(await localOf(good)), excluded));
+    outOfBandUpload(fx.em, { deploymentId: 1, files: DRIFT });
+    expect(await production()).not.toEqual(recorded(record));
     const r = await revert(good, { DATAMODEL_CI_CONFIRM: 'true' });
     expect(r.code, r.errors.join('\n')).toBe(0);
     expect(r.outputs).toMatchObject({ status: 'merged', merged: 'true', valid: 'true', 'production-proof': 'proven', commit: record.commit });
     expect(r.outputs.branch).toBe('preview-revert-aaaaaaa');
     // Exactly the record's files, of those the walk reads; the platform's own folder kept as it was.
-    expect(await production()).toEqual(walked(Object.fromEntries(Object.entries(record.files).map(([p, hash]) => [p, { hash }])), excluded));
+    expect(await production()).toEqual(recorded(record));
+    expect(served()).toEqual(recorded(record));
     const raw = await fx.admin.dataModel.fileHashes({ deploymentId: 1, query: { branchName: 'main' } });
     expect(raw['model/generated/by_platform.yml']).toBeDefined();
     // What it undid, file by file and member by member.
@@ -163,9 +188,65 @@ describe('revert to the last validation record', () => {
     expect(await leftovers()).toEqual([]);
   }, 120_000);
 
-  it('a dry run (confirm off) validates and shows the change, merges nothing and deletes its branch', async () => {
+  it.each([
+    ['a merge made in the platform UI', () => uiMerge(fx.em, { deploymentId: 1, files: DRIFT })],
+    ["a dbt sync's branch merged in the UI", () => dbtMerge(fx.em, { deploymentId: 1 })],
+  ])(
+    'restores the recorded model after %s, proven, nothing left behind',
+    async (_name, change) => {
+      await reset();
+      const record = await recordOf(good, sha('a'));
+      expect(change().changed.length).toBeGreaterThan(0);
+      const r = await revert(good, { DATAMODEL_CI_CONFIRM: 'true' });
+      expect(r.code, r.errors.join('\n')).toBe(0);
+      expect(r.outputs).toMatchObject({ status: 'merged', 'production-proof': 'proven' });
+      expect(await production()).toEqual(recorded(record));
+      expect(served()).toEqual(recorded(record));
+      expect(await leftovers()).toEqual([]);
+    },
+    120_000,
+  );
+
+  it.each([
+    ['a production build that failed', () => failedProductionBuild(fx.em, { deploymentId: 1, files: UNDRIFT })],
+    ['a merge production never rebuilt', () => mergeWithoutBuild(fx.em, { deploymentId: 1, files: UNDRIFT })],
+  ])(
+    'the deploy branch holding the recorded files while production serves the old model (%s): said, nothing done',
+    async (_name, change) => {
+      await reset();
+      await recordOf(good, sha('a'));
+      outOfBandUpload(fx.em, { deploymentId: 1, files: DRIFT });
+      change();
+      const before = platform();
+      const r = await revert(good, { DATAMODEL_CI_CONFIRM: 'true' });
+      expect(r.code).toBe(1);
+      expect(r.outputs).toMatchObject({ status: 'served-differs', merged: 'false' });
+      expect(r.result.production).toMatchObject({ files: [], members: expect.arrayContaining([{ member: 'extra.count', change: 'added' }]) });
+      expect(r.errors.join('\n')).toContain("production holds aaaaaaa's files but serves another semantic layer");
+      expect(platform()).toBe(before);
+    },
+    120_000,
+  );
+
+  it('production built from a tree git never held (a UI merge) is said too; CRLF copies of the same files are nothing to revert', async () => {
+    await reset();
     await recordOf(good, sha('a'));
-    await uploadTree(fx.admin, 1, 'main', DRIFTED);
+    uiMerge(fx.em, { deploymentId: 1, files: DRIFT, neverInGit: true });
+    const off = await revert(good, { DATAMODEL_CI_CONFIRM: 'true' });
+    expect(off.outputs).toMatchObject({ status: 'served-differs', merged: 'false' });
+    await reset();
+    crlfOnPlatform(fx.em, { deploymentId: 1 });
+    const before = platform();
+    const same = await revert(good, { DATAMODEL_CI_CONFIRM: 'true' });
+    expect(same.code, same.errors.join('\n')).toBe(0);
+    expect(same.outputs).toMatchObject({ status: 'in-sync', merged: 'false' });
+    expect(platform()).toBe(before);
+  }, 120_000);
+
+  it('a dry run (confirm off) validates and shows the change, merges nothing and deletes its branch', async () => {
+    await reset();
+    await recordOf(good, sha('a'));
+    outOfBandUpload(fx.em, { deploymentId: 1, files: DRIFT });
     const drifted = await production();
     // Through a dev-mode fork, as a tenant that refuses direct uploads takes it: the fork goes too.
     const r = await revert(good, { DATAMODEL_CI_UPLOAD_VIA: 'dev-mode' });
@@ -178,8 +259,9 @@ describe('revert to the last validation record', () => {
   }, 120_000);
 
   it("production's build failing after the merge (the old model still served) is 'differs', never proven; nothing more is merged", async () => {
+    await reset();
     await recordOf(good, sha('a'));
-    await uploadTree(fx.admin, 1, 'main', DRIFTED);
+    outOfBandUpload(fx.em, { deploymentId: 1, files: DRIFT });
     await control(fx.em, 'builds/fail-next', { deploymentId: 1, branchName: 'main', errorText: 'Build failed: out of memory' });
     const r = await revert(good, { DATAMODEL_CI_CONFIRM: 'true' });
     expect(r.code).toBe(1);

@@ -3,7 +3,9 @@
  * merged only with `confirm`. Everything it checks (the checkout, the record, their agreement) is read
  * before the first platform call; the operation (operations/revert.ts) does the rest.
  */
-import { groupsOf } from '../operations/impact-layer.js';
+import { policyGroups } from '../impact/access/layer.js';
+import { modelDefinition } from '../impact/definition/source.js';
+import { membersOfModel } from '../impact/layer-digest.js';
 import { excludeFilter, readLocalModel } from '../model/local-model.js';
 import { localModelFiles } from '../model/model-files.js';
 import { runRevert } from '../operations/revert.js';
@@ -28,7 +30,8 @@ export async function revertCommand(run: ActionRun<'revert'>): Promise<number> {
   const problem = read && 'problem' in read ? read.problem : undefined;
   if (problem && inputs.commit) run.reporter.warning(`${problem}: ${inputs.commit} is checked with git alone`);
   const source = await revertSource({ modelDir, local, excluded, deploymentId, commit: inputs.commit, last, problem, environment });
-  const groups = groupsOf(await localModelFiles(local, modelDir)) ?? [];
+  // The model's layer as its files declare it, and the groups its policies name (each layer is read whole with them).
+  const definition = modelDefinition(await localModelFiles(local, modelDir));
   const sha7 = source.commit.slice(0, 7);
   const branch = `${branchPrefix}revert-${sha7}`;
   Object.assign(run.out, { branch, commit: source.commit, merged: 'false', 'production-proof': '' });
@@ -44,7 +47,8 @@ export async function revertCommand(run: ActionRun<'revert'>): Promise<number> {
     excluded,
     via: inputs.via,
     allowModelDeletion: inputs.allowModelDeletion,
-    groups,
+    groups: policyGroups(definition),
+    declared: membersOfModel(definition),
     message: `datamodel-ci: revert to ${sha7}${run.event.runId ? ` (run ${run.event.runId})` : ''}`,
   });
   for (const e of r.validation?.errors ?? []) run.reporter.error(annotationText(e), { file: e.file, line: e.line, title: 'data model' });
@@ -60,7 +64,7 @@ export async function revertCommand(run: ActionRun<'revert'>): Promise<number> {
     from: source.from,
     branch: r.branch,
     deployBranch: r.deployBranch,
-    production: { files: r.before },
+    production: { files: r.before, ...(r.served ? { members: r.served } : {}) },
     ...(r.validation ? { valid: r.validation.valid, errors: r.validation.errors } : {}),
     ...(r.members ? { members: r.members } : r.membersProblem ? { membersProblem: r.membersProblem } : {}),
     merged: r.merged,
@@ -69,6 +73,8 @@ export async function revertCommand(run: ActionRun<'revert'>): Promise<number> {
   });
   run.reporter.summary(revertSummary(r));
   if (r.failureCause) throw r.failureCause;
+  if (r.status === 'served-differs')
+    throw new StepFailed(`production holds ${sha7}'s files but serves another semantic layer (listed above): nothing a revert merges can change that; rebuild production on the platform`);
   if (r.status === 'invalid') throw new StepFailed(`${sha7}'s model is invalid on the platform today: nothing was merged`);
   if (r.proof && r.proof.status !== 'proven')
     throw new StepFailed(

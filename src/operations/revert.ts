@@ -8,7 +8,7 @@
  */
 import { InputError, messageOf } from '../client/errors.js';
 import { DEFAULTS } from '../defaults.js';
-import { memberChanges, type MemberChange } from '../impact/layer-digest.js';
+import { memberChanges, type LayerMember, type MemberChange } from '../impact/layer-digest.js';
 import type { LocalFile, PathFilter } from '../model/local-model.js';
 import { plural } from '../report/plural.js';
 import { deployTarget, markBuild, type BuildMark, type DeployTarget } from './branch-build.js';
@@ -17,7 +17,7 @@ import type { OpContext } from './context.js';
 import { mergeIntoDeployBranch } from './door.js';
 import { ledgerOf } from './ledger.js';
 import { MergeRefused, mergeRefusal, treeDiff } from './merge-to-default.js';
-import { compareWithHashes, productionLayer, type FileChange, type LayerRead } from './production-state.js';
+import { compareFiles, productionLayer, type FileChange, type LayerRead } from './production-state.js';
 import { proveProduction } from './revert-proof.js';
 import type { RevertSource } from './revert-source.js';
 import { branchExists, ensureSharedBranch } from './start-dev-branch.js';
@@ -41,21 +41,25 @@ export interface RevertInput {
   allowModelDeletion: boolean;
   /** The groups the model's policies name: both layers are read whole, with every one. */
   groups: readonly string[];
+  /** The members the model's files declare public: what production must serve when it already holds the files. */
+  declared: readonly LayerMember[];
   message: string;
   proofTimeoutMs?: number;
   /** How long the clean-up may take after a failure or a cancel, ms. */
   cleanupTimeoutMs?: number;
 }
 
-export type RevertStatus = 'dry-run' | 'in-sync' | 'validated' | 'invalid' | 'merged' | 'failed';
+export type RevertStatus = 'dry-run' | 'in-sync' | 'served-differs' | 'validated' | 'invalid' | 'merged' | 'failed';
 
 export interface RevertResult {
   status: RevertStatus;
   commit: string;
   branch: string;
   deployBranch: string;
-  /** What production held relative to the restored model before the revert. */
+  /** What production held relative to the restored model before the revert (line endings, dotfiles and `exclude`d files no difference). */
   before: FileChange[];
+  /** Production held the model's files but served another layer: what it served relative to the model's declared members. */
+  served?: MemberChange[];
   validation?: ValidateResult;
   /** What the revert changes in production's semantic layer: the branch's members relative to production's. */
   members?: MemberChange[];
@@ -93,12 +97,9 @@ export async function runRevert(ctx: OpContext, input: RevertInput): Promise<Rev
       String(ctx.deploymentId),
       `a deployment that takes merges into its deploy branch, as a revert merges into it: ${refused}${target.repository ? '; revert the commit in git there instead' : ''}`,
     );
-  const before = await compareWithHashes(ctx, target, source.files, input.excluded);
+  const before = await compareFiles(ctx, target, input.local, input.excluded);
   const result: RevertResult = { status: 'failed', commit: source.commit, branch, deployBranch: target.deployBranch, before, merged: false };
-  if (!before.length) {
-    ctx.reporter.info(`production (${target.deployBranch}) already holds exactly the files of ${sha7}: nothing to revert`);
-    return { ...result, status: 'in-sync' };
-  }
+  if (!before.length) return alreadyHeld(ctx, input, target, result);
   ctx.reporter.info(`production (${target.deployBranch}) differs from ${sha7}'s model in ${plural(before.length, 'file')}:`);
   for (const f of before) ctx.reporter.info(`  ${f.path}: ${f.change} on production`);
   if (await branchExists(ctx, branch))
@@ -123,6 +124,26 @@ export async function runRevert(ctx: OpContext, input: RevertInput): Promise<Rev
     if (ledger.created(branch)) result.cleanup = await cleanUp(ctx, branch, input.cleanupTimeoutMs ?? DEFAULTS.operationDeadlineMs);
   }
   return result;
+}
+
+/**
+ * Production holds the model's files already: nothing to revert when it serves their layer too. When it
+ * serves another (its last build failed, or never ran, or it was built from a tree git never held), a
+ * merge of the same files would commit nothing and start no build: said, and nothing is done.
+ */
+async function alreadyHeld(ctx: OpContext, input: RevertInput, target: DeployTarget, result: RevertResult): Promise<RevertResult> {
+  const sha7 = input.source.commit.slice(0, 7);
+  const served = await productionLayer(ctx, input.groups);
+  const off = served.members ? memberChanges(served.members, input.declared) : [];
+  if (!off.length) {
+    const unread = served.members ? '' : ` (its semantic layer could not be read: ${served.problem ?? 'no /meta'}; only its files are shown to be the model's)`;
+    ctx.reporter.info(`production (${target.deployBranch}) already holds the files of ${sha7}: nothing to revert${unread}`);
+    return { ...result, status: 'in-sync' };
+  }
+  ctx.reporter.warning(
+    `production (${target.deployBranch}) holds the files of ${sha7} but serves another semantic layer (what it serves relative to them: ${off.map(changeText).join(', ')}): its last build failed or never ran. A merge of the same files would commit nothing and rebuild nothing, so nothing was done; rebuild production on the platform`,
+  );
+  return { ...result, status: 'served-differs', served: off };
 }
 
 /** Create the branch, upload and validate, show the member diff, and (confirmed) merge and prove; fills `result`. */

@@ -5,6 +5,7 @@ import { code, text } from './comment/markdown.js';
 const STATUS: Record<RevertResult['status'], string> = {
   'dry-run': 'dry run: nothing written',
   'in-sync': 'production already holds this model: nothing to revert',
+  'served-differs': 'production holds these files but serves another semantic layer: nothing a merge can change (rebuild it on the platform)',
   validated: 'validated, not merged (confirm is off)',
   invalid: 'refused: the model does not compile on the platform',
   merged: 'merged into production',
@@ -47,6 +48,13 @@ export function revertSummary(r: RevertResult): string {
       r.before.map((f) => [code(f.path, { cell: true }), text(f.change)]),
     ),
   );
+  if (r.served)
+    lines.push(
+      ...table(
+        '| Member | What production serves |',
+        r.served.map((m) => [code(m.member, { cell: true }), text(`${m.change}${m.detail ? `: ${m.detail}` : ''}`)]),
+      ),
+    );
   if (r.members)
     lines.push(
       ...(r.members.length
