@@ -74,7 +74,9 @@ export async function revertCommand(run: ActionRun<'revert'>): Promise<number> {
   run.reporter.summary(revertSummary(r));
   if (r.failureCause) throw r.failureCause;
   if (r.status === 'served-differs')
-    throw new StepFailed(`production holds ${sha7}'s files but serves another semantic layer (listed above): nothing a revert merges can change that; rebuild production on the platform`);
+    throw new StepFailed(
+      `production holds ${sha7}'s files but serves another semantic layer (listed above): nothing a revert merges can change that; rebuild production on the platform`,
+    );
   if (r.status === 'invalid') throw new StepFailed(`${sha7}'s model is invalid on the platform today: nothing was merged`);
   if (r.proof && r.proof.status !== 'proven')
     throw new StepFailed(
