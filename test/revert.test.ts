@@ -258,6 +258,19 @@ describe('revert to the last validation record', () => {
     expect(await leftovers()).toEqual([]);
   }, 120_000);
 
+  it('dry-run: true (with confirm) only says what it would do: no branch, no upload, no merge', async () => {
+    await reset();
+    await recordOf(good, sha('a'));
+    outOfBandUpload(fx.em, { deploymentId: 1, files: DRIFT });
+    const before = platform();
+    const drifted = await production();
+    const r = await revert(good, { DATAMODEL_CI_CONFIRM: 'true', DATAMODEL_CI_DRY_RUN: 'true' });
+    expect(r.code, r.errors.join('\n')).toBe(0);
+    expect(r.outputs).toMatchObject({ status: 'dry-run', merged: 'false' });
+    expect(platform()).toBe(before);
+    expect(await production()).toEqual(drifted);
+  }, 60_000);
+
   it("production's build failing after the merge (the old model still served) is 'differs', never proven; nothing more is merged", async () => {
     await reset();
     await recordOf(good, sha('a'));
