@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { composeComment } from '../src/pr/comment/ledger.js';
-import { hint } from '../src/pr/comment/error-hints.js';
+import { rewriteCompilerText as hint } from '../src/model/compiler-text.js';
 import { nextView, type PreviewView, type ViewError } from '../src/pr/comment/view.js';
 import { renderPreview } from '../src/pr/comment/render-preview.js';
 import { selectAll } from 'hast-util-select';

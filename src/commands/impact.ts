@@ -13,6 +13,8 @@ import { deployTarget } from '../operations/branch-build.js';
 import { analyseImpact } from '../operations/impact.js';
 import { checkCubeVersions } from '../operations/cube-versions.js';
 import { publish } from '../pr/publish.js';
+import { writeFacetChecks } from '../pr/check-run.js';
+import { facetChecks, facetSettings } from '../pr/facet-checks.js';
 import { accessLines } from '../pr/comment/render-access.js';
 import { presentChangeSet, presentDataDiff, recordChangeSet } from '../pr/records.js';
 import { presentVersions } from '../pr/presenters.js';
@@ -32,7 +34,8 @@ export async function impactCommand(run: ActionRun<'impact'>): Promise<number> {
   const r = await run.reporter.group('Impact on the semantic layer', () =>
     analyseImpact(run.op, { branch, deployBranch: target.deployBranch, headFiles, cliDeploy: target.deployMode === 'cli', personas }),
   );
-  const versions = presentVersions(await checked, inputs.failOnVersionSkew);
+  const skew = await checked;
+  const versions = presentVersions(skew, inputs.failOnVersionSkew);
   // The rollup plans, then the persona probes (the change set, its file and `--json` carry their evidence), then the data diff.
   const reads = await readsAfterImpact(run.op, plan, r, () => {
     const presented = presentChangeSet(deploymentId, r, inputs.failOnBreaking, inputs.access.failOnExposure);
@@ -55,6 +58,8 @@ export async function impactCommand(run: ActionRun<'impact'>): Promise<number> {
   const cost = withRollups(versions.view.cost, rolled.part);
   const full = { impact: impact.impact, ...numbers.view, ...(impact.access ? { access: impact.access } : {}), ...(cost ? { cost } : {}) };
   await publish(run.pr, { branch, ...impact.view, ...numbers.view, ...(cost ? { cost } : {}) }, { branch }, full);
+  // A check per facet on the pull request's head, as the `pr` action writes them.
+  await writeFacetChecks(run.pr, facetChecks({ impact: r, numbers: d, rollups, versions: skew }, facetSettings(inputs, modelDir)));
   const failure = impact.failure ?? versions.failure ?? numbers.failure ?? rolled.failure;
   if (failure) throw new StepFailed(failure);
   return 0;

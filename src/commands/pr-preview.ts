@@ -14,6 +14,7 @@ import type { UploadVia } from '../operations/upload-model.js';
 import type { Outputs } from '../pr/presenters.js';
 import { changesOf, touches, type Changes } from '../pr/changed-files.js';
 import { untouchedCheck } from '../pr/check-run.js';
+import { configuredFacets, facetSettings } from '../pr/facet-checks.js';
 import { failureOf, presentPreview, writePreview } from '../pr/preview.js';
 import { publish } from '../pr/publish.js';
 import type { PullRequestSide } from '../pr/pull-request.js';
@@ -170,7 +171,7 @@ export async function previewModel(
   Object.assign(out, shown.outputs);
   if (shown.result !== undefined) run.setResult(shown.result);
   if (o.stale || dryRun) return undefined;
-  await writePreview(side, o, shown, inputs.environmentPrefix);
+  await writePreview(side, o, shown, inputs.environmentPrefix, facetSettings(inputs, project.dir));
   return shown.failure ? { failure: shown.failure, ...(o.failure ? { cause: o.failureCause } : {}) } : undefined;
 }
 
@@ -186,7 +187,7 @@ export async function untouched(run: ActionRun<'pr'>, side: PullRequestSide, mod
   if (ledger?.state === 'open' && ledger.branch) return undefined;
   const dir = modelDir === '.' ? 'the repository' : `${modelDir}/`;
   const why = `Pull request #${run.event.pr!.number} changes no file under ${dir}: not previewed.`;
-  await untouchedCheck(side, `Not previewed: no change under ${dir}`, why);
+  await untouchedCheck(side, `Not previewed: no change under ${dir}`, why, configuredFacets(facetSettings(run.settings.inputs, modelDir)));
   return why;
 }
 

@@ -1,13 +1,17 @@
 /**
- * Where validation errors are pinned to lines: a check run "datamodel-ci / validation" on the PR's head
- * with every annotation (GitHub takes 50 per request), when the token may write checks; else the step's
- * workflow commands, of which GitHub shows 10 per step, with a note of how many were not shown.
+ * The checks a run writes on the PR's head, when the token may write checks. Validation errors are
+ * pinned to lines: a check run "datamodel-ci / validation" with every annotation (GitHub takes 50 per
+ * request); else the step's workflow commands, of which GitHub shows 10 per step, with a note of how
+ * many were not shown. Beside it, a check per facet of the review (./facet-checks.ts decides them).
  */
 import { messageOf } from '../client/errors.js';
+import { compilerLine } from '../model/compiler-text.js';
 import { GitHubRefused, type CheckAnnotation, type GitHubApi } from '../github/types.js';
 import type { AcceptedBuild } from '../operations/evidence.js';
 import { errorNotes, type ModelError } from '../operations/validate.js';
 import type { PullRequestSide } from './pull-request.js';
+import { changesOf } from './changed-files.js';
+import type { Facet, FacetCheck } from './facet-checks.js';
 import { plural } from '../report/plural.js';
 
 /** Annotations GitHub takes in one check-run request. */
@@ -15,8 +19,12 @@ const PER_REQUEST = 50;
 /** Error annotations GitHub shows for one step from workflow commands. */
 const PER_STEP = 10;
 
-/** An annotation's text: the platform's message, then what the model files add and the files its echoes are on, a line each. */
-export const annotationText = (e: ModelError) => [e.message, ...errorNotes(e)].join('\n');
+/**
+ * An annotation's text, and the terminal's line: the platform's message as the one rewriter words it
+ * (src/model/compiler-text.ts; the comment shows the same), then what the model files add and the files
+ * its echoes are on, a line each.
+ */
+export const annotationText = (e: ModelError) => [compilerLine(e.message), ...errorNotes(e)].join('\n');
 
 /** Echoes folded under the root causes (never annotations of their own). */
 const echoCount = (errors: ModelError[]) => errors.reduce((n, e) => n + (e.echoes?.length ?? 0), 0);
@@ -52,7 +60,12 @@ export async function annotate(side: PullRequestSide, errors: ModelError[], resu
  * Write a check on the run's head, when there is a token and it is no dry run; false when it was not
  * written. A refusal (the token may not write checks) is the debug line `refused: why`; else a warning.
  */
-async function writeCheck(side: PullRequestSide, refused: string, write: (github: GitHubApi, head: string) => Promise<void>): Promise<boolean> {
+async function writeCheck(
+  side: PullRequestSide,
+  refused: string,
+  write: (github: GitHubApi, head: string) => Promise<void>,
+  name = side.checkName,
+): Promise<boolean> {
   const head = side.headSha;
   if (!side.github || !head || side.settings.dryRun) return false;
   try {
@@ -60,9 +73,23 @@ async function writeCheck(side: PullRequestSide, refused: string, write: (github
     return true;
   } catch (e) {
     if (e instanceof GitHubRefused) side.reporter.debug(`${refused}: ${messageOf(e)}`);
-    else side.reporter.warning(`could not publish the "${side.checkName}" check: ${messageOf(e)}`);
+    else side.reporter.warning(`could not publish the "${name}" check: ${messageOf(e)}`);
     return false;
   }
+}
+
+/** A completed check run with every annotation: the first 50 with it, the rest appended 50 per request. */
+async function completedCheck(
+  side: PullRequestSide,
+  github: GitHubApi,
+  check: { name: string; headSha: string; conclusion: 'success' | 'neutral' | 'failure'; title: string; summary: string; annotations: CheckAnnotation[] },
+): Promise<void> {
+  const { name, headSha, conclusion, title, summary, annotations } = check;
+  const run = await github.createCheckRun({ name, headSha, conclusion, output: { title, summary, annotations: annotations.slice(0, PER_REQUEST) }, detailsUrl: side.event.runUrl });
+  for (let i = PER_REQUEST; i < annotations.length; i += PER_REQUEST) {
+    await github.addCheckRunAnnotations(run.id, { title, summary, annotations: annotations.slice(i, i + PER_REQUEST) });
+  }
+  if (annotations.length) side.reporter.info(`published ${plural(annotations.length, 'annotation')} on the check "${name}"${run.htmlUrl ? `: ${run.htmlUrl}` : ''}`);
 }
 
 /** The check run with every annotation (the caller falls back to workflow commands when it is not written). */
@@ -95,26 +122,45 @@ async function checkRun(
     : r.valid
       ? `Not proven: ${unproven}.`
       : `${plural(errors.length, 'error')} from the platform's compiler; ${placed.length} placed on a line.${placed.length < errors.length ? ' The others are in the job summary.' : ''}${folded}`;
-  const run = await github.createCheckRun({
-    name: side.checkName,
-    headSha: head,
-    conclusion: passes ? 'success' : 'failure',
-    output: { title, summary, annotations: annotations.slice(0, PER_REQUEST) },
-    detailsUrl: side.event.runUrl,
-  });
-  for (let i = PER_REQUEST; i < annotations.length; i += PER_REQUEST) {
-    await github.addCheckRunAnnotations(run.id, { title, summary, annotations: annotations.slice(i, i + PER_REQUEST) });
-  }
-  side.reporter.info(`published ${plural(annotations.length, 'annotation')} on the check "${side.checkName}"${run.htmlUrl ? `: ${run.htmlUrl}` : ''}`);
+  await completedCheck(side, github, { name: side.checkName, headSha: head, conclusion: passes ? 'success' : 'failure', title, summary, annotations });
 }
 
 /**
  * A model the change does not touch: the check `neutral` with the reason as its title. Branch protection
  * lets neutral pass, and rightly here: the merge leaves the model's folder as the base branch holds it,
  * which its own gate validated (docs/security.md#what-the-check-says). Never `success`: nothing ran.
+ * The same for each facet the run would have checked (`facets`): the change leaves the model as it is, so
+ * it breaks, moves, exposes and costs nothing; a required facet check then does not wait forever.
  */
-export async function untouchedCheck(side: PullRequestSide, title: string, summary: string): Promise<void> {
-  await plainCheck(side, 'neutral', title, summary);
+export async function untouchedCheck(side: PullRequestSide, title: string, summary: string, facets: readonly Facet[] = []): Promise<void> {
+  await Promise.all([
+    plainCheck(side, 'neutral', title, summary),
+    ...facets.map((f) => plainCheck(side, 'neutral', title, summary, side.checkNameOf(f))),
+  ]);
+}
+
+/**
+ * The facet checks of one run (./facet-checks.ts). The impact's annotations on files the pull request
+ * changes go first, and its summary says how many there are: GitHub shows an annotation in "Files
+ * changed" only on a line of the diff; the check's own page shows them all.
+ */
+export async function writeFacetChecks(side: PullRequestSide, checks: FacetCheck[]): Promise<void> {
+  const impact = checks.find((c) => c.facet === 'impact');
+  if (impact?.annotations.length && side.github && side.headSha && !side.settings.dryRun) {
+    const changes = await changesOf(side);
+    if (changes.known) {
+      const changed = new Set(changes.files);
+      const inDiff = impact.annotations.filter((a) => changed.has(a.path));
+      impact.annotations = [...inDiff, ...impact.annotations.filter((a) => !changed.has(a.path))];
+      impact.summary += `\n\n${plural(inDiff.length, 'annotated line is', 'annotated lines are')} in files this pull request changes (GitHub shows an annotation in "Files changed" only on a line of the diff; this page shows them all).`;
+    }
+  }
+  await Promise.all(
+    checks.map((c) => {
+      const name = side.checkNameOf(c.facet);
+      return writeCheck(side, `no "${name}" check (the token may not write checks)`, (github, headSha) => completedCheck(side, github, { ...c, name, headSha }), name);
+    }),
+  );
 }
 
 /** A run that should have validated and could not (no API key): the check `failure`, the reason as its title. */
@@ -123,16 +169,15 @@ export async function unvalidatedCheck(side: PullRequestSide, title: string, sum
 }
 
 /** A check without annotations; nothing when the token may not write checks (a fork's, Dependabot's) or in a dry run. */
-async function plainCheck(side: PullRequestSide, conclusion: 'neutral' | 'failure', title: string, summary: string): Promise<void> {
-  await writeCheck(side, `no "${side.checkName}" check (the token may not write checks)`, async (github, headSha) => {
-    await github.createCheckRun({
-      name: side.checkName,
-      headSha,
-      conclusion,
-      output: { title, summary, annotations: [] },
-      detailsUrl: side.event.runUrl,
-    });
-  });
+async function plainCheck(side: PullRequestSide, conclusion: 'neutral' | 'failure', title: string, summary: string, name = side.checkName): Promise<void> {
+  await writeCheck(
+    side,
+    `no "${name}" check (the token may not write checks)`,
+    async (github, headSha) => {
+      await github.createCheckRun({ name, headSha, conclusion, output: { title, summary, annotations: [] }, detailsUrl: side.event.runUrl });
+    },
+    name,
+  );
 }
 
 /** The merge commit, when a merge queue validated it (the check passed on it): the close says so. */

@@ -7,7 +7,8 @@ import { presentRollups, withRollups } from './present-rollups.js';
 import { messageOf } from '../client/errors.js';
 import type { PreviewOutcome } from '../operations/preview-types.js';
 import { hintFor } from '../report/hints.js';
-import { annotate } from './check-run.js';
+import { annotate, writeFacetChecks } from './check-run.js';
+import { facetChecks, type FacetSettings } from './facet-checks.js';
 import type { Ledger } from './comment/ledger.js';
 import type { ImpactView } from './comment/render-impact.js';
 import type { NumbersView } from './comment/render-numbers.js';
@@ -122,10 +123,25 @@ export function presentPreview(o: PreviewOutcome, s: PreviewSettings): PreviewSh
   return failure ? { ...shown, failure } : shown;
 }
 
-/** The check run, the comment and the GitHub deployment, written together; the first failure is thrown once all are done. */
-export async function writePreview(side: PullRequestSide, o: PreviewOutcome, shown: PreviewShown, environmentPrefix: string | undefined): Promise<void> {
+/** Why the impact did not run, for the facet checks: the model invalid, or the step that failed. */
+const impactNotRun = (o: PreviewOutcome): string | undefined =>
+  o.impact ? undefined : o.failure ? `the preview failed (${o.failure})` : o.validation && !o.validation.valid ? 'the model is invalid' : undefined;
+
+/** The check runs, the comment and the GitHub deployment, written together; the first failure is thrown once all are done. */
+export async function writePreview(
+  side: PullRequestSide,
+  o: PreviewOutcome,
+  shown: PreviewShown,
+  environmentPrefix: string | undefined,
+  facets?: FacetSettings,
+): Promise<void> {
   const writes: Promise<unknown>[] = [];
   if (o.validation) writes.push(annotate(side, o.validation.errors, o.validation));
+  if (facets) {
+    const notRun = impactNotRun(o);
+    const { impact, numbers, rollups, versions } = o;
+    writes.push(writeFacetChecks(side, facetChecks({ impact, numbers, rollups, versions, ...(notRun ? { notRun } : {}) }, facets)));
+  }
   const { errors, impact, numbers, access, cost } = shown;
   writes.push(
     publish(side, shown.view, shown.ledger, {

@@ -58,7 +58,13 @@ export class PullRequestSide {
 
   /** The validation check's name: `datamodel-ci / validation`, with the model's folder when there are several. */
   get checkName(): string {
-    return this.settings.label ? `${CHECK_NAME} (${this.settings.label})` : CHECK_NAME;
+    return this.checkNameOf('validation');
+  }
+
+  /** A check's name: `datamodel-ci / <facet>`, with the model's folder when there are several (docs/security.md). */
+  checkNameOf(facet: 'validation' | 'impact' | 'numbers' | 'access' | 'cost'): string {
+    const name = `datamodel-ci / ${facet}`;
+    return this.settings.label ? `${name} (${this.settings.label})` : name;
   }
 
   /** The PR's conversation with our comment (listed once per run), when there is a PR and a token. */

@@ -48,6 +48,8 @@ export type Verdict = 'value' | 'required' | 'not-allowed' | 'alternative';
 export interface Claim {
   path: Step[];
   verdict: Verdict;
+  /** The sentence that states it, as the validator wrote it (the rewriter shows only the mistake's: src/model/compiler-text.ts). */
+  sentence: string;
 }
 
 function verdictOf(text: string): Verdict {
@@ -64,7 +66,7 @@ const BARE = /^([\w$]+(?:\[\d+\])*(?:\.[\w$]+(?:\[\d+\])*)+): (.*)$/;
 
 function claimOf(sentence: string): Claim | undefined {
   const m = PAREN.exec(sentence) ?? QUOTED.exec(sentence) ?? BARE.exec(sentence);
-  return m ? { path: parsePath(m[1] as string), verdict: verdictOf(m[2] as string) } : undefined;
+  return m ? { path: parsePath(m[1] as string), verdict: verdictOf(m[2] as string), sentence } : undefined;
 }
 
 /**
@@ -90,7 +92,7 @@ const isDimensionAlternative = (c: Claim) =>
   c.verdict === 'required' && c.path.length === 3 && c.path[0] === 'dimensions' && ['case', 'latitude', 'longitude'].includes(String(c.path[2]));
 
 /** A key the model may write that Cube does not know (`primery_key`): always a mistake, whichever alternative was meant. */
-const isUnknownKey = (c: Claim) => {
+export const isUnknownKey = (c: Claim) => {
   const key = c.path.at(-1);
   return c.verdict === 'not-allowed' && typeof key === 'string' && !keyVariants(key).some((k) => KNOWN_KEYS.has(k));
 };

@@ -3,7 +3,7 @@
  * then one small table of the steps, the links a person opens, and the errors grouped by file as links
  * to their lines at the head commit. The comment shows the first errors; the job summary shows them all.
  */
-import { hint } from './error-hints.js';
+import { compilerMarkdown } from '../../model/compiler-text.js';
 import { renderImpact, type ImpactView } from './render-impact.js';
 import { renderNumbers, type NumbersView } from './render-numbers.js';
 import { renderAccess, type AccessView } from './render-access.js';
@@ -115,10 +115,8 @@ function links(v: PreviewView): string[] {
 const linkable = (v: PreviewView, file: string | undefined): file is string => !!file && !!v.repoUrl && !/^(?:\/|[A-Za-z]:[\\/])/.test(file);
 
 function errorLine(v: PreviewView, e: ViewError): string {
-  const h = hint(e.message);
-  const message = cut(h.message, 600);
-  const shown = text(message) + (h.given ? `, not ${code(h.given)}` : '');
-  const said = shown + (h.suggestion ? `${!h.given && /[.!?]$/.test(message) ? '' : '.'} Did you mean ${code(h.suggestion)}?` : '');
+  // The one rewriter's words (the terminal and the annotations say the same), the names in code spans.
+  const said = compilerMarkdown(e.message, (m) => text(cut(m, 600)), (s) => code(s));
   // What the model files add and the files the error's echoes are on: one line each, under it.
   const under = (e.notes ?? []).map((n) => `\n  - ${text(cut(n, 300))}`).join('');
   if (linkable(v, e.file) && e.line) return `- ${link(`line ${e.line}`, `${v.repoUrl}/blob/${v.headSha}/${pathInUrl(e.file)}#L${e.line}`)}: ${said}${under}`;
