@@ -179,7 +179,16 @@ export interface CommandInputs {
   validate: { branch?: string; failOnInvalid: boolean };
   'enable-staging': { branch?: string; smokeTest: boolean; smokeTimeoutMs: number };
   'dbt-sync-and-wait': { ref?: string; branchName?: string; source: 'git' | 'manifest'; timeoutMs: number; firstPollMs: number };
-  'merge-to-default': { branch?: string; keepBranch: boolean; message?: string; deployOnMerge: boolean; exclude: string[]; allowModelDeletion: boolean };
+  'merge-to-default': {
+    branch?: string;
+    keepBranch: boolean;
+    message?: string;
+    deployOnMerge: boolean;
+    /** How long the proof after the merge waits for production's newer build, ms. */
+    proofWaitMs: number;
+    exclude: string[];
+    allowModelDeletion: boolean;
+  };
   'cleanup-branch': { branch?: string; mode: 'pr' | 'sweep'; minAgeMs: number; removeOnUpstream: boolean; deleteOrphans: boolean };
   impact: { branch?: string; failOnBreaking: boolean; dataDiff: DataDiffSettings; access: AccessSettings; failOnVersionSkew: boolean };
   pr: {
@@ -192,6 +201,8 @@ export interface CommandInputs {
     exclude: string[];
     via: UploadVia;
     deployOnMerge: boolean;
+    /** How long the proof after the merge waits for production's newer build, ms. */
+    proofWaitMs: number;
     allowModelDeletion: boolean;
     preflight: boolean;
     /** Empty: no GitHub deployment. */
@@ -361,6 +372,7 @@ const readers: Readers = {
     keepBranch: r.bool('keep-branch'),
     message: r.string('message'),
     deployOnMerge: r.bool('deploy-on-merge'),
+    proofWaitMs: r.duration('proof-wait'),
     exclude: r.globs('exclude'),
     allowModelDeletion: r.bool('allow-model-deletion'),
   }),
@@ -388,6 +400,7 @@ const readers: Readers = {
     exclude: r.globs('exclude'),
     via: r.oneOf('upload-via', UPLOAD_VIAS),
     deployOnMerge: r.bool('deploy-on-merge'),
+    proofWaitMs: r.duration('proof-wait'),
     allowModelDeletion: r.bool('allow-model-deletion'),
     preflight: r.bool('preflight'),
     environmentPrefix: r.environmentName('environment-prefix'),
