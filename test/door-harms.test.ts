@@ -140,7 +140,7 @@ describe('one door: no irreversible step on a guess', () => {
 });
 
 describe("a repository-fed branch that GitHub's push synced before the run", () => {
-  it("its broken push is never declared valid on the old build: the mark is the build a run of this PR accepted, not one read after the push", async () => {
+  it('its broken push is never declared valid on the old build: the mark is the build a run of this PR accepted, not one read after the push', async () => {
     const lc = await startLifecycle({
       emulator: { profiles: ['github-connected', 'push-syncs-added-branches', 'lasthash-at-commit'], clock: { mode: 'manual' }, buildMs: 60_000, warmupMs: 0 },
     });

@@ -119,6 +119,8 @@ export interface Controls {
   profiles: ProfileName[];
   /** The next build of a branch fails, keyed by `<deploymentId>:<branch>`. */
   failNextBuild: Record<string, BuildFailure>;
+  /** The next build of a branch takes this many emulated ms instead of `buildMs`, keyed as `failNextBuild`. */
+  slowNextBuild?: Record<string, number>;
   /** The next dbt sync started fails in this phase with this message. */
   failNextDbtSync?: { phase: string; message: string };
   /** Every token the emulator minted (tests scan logs for them). */

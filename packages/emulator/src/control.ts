@@ -10,6 +10,7 @@ import { behaviourWith, HttpError, type Controls } from './context.js';
 import type { DeploymentRec } from './deployments/models.js';
 import { parseFaults, type FaultInjector } from './faults.js';
 import { decodeFile, encodeFile } from './build/trees.js';
+import { serveDriftControl } from './drift/routes.js';
 import { pushRef, newSha, setProjectRoot } from './deployments/repository.js';
 import { applyProfiles } from './profile-state.js';
 import { parseProfiles, PROFILE_SUMMARY, PROFILES } from './profiles.js';
@@ -135,6 +136,9 @@ export function serveControl(s: Steering, req: IncomingMessage, res: ServerRespo
     return send(res, 200, { deploymentId: d.id, tables: d.cubeStore?.tables ?? {}, builds: d.cubeStore?.builds ?? [] });
   }
   if (method === 'GET' && path === '/_emulator/state') return send(res, 200, s.state);
+  // The ways production can differ from a validated model, and the controls that must not count (issue 37).
+  const drift = serveDriftControl(s, method, path, body, new URL(req.url ?? '', 'https://x').searchParams);
+  if (drift !== undefined) return send(res, 200, drift);
   throw new HttpError(404, `no such control route: ${method} ${path}`);
 }
 

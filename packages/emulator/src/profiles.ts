@@ -33,6 +33,8 @@ export const PROFILES = [
   'another-repository-previews',
   'platform-written-files',
   'rollup-only',
+  'live-hashes-served',
+  'live-hashes-dev-session',
 ] as const;
 
 export type ProfileName = (typeof PROFILES)[number];
@@ -82,6 +84,10 @@ export const PROFILE_SUMMARY: Record<ProfileName, string> = {
     'the deploy branch holds files the platform wrote itself under model/generated/ (a dbt pull, the AI assistant), absent from any repository; branches made from it inherit them',
   'rollup-only':
     "the data API's instances build no pre-aggregation (rollup-only mode beside a refresh worker): a /load planned on a table the shared Cube Store lacks is refused (400, Cube's 'No pre-aggregation partitions were built yet…') instead of building it",
+  'live-hashes-served':
+    "file-hashes?live=true answers the tree the branch's running instance serves (production's or a staging environment's last successful build), not the branch's git files: they differ after a failed build and while one runs",
+  'live-hashes-dev-session':
+    "file-hashes?live=true answers the caller's live-preview (dev-mode) tree of the branch: its dev-mode fork's working files when it has one, else the branch's files",
 };
 
 /** Profiles that answer the same point two ways cannot be on together. */
@@ -89,6 +95,7 @@ export const EXCLUSIVE: readonly (readonly [ProfileName, ProfileName])[] = [
   ['short-hash', 'no-hash'],
   ['short-hash', 'blank-build-status'],
   ['duplicate-branch-400', 'create-500-existing'],
+  ['live-hashes-served', 'live-hashes-dev-session'],
 ];
 
 /** Parse `a,b` (or a list); the error names the value and the known profiles. */

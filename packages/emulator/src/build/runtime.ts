@@ -43,19 +43,28 @@ function keep(builds: BuildRec[]): BuildRec[] {
   return i >= 0 ? [builds[i] as BuildRec, ...after] : after;
 }
 
-function startBuild(env: BuildEnv, d: DeploymentRec, b: BranchRec, kind: BuildRec['kind']): void {
+/** What a build builds when it is not the branch's commit: a tree git does not hold, under a commit id of its own. */
+export interface OffGitTree {
+  files: FileMap;
+  hash: string;
+}
+
+function startBuild(env: BuildEnv, d: DeploymentRec, b: BranchRec, kind: BuildRec['kind'], tree?: OffGitTree): void {
   const now = env.clock.now();
   const key = failureKey(d, b.name);
   const failure = env.controls.failNextBuild[key];
   delete env.controls.failNextBuild[key];
+  // A slow build (control route builds/slow-next) is a build's, never a warm-up's.
+  const slow = kind === 'build' ? env.controls.slowNextBuild?.[key] : undefined;
+  if (slow !== undefined) delete env.controls.slowNextBuild?.[key];
   const { buildMs, warmupMs } = env.controls.behaviour;
   const build: BuildRec = {
     jobId: d.nextBuildJobId++,
     kind,
-    hash: b.lastHash,
-    files: { ...b.head },
+    hash: tree?.hash ?? b.lastHash,
+    files: { ...(tree?.files ?? b.head) },
     startedAt: now,
-    endsAt: now + (kind === 'warmup' ? warmupMs : buildMs),
+    endsAt: now + (kind === 'warmup' ? warmupMs : (slow ?? buildMs)),
     outcome: failure?.status ?? 'success',
   };
   if (failure) build.errorText = failure.errorText;
@@ -251,6 +260,16 @@ function rawBuildStatus(d: DeploymentRec, name: string, now: number, env: BuildE
   }
   const status = last.outcome === 'success' ? 'built' : last.outcome;
   return { ...known, status, errorText: last.errorText ?? null, updatedAt: at(last.endsAt) };
+}
+
+/** Build the deploy branch from a tree its git does not hold (a scenario of the control API: production rebuilt off git). */
+export function buildOffGit(env: BuildEnv, d: DeploymentRec, b: BranchRec, tree: OffGitTree): void {
+  startBuild(env, d, b, 'build', tree);
+}
+
+/** Make the next build of a branch take `ms` (control route `builds/slow-next`); it ends as it would have. */
+export function slowNextBuild(env: BuildEnv, d: DeploymentRec, branch: string, ms: number): void {
+  env.controls.slowNextBuild = { ...env.controls.slowNextBuild, [failureKey(d, branch)]: ms };
 }
 
 /** Make the next build of a branch end badly (control route). */

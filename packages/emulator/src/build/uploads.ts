@@ -6,10 +6,22 @@
 import { randomBytes } from 'node:crypto';
 import { HttpError, profileOn, reply, requireDeployment, type Ctx, type HandlerTable } from '../context.js';
 import { fedFromRepository, type DeploymentRec } from '../deployments/models.js';
-import { branchByName, checkFilePath, commit, requireOwner, sessionBranch, targetBranch } from './branches.js';
+import { branchByName, checkFilePath, commit, devBranchName, requireOwner, sessionBranch, targetBranch } from './branches.js';
 import type { BranchRec, FileMap, UploadRec } from './models.js';
-import { triggerBuild } from './runtime.js';
+import { productionFiles, stagingFiles, triggerBuild } from './runtime.js';
 import { decodeFile, encodeFile, hashTree, sha1Hex } from './trees.js';
+
+/**
+ * What `file-hashes?live=true` hashes. Profile `live-hashes-served`: the tree the branch's running
+ * instance serves (a dev-mode branch serves its working tree). Profile `live-hashes-dev-session`: the
+ * caller's live-preview tree, its dev-mode fork of the branch when it has one. Otherwise the branch's files.
+ */
+function liveTree(ctx: Ctx, d: DeploymentRec, b: BranchRec): FileMap {
+  const now = ctx.clock.now();
+  if (profileOn(ctx, 'live-hashes-served')) return b.kind === 'deploy' ? productionFiles(b, now) : b.kind === 'shared' ? stagingFiles(b, now) : b.files;
+  if (profileOn(ctx, 'live-hashes-dev-session') && b.kind !== 'dev') return (d.branches[devBranchName(ctx.principal.key.id, b.name)] ?? b).files;
+  return b.files;
+}
 
 /** The branch an upload call names: in the query, the body or both (then the same). */
 function namedBranch(ctx: Ctx): string | undefined {
@@ -107,10 +119,12 @@ function finishedTree(b: BranchRec, tx: UploadRec, files: Record<string, { hash:
 export const uploadHandlers: HandlerTable = {
   fileHashes(ctx) {
     const d = requireDeployment(ctx);
-    const q = ctx.query as { branchName?: string };
+    const q = ctx.query as { branchName?: string; live?: boolean };
     const b = targetBranch(ctx, d, { branchName: q.branchName }, 'session-or-deploy');
+    // `live` has no prose in the vendor file: ignored by default, read one way under each live-hashes profile.
+    const tree = q.live ? liveTree(ctx, d, b) : b.files;
     const out: Record<string, { hash: string }> = {};
-    for (const [path, hash] of Object.entries(hashTree(b.files))) out[path] = { hash };
+    for (const [path, hash] of Object.entries(hashTree(tree))) out[path] = { hash };
     if (!ctx.controls.behaviour.wrapFileHashes) return out;
     // The wrapped form some tenants answer; raw, since the contract's schema is the plain map.
     const text = JSON.stringify({ files: out });
