@@ -172,6 +172,9 @@ export interface AccessSettings {
   failOnExposure: boolean;
 }
 
+/** What a merge does besides merging (`pr` and `merge-to-default`): the CLI deploy, and how long the proof after it waits, ms. */
+type MergeInputs = { deployOnMerge: boolean; proofWaitMs: number };
+
 /** Each command's own inputs, typed. */
 export interface CommandInputs {
   'start-dev-branch': { branch?: string };
@@ -179,19 +182,10 @@ export interface CommandInputs {
   validate: { branch?: string; failOnInvalid: boolean };
   'enable-staging': { branch?: string; smokeTest: boolean; smokeTimeoutMs: number };
   'dbt-sync-and-wait': { ref?: string; branchName?: string; source: 'git' | 'manifest'; timeoutMs: number; firstPollMs: number };
-  'merge-to-default': {
-    branch?: string;
-    keepBranch: boolean;
-    message?: string;
-    deployOnMerge: boolean;
-    /** How long the proof after the merge waits for production's newer build, ms. */
-    proofWaitMs: number;
-    exclude: string[];
-    allowModelDeletion: boolean;
-  };
+  'merge-to-default': { branch?: string; keepBranch: boolean; message?: string; exclude: string[]; allowModelDeletion: boolean } & MergeInputs;
   'cleanup-branch': { branch?: string; mode: 'pr' | 'sweep'; minAgeMs: number; removeOnUpstream: boolean; deleteOrphans: boolean };
   impact: { branch?: string; failOnBreaking: boolean; dataDiff: DataDiffSettings; access: AccessSettings; failOnVersionSkew: boolean };
-  pr: {
+  pr: MergeInputs & {
     branch?: string;
     mergeOnClose: 'auto' | 'true' | 'false';
     failOnInvalid: boolean;
@@ -200,9 +194,6 @@ export interface CommandInputs {
     removeOnUpstream: boolean;
     exclude: string[];
     via: UploadVia;
-    deployOnMerge: boolean;
-    /** How long the proof after the merge waits for production's newer build, ms. */
-    proofWaitMs: number;
     allowModelDeletion: boolean;
     preflight: boolean;
     /** Empty: no GitHub deployment. */
