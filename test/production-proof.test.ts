@@ -73,14 +73,26 @@ describe('the proof after the merge', () => {
     const { r, json } = await closeMerged(1);
     expect(r.code, text(r)).toBe(0);
     expect(json.outputs['production-proof']).toBe('proven');
-    expect(json.result!.proof).toEqual({ status: 'proven', commit: head(1), files: [], members: [], reason: expect.stringContaining('a build newer than the merge') });
+    expect(json.result!.proof).toEqual({
+      status: 'proven',
+      commit: head(1),
+      files: [],
+      members: [],
+      reason: expect.stringContaining('a build newer than the merge'),
+    });
     expect(text(r)).toMatch(/production = the validated model \(commit 1ad0000\)/);
     expect(body(1)).toMatch(/✅ \*\*Production = the validated model\*\* \(commit `1ad0000`\)/);
     // The record the proof compared with, written where a later job reads it.
     const api = createGitHubApi({ token: 'ghs_read_token_0123456789', repository: lc.gh.repository, apiUrl: lc.gh.url, ca: lc.gh.ca });
     const kept = await readProductionRecord(api, 1);
     expect(kept).toMatchObject({ ref: merge(1), proof: { status: 'proven' }, record: { commit: head(1), files: json.result!.record.files } });
-    expect(lc.gh.deployments().filter((x) => x.environment === productionEnvironment(1)).at(-1)?.statuses.at(-1)?.state).toBe('success');
+    expect(
+      lc.gh
+        .deployments()
+        .filter((x) => x.environment === productionEnvironment(1))
+        .at(-1)
+        ?.statuses.at(-1)?.state,
+    ).toBe('success');
   }, 60_000);
 
   it('a rerun of a proven close proves again from the mark the first run kept (the branch gone, nothing merged again)', async () => {
@@ -110,7 +122,13 @@ describe('the proof after the merge', () => {
     // One merge, no upload to "fix" it; the preview is still cleaned up.
     expect(d().branches.main!.commits).toBe(commits + 1);
     expect(d().branches['preview-pr-2']).toBeUndefined();
-    expect(lc.gh.deployments().filter((x) => x.environment === productionEnvironment(1)).at(-1)?.statuses.at(-1)?.state).toBe('failure');
+    expect(
+      lc.gh
+        .deployments()
+        .filter((x) => x.environment === productionEnvironment(1))
+        .at(-1)
+        ?.statuses.at(-1)?.state,
+    ).toBe('failure');
   }, 60_000);
 
   it('an upload to the deploy branch racing the merge: the close fails, naming the file and the members production has beyond the validated model', async () => {
@@ -135,6 +153,25 @@ describe('the proof after the merge', () => {
     expect(json.result!.proof).toMatchObject({ status: 'proven', files: [], members: [] });
   }, 60_000);
 
+  it('the merge-to-default action proves production too (output production-proof, --json result.proof)', async () => {
+    await open(6, 'six');
+    lc.gh.closePull(6, true);
+    const keep = { DATAMODEL_CI_KEEP_BRANCH: 'true' };
+    const r = await lc.run(6, 'closed', { command: 'merge-to-default', headSha: head(6), merged: true, mergeCommitSha: merge(6), argv: ['--json'], env: keep });
+    expect(r.code, text(r)).toBe(0);
+    const json = doc(r);
+    expect(json.outputs).toMatchObject({ merged: 'true', 'production-proof': 'proven' });
+    expect(json.result!.proof).toMatchObject({ status: 'proven', commit: head(6), files: [], members: [] });
+  }, 60_000);
+
+  it('a merge that changes nothing builds nothing: "not proven" at once, saying so (no wait for a build that never comes)', async () => {
+    expect(d().branches['preview-pr-6']).toBeDefined();
+    // The branch merged above, merged again: the deploy branch holds it already.
+    const r = await lc.run(6, 'closed', { command: 'merge-to-default', headSha: head(6), merged: true, mergeCommitSha: merge(6), argv: ['--json'] });
+    expect(r.code, text(r)).toBe(0);
+    expect(doc(r).result!.proof).toMatchObject({ status: 'not-proven', reason: expect.stringContaining('the merge changed nothing on main') });
+  }, 60_000);
+
   it('control: a production build slower than proof-wait is "not proven" (never "differs"), and the close succeeds', async () => {
     await open(5, 'five');
     await control(lc.em, 'builds/slow-next', { deploymentId: 1, ms: 3_600_000 });
@@ -143,8 +180,12 @@ describe('the proof after the merge', () => {
     lc.em.clock.advance(3_600_000);
     expect(r.code, text(r)).toBe(0);
     expect(json.outputs['production-proof']).toBe('not-proven');
-    expect(json.result!.proof).toMatchObject({ status: 'not-proven', files: [], members: [], reason: expect.stringMatching(/^no build of main newer than the merge within 2 s/) });
+    expect(json.result!.proof).toMatchObject({
+      status: 'not-proven',
+      files: [],
+      members: [],
+      reason: expect.stringMatching(/^no build of main newer than the merge within 2 s/),
+    });
     expect(body(5)).toMatch(/⚠️ \*\*Production is not proven\*\* to be the validated model/);
   }, 60_000);
-
 });

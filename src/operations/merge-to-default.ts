@@ -14,7 +14,7 @@ import type { MergeReady } from './evidence.js';
 import { ledgerOf } from './ledger.js';
 import type { LocalFile, PathFilter } from '../model/local-model.js';
 import { branchExists } from './start-dev-branch.js';
-import { holds, manifestOf, remoteTree, uploadTransaction, walked, type Manifest } from './upload-transaction.js';
+import { holds, manifestOf, remoteTree, sameTree, uploadTransaction, walked, type Manifest } from './upload-transaction.js';
 import { uploadModel, type UploadVia } from './upload-model.js';
 
 /** A merge refused before anything reached the deploy branch: production is as it was. */
@@ -66,8 +66,8 @@ export interface MergeResult {
   deployMode: string;
   /** Production was rebuilt from the merge (git mode) or from an upload of the merged model (cli mode). */
   productionUpdated: boolean;
-  /** Merging rebuilds production (git mode, or cli mode with the merged model uploaded): the proof after the merge waits for that build. */
-  rebuilds: boolean;
+  /** Why this merge rebuilds no production (CLI mode without its upload; a merge that changed nothing): the proof then waits for no build. */
+  notRebuilt?: string;
   /** Set when nothing was merged because there was nothing to merge (why). */
   skipped?: string;
 }
@@ -154,7 +154,11 @@ export async function mergeToDefault(ctx: OpContext, input: MergeInput): Promise
   // Refused before any write, naming the setting.
   const refused = mergeRefusal(target);
   if (refused) throw new InputError('deployment-id', String(ctx.deploymentId), `a deployment that takes merges into its deploy branch: ${refused}`);
-  const base = { branch: input.branch, deployBranch: target.deployBranch, deployMode: target.deployMode, rebuilds: target.deployMode !== 'cli' || !!input.deployModel };
+  const cliOnly =
+    target.deployMode === 'cli' && !input.deployModel
+      ? `production was not rebuilt: deployment ${ctx.deploymentId} deploys with the CLI (deployMode: cli), so the merge only updated ${target.deployBranch}; set deploy-on-merge: true to upload the merged model`
+      : undefined;
+  const base = { branch: input.branch, deployBranch: target.deployBranch, deployMode: target.deployMode, ...(cliOnly ? { notRebuilt: cliOnly } : {}) };
   const ledger = ledgerOf(ctx);
   // The branch goes with the merge only when a run of this pull request created it ("staging" stays).
   const created = input.keepBranch ? undefined : ledger.created(input.branch);
@@ -185,8 +189,12 @@ export async function mergeToDefault(ctx: OpContext, input: MergeInput): Promise
     }
     ready = prepared;
   } else ready = await validatedReady(ctx, input.branch, target.deployBranch);
-  // Production's build status before the merge: the proof after it waits for a newer build (a rerun finds it in the ledger).
-  const before = await markBuild(ctx, target.deployBranch, { settleMs: DEFAULTS.buildIdleGraceMs });
+  // Production's build status before the merge: the proof after it waits for a newer build (a rerun finds it in the
+  // ledger). And its tree: a merge that changes nothing makes no commit and no build (git's "already merged").
+  const [before, treeBefore] = await Promise.all([
+    markBuild(ctx, target.deployBranch, { settleMs: DEFAULTS.buildIdleGraceMs }),
+    target.deployMode === 'cli' ? undefined : remoteTree(ctx, target.deployBranch).catch(() => undefined),
+  ]);
   if (before) ledger.recordProduction(target.deployBranch, before);
   const r = await mergeIntoDeployBranch(ctx, ready, {
     deployBranch: target.deployBranch,
@@ -202,11 +210,15 @@ export async function mergeToDefault(ctx: OpContext, input: MergeInput): Promise
   if (!r) return { ...base, merged: false, branchDeleted: false, productionUpdated: false };
   if (r.branchDeleted) ledger.forget(input.branch);
   ctx.reporter.info(`merged ${input.branch} into ${target.deployBranch}${r.branchDeleted ? ' and deleted it' : ''}`);
-  if (target.deployMode !== 'cli') return { ...base, merged: r.merged, branchDeleted: r.branchDeleted, productionUpdated: r.merged };
+  if (target.deployMode !== 'cli') {
+    const unchanged = treeBefore && sameTree(treeBefore, await remoteTree(ctx, target.deployBranch).catch(() => ({})));
+    const notRebuilt = unchanged
+      ? `the merge changed nothing on ${target.deployBranch} (it held the merged model already), so no build followed it`
+      : undefined;
+    return { ...base, merged: r.merged, branchDeleted: r.branchDeleted, productionUpdated: r.merged && !unchanged, ...(notRebuilt ? { notRebuilt } : {}) };
+  }
   if (!input.deployModel) {
-    ctx.reporter.warning(
-      `production was not rebuilt: deployment ${ctx.deploymentId} deploys with the CLI (deployMode: cli), so a merge only updates ${target.deployBranch}; set deploy-on-merge: true to upload the merged model to production`,
-    );
+    if (cliOnly) ctx.reporter.warning(cliOnly);
     return { ...base, merged: r.merged, branchDeleted: r.branchDeleted, productionUpdated: false };
   }
   // The vendor's `deploy`: one upload transaction to the deploy branch, which commits and rebuilds production.
@@ -223,4 +235,3 @@ export async function mergeToDefault(ctx: OpContext, input: MergeInput): Promise
   ctx.reporter.info(`deployed the merged model to ${target.deployBranch} (CLI deploy mode): ${t.sent.length} sent, ${t.removed.length} deleted`);
   return { ...base, merged: r.merged, branchDeleted: r.branchDeleted, productionUpdated: true };
 }
-

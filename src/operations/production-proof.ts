@@ -86,9 +86,17 @@ export async function proveProduction(ctx: OpContext, input: ProofInput): Promis
   const at = record ? ` (commit ${record.commit.slice(0, 7)})` : '';
   const verdict = (status: ProductionProof['status'], reason?: string, files: FileChange[] = [], members: MemberChange[] = []): ProofOutcome => {
     const whole = record && checkout ? wholeRecord(record, manifestOf(checkout.local)) : undefined;
-    const out: ProofOutcome = { status, ...(record ? { commit: record.commit } : {}), files, members, ...(reason ? { reason } : {}), ...(whole ? { record: whole } : {}) };
+    const out: ProofOutcome = {
+      status,
+      ...(record ? { commit: record.commit } : {}),
+      files,
+      members,
+      ...(reason ? { reason } : {}),
+      ...(whole ? { record: whole } : {}),
+    };
     if (status === 'proven') ctx.reporter.info(`production = the validated model${at}: ${reason}`);
-    else if (status === 'differs') ctx.reporter.warning(`production differs from the validated model${at}: ${reason}${files.length + members.length ? ` (${listed(files, members)})` : ''}`);
+    else if (status === 'differs')
+      ctx.reporter.warning(`production differs from the validated model${at}: ${reason}${files.length + members.length ? ` (${listed(files, members)})` : ''}`);
     else ctx.reporter.warning(`production is not proven to be the validated model${at}: ${reason}`);
     return out;
   };
@@ -112,12 +120,17 @@ export async function proveProduction(ctx: OpContext, input: ProofInput): Promis
     if (files.length)
       return verdict(
         'differs',
-        `production holds ${plural(files.length, 'file')} other than the merge commit's${'none' in build ? ` (${build.none})` : " (an out-of-band upload or merge, a later merge, or a change made on the platform)"}`,
+        `production holds ${plural(files.length, 'file')} other than the merge commit's${'none' in build ? ` (${build.none})` : ' (an out-of-band upload or merge, a later merge, or a change made on the platform)'}`,
         files,
         await membersThatDiffer(),
       );
     if ('failed' in build)
-      return verdict('differs', `production's build after the merge failed (${build.failed}): it still serves the model before it`, [], await membersThatDiffer());
+      return verdict(
+        'differs',
+        `production's build after the merge failed (${build.failed}): it still serves the model before it`,
+        [],
+        await membersThatDiffer(),
+      );
     if ('none' in build) return verdict('not-proven', build.none);
     if (!record) return verdict('not-proven', "no validation record: the comment's ledger holds no push of this pull request validated on a build of its own");
     if (!whole)
@@ -126,7 +139,10 @@ export async function proveProduction(ctx: OpContext, input: ProofInput): Promis
         `the merge commit's model is not the one validated (their digests differ: a push after the last valid preview, or the base branch's changes in the merge), so no record is of what was merged`,
       );
     if (!whole.layer)
-      return verdict('not-proven', "the record has no layer digest (the preview did not read the whole layer: the impact was off, or its read with every group failed)");
+      return verdict(
+        'not-proven',
+        'the record has no layer digest (the preview did not read the whole layer: the impact was off, or its read with every group failed)',
+      );
     const l = await readLayer();
     if (!l.digest || !l.members) return verdict('not-proven', `production's semantic layer could not be read (${l.problem ?? 'no read'})`);
     if (l.partial) return verdict('not-proven', l.partial);
@@ -162,11 +178,9 @@ export async function proveMerge(ctx: OpContext, input: MergeProofInput): Promis
   const { merge: m, target } = input;
   if (!m.merged || ctx.dryRun) return undefined;
   return ctx.reporter.group('Production proof', async () => {
-    const build: BuildAfterMerge = m.rebuilds
-      ? await buildAfterMerge(ctx, target.deployBranch, productionMark(ctx, target.deployBranch), input.waitMs)
-      : {
-          none: `production was not rebuilt: deployment ${ctx.deploymentId} deploys with the CLI (deployMode: cli), so the merge only updated ${target.deployBranch}; set deploy-on-merge: true to upload the merged model`,
-        };
+    const build: BuildAfterMerge = m.notRebuilt
+      ? { none: m.notRebuilt }
+      : await buildAfterMerge(ctx, target.deployBranch, productionMark(ctx, target.deployBranch), input.waitMs);
     return proveProduction(ctx, { target, build, ...(input.record ? { record: input.record } : {}), ...(input.checkout ? { checkout: input.checkout } : {}) });
   });
 }
