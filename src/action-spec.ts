@@ -154,7 +154,7 @@ const O = {
   productionProof: {
     name: 'production-proof',
     description:
-      'After a merge (on a repository-fed deployment, GitHub\'s): `proven` (production = the validated model: a build newer than the merge, the same files and the same semantic layer), `differs` (the step fails, naming the files and members), or `not-proven` (the reason is in the log and the comment); empty when nothing was merged.',
+      "After a merge (on a repository-fed deployment, GitHub's): `proven` (production = the validated model: a build newer than the merge, the same files and the same semantic layer), `differs` (the step fails, naming the files and members), or `not-proven` (the reason is in the log and the comment); empty when nothing was merged.",
   },
   skipped: {
     name: 'skipped',

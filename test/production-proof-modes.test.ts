@@ -63,7 +63,8 @@ describe('a deployment fed from a connected repository', () => {
   afterAll(() => lc.close());
 
   /** What GitHub holds at main, as texts. */
-  const main = () => Object.fromEntries(Object.entries(lc.em.state.deployments[0]!.branches.main!.head).map(([p, b64]) => [p, Buffer.from(b64, 'base64').toString('utf8')]));
+  const main = () =>
+    Object.fromEntries(Object.entries(lc.em.state.deployments[0]!.branches.main!.head).map(([p, b64]) => [p, Buffer.from(b64, 'base64').toString('utf8')]));
 
   async function openAndMerge(pr: number, beforeMerge?: () => Promise<void>) {
     const ref = `feature/fed-${pr}`;

@@ -136,8 +136,15 @@ export async function closeModel(run: ActionRun<'pr'>, m: ModelRun, out: Outputs
     const proof = e.proof ?? fedProof;
     const shown = proof ? await showProof(run, m, target, proof, out) : undefined;
     // The comment's ledger says what is still on the platform; a rerun (or the sweep) removes it.
-    const merged = e.merge && shown ? { deployBranch: e.merge.deployBranch, merge: { deployMode: e.merge.deployMode, productionUpdated: e.merge.productionUpdated, proof: shown.view } } : {};
-    await publish(side, { state: 'failed', branch, failure: { step: e.step, message: e.message }, pending: e.pending, ...merged }, { state: `${state}-pending` });
+    const merged =
+      e.merge && shown
+        ? { deployBranch: e.merge.deployBranch, merge: { deployMode: e.merge.deployMode, productionUpdated: e.merge.productionUpdated, proof: shown.view } }
+        : {};
+    await publish(
+      side,
+      { state: 'failed', branch, failure: { step: e.step, message: e.message }, pending: e.pending, ...merged },
+      { state: `${state}-pending` },
+    );
     return { failure: `${e.step.toLowerCase()} failed: ${e.message}` };
   }
   // A dry run says what would happen.

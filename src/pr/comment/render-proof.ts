@@ -30,11 +30,21 @@ const isChange = (c: unknown): c is FileChange['change'] => (CHANGES as readonly
 const count = (n: unknown) => (typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 ? n : undefined);
 
 /** The view of a proof (or of a view read back from a ledger: outside text, its ill-typed rows dropped), its lists capped. */
-export function proofView(p: { status: unknown; commit?: unknown; reason?: unknown; files: unknown; members: unknown; totals?: unknown }): ProofView | undefined {
+export function proofView(p: {
+  status: unknown;
+  commit?: unknown;
+  reason?: unknown;
+  files: unknown;
+  members: unknown;
+  totals?: unknown;
+}): ProofView | undefined {
   const status = STATUSES.find((s) => s === p.status);
   if (!status || !Array.isArray(p.files) || !Array.isArray(p.members)) return undefined;
   const rows = (xs: unknown[], key: 'path' | 'member') =>
-    xs.filter((x): x is Record<string, unknown> => !!x && typeof x === 'object' && typeof (x as Record<string, unknown>)[key] === 'string' && isChange((x as Record<string, unknown>).change));
+    xs.filter(
+      (x): x is Record<string, unknown> =>
+        !!x && typeof x === 'object' && typeof (x as Record<string, unknown>)[key] === 'string' && isChange((x as Record<string, unknown>).change),
+    );
   const allFiles = rows(p.files, 'path');
   const allMembers = rows(p.members, 'member');
   const files = allFiles.slice(0, PROOF_ROWS).map((f) => ({ path: cut(f.path as string, 200), change: f.change as FileChange['change'] }));
@@ -60,11 +70,15 @@ export function renderProof(p: ProofView): string[] {
   if (p.status === 'proven')
     return [`✅ **Production = the validated model**${at}: a build newer than the merge serves the same files and the same semantic layer.`];
   if (p.status === 'not-proven')
-    return [`⚠️ **Production is not proven** to be the validated model${at}: ${text(p.reason ?? 'no reason given')}${/[.!?]$/.test(p.reason ?? '') ? '' : '.'}`];
+    return [
+      `⚠️ **Production is not proven** to be the validated model${at}: ${text(p.reason ?? 'no reason given')}${/[.!?]$/.test(p.reason ?? '') ? '' : '.'}`,
+    ];
   const lines = [`❌ **Production differs from the validated model**${at}: ${text(p.reason ?? 'see the job log')}${/[.!?]$/.test(p.reason ?? '') ? '' : '.'}`];
   if (p.files.length || p.members.length) lines.push('', 'What production has relative to it:');
   if (p.files.length)
-    lines.push(`- ${plural(p.totals?.files ?? p.files.length, 'file')}: ${p.files.map((f) => `${code(f.path)} ${f.change}`).join(', ')}${more(p.files.length, p.totals?.files)}`);
+    lines.push(
+      `- ${plural(p.totals?.files ?? p.files.length, 'file')}: ${p.files.map((f) => `${code(f.path)} ${f.change}`).join(', ')}${more(p.files.length, p.totals?.files)}`,
+    );
   if (p.members.length)
     lines.push(
       `- ${plural(p.totals?.members ?? p.members.length, 'member')}: ${p.members.map((m) => `${code(m.member)} ${m.change}`).join(', ')}${more(p.members.length, p.totals?.members)}`,
