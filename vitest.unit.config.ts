@@ -15,6 +15,7 @@ export const UNIT_TESTS = [
   'cli-docs',
   'contract-generation',
   'credentials-policy',
+  'drift-render',
   'examples',
   'harness-commands',
   'harness-expressions',

@@ -1,5 +1,6 @@
 import { ACCESS_INPUTS, DATA_DIFF_INPUTS, FAIL_ON_BREAKING, FAIL_ON_VERSION_SKEW, IMPACT_OUTPUT, IMPACT_OUTPUTS } from './action-spec-impact.js';
 import { DEFAULTS } from './defaults.js';
+import { DRIFT_INPUTS, DRIFT_OUTPUTS } from './drift-input.js';
 
 /**
  * Every action, input and output in one table: the action.yml files, their READMEs and the settings
@@ -23,7 +24,7 @@ export interface OutputSpec {
 }
 
 export type CommandName =
-  'start-dev-branch' | 'upload-model' | 'validate' | 'enable-staging' | 'dbt-sync-and-wait' | 'merge-to-default' | 'cleanup-branch' | 'impact' | 'pr';
+  'start-dev-branch' | 'upload-model' | 'validate' | 'enable-staging' | 'dbt-sync-and-wait' | 'merge-to-default' | 'cleanup-branch' | 'impact' | 'drift' | 'pr';
 
 export interface ActionSpec {
   command: CommandName;
@@ -286,6 +287,15 @@ export const ACTIONS: ActionSpec[] = [
       "Compare the semantic layer of the PR's staging environment with production's (`/meta` of each) and list the reports, dashboards and notifications the breaking changes hit.",
     inputs: [BRANCH, FAIL_ON_BREAKING, ...DATA_DIFF_INPUTS, ...ACCESS_INPUTS, FAIL_ON_VERSION_SKEW, ...CREDENTIALS],
     outputs: [O.branch, ...IMPACT_OUTPUTS, O.status, O.skipped],
+  },
+  {
+    command: 'drift',
+    dir: 'actions/drift',
+    title: 'datamodel-ci: drift',
+    description:
+      'Compare what production holds and serves (its model files, its whole /meta) with the model in git (the checkout in `model-dir`) and the last validated record, and name the likely cause when they differ; keep one GitHub issue per deployment, opened when they differ, updated in place, closed when they match again. Writes nothing to the platform.',
+    inputs: [EXCLUDE, ...DRIFT_INPUTS, ...CREDENTIALS],
+    outputs: [...DRIFT_OUTPUTS, O.skipped],
   },
   {
     command: 'pr',

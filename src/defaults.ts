@@ -83,6 +83,16 @@ export const DEFAULTS = {
   accessMetaConcurrency: 4,
   /** Models of `deployments` previewed at once (input `deployments-concurrency`): each preview is itself many calls. */
   deploymentsConcurrency: 2,
+  /**
+   * How long the drift watch waits for a production build in progress before it says "not proven",
+   * minutes (input `build-wait-minutes`): a build that is merely slow ends within it. The vendor's CLI
+   * gives a build 15 minutes, as the build wait does.
+   */
+  driftBuildWaitMinutes: 15,
+  /** The newest completed dbt syncs whose generated files the drift watch compares with a change, to name a sync's branch as its cause. */
+  driftDbtRuns: 5,
+  /** Label of the drift watch's GitHub issue (input `issue-label`): its issues are listed by it. */
+  driftIssueLabel: 'datamodel-ci-drift',
   /** Prefix of a PR's shared branch (input `branch-prefix`). */
   branchPrefix: 'preview-',
   /**

@@ -10,6 +10,8 @@ import { InputError } from './client/errors.js';
 import { parseBaseUrl, type AuthScheme } from './client/http.js';
 import { DEFAULTS } from './defaults.js';
 import { parseDeployments, type ModelTarget } from './deployments-input.js';
+import { readDriftInputs, type DriftInputs } from './drift-input.js';
+import { readMergeInputs, type MergeInputs } from './merge-input.js';
 import type { UploadVia } from './operations/upload-model.js';
 import type { DataDiffSettings } from './impact/data/types.js';
 
@@ -172,9 +174,6 @@ export interface AccessSettings {
   failOnExposure: boolean;
 }
 
-/** What a merge does besides merging (`pr` and `merge-to-default`): the CLI deploy, and how long the proof after it waits, ms. */
-type MergeInputs = { deployOnMerge: boolean; proofWaitMs: number };
-
 /** Each command's own inputs, typed. */
 export interface CommandInputs {
   'start-dev-branch': { branch?: string };
@@ -185,6 +184,7 @@ export interface CommandInputs {
   'merge-to-default': { branch?: string; keepBranch: boolean; message?: string; exclude: string[]; allowModelDeletion: boolean } & MergeInputs;
   'cleanup-branch': { branch?: string; mode: 'pr' | 'sweep'; minAgeMs: number; removeOnUpstream: boolean; deleteOrphans: boolean };
   impact: { branch?: string; failOnBreaking: boolean; dataDiff: DataDiffSettings; access: AccessSettings; failOnVersionSkew: boolean };
+  drift: DriftInputs;
   pr: MergeInputs & {
     branch?: string;
     mergeOnClose: 'auto' | 'true' | 'false';
@@ -362,8 +362,7 @@ const readers: Readers = {
     branch: r.branch('branch'),
     keepBranch: r.bool('keep-branch'),
     message: r.string('message'),
-    deployOnMerge: r.bool('deploy-on-merge'),
-    proofWaitMs: r.duration('proof-wait'),
+    ...readMergeInputs(r),
     exclude: r.globs('exclude'),
     allowModelDeletion: r.bool('allow-model-deletion'),
   }),
@@ -381,6 +380,7 @@ const readers: Readers = {
     access: readAccess(r),
     failOnVersionSkew: r.bool('fail-on-version-skew'),
   }),
+  drift: readDriftInputs,
   pr: (r) => ({
     branch: r.branch('branch'),
     mergeOnClose: r.oneOf('merge-on-close', ['auto', 'true', 'false'] as const),
@@ -390,8 +390,7 @@ const readers: Readers = {
     removeOnUpstream: r.bool('remove-on-upstream'),
     exclude: r.globs('exclude'),
     via: r.oneOf('upload-via', UPLOAD_VIAS),
-    deployOnMerge: r.bool('deploy-on-merge'),
-    proofWaitMs: r.duration('proof-wait'),
+    ...readMergeInputs(r),
     allowModelDeletion: r.bool('allow-model-deletion'),
     preflight: r.bool('preflight'),
     environmentPrefix: r.environmentName('environment-prefix'),

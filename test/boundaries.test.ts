@@ -93,8 +93,8 @@ describe('import boundaries', () => {
     expect(violations('src/impact', (i) => !i.path || /^src\/(impact|model|client)\//.test(i.path))).toEqual([]);
   });
 
-  it('only src/pr/ writes to GitHub (comments, check runs, deployments); src/github/ is the port it writes through', () => {
-    const writes = /\.(createComment|updateComment|createCheckRun|addCheckRunAnnotations|createDeployment|createDeploymentStatus)\(/;
+  it('only src/pr/ writes to GitHub (comments, check runs, deployments, issues); src/github/ is the port it writes through', () => {
+    const writes = /\.(createComment|updateComment|createCheckRun|addCheckRunAnnotations|createDeployment|createDeploymentStatus|createIssue|updateIssue)\(/;
     const writers = sources('src')
       .filter((f) => !f.startsWith('src/pr/') && !f.startsWith('src/github/'))
       .filter((f) => writes.test(readFileSync(join(REPO, f), 'utf8')));

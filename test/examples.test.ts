@@ -121,7 +121,9 @@ describe('@actions/workflow-parser', () => {
 describe('the datamodel-ci steps', () => {
   it('exist in every example', () => {
     expect(examples.map(rel)).toEqual(
-      ['cleanup.yml', 'dbt-sync.yml', 'merge-queue.yml', 'monorepo.yml', 'preview.yml', 'validation-gate.yml'].map((f) => `examples/workflows/${f}`),
+      ['cleanup.yml', 'dbt-sync.yml', 'drift.yml', 'merge-queue.yml', 'monorepo.yml', 'preview.yml', 'validation-gate.yml'].map(
+        (f) => `examples/workflows/${f}`,
+      ),
     );
     for (const f of examples)
       expect(

@@ -23,6 +23,7 @@ const actionHandlers: { [C in CommandName]: () => Promise<ActionHandler<C>> } = 
   'merge-to-default': () => import('./merge-to-default.js').then((m) => m.mergeToDefaultCommand),
   'cleanup-branch': () => import('./cleanup-branch.js').then((m) => m.cleanupBranchCommand),
   impact: () => import('./impact.js').then((m) => m.impactCommand),
+  drift: () => import('./drift.js').then((m) => m.driftCommand),
   pr: () => import('./pr.js').then((m) => m.prCommand),
 };
 
@@ -42,6 +43,7 @@ const EXAMPLES: Partial<Record<CommandName, string>> = {
   'merge-to-default': 'datamodel-ci merge-to-default --deployment-id 1 --branch preview-pr-12 --dry-run',
   'cleanup-branch': 'datamodel-ci cleanup-branch --deployment-id 1 --mode sweep --min-age 7d --dry-run',
   impact: 'datamodel-ci impact --deployment-id 1 --branch preview-pr-12 --json',
+  drift: 'datamodel-ci drift --deployment-id 1 --model-dir analytics --json',
 };
 
 /** Run an action command (as its composite step does); returns the exit code. Never throws. */

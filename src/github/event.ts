@@ -42,6 +42,8 @@ export interface RunContext {
   /** The merge group of a merge_group event. */
   group?: MergeGroupEvent;
   repository: string | undefined;
+  /** The commit the workflow runs on (`GITHUB_SHA`), when known. */
+  sha?: string;
   runId: string | undefined;
   runUrl: string | undefined;
   apiUrl: string;
@@ -146,6 +148,7 @@ export function readRunContext(env: NodeJS.ProcessEnv): RunContext {
     pr,
     ...(group ? { group } : {}),
     repository: env.GITHUB_REPOSITORY,
+    ...(env.GITHUB_SHA && /^[0-9a-f]{7,64}$/i.test(env.GITHUB_SHA) ? { sha: env.GITHUB_SHA } : {}),
     runId: env.GITHUB_RUN_ID,
     runUrl,
     apiUrl: env.GITHUB_API_URL ?? 'https://api.github.com',

@@ -9,7 +9,7 @@ import { restEndpointMethods } from '@octokit/plugin-rest-endpoint-methods';
 import { EnvHttpProxyAgent, fetch as undiciFetch, type Dispatcher } from 'undici';
 import { InputError, messageOf } from '../client/errors.js';
 import { loadCa, trustStore } from '../client/trust.js';
-import { GitHubRefused, type ChangedFiles, type CheckRunOutput, type GitHubApi, type IssueComment, type PullRequestInfo } from './types.js';
+import { GitHubRefused, type ChangedFiles, type CheckRunOutput, type GitHubApi, type IssueComment, type IssueInfo, type PullRequestInfo } from './types.js';
 
 export const DEFAULT_GITHUB_API_URL = 'https://api.github.com';
 
@@ -94,6 +94,30 @@ export function toPullRequestInfo(p: RawPull): PullRequestInfo {
     closedAt: p.closed_at,
     updatedAt: p.updated_at,
     htmlUrl: p.html_url,
+  };
+}
+
+interface RawIssue {
+  number: number;
+  title: string;
+  body?: string | null;
+  state: string;
+  user: { login: string } | null;
+  labels: (string | { name?: string })[];
+  html_url: string;
+  created_at: string;
+}
+
+export function toIssueInfo(i: RawIssue): IssueInfo {
+  return {
+    number: i.number,
+    title: i.title,
+    body: i.body ?? '',
+    state: i.state === 'closed' ? 'closed' : 'open',
+    author: i.user?.login ?? '',
+    labels: i.labels.map((l) => (typeof l === 'string' ? l : (l.name ?? ''))).filter(Boolean),
+    htmlUrl: i.html_url,
+    createdAt: i.created_at,
   };
 }
 
@@ -252,6 +276,33 @@ export function createGitHubApi(options: GitHubApiOptions): GitHubApi {
       // The files come whole on the first page; one commit a page keeps the answer small.
       const { data } = await octokit.rest.repos.compareCommitsWithBasehead({ owner, repo, basehead: `${base}...${head}`, per_page: 1 });
       return changedPaths(data.files ?? [], MAX_COMPARE_FILES);
+    },
+    async listIssues(filter) {
+      const data = await octokit.paginate(octokit.rest.issues.listForRepo, {
+        owner,
+        repo,
+        state: 'all',
+        ...(filter.label ? { labels: filter.label } : {}),
+        ...(filter.creator ? { creator: filter.creator } : {}),
+        per_page: 100,
+      });
+      return data.filter((i) => !i.pull_request).map((i) => toIssueInfo(i as RawIssue));
+    },
+    async createIssue(input) {
+      const { data } = await octokit.rest.issues.create({ owner, repo, title: input.title, body: input.body, labels: input.labels });
+      return toIssueInfo(data);
+    },
+    async updateIssue(number, input) {
+      const { data } = await octokit.rest.issues.update({
+        owner,
+        repo,
+        issue_number: number,
+        ...(input.title !== undefined ? { title: input.title } : {}),
+        ...(input.body !== undefined ? { body: input.body } : {}),
+        ...(input.state ? { state: input.state, state_reason: input.state === 'closed' ? 'completed' : 'reopened' } : {}),
+        ...(input.labels ? { labels: input.labels } : {}),
+      });
+      return toIssueInfo(data);
     },
     async hasCommit(sha) {
       try {

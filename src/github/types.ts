@@ -59,6 +59,19 @@ export interface CheckRunInfo {
   app: string;
 }
 
+/** An issue as the toolkit reads one back (a pull request, which GitHub lists among issues, never is one). */
+export interface IssueInfo {
+  number: number;
+  title: string;
+  body: string;
+  state: 'open' | 'closed';
+  /** Login of the author. */
+  author: string;
+  labels: string[];
+  htmlUrl: string;
+  createdAt: string;
+}
+
 export interface GitHubApi {
   /**
    * The login the token acts as (`github-actions[bot]`, an app's `<slug>[bot]`, a PAT's user), or
@@ -100,6 +113,11 @@ export interface GitHubApi {
   compareFiles(base: string, head: string): Promise<ChangedFiles>;
   /** The latest check run of each name on `sha` named `name`. */
   listCheckRuns(sha: string, name: string): Promise<CheckRunInfo[]>;
+  /** The repository's issues (pull requests left out) matching a label or a creator, open and closed, every page; newest first. */
+  listIssues(filter: { label?: string; creator?: string }): Promise<IssueInfo[]>;
+  createIssue(input: { title: string; body: string; labels: string[] }): Promise<IssueInfo>;
+  /** Rewrite an issue's title and body; `state` opens or closes it; `labels` replaces its labels. */
+  updateIssue(number: number, input: { title?: string; body?: string; state?: 'open' | 'closed'; labels?: string[] }): Promise<IssueInfo>;
   /** The repository has the commit (a SHA, or a prefix of 7 characters or more): GitHub answers 404 or 422 when not. */
   hasCommit(sha: string): Promise<boolean>;
 }

@@ -181,6 +181,9 @@ type Status = Pick<BuildStatus, 'status' | 'lastHash' | 'buildJobId' | 'updatedA
 const RUNNING = new Set(['building', 'warmup', 'queued', 'pending', 'deploying', 'starting']);
 const FINISHED = new Set(['built', 'failed', 'cancelled']);
 
+/** A build status (lower-cased) that says a run is in progress: what it will serve is not known yet. */
+export const buildRunning = (status: string): boolean => RUNNING.has(status);
+
 /** Is this status newer than the mark, and how is that known? undefined when nothing tells. */
 function newer(s: Status, since: BuildMark): { newer: boolean; proof: BuildProof } | undefined {
   if (since.status === ABSENT.status) return { newer: true, proof: 'created by this run' };

@@ -122,13 +122,13 @@ export async function productionLayer(ctx: OpContext, groups: readonly string[])
   }
 }
 
-/** Production's build status as a mark (with its error text), or undefined when it cannot be read. */
-export async function productionBuild(ctx: OpContext, target: DeployTarget): Promise<(BuildMark & { errorText?: string }) | undefined> {
+/** Production's build status as a mark (with its error text and the deploy branch's `filesHash`), or undefined when it cannot be read. */
+export async function productionBuild(ctx: OpContext, target: DeployTarget): Promise<(BuildMark & { errorText?: string; filesHash?: string }) | undefined> {
   const s = await ctx.client.deployments
     .buildStatus({ deploymentId: ctx.deploymentId, query: { branchName: target.deployBranch } }, { signal: ctx.signal })
     .catch((e: unknown) => {
       if (ctx.signal?.aborted) throw e;
       return undefined;
     });
-  return s && { ...markOf(s), ...(s.errorText ? { errorText: s.errorText } : {}) };
+  return s && { ...markOf(s), ...(s.errorText ? { errorText: s.errorText } : {}), ...(s.filesHash ? { filesHash: s.filesHash } : {}) };
 }

@@ -144,8 +144,8 @@ export class PullRequestSide {
     return pr ? `datamodel-ci: PR #${pr.number} at ${pr.headSha.slice(0, 7)}` : 'datamodel-ci upload';
   }
 
-  /** Who the token is: only its own comments are ours (another bot's forged ledger steers nothing). */
-  private async tokenIdentity(github: GitHubApi): Promise<readonly string[]> {
+  /** Who the token is: only its own comments (and issues) are ours (another bot's forged ledger steers nothing). */
+  async tokenIdentity(github: GitHubApi): Promise<readonly string[]> {
     const login = await github.login?.();
     if (login) return [login];
     this.reporter.warning(`could not learn which account the github-token acts as: trusting only comments by ${ACTIONS_BOT}`);

@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import type { CommandName } from '../../src/action-spec.js';
 import { DEMO_MODEL } from '../../packages/emulator/src/index.js';
 import { CREDENTIAL_CASES } from './bad-input-credentials.js';
+import { DRIFT_CASES } from './bad-input-drift.js';
 import { writeEvent } from './payloads.js';
 
 export const root = mkdtempSync(join(tmpdir(), 'dmci-bad-'));
@@ -88,6 +89,7 @@ export const cases = (): Case[] => [
     says: ["api-url: got nothing, expected the platform's https:// address (input api-url, --api-url or DATAMODEL_CI_API_URL)"],
   },
   ...CREDENTIAL_CASES,
+  ...DRIFT_CASES,
   {
     name: 'key with a scheme in it',
     command: 'validate',

@@ -25,6 +25,10 @@ const FULL_ANSWERS = new Set([
   'users/get-authenticated',
   'pulls/list-files',
   'repos/compare-commits-with-basehead',
+  'issues/create',
+  'issues/update',
+  'issues/get',
+  'issues/list-for-repo',
 ]);
 
 /** An Octokit for `token` that trusts the stand-in's CA; answers off GitHub's schema land in `mismatches`. */

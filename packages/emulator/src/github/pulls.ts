@@ -83,6 +83,8 @@ export interface Pulls {
   closePull: (pr: number, merged: boolean, repository?: string, mergeCommitSha?: string) => void;
   /** A pull's state (a copy), or undefined. */
   pull: (pr: number, repository?: string) => StandinPull | undefined;
+  /** Every pull of the repository (copies). */
+  all: (fullName: string) => StandinPull[];
   addComment: (pr: number, body: string, user?: string, repository?: string) => StandinComment;
   comments: (pr: number, repository?: string) => StandinComment[];
 }
@@ -281,6 +283,7 @@ export function createPulls(defaultRepo: string, links: PullLinks): Pulls {
     setFiles(pr, files, repository) {
       pullOf(pr, repository).files = files.map(changeOf);
     },
+    all: (fullName) => [...(repos.get(fullName.toLowerCase())?.pulls.values() ?? [])].map(copy),
     pull(pr, repository = defaultRepo) {
       const found = repos.get(repository.toLowerCase())?.pulls.get(pr);
       return found ? copy(found) : undefined;

@@ -1,12 +1,13 @@
 /**
- * A small stateful GitHub REST stand-in over real HTTPS: pulls and issue comments, check runs, deployments
- * and the caller's identity. Every request is checked against GitHub's published REST description
+ * A small stateful GitHub REST stand-in over real HTTPS: pulls and issue comments, issues, check runs,
+ * deployments and the caller's identity. Every request is checked against GitHub's published REST description
  * (operation, path/query parameters, JSON body) and against the token's permissions.
  */
 import type { ServerResponse } from 'node:http';
 import { checkRunMessage, checkRunRules, createChecks, type NewCheckRun, type StandinCheckRun } from './checks.js';
 import { createCommits, type FileChange, type NewCommit, type StandinCommit } from './commits.js';
 import { createDeployments, deploymentRules, type StandinDeployment } from './deployments.js';
+import { createIssues, type StandinIssue } from './issues.js';
 import { githubDescription, type Json } from './description.js';
 import { json, startTestServer, type RecordedRequest } from '../https-server.js';
 import { createPulls, MAX_COMMENT_BODY, type NewPull, type StandinComment, type StandinPull } from './pulls.js';
@@ -21,6 +22,7 @@ export type { FileChange, FileStatus, NewCommit, StandinCommit } from './commits
 export type { EnqueueOptions, GroupState, MergeGroup, RequiredCheck, Verdict } from './queue.js';
 export type { CheckConclusion, CheckStatus, NewCheckRun, StandinAnnotation, StandinCheckRun } from './checks.js';
 export type { DeploymentState, StandinDeployment, StandinDeploymentStatus } from './deployments.js';
+export type { StandinIssue } from './issues.js';
 export type { Access, Permissions, Scope, TokenSpec } from './tokens.js';
 
 export interface Violation {
@@ -35,6 +37,11 @@ export interface StandinOptions {
   repository?: string;
   /** GITHUB_TOKEN's permissions, as a workflow's `permissions:` gives them; default `write-all`. */
   permissions?: Permissions;
+  /**
+   * Drop the labels a token without `contents: write` sets on an issue, in silence: GitHub's description
+   * says it does so for users without push access, and says nothing of an app token's `issues: write`.
+   */
+  labelsNeedPush?: boolean;
 }
 
 export interface GitHubStandin {
@@ -79,6 +86,10 @@ export interface GitHubStandin {
   checkRuns(repository?: string): StandinCheckRun[];
   /** The repository's deployments, oldest first, each with its statuses oldest first (copies). */
   deployments(repository?: string): StandinDeployment[];
+  /** The repository's issues, oldest first (copies; pull requests not among them). */
+  issues(repository?: string): StandinIssue[];
+  /** Add an issue as someone (default a human). */
+  addIssue(issue: { title: string; body?: string; labels?: string[]; user?: string; repository?: string }): StandinIssue;
   close(): Promise<void>;
 }
 
@@ -102,6 +113,7 @@ export async function startGitHubStandin(options: StandinOptions = {}): Promise<
     pulls.hasRepo(fullName) ||
     checks.hasRepo(fullName) ||
     deployments.hasRepo(fullName) ||
+    issues.hasRepo(fullName) ||
     commits.hasRepo(fullName);
   // A ref names a queued merge group's branch, a branch that has moved, or what the pulls know.
   const resolveRef = (fullName: string, ref: string): string | undefined =>
@@ -111,7 +123,8 @@ export async function startGitHubStandin(options: StandinOptions = {}): Promise<
   const checks = createChecks(defaultRepo, { knownRepo, resolveRef, minimalAt: pulls.minimalAt });
   const deployments = createDeployments(defaultRepo, { knownRepo, resolveRef, contexts: checks.contexts });
   const queue = createQueue(defaultRepo, { pulls, commits, latestRuns: checks.latestRuns });
-  const routes = [pulls.route, checks.route, deployments.route, commits.route];
+  const issues = createIssues(defaultRepo, { pulls: pulls.all, labelsNeedPush: () => options.labelsNeedPush === true });
+  const routes = [pulls.route, checks.route, deployments.route, commits.route, issues.route];
 
   const record = (req: RecordedRequest, errors: string[], operationId?: string): void => {
     violations.push({ method: req.method, url: req.url, ...(operationId ? { operationId } : {}), errors });
@@ -189,6 +202,8 @@ export async function startGitHubStandin(options: StandinOptions = {}): Promise<
     addCheckRun: checks.addCheckRun,
     checkRuns: checks.checkRuns,
     deployments: deployments.deployments,
+    issues: issues.issues,
+    addIssue: issues.addIssue,
     close: () => server.close(),
   };
 }

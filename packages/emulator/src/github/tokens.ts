@@ -72,6 +72,8 @@ const DOCS = 'https://docs.github.com/rest';
 const NEEDS: Record<string, Need> = {
   'issues/create-comment': { scopes: ['issues', 'pull-requests'], docs: `${DOCS}/issues/comments#create-an-issue-comment` },
   'issues/update-comment': { scopes: ['issues', 'pull-requests'], docs: `${DOCS}/issues/comments#update-an-issue-comment` },
+  'issues/create': { scopes: ['issues'], docs: `${DOCS}/issues/issues#create-an-issue` },
+  'issues/update': { scopes: ['issues'], docs: `${DOCS}/issues/issues#update-an-issue` },
   'checks/create': { scopes: ['checks'], appOnly: true, docs: `${DOCS}/checks/runs#create-a-check-run` },
   'checks/update': { scopes: ['checks'], appOnly: true, docs: `${DOCS}/checks/runs#update-a-check-run` },
   'repos/create-deployment': { scopes: ['deployments'], docs: `${DOCS}/deployments/deployments#create-a-deployment` },

@@ -1,1 +1,0 @@
-export{t as doctorCommand}from"./doctor-C_nPBvlC.js";

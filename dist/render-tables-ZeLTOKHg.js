@@ -1,3 +1,0 @@
-import{A as e,j as t}from"./validate-CDovw30Y.js";function n(n){return n.length===0?`No preview branches found.`:[`| Branch | PR | State | Action | Why |`,`|---|---|---|---|---|`,...n.map(n=>`| ${e(n.branch,{cell:!0})} | #${n.pr} | ${t(n.state)} | ${t(n.action)} | ${t(n.reason)} |`)].join(`
-`)}function r(n){return[`| Run | Branch | Status | Polls |`,`|---|---|---|---|`,`| ${e(n.syncJobId,{cell:!0})} | ${e(n.branch,{cell:!0})} | ${t(n.status)} | ${n.polls} |`].join(`
-`)}export{n,r as t};
