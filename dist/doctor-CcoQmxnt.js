@@ -1,0 +1,1 @@
+export{t as doctorCommand}from"./doctor-Cm2ED8F2.js";
