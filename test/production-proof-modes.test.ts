@@ -14,10 +14,11 @@ const merge = (pr: number) => `${pr}fe`.padEnd(40, '0');
 const text = (r: Run) => r.lines.join('\n');
 const doc = (r: Run) => JSON.parse(r.lines.find((l) => l.startsWith('{"command"'))!) as { outputs: Record<string, string>; result?: Record<string, any> };
 
-describe('CLI deploy mode', () => {
+describe('CLI deploy mode (the platform wrote files of its own under an excluded folder)', () => {
   let lc: Lifecycle;
+  const exclude = { DATAMODEL_CI_EXCLUDE: 'model/generated/**' };
   beforeAll(async () => {
-    lc = await startLifecycle();
+    lc = await startLifecycle({ emulator: { profiles: ['platform-written-files'] } });
     lc.em.state.deployments[0]!.settings.deployMode = 'cli';
   });
   afterAll(() => lc.close());
@@ -26,10 +27,10 @@ describe('CLI deploy mode', () => {
     const name = `cli${pr}`;
     lc.gh.addPull({ number: pr, headSha: head(pr), headRef: `cli-${pr}` });
     lc.checkout({ [`model/cubes/${name}.yml`]: cube(name, 1) });
-    const opened = await lc.run(pr, 'opened', { headSha: head(pr) });
+    const opened = await lc.run(pr, 'opened', { headSha: head(pr), env: exclude });
     expect(opened.code, text(opened)).toBe(0);
     lc.gh.closePull(pr, true);
-    return lc.run(pr, 'closed', { headSha: head(pr), merged: true, mergeCommitSha: merge(pr), argv: ['--json'], env });
+    return lc.run(pr, 'closed', { headSha: head(pr), merged: true, mergeCommitSha: merge(pr), argv: ['--json'], env: { ...exclude, ...env } });
   }
 
   it('with deploy-on-merge: the merged model is uploaded to production, which is proven to serve it', async () => {
@@ -38,7 +39,7 @@ describe('CLI deploy mode', () => {
     expect(doc(r).result!.proof).toMatchObject({ status: 'proven', commit: head(11), files: [], members: [] });
   }, 60_000);
 
-  it('without it production is not rebuilt and does not serve the validated model: "differs", and the close fails saying how to fix it', async () => {
+  it('without it production is not rebuilt and does not serve the validated model: "differs", and the close fails saying how to fix it (the excluded files no difference)', async () => {
     const r = await openAndClose(12, {});
     expect(r.code, text(r)).toBe(1);
     const proof = doc(r).result!.proof;

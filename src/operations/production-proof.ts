@@ -19,6 +19,7 @@ import type { OpContext } from './context.js';
 import type { ChangeBuild } from './evidence.js';
 import { ledgerOf } from './ledger.js';
 import type { MergeResult } from './merge-to-default.js';
+import { branchModelFiles } from './impact.js';
 import { compareFiles, productionLayer, type FileChange, type LayerRead } from './production-state.js';
 import { manifestOf } from './upload-transaction.js';
 import { wholeRecord, type LedgerRecord, type ProductionProof, type ValidationRecord } from './validation-record.js';
@@ -72,6 +73,16 @@ export async function buildAfterMerge(
   }
 }
 
+/**
+ * The members the merged model declares public: the checkout's files, and production's own model files that
+ * `exclude` leaves out (a folder the platform writes stays in production, its cubes with it: no difference).
+ */
+async function declaredMembers(ctx: OpContext, target: DeployTarget, checkout: CheckoutForProof) {
+  const theirs = checkout.excluded ? await branchModelFiles(ctx, target.deployBranch, target.deployMode === 'cli').catch(() => undefined) : undefined;
+  const kept = [...(theirs ?? [])].filter(([p]) => checkout.excluded!(p) && !checkout.files.has(p));
+  return membersOfModel(modelDefinition(kept.length ? new Map([...checkout.files, ...kept]) : checkout.files));
+}
+
 const listed = (files: readonly FileChange[], members: readonly MemberChange[]) =>
   [
     files.length ? `files: ${files.map((f) => `${f.path} (${f.change})`).join(', ')}` : '',
@@ -114,7 +125,7 @@ export async function proveProduction(ctx: OpContext, input: ProofInput): Promis
     const membersThatDiffer = async () => {
       const l = await readLayer();
       if (!l.members || (whole?.layer && l.digest === whole.layer.digest)) return [];
-      return memberChanges(l.members, membersOfModel(def));
+      return memberChanges(l.members, await declaredMembers(ctx, target, checkout));
     };
     const files = await compareFiles(ctx, target, checkout.local, checkout.excluded);
     if (files.length)
@@ -151,7 +162,7 @@ export async function proveProduction(ctx: OpContext, input: ProofInput): Promis
         'differs',
         `production's semantic layer (${plural(l.members.length, 'member')}, digest ${l.digest.slice(0, 12)}) is not the validated preview's (${plural(whole.layer.members, 'member')}, digest ${whole.layer.digest.slice(0, 12)})`,
         [],
-        memberChanges(l.members, membersOfModel(def)),
+        memberChanges(l.members, await declaredMembers(ctx, target, checkout)),
       );
     const job = build.built.status.buildJobId != null ? ` (job ${String(build.built.status.buildJobId)})` : '';
     return verdict(
