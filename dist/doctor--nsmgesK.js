@@ -1,0 +1,1 @@
+export{t as doctorCommand}from"./doctor-DM81O6O0.js";

@@ -1,1 +1,0 @@
-export{t as doctorCommand}from"./doctor-Cm2ED8F2.js";
