@@ -122,7 +122,7 @@ export function updateActionTables(doc: string, specs: readonly ActionSpec[]): s
 const EXAMPLE_BLOCK = /<!-- example:start (\S+) -->\n[\s\S]*?<!-- example:end -->/g;
 
 /** The pages whose workflow blocks are copies of examples/workflows/. */
-export const EXAMPLE_DOCS = ['README.md', 'docs/workflows.md'];
+export const EXAMPLE_DOCS = ['README.md', 'docs/workflows.md', 'docs/production.md'];
 
 /**
  * Replace every `<!-- example:start <file> -->…<!-- example:end -->` block of a page with the file of

@@ -1,4 +1,5 @@
 import { ACCESS_INPUTS, DATA_DIFF_INPUTS, FAIL_ON_BREAKING, FAIL_ON_VERSION_SKEW, IMPACT_OUTPUT, IMPACT_OUTPUTS } from './action-spec-impact.js';
+import { REVERT_INPUTS, REVERT_OUTPUT } from './action-spec-revert.js';
 import { DEFAULTS } from './defaults.js';
 import { DRIFT_INPUTS, DRIFT_OUTPUTS } from './drift-input.js';
 
@@ -23,8 +24,9 @@ export interface OutputSpec {
   description: string;
 }
 
-export type CommandName =
-  'start-dev-branch' | 'upload-model' | 'validate' | 'enable-staging' | 'dbt-sync-and-wait' | 'merge-to-default' | 'cleanup-branch' | 'impact' | 'drift' | 'pr';
+/** The PR lifecycle's steps, each an action of its own. */
+type StepCommand = 'start-dev-branch' | 'upload-model' | 'validate' | 'enable-staging' | 'dbt-sync-and-wait' | 'merge-to-default' | 'cleanup-branch';
+export type CommandName = StepCommand | 'impact' | 'drift' | 'revert' | 'pr';
 
 export interface ActionSpec {
   command: CommandName;
@@ -296,6 +298,15 @@ export const ACTIONS: ActionSpec[] = [
       'Compare what production holds and serves (its model files, its whole /meta) with the model in git (the checkout in `model-dir`) and the last validated record, and name the likely cause when they differ; keep one GitHub issue per deployment, opened when they differ, updated in place, closed when they match again. Writes nothing to the platform.',
     inputs: [EXCLUDE, ...DRIFT_INPUTS, ...CREDENTIALS],
     outputs: [...DRIFT_OUTPUTS, O.skipped],
+  },
+  {
+    command: 'revert',
+    dir: 'actions/revert',
+    title: 'datamodel-ci: revert',
+    description:
+      "Restore production to a validated model: the last validation record's (or a named commit's) model uploaded to a fresh branch, validated, what it changes in production's semantic layer printed, merged only with `confirm: true` (then production proven against it); the branch is deleted after, also on failure or cancel.",
+    inputs: [...REVERT_INPUTS, EXCLUDE, UPLOAD_VIA, ALLOW_MODEL_DELETION, ...CREDENTIALS],
+    outputs: [REVERT_OUTPUT.branch, REVERT_OUTPUT.commit, O.valid, O.errorCount, O.merged, REVERT_OUTPUT.proof, O.status, O.skipped],
   },
   {
     command: 'pr',

@@ -121,7 +121,7 @@ describe('@actions/workflow-parser', () => {
 describe('the datamodel-ci steps', () => {
   it('exist in every example', () => {
     expect(examples.map(rel)).toEqual(
-      ['cleanup.yml', 'dbt-sync.yml', 'drift.yml', 'merge-queue.yml', 'monorepo.yml', 'preview.yml', 'validation-gate.yml'].map(
+      ['cleanup.yml', 'dbt-sync.yml', 'drift.yml', 'merge-queue.yml', 'monorepo.yml', 'preview.yml', 'revert.yml', 'validation-gate.yml'].map(
         (f) => `examples/workflows/${f}`,
       ),
     );

@@ -24,6 +24,7 @@ const actionHandlers: { [C in CommandName]: () => Promise<ActionHandler<C>> } = 
   'cleanup-branch': () => import('./cleanup-branch.js').then((m) => m.cleanupBranchCommand),
   impact: () => import('./impact.js').then((m) => m.impactCommand),
   drift: () => import('./drift.js').then((m) => m.driftCommand),
+  revert: () => import('./revert.js').then((m) => m.revertCommand),
   pr: () => import('./pr.js').then((m) => m.prCommand),
 };
 
@@ -44,6 +45,7 @@ const EXAMPLES: Partial<Record<CommandName, string>> = {
   'cleanup-branch': 'datamodel-ci cleanup-branch --deployment-id 1 --mode sweep --min-age 7d --dry-run',
   impact: 'datamodel-ci impact --deployment-id 1 --branch preview-pr-12 --json',
   drift: 'datamodel-ci drift --deployment-id 1 --model-dir analytics --json',
+  revert: 'datamodel-ci revert --deployment-id 1 --model-dir analytics --commit 3f2c1ab --confirm',
 };
 
 /** Run an action command (as its composite step does); returns the exit code. Never throws. */

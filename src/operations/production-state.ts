@@ -107,9 +107,10 @@ export interface LayerRead {
  * policies name groups, the read of a user of every one of them, as one union (never what one empty
  * context alone sees: under access policies that is nothing).
  */
-export async function productionLayer(ctx: OpContext, groups: readonly string[]): Promise<LayerRead> {
+export async function productionLayer(ctx: OpContext, groups: readonly string[], branch?: string): Promise<LayerRead> {
   try {
-    const env = findEnvironments(ctx).then((e) => e.production);
+    // With `branch`: that branch's staging environment, read the same way (a revert's, before it is merged).
+    const env = findEnvironments(ctx, branch).then((e) => (branch ? e.staging : e.production));
     const [empty, whole] = await Promise.all([environmentMeta(ctx, env), readWholeLayer(ctx, env, Promise.resolve([...groups]))]);
     const reads = [empty.meta, whole?.meta].filter((m): m is NonNullable<typeof m> => !!m);
     if (!reads.length) return { problem: [empty.problem, whole?.problem].filter(Boolean).join('; ') || "production's /meta could not be read" };

@@ -1,4 +1,4 @@
-/** The bad-input cases of the inputs that say what a run without an API key does (docs/security.md). */
+/** The bad-input cases of the inputs that say what a run without an API key does (docs/security.md), and the revert's (bad-input-cases.ts is at its size). */
 import type { Case } from './bad-input-cases.js';
 
 export const CREDENTIAL_CASES: Case[] = [
@@ -15,5 +15,25 @@ export const CREDENTIAL_CASES: Case[] = [
     env: { DATAMODEL_CI_API_KEY: '', DATAMODEL_CI_FAIL_WITHOUT_CREDENTIALS: 'true' },
     code: 2,
     says: ['api-key: got nothing, expected an API key'],
+  },
+  {
+    name: 'revert: a commit that is a branch name',
+    command: 'revert',
+    env: { DATAMODEL_CI_COMMIT: 'main' },
+    code: 2,
+    says: ['commit: got "main", expected a commit SHA: 7 to 40 hexadecimal characters'],
+  },
+  {
+    name: 'revert: confirm yes',
+    command: 'revert',
+    env: { DATAMODEL_CI_CONFIRM: 'yes' },
+    code: 2,
+    says: ['confirm: got "yes", expected true or false'],
+  },
+  {
+    name: 'revert: no validation record and no commit',
+    command: 'revert',
+    code: 2,
+    says: ['commit: got nothing, expected a commit to revert to: deployment 1 has no validation record on GitHub'],
   },
 ];

@@ -1,1 +1,0 @@
-export{t as doctorCommand}from"./doctor-DM81O6O0.js";

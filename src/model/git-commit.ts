@@ -1,0 +1,62 @@
+/**
+ * Is the checkout in model-dir exactly a commit's model? Asked of git itself: the commit's tree under
+ * model-dir (`git ls-tree`, paths as the walk names them, the walk's rules and `exclude` applied) against
+ * the walk's files, by git's own object ids of their bytes. A file the commit lacks, one it has that the
+ * checkout lacks, and one whose bytes differ (an edit, an untracked file) are all "not that commit".
+ */
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readLocal, skippedPath, type LocalFile, type PathFilter } from './local-model.js';
+
+/** The commit's full id, or why the checkout cannot be shown to be it. */
+export type CommitCheck = { commit: string } | { problem: string };
+
+/** Run git in `dir`; its stdout, or an error whose message is git's own words. */
+function git(dir: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile('git', ['-C', dir, ...args], { maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' }, (error, stdout, stderr) => {
+      if (!error) return resolve(stdout);
+      const code = (error as NodeJS.ErrnoException).code;
+      // An empty message: git said nothing (`rev-parse --quiet` of a name it does not know).
+      reject(new Error(code === 'ENOENT' ? 'git is not installed on this machine' : (stderr.trim().split('\n')[0] ?? '')));
+    });
+  });
+}
+
+/** Git's object id of a file's bytes (`blob <size>\0<bytes>`), in the repository's hash (SHA-1, or SHA-256 for a 64-character id). */
+const objectId = (bytes: Buffer, algorithm: 'sha1' | 'sha256') => createHash(algorithm).update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
+
+/** Paths where the two lists differ, the first ones, for a message. */
+function differing(commit: Map<string, string>, checkout: Map<string, string>, max = 8): string[] {
+  const paths = [...new Set([...commit.keys(), ...checkout.keys()])].filter((p) => commit.get(p) !== checkout.get(p)).sort();
+  return paths.length > max ? [...paths.slice(0, max), `… ${paths.length - max} more`] : paths;
+}
+
+/**
+ * Whether `local` (the walk of `modelDir`) is exactly `commit`'s files under `modelDir`. The commit must
+ * be in the checkout's repository (actions/checkout with `ref:` fetches it).
+ */
+export async function checkoutIsCommit(modelDir: string, commit: string, local: readonly LocalFile[], excluded: PathFilter): Promise<CommitCheck> {
+  let full: string;
+  try {
+    full = (await git(modelDir, ['rev-parse', '--verify', '--quiet', `${commit}^{commit}`])).trim();
+  } catch (e) {
+    const why = (e as Error).message;
+    return { problem: why ? `git could not find it in ${modelDir} (${why})` : `it is not a commit of the repository checked out in ${modelDir}` };
+  }
+  if (!full) return { problem: `it is not a commit of the repository checked out in ${modelDir}` };
+  // Within model-dir, ls-tree lists the commit's files relative to it: the walk's own paths.
+  const listing = await git(modelDir, ['ls-tree', '-r', '-z', full]).catch((e: unknown) => e as Error);
+  if (listing instanceof Error) return { problem: `git could not list its files (${listing.message})` };
+  const theirs = new Map<string, string>();
+  for (const entry of listing.split('\0')) {
+    const m = /^\d+ (\w+) ([0-9a-f]+)\t(.+)$/s.exec(entry);
+    if (m && m[1] === 'blob' && !skippedPath(m[3]!) && !excluded(m[3]!)) theirs.set(m[3]!, m[2]!);
+  }
+  const algorithm = full.length === 64 ? 'sha256' : 'sha1';
+  const ours = new Map<string, string>();
+  for (const f of local) ours.set(f.path, objectId(await readLocal(f), algorithm));
+  const differs = differing(theirs, ours);
+  if (differs.length) return { problem: `the checkout's model is not ${full.slice(0, 7)}'s: they differ in ${differs.join(', ')}` };
+  return { commit: full };
+}
