@@ -12,13 +12,16 @@ import { DeclaredMembers, type Declared } from '../model/locate/declared.js';
 import type { ImpactResult } from '../operations/impact.js';
 import { repoPath } from '../operations/validate.js';
 import { plural } from '../report/plural.js';
+import { code, text } from './comment/markdown.js';
 
 /** One place a breaking change is annotated on (repository path), or where it was when no file holds it now. */
 export interface BreakingPlace {
   /** The member (or cube) the change is of. */
   member: string;
-  /** What the annotation says, one line. */
+  /** What the annotation says (plain text: GitHub shows an annotation's message as is). */
   message: string;
+  /** The same for the check's summary: names as code spans, the rest inert prose. */
+  markdown: string;
   path?: string;
   line?: number;
   column?: number;
@@ -26,10 +29,21 @@ export interface BreakingPlace {
   how: 'declared' | 'include' | 'removed';
 }
 
+/** A sentence in pieces: a string is prose, `{ name }` an identifier (backticks in the annotation, a code span in the summary). */
+type Piece = string | { name: string };
+
+function said(pieces: Piece[]): { message: string; markdown: string } {
+  return {
+    message: pieces.map((p) => (typeof p === 'string' ? p : `\`${p.name}\``)).join(''),
+    // text() trims: the spaces between the pieces are kept around it.
+    markdown: pieces.map((p) => (typeof p === 'string' ? (/^\s/.test(p) ? ' ' : '') + text(p) + (/\s$/.test(p) ? ' ' : '') : code(p.name))).join(''),
+  };
+}
+
 /** `orders.status` (dimension): type string → number. */
-function described(m: MemberChange): string {
-  const what = m.change === 'renamed' ? `renamed to ${m.to}` : m.details.join('; ');
-  return `\`${m.member}\` (${m.kind}${m.cubeType === 'view' ? ' of a view' : ''}): ${what}`;
+function described(m: MemberChange): Piece[] {
+  const what: Piece[] = m.change === 'renamed' && m.to ? ['renamed to ', { name: m.to }] : [m.details.join('; ')];
+  return [{ name: m.member }, ` (${m.kind}${m.cubeType === 'view' ? ' of a view' : ''}): `, ...what];
 }
 
 /** `; used by 2 reports, dashboards or notifications: Revenue, Churn`. */
@@ -47,22 +61,21 @@ export function breakingPlaces(r: ImpactResult, modelDir: string): BreakingPlace
   const head = new DeclaredMembers(files.head);
   const base = files.base ? new DeclaredMembers(files.base) : undefined;
   const out: BreakingPlace[] = [];
-  const add = (member: string, message: string, how: BreakingPlace['how'], d: Declared | { file: string; line?: undefined; column?: undefined }) =>
-    out.push({ member, message, how, path: repoPath(modelDir, d.file), ...(d.line ? { line: d.line, column: d.column } : {}) });
+  const add = (member: string, pieces: Piece[], how: BreakingPlace['how'], d?: Declared | { file: string; line?: undefined; column?: undefined }) =>
+    out.push({ member, ...said(pieces), how, ...(d ? { path: repoPath(modelDir, d.file) } : {}), ...(d?.line ? { line: d.line, column: d.column } : {}) });
   for (const m of r.changes.members.filter((x) => x.breaking)) {
-    const said = `Breaking: ${described(m)}${usedBy(r, m.member)}`;
+    const pieces: Piece[] = ['Breaking: ', ...described(m), usedBy(r, m.member)];
     // A renamed cube's member is declared under its new name.
     const [cube, name] = m.to ? [cubeOf(m.to), shortName(m.to)] : [m.cube, shortName(m.member)];
     const declared = head.memberAt(cube, name);
-    if (declared) add(m.member, said, declared.via === 'include' ? 'include' : 'declared', declared);
+    if (declared) add(m.member, pieces, declared.via === 'include' ? 'include' : 'declared', declared);
     else {
       const was = removedAt(base, head, files.base, files.head, m.cube, shortName(m.member));
-      if (was) add(m.member, `${said} (removed here)`, 'removed', was);
-      else out.push({ member: m.member, message: said, how: 'removed' });
+      add(m.member, was ? [...pieces, ' (removed here)'] : pieces, 'removed', was);
     }
     // The views of the pull request that bring a changed cube member in.
     if (m.cubeType === 'cube') {
-      for (const i of head.includesOf(cube, name)) add(m.member, `Breaking: includes ${described(m)}${usedBy(r, m.member)}`, 'include', i);
+      for (const i of head.includesOf(cube, name)) add(m.member, ['Breaking: includes ', ...described(m), usedBy(r, m.member)], 'include', i);
     }
   }
   return out;

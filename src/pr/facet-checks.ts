@@ -150,7 +150,7 @@ function impactCheck(o: FacetOutcome, s: FacetSettings): FacetCheck | undefined 
 /** The breaking changes' places, each on a line (the annotations carry them onto the files). */
 function placesList(places: BreakingPlace[]): string[] {
   if (!places.length) return [];
-  const shown = places.slice(0, SHOWN_PLACES).map((p) => `- ${p.path ? `${code(p.line ? `${p.path}:${p.line}` : p.path)}: ` : ''}${text(p.message)}`);
+  const shown = places.slice(0, SHOWN_PLACES).map((p) => `- ${p.path ? `${code(p.line ? `${p.path}:${p.line}` : p.path)}: ` : ''}${p.markdown}`);
   const more = places.length > SHOWN_PLACES ? [`- … and ${places.length - SHOWN_PLACES} more (every one an annotation of this check)`] : [];
   return ['**Where**', '', ...shown, ...more];
 }
@@ -215,12 +215,10 @@ function accessCheck(o: FacetOutcome, s: FacetSettings): FacetCheck | undefined 
 function rollupPart(o: FacetOutcome, gated: boolean): Part {
   const why = notCompared(o);
   const r = o.rollups;
+  // Both sides' files were read (the definition diff ran) and neither defines a pre-aggregation: none can be lost.
+  if (!why && o.impact?.definition && !o.impact.rollupsInModel) return { state: 'clear', says: 'No pre-aggregation on either side of the model: no key query can lose one.' };
   if (why && !r) return { state: 'unknown', gated, says: `Rollups not planned: ${why}.` };
-  if (!r) {
-    // No plan ran: established only when both sides' files were read and neither defines a pre-aggregation.
-    if (!o.impact?.rollupsInModel && o.impact?.definition) return { state: 'clear', says: 'No pre-aggregation in the model: no key query can lose one.' };
-    return { state: 'unknown', gated, says: "Rollups not planned: production's model files were not read." };
-  }
+  if (!r) return { state: 'unknown', gated, says: "Rollups not planned: production's model files were not read." };
   if (r.skipped) return { state: 'unknown', gated, says: `Rollups not planned: ${r.skipped}.` };
   const lost = r.changes.filter((c) => c.change === 'lost').length;
   if (lost) return { state: gated ? 'failing' : 'concern', says: `${plural(lost, 'key query', 'key queries')} leave their pre-aggregation: they would reach the warehouse${gate(gated, 'fail-on-rollup-loss')}.` };
