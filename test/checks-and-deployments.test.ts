@@ -1,7 +1,8 @@
 /**
  * Where a preview shows up on GitHub besides the comment: the "datamodel-ci / validation" check run
  * (every error an annotation, 50 per request) or, without `checks: write`, the step's annotations (10
- * shown, the rest counted); and a GitHub deployment per PR ("View deployment"), inactive once closed.
+ * shown, the rest counted), each worded by the one rewriter of the compiler's text as the comment words
+ * it; and a GitHub deployment per PR ("View deployment"), inactive once closed.
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -72,10 +73,15 @@ describe('the validation check run', () => {
       const updates = gh.requests.filter((q) => q.method === 'PATCH' && q.path.includes('/check-runs/'));
       expect(updates).toHaveLength(1);
       expect(new Set(check.annotations.map((a) => a.path)).size).toBe(65);
+      // The compiler's text as the one rewriter words it (src/model/compiler-text.ts): the mistake and a
+      // near miss, never the validator's false second cause (`sql` "is not allowed") or its reasons.
+      for (const a of check.annotations) expect(a.message).toMatch(/^b\d+ cube: "measures\.total\.type" must be one of 11 allowed values, not `summ`\. Did you mean `sum`\?$/);
       expect(r.lines.filter((l) => l.startsWith('error:'))).toEqual([]);
       const body = gh.comments(31)[0]!.body;
       expect(body).toContain('### ❌ Data-model preview · 65 errors in 65 files');
       expect(body).toContain('50 more errors are listed in the job summary');
+      expect(body).toContain('must be one of 11 allowed values, not `summ`. Did you mean `sum`?');
+      expect(body).not.toMatch(/is not allowed|Possible reasons/);
       expect(gh.violations).toEqual([]);
     } finally {
       await gh.close();
@@ -89,7 +95,11 @@ describe('the validation check run', () => {
       const r = await pr(gh, 32, 'opened', model(12), { GITHUB_ACTIONS: 'false' });
       expect(r.code).toBe(0);
       expect(gh.checkRuns()).toEqual([]);
-      expect(r.lines.filter((l) => l.startsWith('error: ')).length).toBe(10);
+      const errors = r.lines.filter((l) => l.startsWith('error: '));
+      expect(errors.length).toBe(10);
+      // The terminal says what the annotations and the comment say: one line, the mistake and a near miss.
+      for (const l of errors) expect(l).toMatch(/^error: \S+\/b\d+\.yml:\d+(:\d+)?: b\d+ cube: "measures\.total\.type" must be one of 11 allowed values, not `summ`\. Did you mean `sum`\?$/);
+      expect(r.lines.join('\n')).not.toMatch(/is not allowed|Possible reasons/);
       expect(r.lines.join('\n')).toContain('2 more errors are not shown as annotations (GitHub shows 10 per step)');
       expect(r.lines.join('\n')).toContain('checks: write');
     } finally {

@@ -232,8 +232,8 @@ function rollupPart(o: FacetOutcome, gated: boolean): Part {
   return { state: 'clear', says: `No key query loses its pre-aggregation (${plural(r.planned, 'plan')}).` };
 }
 
-function versionPart(v: VersionSkew | undefined, gated: boolean): Part {
-  if (!v) return { state: 'unknown', gated, says: 'Cube versions not read: the impact did not run.' };
+function versionPart(v: VersionSkew | undefined, gated: boolean, why: string | undefined): Part {
+  if (!v) return { state: 'unknown', gated, says: `Cube versions not read: ${why ?? 'the impact did not run'}.` };
   const checked = !!v.checkedAgainst || (!!v.production && v.production === v.staging);
   if (!checked) return { state: 'unknown', gated, says: `Cube version skew not checked: ${v.unchecked ?? "production's version is unknown"}.` };
   const n = v.refused.length;
@@ -242,7 +242,7 @@ function versionPart(v: VersionSkew | undefined, gated: boolean): Part {
 }
 
 function costCheck(o: FacetOutcome, s: FacetSettings): FacetCheck | undefined {
-  const versions = versionPart(o.versions, s.gates.versionSkew);
+  const versions = versionPart(o.versions, s.gates.versionSkew, notCompared(o));
   const level = s.gates.versionSkew ? 'failure' : 'warning';
   const annotations: CheckAnnotation[] = (o.versions?.refused ?? []).map((r) => ({
     path: repoPath(s.modelDir, r.file),
