@@ -39,7 +39,7 @@ function folder(files: Record<string, string>): string {
 /** The 1-based line of `files[path]` that holds `text`. */
 const lineOf = (files: Record<string, string>, path: string, text: string) => files[path]!.split('\n').findIndex((l) => l.includes(text)) + 1;
 
-async function pr(gh: GitHubStandin, number: number, modelDir: string, extra: Record<string, string> = {}) {
+async function pr(gh: GitHubStandin, number: number, modelDir: string, extra: Record<string, string> = {}, command: 'pr' | 'upload-model' | 'enable-staging' | 'impact' = 'pr') {
   const lines: string[] = [];
   const env: NodeJS.ProcessEnv = {
     GITHUB_ACTIONS: '',
@@ -58,7 +58,7 @@ async function pr(gh: GitHubStandin, number: number, modelDir: string, extra: Re
     ...extra,
   };
   const io: Io = { out: (line) => lines.push(line), err: (line) => lines.push(line), env };
-  const code = await runActionCommand('pr', [], io);
+  const code = await runActionCommand(command, [], io);
   return { code, log: lines.join('\n') };
 }
 
@@ -146,6 +146,34 @@ describe('a check per facet on the GitHub stand-in', () => {
         'Breaking: `orders_view.status`': `${dir}/model/views/orders_view.yml:${lineOf(removed, 'model/views/orders_view.yml', '- created_at')}`,
       });
       expect(impact!.annotations.every((a) => a.message.includes('(removed here)'))).toBe(true);
+    } finally {
+      await gh.close();
+    }
+  });
+
+  it('the impact action writes the same facet checks on the pull request (upload-model to a seeded branch, enable-staging, impact)', async () => {
+    const gh = await startGitHubStandin();
+    try {
+      gh.addPull({ number: 46, headSha: `${'e'.repeat(39)}6`, headRef: 'impact-step' });
+      const dir = folder(RETYPED);
+      const step = { DATAMODEL_CI_BRANCH: 'feature-revenue', DATAMODEL_CI_FAIL_ON_BREAKING: 'true' };
+      const up = await pr(gh, 46, dir, step, 'upload-model');
+      expect(up.code, up.log).toBe(0);
+      // Before staging runs, the layers cannot be compared: fail-on-breaking makes that a failure that says so.
+      const early = await pr(gh, 46, dir, step, 'impact');
+      expect(early.code).not.toBe(0);
+      expect(named(gh, 'impact')).toMatchObject([{ conclusion: 'failure', annotations: [] }]);
+      expect(named(gh, 'impact')[0]!.output.title).toMatch(/^Breaking changes not established: the semantic layers were not compared \(feature-revenue has no staging environment/);
+      expect((await pr(gh, 46, dir, step, 'enable-staging')).code).toBe(0);
+      const r = await pr(gh, 46, dir, step, 'impact');
+      expect(r.code).not.toBe(0);
+      const impact = named(gh, 'impact').at(-1);
+      expect(impact).toMatchObject({ conclusion: 'failure', headSha: `${'e'.repeat(39)}6` });
+      expect(impact!.annotations.map((a) => `${a.path}:${a.startLine}`)).toEqual([
+        `${dir}/model/cubes/customers.yml:${lineOf(RETYPED, 'model/cubes/customers.yml', '- name: country')}`,
+        `${dir}/model/views/orders_view.yml:${lineOf(RETYPED, 'model/views/orders_view.yml', '- country')}`,
+      ]);
+      expect(named(gh, 'cost').at(-1)).toMatchObject({ conclusion: 'success' });
     } finally {
       await gh.close();
     }
