@@ -106,7 +106,15 @@ describe('monorepo.yml: two models, two deployments, one comment', () => {
     expect(text).toContain('The pull request changes no file under `analytics/`: nothing to preview.');
     expect(text).toContain('#### ✅ `finance/` (deployment 3) · ready');
     expect(text).toContain('payments.average_amount');
-    expect(checks(sha(1))).toEqual({ 'datamodel-ci / validation (analytics)': 'neutral', 'datamodel-ci / validation (finance)': 'success' });
+    // A check per facet beside each validation: the untouched model's all neutral (docs/checks.md).
+    expect(checks(sha(1))).toEqual({
+      'datamodel-ci / validation (analytics)': 'neutral',
+      'datamodel-ci / impact (analytics)': 'neutral',
+      'datamodel-ci / cost (analytics)': 'neutral',
+      'datamodel-ci / validation (finance)': 'success',
+      'datamodel-ci / impact (finance)': 'success',
+      'datamodel-ci / cost (finance)': 'success',
+    });
     expect(r.summary).toContain('### ✅ `finance/` (deployment 3) · ready');
     expect(await branchesOf(3)).toContain('preview-pr-21');
     expect(await branchesOf(1)).not.toContain('preview-pr-21');
@@ -131,7 +139,14 @@ describe('monorepo.yml: two models, two deployments, one comment', () => {
     expect(text).toContain('#### ✅ `analytics/` (deployment 1) · ready');
     expect(text).toContain('#### ✅ `finance/` (deployment 3) · ready');
     expect(text).toContain('customers.signed_up_at');
-    expect(checks(sha(2))).toEqual({ 'datamodel-ci / validation (analytics)': 'success', 'datamodel-ci / validation (finance)': 'success' });
+    expect(checks(sha(2))).toEqual({
+      'datamodel-ci / validation (analytics)': 'success',
+      'datamodel-ci / impact (analytics)': 'success',
+      'datamodel-ci / cost (analytics)': 'success',
+      'datamodel-ci / validation (finance)': 'success',
+      'datamodel-ci / impact (finance)': 'success',
+      'datamodel-ci / cost (finance)': 'success',
+    });
     expect(await branchesOf(1)).toContain('preview-pr-21');
     const ledger = parseComment(gh.comments(PR)[0]!.body).ledger!;
     expect(ledger.models?.map((m) => [m.key, m.deploymentId, m.branch, m.state])).toEqual([
@@ -162,7 +177,14 @@ describe('monorepo.yml: two models, two deployments, one comment', () => {
     const r = await play('opened', sha(3), ['README.md'], checkout({}, {}), { pr: 22 });
     expect(r.conclusion).toBe('success');
     expect(ours(r).outputs).toMatchObject({ skipped: 'true', status: 'untouched' });
-    expect(checks(sha(3))).toEqual({ 'datamodel-ci / validation (analytics)': 'neutral', 'datamodel-ci / validation (finance)': 'neutral' });
+    expect(checks(sha(3))).toEqual({
+      'datamodel-ci / validation (analytics)': 'neutral',
+      'datamodel-ci / impact (analytics)': 'neutral',
+      'datamodel-ci / cost (analytics)': 'neutral',
+      'datamodel-ci / validation (finance)': 'neutral',
+      'datamodel-ci / impact (finance)': 'neutral',
+      'datamodel-ci / cost (finance)': 'neutral',
+    });
     expect(r.annotations.filter((a) => a.level === 'notice').map((a) => a.message)).toHaveLength(2);
     expect(gh.comments(22)).toEqual([]);
   });
