@@ -99,7 +99,7 @@ describe('the pr lifecycle command', () => {
     expect(r.code).toBe(1);
     const line = broken.split('\n').findIndex((l) => l.includes('summ')) + 1;
     // The token may write checks: every error is an annotation of the "datamodel-ci / validation" check,
-    // placed from the checkout, with the platform's message unchanged.
+    // placed from the checkout, the platform's message worded by the one rewriter (src/model/compiler-text.ts).
     const check = gh
       .checkRuns()
       .filter((c) => c.name === 'datamodel-ci / validation')

@@ -25,7 +25,11 @@ const AMBIGUOUS =
 
 describe('the rewriter', () => {
   it('type: summ: the mistake with a near miss, no false second cause, no reasons', () => {
-    expect(rewriteCompilerText(SUMM)).toEqual({ message: 'orders cube: "measures.total.type" must be one of 11 allowed values', given: 'summ', suggestion: 'sum' });
+    expect(rewriteCompilerText(SUMM)).toEqual({
+      message: 'orders cube: "measures.total.type" must be one of 11 allowed values',
+      given: 'summ',
+      suggestion: 'sum',
+    });
     expect(compilerLine(SUMM)).toBe('orders cube: "measures.total.type" must be one of 11 allowed values, not `summ`. Did you mean `sum`?');
   });
 
@@ -40,16 +44,18 @@ describe('the rewriter', () => {
   });
 
   it('a value with its path: the list shortened, the near miss suggested, the value not said twice', () => {
-    expect(compilerLine('orders cube: (joins[0].relationship = manyToFew) must be one of [belongsTo, belongs_to, many_to_one, manyToOne, hasMany, has_many, one_to_many, oneToMany, hasOne, has_one, one_to_one, oneToOne]')).toBe(
-      'orders cube: (joins[0].relationship = manyToFew) must be one of 12 allowed values. Did you mean `manyToOne`?',
-    );
+    expect(
+      compilerLine(
+        'orders cube: (joins[0].relationship = manyToFew) must be one of [belongsTo, belongs_to, many_to_one, manyToOne, hasMany, has_many, one_to_many, oneToMany, hasOne, has_one, one_to_one, oneToOne]',
+      ),
+    ).toBe('orders cube: (joins[0].relationship = manyToFew) must be one of 12 allowed values. Did you mean `manyToOne`?');
     expect(compilerLine('x: (joins[0].relationship = manyToFew) must be one of [belongsTo, hasMany, hasOne]')).toBe(
       'x: (joins[0].relationship = manyToFew) must be one of [belongsTo, hasMany, hasOne]',
     );
   });
 
   it('strips the terminal colours the compiler may send and keeps other messages as they are', () => {
-    expect(compilerLine('\u001b[31morders cube: Cube users doesn\'t exist\u001b[39m')).toBe("orders cube: Cube users doesn't exist");
+    expect(compilerLine("\u001b[31morders cube: Cube users doesn't exist\u001b[39m")).toBe("orders cube: Cube users doesn't exist");
   });
 });
 
@@ -82,6 +88,12 @@ describe('its consumers say the same', () => {
     expect(html.text).toContain('orders cube: "measures.total.type" must be one of 11 allowed values, not summ. Did you mean sum?');
     expect(html.codes).toEqual(expect.arrayContaining(['summ', 'sum']));
     expect(html.text).not.toMatch(/is not allowed|Possible reasons/);
-    expect(compilerMarkdown(SUMM, (m) => m, (s) => `<${s}>`)).toBe('orders cube: "measures.total.type" must be one of 11 allowed values, not <summ>. Did you mean <sum>?');
+    expect(
+      compilerMarkdown(
+        SUMM,
+        (m) => m,
+        (s) => `<${s}>`,
+      ),
+    ).toBe('orders cube: "measures.total.type" must be one of 11 allowed values, not <summ>. Did you mean <sum>?');
   });
 });

@@ -39,7 +39,13 @@ function folder(files: Record<string, string>): string {
 /** The 1-based line of `files[path]` that holds `text`. */
 const lineOf = (files: Record<string, string>, path: string, text: string) => files[path]!.split('\n').findIndex((l) => l.includes(text)) + 1;
 
-async function pr(gh: GitHubStandin, number: number, modelDir: string, extra: Record<string, string> = {}, command: 'pr' | 'upload-model' | 'enable-staging' | 'impact' = 'pr') {
+async function pr(
+  gh: GitHubStandin,
+  number: number,
+  modelDir: string,
+  extra: Record<string, string> = {},
+  command: 'pr' | 'upload-model' | 'enable-staging' | 'impact' = 'pr',
+) {
   const lines: string[] = [];
   const env: NodeJS.ProcessEnv = {
     GITHUB_ACTIONS: '',
@@ -163,7 +169,9 @@ describe('a check per facet on the GitHub stand-in', () => {
       const early = await pr(gh, 46, dir, step, 'impact');
       expect(early.code).not.toBe(0);
       expect(named(gh, 'impact')).toMatchObject([{ conclusion: 'failure', annotations: [] }]);
-      expect(named(gh, 'impact')[0]!.output.title).toMatch(/^Breaking changes not established: the semantic layers were not compared \(feature-revenue has no staging environment/);
+      expect(named(gh, 'impact')[0]!.output.title).toMatch(
+        /^Breaking changes not established: the semantic layers were not compared \(feature-revenue has no staging environment/,
+      );
       expect((await pr(gh, 46, dir, step, 'enable-staging')).code).toBe(0);
       const r = await pr(gh, 46, dir, step, 'impact');
       expect(r.code).not.toBe(0);

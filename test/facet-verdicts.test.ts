@@ -25,7 +25,7 @@ const counts = { breaking: 0, added: 0, changed: 0, values: 0 };
 /** An impact that compared both layers (and both sides' files: the definition diff ran). */
 const impact = (over: Partial<ImpactResult> = {}): ImpactResult =>
   ({ base: 'main', head: 'preview-pr-1', counts, affected: [], notices: [], definition: { changes: [], values: [] }, ...over }) as unknown as ImpactResult;
-const versions: VersionSkew = { production: '1.7.20', staging: '1.7.20', refused: [] } as unknown as VersionSkew;
+const versions: VersionSkew = { production: '1.7.20', staging: '1.7.20', refused: [] };
 
 const verdicts = (o: FacetOutcome, s: FacetSettings) => Object.fromEntries(facetChecks(o, s).map((c) => [c.facet, `${c.conclusion}: ${c.title}`]));
 
@@ -58,14 +58,18 @@ describe('the facet checks', () => {
   it('a layer not seen whole: no verdict on breaking, so never success; no check while nothing else was established, else neutral saying so', () => {
     const layer = { whole: false, unseen: ['orders.secret'] } as unknown as ImpactResult['layer'];
     expect(verdicts({ impact: impact({ layer }), versions }, settings()).impact).toBeUndefined();
-    expect(verdicts({ impact: impact({ layer }), versions }, settings({ breaking: true })).impact).toMatch(/^failure: The review could not see the whole semantic layer \(1 public member/);
+    expect(verdicts({ impact: impact({ layer }), versions }, settings({ breaking: true })).impact).toMatch(
+      /^failure: The review could not see the whole semantic layer \(1 public member/,
+    );
     const more = impact({ layer, counts: { ...counts, values: 1 } });
     expect(verdicts({ impact: more, versions }, settings()).impact).toMatch(/^neutral: The review could not see the whole semantic layer/);
   });
 
   it("cost: production's Cube version unknown fails while fail-on-version-skew is on (the default), else says it was not checked", () => {
     const unknown = { refused: [], unchecked: "production's Cube version is unknown: the model was not checked against it" } as unknown as VersionSkew;
-    expect(verdicts({ impact: impact(), versions: unknown }, settings()).cost).toMatch(/^failure: Cube version skew not checked: production's Cube version is unknown/);
+    expect(verdicts({ impact: impact(), versions: unknown }, settings()).cost).toMatch(
+      /^failure: Cube version skew not checked: production's Cube version is unknown/,
+    );
     expect(verdicts({ impact: impact(), versions: unknown }, settings({ versionSkew: false })).cost).toMatch(/^neutral: Cube version skew not checked/);
   });
 
@@ -84,7 +88,9 @@ describe('the facet checks', () => {
     } as unknown as ImpactResult['access'];
     const o = { impact: impact({ access }), versions };
     expect(verdicts(o, settings({}, { personas: true })).access).toBe('neutral: 1 persona gains access (analyst): 1 change');
-    expect(verdicts(o, settings({ exposure: true }, { personas: true })).access).toBe('failure: 1 persona gains access (analyst): 1 change (fail-on-exposure is true)');
+    expect(verdicts(o, settings({ exposure: true }, { personas: true })).access).toBe(
+      'failure: 1 persona gains access (analyst): 1 change (fail-on-exposure is true)',
+    );
     const unprobed = { personas: [{ name: 'analyst' }], changes: [], lost: [], probesNotRun: { count: 2 } } as unknown as ImpactResult['access'];
     expect(verdicts({ impact: impact({ access: unprobed }), versions }, settings({}, { personas: true })).access).toBeUndefined();
     expect(verdicts({ impact: impact({ access: unprobed }), versions }, settings({ exposure: true }, { personas: true })).access).toBe(
@@ -101,7 +107,10 @@ describe('where a breaking member is written', () => {
   const CUBES = new Map([
     ['model/base.yml', 'cubes:\n  - name: base\n    sql_table: t\n    dimensions:\n      - name: code\n        sql: code\n        type: string\n'],
     ['model/child.yml', 'cubes:\n  - name: child\n    extends: base\n    measures:\n      - name: count\n        type: count\n'],
-    ['model/v.yml', 'views:\n  - name: v\n    cubes:\n      - join_path: child\n        includes:\n          - name: code\n            alias: the_code\n          - count\n'],
+    [
+      'model/v.yml',
+      'views:\n  - name: v\n    cubes:\n      - join_path: child\n        includes:\n          - name: code\n            alias: the_code\n          - count\n',
+    ],
   ]);
 
   it("a cube's own member, its parent's through extends, a view member on its include (after its alias)", () => {

@@ -85,11 +85,18 @@ async function completedCheck(
   check: { name: string; headSha: string; conclusion: 'success' | 'neutral' | 'failure'; title: string; summary: string; annotations: CheckAnnotation[] },
 ): Promise<void> {
   const { name, headSha, conclusion, title, summary, annotations } = check;
-  const run = await github.createCheckRun({ name, headSha, conclusion, output: { title, summary, annotations: annotations.slice(0, PER_REQUEST) }, detailsUrl: side.event.runUrl });
+  const run = await github.createCheckRun({
+    name,
+    headSha,
+    conclusion,
+    output: { title, summary, annotations: annotations.slice(0, PER_REQUEST) },
+    detailsUrl: side.event.runUrl,
+  });
   for (let i = PER_REQUEST; i < annotations.length; i += PER_REQUEST) {
     await github.addCheckRunAnnotations(run.id, { title, summary, annotations: annotations.slice(i, i + PER_REQUEST) });
   }
-  if (annotations.length) side.reporter.info(`published ${plural(annotations.length, 'annotation')} on the check "${name}"${run.htmlUrl ? `: ${run.htmlUrl}` : ''}`);
+  if (annotations.length)
+    side.reporter.info(`published ${plural(annotations.length, 'annotation')} on the check "${name}"${run.htmlUrl ? `: ${run.htmlUrl}` : ''}`);
 }
 
 /** The check run with every annotation (the caller falls back to workflow commands when it is not written). */
@@ -133,10 +140,7 @@ async function checkRun(
  * it breaks, moves, exposes and costs nothing; a required facet check then does not wait forever.
  */
 export async function untouchedCheck(side: PullRequestSide, title: string, summary: string, facets: readonly Facet[] = []): Promise<void> {
-  await Promise.all([
-    plainCheck(side, 'neutral', title, summary),
-    ...facets.map((f) => plainCheck(side, 'neutral', title, summary, side.checkNameOf(f))),
-  ]);
+  await Promise.all([plainCheck(side, 'neutral', title, summary), ...facets.map((f) => plainCheck(side, 'neutral', title, summary, side.checkNameOf(f)))]);
 }
 
 /**
@@ -158,7 +162,12 @@ export async function writeFacetChecks(side: PullRequestSide, checks: FacetCheck
   await Promise.all(
     checks.map((c) => {
       const name = side.checkNameOf(c.facet);
-      return writeCheck(side, `no "${name}" check (the token may not write checks)`, (github, headSha) => completedCheck(side, github, { ...c, name, headSha }), name);
+      return writeCheck(
+        side,
+        `no "${name}" check (the token may not write checks)`,
+        (github, headSha) => completedCheck(side, github, { ...c, name, headSha }),
+        name,
+      );
     }),
   );
 }

@@ -133,7 +133,11 @@ function impactCheck(o: FacetOutcome, s: FacetSettings): FacetCheck | undefined 
   const parts: Part[] = [];
   const { breaking, values = 0, added, changed } = r.counts;
   const hit = r.affected.length ? `, used by ${plural(r.affected.length, 'report, dashboard or notification', 'reports, dashboards and notifications')}` : '';
-  if (breaking) parts.push({ state: s.gates.breaking ? 'failing' : 'concern', says: `${plural(breaking, 'breaking change')}${hit}${gate(s.gates.breaking, 'fail-on-breaking')}.` });
+  if (breaking)
+    parts.push({
+      state: s.gates.breaking ? 'failing' : 'concern',
+      says: `${plural(breaking, 'breaking change')}${hit}${gate(s.gates.breaking, 'fail-on-breaking')}.`,
+    });
   if (r.layer && !r.layer.whole)
     parts.push({
       state: 'unknown',
@@ -165,7 +169,15 @@ function annotationsOf(places: BreakingPlace[], level: CheckAnnotation['level'])
       if (!had.message.split('\n').includes(p.message)) had.message = `${had.message}\n${p.message}`.slice(0, 64_000);
       continue;
     }
-    byLine.set(key, { path: p.path, startLine: p.line, endLine: p.line, ...(p.column ? { startColumn: p.column } : {}), level, message: p.message, title: 'Breaking change' });
+    byLine.set(key, {
+      path: p.path,
+      startLine: p.line,
+      endLine: p.line,
+      ...(p.column ? { startColumn: p.column } : {}),
+      level,
+      message: p.message,
+      title: 'Breaking change',
+    });
   }
   return [...byLine.values()];
 }
@@ -180,11 +192,24 @@ function numbersCheck(o: FacetOutcome, s: FacetSettings): FacetCheck | undefined
   const count = (status: string) => r.queries.filter((q) => q.status === status).length;
   const parts: Part[] = [];
   const ran = r.queries.length - count('skipped');
-  if (r.changed) parts.push({ state: gated ? 'failing' : 'concern', says: `${plural(r.changed, 'key query answers', 'key queries answer')} differently on the preview${gate(gated, 'fail-on-data-change')}.` });
+  if (r.changed)
+    parts.push({
+      state: gated ? 'failing' : 'concern',
+      says: `${plural(r.changed, 'key query answers', 'key queries answer')} differently on the preview${gate(gated, 'fail-on-data-change')}.`,
+    });
   if (count('failed')) parts.push({ state: 'concern', says: `${plural(count('failed'), 'key query', 'key queries')} failed (not compared).` });
   const skipped = count('skipped') + r.notRun;
-  if (skipped) parts.push({ state: 'concern', says: `${plural(skipped, 'key query', 'key queries')} not run (a pre-aggregation build, or beyond data-diff-max-queries).` });
-  if (!parts.length) parts.push({ state: ran ? 'clear' : 'unknown', gated, says: ran ? `${plural(ran, 'key query answers', 'key queries answer')} the same on the preview.` : 'No key query to compare.' });
+  if (skipped)
+    parts.push({
+      state: 'concern',
+      says: `${plural(skipped, 'key query', 'key queries')} not run (a pre-aggregation build, or beyond data-diff-max-queries).`,
+    });
+  if (!parts.length)
+    parts.push({
+      state: ran ? 'clear' : 'unknown',
+      gated,
+      says: ran ? `${plural(ran, 'key query answers', 'key queries answer')} the same on the preview.` : 'No key query to compare.',
+    });
   return verdict('numbers', parts);
 }
 
@@ -205,9 +230,17 @@ function accessCheck(o: FacetOutcome, s: FacetSettings): FacetCheck | undefined 
   }
   const other = a.changes.length - gains.length;
   if (other) parts.push({ state: 'concern', says: `${plural(other, 'change')} by which a persona sees less or other rows.` });
-  if (a.lost.length) parts.push({ state: 'concern', says: `${plural(a.lost.length, 'saved report or dashboard', 'saved reports and dashboards')} a persona can no longer see.` });
+  if (a.lost.length)
+    parts.push({
+      state: 'concern',
+      says: `${plural(a.lost.length, 'saved report or dashboard', 'saved reports and dashboards')} a persona can no longer see.`,
+    });
   if (a.probesNotRun)
-    parts.push({ state: 'unknown', gated, says: `${a.probesNotRun.why ? `The row counts were not probed (${a.probesNotRun.why})` : `${plural(a.probesNotRun.count, 'row probe')} not run`}: rows gained are not established.` });
+    parts.push({
+      state: 'unknown',
+      gated,
+      says: `${a.probesNotRun.why ? `The row counts were not probed (${a.probesNotRun.why})` : `${plural(a.probesNotRun.count, 'row probe')} not run`}: rows gained are not established.`,
+    });
   if (!parts.length) parts.push({ state: 'clear', says: `No change in who can see what for ${plural(a.personas.length, 'persona')}.` });
   return verdict('access', parts);
 }
@@ -216,12 +249,17 @@ function rollupPart(o: FacetOutcome, gated: boolean): Part {
   const why = notCompared(o);
   const r = o.rollups;
   // Both sides' files were read (the definition diff ran) and neither defines a pre-aggregation: none can be lost.
-  if (!why && o.impact?.definition && !o.impact.rollupsInModel) return { state: 'clear', says: 'No pre-aggregation on either side of the model: no key query can lose one.' };
+  if (!why && o.impact?.definition && !o.impact.rollupsInModel)
+    return { state: 'clear', says: 'No pre-aggregation on either side of the model: no key query can lose one.' };
   if (why && !r) return { state: 'unknown', gated, says: `Rollups not planned: ${why}.` };
   if (!r) return { state: 'unknown', gated, says: "Rollups not planned: production's model files were not read." };
   if (r.skipped) return { state: 'unknown', gated, says: `Rollups not planned: ${r.skipped}.` };
   const lost = r.changes.filter((c) => c.change === 'lost').length;
-  if (lost) return { state: gated ? 'failing' : 'concern', says: `${plural(lost, 'key query', 'key queries')} leave their pre-aggregation: they would reach the warehouse${gate(gated, 'fail-on-rollup-loss')}.` };
+  if (lost)
+    return {
+      state: gated ? 'failing' : 'concern',
+      says: `${plural(lost, 'key query', 'key queries')} leave their pre-aggregation: they would reach the warehouse${gate(gated, 'fail-on-rollup-loss')}.`,
+    };
   const more = [
     r.rebuilt.length ? `${plural(r.rebuilt.length, 'pre-aggregation')} rebuilt on merge` : '',
     r.truncated.length ? `${plural(r.truncated.length, 'key query', 'key queries')} beyond a build range` : '',
@@ -237,7 +275,11 @@ function versionPart(v: VersionSkew | undefined, gated: boolean, why: string | u
   const checked = !!v.checkedAgainst || (!!v.production && v.production === v.staging);
   if (!checked) return { state: 'unknown', gated, says: `Cube version skew not checked: ${v.unchecked ?? "production's version is unknown"}.` };
   const n = v.refused.length;
-  if (n) return { state: gated ? 'failing' : 'concern', says: `Production's Cube ${v.production ?? ''} refuses ${plural(n, 'key')} of the model that staging accepts${gate(gated, 'fail-on-version-skew')}.` };
+  if (n)
+    return {
+      state: gated ? 'failing' : 'concern',
+      says: `Production's Cube ${v.production ?? ''} refuses ${plural(n, 'key')} of the model that staging accepts${gate(gated, 'fail-on-version-skew')}.`,
+    };
   return { state: 'clear', says: `Production's Cube ${v.production ?? ''} accepts every key of the model.` };
 }
 
@@ -264,5 +306,10 @@ export function facetChecks(o: FacetOutcome, s: FacetSettings): FacetCheck[] {
 /** The facets a run of these settings writes a check for, as a model the change does not touch shows them. */
 export function configuredFacets(s: FacetSettings): Facet[] {
   if (!s.impact) return [];
-  return ['impact', ...(s.dataDiff || s.gates.dataChange ? (['numbers'] as const) : []), ...(s.personas || s.gates.exposure ? (['access'] as const) : []), 'cost'];
+  return [
+    'impact',
+    ...(s.dataDiff || s.gates.dataChange ? (['numbers'] as const) : []),
+    ...(s.personas || s.gates.exposure ? (['access'] as const) : []),
+    'cost',
+  ];
 }

@@ -67,7 +67,8 @@ export class DeclaredMembers {
     for (const file of this.files.models()) {
       for (const view of file.entities.filter((e) => e.kind === 'view')) {
         for (const i of viewIncludes(view, this.files).filter((x) => x.cube === cube && x.member === member)) {
-          if (!out.some((d) => d.file === file.path && d.line === i.at.line)) out.push({ file: file.path, line: i.at.line, column: i.at.column, via: 'include' });
+          if (!out.some((d) => d.file === file.path && d.line === i.at.line))
+            out.push({ file: file.path, line: i.at.line, column: i.at.column, via: 'include' });
         }
       }
     }

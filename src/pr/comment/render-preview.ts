@@ -117,7 +117,7 @@ const linkable = (v: PreviewView, file: string | undefined): file is string => !
 
 function errorLine(v: PreviewView, e: ViewError): string {
   // The one rewriter's words (the terminal and the annotations say the same), the names in code spans.
-  const said = compilerMarkdown(e.message, (m) => text(cut(m, 600)), (s) => code(s));
+  const said = compilerMarkdown(e.message, (m) => text(cut(m, 600)), code);
   // What the model files add and the files the error's echoes are on: one line each, under it.
   const under = (e.notes ?? []).map((n) => `\n  - ${text(cut(n, 300))}`).join('');
   if (linkable(v, e.file) && e.line) return `- ${link(`line ${e.line}`, `${v.repoUrl}/blob/${v.headSha}/${pathInUrl(e.file)}#L${e.line}`)}: ${said}${under}`;
