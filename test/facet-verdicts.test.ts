@@ -103,6 +103,35 @@ describe('the facet checks', () => {
   });
 });
 
+describe('the impact check at scale', () => {
+  it("400 breaking members: every one an annotation, the summary under GitHub's 65,535 characters with a count of the rest", () => {
+    const n = 400;
+    const dims = Array.from({ length: n }, (_, i) => `      - name: member_${i}_${'x'.repeat(40)}\n        sql: c${i}\n        type: number\n`).join('');
+    const files = new Map([['model/wide.yml', `cubes:\n  - name: wide\n    sql_table: t\n    dimensions:\n${dims}`]]);
+    const members = Array.from({ length: n }, (_, i) => ({
+      member: `wide.member_${i}_${'x'.repeat(40)}`,
+      cube: 'wide',
+      cubeType: 'cube' as const,
+      kind: 'dimension' as const,
+      change: 'changed' as const,
+      breaking: true,
+      details: ['type string → number'],
+    }));
+    const affected = [{ name: 'R'.repeat(900), uses: members.map((m) => ({ member: m.member })) }];
+    const r = impact({
+      counts: { ...counts, breaking: n },
+      changes: { cubes: [], members },
+      affected,
+      sources: { files: { head: files } },
+    } as unknown as Partial<ImpactResult>);
+    const [check] = facetChecks({ impact: r, versions }, settings());
+    expect(check!.annotations).toHaveLength(n);
+    expect(check!.annotations[7]).toMatchObject({ path: 'model/wide.yml', startLine: 5 + 7 * 3, level: 'warning' });
+    expect(check!.summary.length).toBeLessThan(65_535);
+    expect(check!.summary).toMatch(/- … and \d+ more \(every one an annotation of this check\)/);
+  });
+});
+
 describe('where a breaking member is written', () => {
   const CUBES = new Map([
     ['model/base.yml', 'cubes:\n  - name: base\n    sql_table: t\n    dimensions:\n      - name: code\n        sql: code\n        type: string\n'],

@@ -22,6 +22,8 @@ import { code, cut, plain, text } from './comment/markdown.js';
 
 /** Places listed in the impact check's summary (GitHub keeps 65,535 characters of it); the annotations hold them all. */
 const SHOWN_PLACES = 100;
+/** The characters the places' list may take of the summary. */
+const SUMMARY_PLACES_CHARS = 50_000;
 
 export type Facet = 'impact' | 'numbers' | 'access' | 'cost';
 
@@ -154,8 +156,16 @@ function impactCheck(o: FacetOutcome, s: FacetSettings): FacetCheck | undefined 
 /** The breaking changes' places, each on a line (the annotations carry them onto the files). */
 function placesList(places: BreakingPlace[]): string[] {
   if (!places.length) return [];
-  const shown = places.slice(0, SHOWN_PLACES).map((p) => `- ${p.path ? `${code(p.line ? `${p.path}:${p.line}` : p.path)}: ` : ''}${p.markdown}`);
-  const more = places.length > SHOWN_PLACES ? [`- … and ${places.length - SHOWN_PLACES} more (every one an annotation of this check)`] : [];
+  const shown: string[] = [];
+  let size = 0;
+  for (const p of places.slice(0, SHOWN_PLACES)) {
+    const line = `- ${p.path ? `${code(p.line ? `${p.path}:${p.line}` : p.path)}: ` : ''}${cut(p.markdown, 1_000)}`;
+    // GitHub keeps 65,535 characters of a summary: the list stops well before, with a count.
+    if (size + line.length > SUMMARY_PLACES_CHARS) break;
+    shown.push(line);
+    size += line.length + 1;
+  }
+  const more = places.length > shown.length ? [`- … and ${places.length - shown.length} more (every one an annotation of this check)`] : [];
   return ['**Where**', '', ...shown, ...more];
 }
 
