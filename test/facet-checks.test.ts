@@ -45,8 +45,12 @@ async function pr(
   modelDir: string,
   extra: Record<string, string> = {},
   command: 'pr' | 'upload-model' | 'enable-staging' | 'impact' = 'pr',
+  changed?: number,
 ) {
   const lines: string[] = [];
+  const event = pullRequestEvent('opened', { number, headSha: 'e'.repeat(39) + String(number % 10) });
+  // The files GitHub lists for the pull request (gh.setFiles), counted in the event as GitHub does.
+  if (changed) (event.pull_request as { changed_files: number }).changed_files = changed;
   const env: NodeJS.ProcessEnv = {
     GITHUB_ACTIONS: '',
     DATAMODEL_CI_API_URL: fx.em.baseUrl,
@@ -60,7 +64,7 @@ async function pr(
     GITHUB_RUN_ID: String(2000 + number),
     GITHUB_SERVER_URL: 'https://github.com',
     GITHUB_EVENT_NAME: 'pull_request',
-    GITHUB_EVENT_PATH: writeEvent(pullRequestEvent('opened', { number, headSha: 'e'.repeat(39) + String(number % 10) })),
+    GITHUB_EVENT_PATH: writeEvent(event),
     ...extra,
   };
   const io: Io = { out: (line) => lines.push(line), err: (line) => lines.push(line), env };
@@ -142,7 +146,9 @@ describe('a check per facet on the GitHub stand-in', () => {
       };
       gh.addPull({ number: 45, headSha: `${'e'.repeat(39)}5`, headRef: 'drop-status' });
       const dir = folder(removed);
-      const r = await pr(gh, 45, dir);
+      // GitHub lists the view's file only (as if the cube had changed in an earlier push): its annotation goes first, and the summary counts it.
+      gh.setFiles(45, [`${dir}/model/views/orders_view.yml`]);
+      const r = await pr(gh, 45, dir, {}, 'pr', 1);
       expect(r.code, r.log).toBe(0);
       const [impact] = named(gh, 'impact');
       expect(impact).toMatchObject({ conclusion: 'neutral' });
@@ -152,6 +158,8 @@ describe('a check per facet on the GitHub stand-in', () => {
         'Breaking: `orders_view.status`': `${dir}/model/views/orders_view.yml:${lineOf(removed, 'model/views/orders_view.yml', '- created_at')}`,
       });
       expect(impact!.annotations.every((a) => a.message.includes('(removed here)'))).toBe(true);
+      expect(impact!.annotations.map((a) => a.path)).toEqual([`${dir}/model/views/orders_view.yml`, `${dir}/model/cubes/orders.yml`]);
+      expect(impact!.output.summary).toContain('1 annotated line is in files this pull request changes');
     } finally {
       await gh.close();
     }
