@@ -6,7 +6,7 @@ import { DEFAULTS } from './defaults.js';
 export const FAIL_ON_BREAKING: InputSpec = {
   name: 'fail-on-breaking',
   description:
-    'Fail the step when the pull request makes a breaking change to the semantic layer (a member removed or made private, a type changed, a view member gone, a granularity removed), whether or not content uses it; also when none is established: the two layers could not be compared, or the review could not see every member the model files declare public (docs/impact.md, "The whole layer").',
+    'Fail the step (and the `datamodel-ci / impact` check, docs/checks.md) when the pull request makes a breaking change to the semantic layer (a member removed or made private, a type changed, a view member gone, a granularity removed), whether or not content uses it; also when none is established: the two layers could not be compared, or the review could not see every member the model files declare public (docs/impact.md, "The whole layer").',
   default: 'false',
 };
 
@@ -65,13 +65,13 @@ export const DATA_DIFF_INPUTS: InputSpec[] = [
   {
     name: 'fail-on-data-change',
     description:
-      'Fail the step when a key query answers differently on the preview than on production (beyond the tolerances; a query that fails is not a change).',
+      'Fail the step (and the `datamodel-ci / numbers` check) when a key query answers differently on the preview than on production (beyond the tolerances; a query that fails is not a change).',
     default: 'false',
   },
   {
     name: 'fail-on-rollup-loss',
     description:
-      "Fail the step when a key query (or a persona's) that a pre-aggregation serves on production is served by none on the preview (it would reach the warehouse). The rollup plans (`/v1/sql`, no data read) run whenever the model has a pre-aggregation, even with `data-diff: off`.",
+      "Fail the step (and the `datamodel-ci / cost` check) when a key query (or a persona's) that a pre-aggregation serves on production is served by none on the preview (it would reach the warehouse). The rollup plans (`/v1/sql`, no data read) run whenever the model has a pre-aggregation, even with `data-diff: off`.",
     default: 'false',
   },
 ];
@@ -86,7 +86,8 @@ export const ACCESS_INPUTS: InputSpec[] = [
   },
   {
     name: 'fail-on-exposure',
-    description: 'Fail the step when any persona gains access: a member or view exposed, a mask lifted, or more rows counted on the preview.',
+    description:
+      'Fail the step (and the `datamodel-ci / access` check) when any persona gains access: a member or view exposed, a mask lifted, or more rows counted on the preview.',
     default: 'false',
   },
 ];
@@ -95,7 +96,7 @@ export const ACCESS_INPUTS: InputSpec[] = [
 export const FAIL_ON_VERSION_SKEW: InputSpec = {
   name: 'fail-on-version-skew',
   description:
-    "Fail the step when production's Cube version refuses a key (or a value) of the pull request's model that staging's newer one accepts: the model would break production after the merge (docs/impact.md, \"Cube version\").",
+    "Fail the step (and the `datamodel-ci / cost` check) when production's Cube version refuses a key (or a value) of the pull request's model that staging's newer one accepts: the model would break production after the merge (docs/impact.md, \"Cube version\").",
   default: 'true',
 };
 

@@ -1,0 +1,1 @@
+export{t as doctorCommand}from"./doctor-Bis9T9Jh.js";
