@@ -75,7 +75,8 @@ describe('the validation check run', () => {
       expect(new Set(check.annotations.map((a) => a.path)).size).toBe(65);
       // The compiler's text as the one rewriter words it (src/model/compiler-text.ts): the mistake and a
       // near miss, never the validator's false second cause (`sql` "is not allowed") or its reasons.
-      for (const a of check.annotations) expect(a.message).toMatch(/^b\d+ cube: "measures\.total\.type" must be one of 11 allowed values, not `summ`\. Did you mean `sum`\?$/);
+      for (const a of check.annotations)
+        expect(a.message).toMatch(/^b\d+ cube: "measures\.total\.type" must be one of 11 allowed values, not `summ`\. Did you mean `sum`\?$/);
       expect(r.lines.filter((l) => l.startsWith('error:'))).toEqual([]);
       const body = gh.comments(31)[0]!.body;
       expect(body).toContain('### ❌ Data-model preview · 65 errors in 65 files');
@@ -98,7 +99,10 @@ describe('the validation check run', () => {
       const errors = r.lines.filter((l) => l.startsWith('error: '));
       expect(errors.length).toBe(10);
       // The terminal says what the annotations and the comment say: one line, the mistake and a near miss.
-      for (const l of errors) expect(l).toMatch(/^error: \S+\/b\d+\.yml:\d+(:\d+)?: b\d+ cube: "measures\.total\.type" must be one of 11 allowed values, not `summ`\. Did you mean `sum`\?$/);
+      for (const l of errors)
+        expect(l).toMatch(
+          /^error: \S+\/b\d+\.yml:\d+(:\d+)?: b\d+ cube: "measures\.total\.type" must be one of 11 allowed values, not `summ`\. Did you mean `sum`\?$/,
+        );
       expect(r.lines.join('\n')).not.toMatch(/is not allowed|Possible reasons/);
       expect(r.lines.join('\n')).toContain('2 more errors are not shown as annotations (GitHub shows 10 per step)');
       expect(r.lines.join('\n')).toContain('checks: write');
