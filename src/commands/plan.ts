@@ -99,8 +99,9 @@ export async function planCommand(run: ActionRun<'pr'>): Promise<number> {
   if (line && flags.format === 'text' && !flags.json) run.print(line);
   else if (line) run.reporter.info(line);
   if (o.cleanup?.left.length) run.out.left = o.cleanup.left.join(',');
-  if (o.error !== undefined) throw o.error;
+  // A cancel says so, whatever the abort made a step throw.
   if (o.cancelled) throw new StepFailed('plan: cancelled before the review was complete');
+  if (o.error !== undefined) throw o.error;
   if (shown?.failure) throw new StepFailed(shown.failure, o.preview?.failure ? { cause: o.preview.failureCause } : undefined);
   return 0;
 }
