@@ -66,19 +66,20 @@ beforeAll(async () => {
 afterAll(() => fx.close());
 
 /** The plan's branch, from its first log line. */
-const branchOf = (lines: string[]) => /, on (preview-plan-[0-9a-f]{6})\b/.exec(lines.join('\n'))?.[1] ?? '';
+const branchOf = (lines: string[]) => /, on (preview-plan-[a-z0-9-]+)/.exec(lines.join('\n'))?.[1] ?? '';
 
 describe('datamodel-ci plan', () => {
   it('prints every section of the review by name, then removes its branch and staging environment and says so', async () => {
     const dir = workingCopy(CHANGED);
-    const t = cliIo(fx.em);
+    // The branch says whose it is (USER, made a name), and a random part keeps two runs apart.
+    const t = cliIo(fx.em, { USER: 'ana.lopez' });
     const records = join(dir, 'records');
     const args = planArgs(dir, '--data', '--personas', join(dir, 'personas.yml'), '--out', records, '--data-diff-build-rollups', 'true');
     const code = await runCli(args, t);
     const out = t.stdout.join('\n');
     expect(code, t.stderr.join('\n')).toBe(0);
     const branch = branchOf(t.stdout);
-    expect(branch).toMatch(/^preview-plan-[0-9a-f]{6}$/);
+    expect(branch).toMatch(/^preview-plan-ana-lopez-[0-9a-f]{6}$/);
     // The steps, then the members by name (breaking ones marked), the content they hit.
     expect(out).toMatch(/^Upload: 3 files sent, 0 deleted, 1 unchanged$/m);
     expect(out).toMatch(/^Validation: valid: 3 cubes and views$/m);
@@ -178,7 +179,12 @@ describe('datamodel-ci plan', () => {
       const kept = fx.em.state.deployments[0]!.branches[branch];
       // Kept: the branch and its staging environment stay, and the line says so with the URL.
       expect(kept?.staging).toBe(true);
-      expect(t.stderr.join('\n')).toMatch(new RegExp(`^kept ${branch} and its staging environment \\(https://\\S+/d/1/dev-mode/${branch}/cubejs-api/v1\\): delete it on the platform when you are done`, 'm'));
+      expect(t.stderr.join('\n')).toMatch(
+        new RegExp(
+          `^kept ${branch} and its staging environment \\(https://\\S+/d/1/dev-mode/${branch}/cubejs-api/v1\\): delete it on the platform when you are done`,
+          'm',
+        ),
+      );
       await fx.admin.branches.remove({ deploymentId: 1, query: { branchName: branch } });
       // The same body but what names the run: the branch, the commit, the time.
       const same = (body: string) =>
@@ -203,16 +209,20 @@ describe('datamodel-ci plan', () => {
     expect(leftovers()).toEqual(NOTHING);
   }, 120_000);
 
-  it('bad input is refused before any call: a --format it does not know, --format with --json, a --out it cannot make', async () => {
+  it('bad input is refused before any call: a --format it does not know, --format with --json, a dry run, a --out it cannot make', async () => {
     const dir = workingCopy(CHANGED);
     const before = { ...fx.em.counts };
-    const cases: [string[], string][] = [
+    const cases: [string[], string, NodeJS.ProcessEnv?][] = [
       [['--format', 'html'], 'format: got "html", expected text or markdown'],
       [['--format', 'markdown', '--json'], 'format: got "markdown", expected no --format with --json'],
-      [['--out', join(dir, 'personas.yml', 'below-a-file')], `out: got ${JSON.stringify(join(dir, 'personas.yml', 'below-a-file'))}, expected a folder the run may create and write to`],
+      [[], 'dry-run: got "true", expected false: plan removes everything it makes', { DATAMODEL_CI_DRY_RUN: 'true' }],
+      [
+        ['--out', join(dir, 'personas.yml', 'below-a-file')],
+        `out: got ${JSON.stringify(join(dir, 'personas.yml', 'below-a-file'))}, expected a folder the run may create and write to`,
+      ],
     ];
-    for (const [more, says] of cases) {
-      const t = cliIo(fx.em);
+    for (const [more, says, env] of cases) {
+      const t = cliIo(fx.em, env);
       expect(await runCli(planArgs(dir, ...more), t), more.join(' ')).toBe(2);
       expect(t.stderr.join('\n')).toContain(says);
     }

@@ -43,6 +43,8 @@ export interface ActionRun<C extends CommandName = CommandName> {
   flags: Readonly<Record<string, string | boolean>>;
   /** Where the run's detail files go (the change set, the data diff). */
   records: RecordsFolder;
+  /** The process's environment as the command was given it (`plan` names its branch after USER). */
+  env: NodeJS.ProcessEnv;
   /** A line of the result on stdout (a command that prints no name=value outputs: `plan`). */
   print(line: string): void;
 }
@@ -171,6 +173,7 @@ export async function runAction<C extends CommandName>(
       },
       flags,
       records,
+      env: io.env,
       print: (line) => io.out(line),
     };
     out.skipped = 'false';

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { branchForPlan } from '../branch-names.js';
-import { InputError } from '../client/errors.js';
+import { InputError, messageOf } from '../client/errors.js';
 import { DEFAULTS } from '../defaults.js';
 import { planDataDiff } from '../impact/data/plan.js';
 import { headCommit } from '../model/git-commit.js';
@@ -51,7 +51,7 @@ export async function planCommand(run: ActionRun<'pr'>): Promise<number> {
   const personas = await readPersonas(inputs.access);
   // The comment names a commit: the working copy's, else none (`local`).
   const headSha = (await headCommit(modelDir)) ?? 'local';
-  const branch = branchForPlan(branchPrefix, process.env.USER ?? process.env.USERNAME, randomBytes(3).toString('hex'));
+  const branch = branchForPlan(branchPrefix, run.env.USER ?? run.env.USERNAME, randomBytes(3).toString('hex'));
   run.out.branch = branch;
   const target = await deployTarget(run.op);
   // On a deployment fed from a repository, the project root's folder, as the pr action uploads it.
@@ -101,7 +101,7 @@ export async function planCommand(run: ActionRun<'pr'>): Promise<number> {
   if (o.cleanup?.left.length) run.out.left = o.cleanup.left.join(',');
   // A cancel says so, whatever the abort made a step throw.
   if (o.cancelled) throw new StepFailed('plan: cancelled before the review was complete');
-  if (o.error !== undefined) throw o.error;
+  if (o.error !== undefined) throw o.error instanceof Error ? o.error : new Error(messageOf(o.error));
   if (shown?.failure) throw new StepFailed(shown.failure, o.preview?.failure ? { cause: o.preview.failureCause } : undefined);
   return 0;
 }
