@@ -124,6 +124,18 @@ describe('datamodel-ci plan', () => {
     expect(leftovers()).toEqual(NOTHING);
   }, 120_000);
 
+  it('an upload the deletion guard refuses (a folder with no cube left): the error, exit 2, and the branch it made and its staging removed first', async () => {
+    const dir = workingCopy({ 'cube.js': DEMO_ROLLUP_MODEL['cube.js'] ?? 'module.exports = {};\n' });
+    const t = cliIo(fx.em);
+    const code = await runCli(planArgs(dir), t);
+    expect(code).toBe(2);
+    const branch = branchOf(t.stderr);
+    expect(t.stderr.join('\n')).toContain(`model-dir: got ${JSON.stringify(join(dir, 'analytics'))}, expected the folder that holds cube.js and model/`);
+    // Nothing of the review to print: the one line of what was removed, on stdout.
+    expect(t.stdout).toEqual([`removed what this plan made: branch ${branch} and its staging environment`]);
+    expect(leftovers()).toEqual(NOTHING);
+  }, 120_000);
+
   it('Ctrl-C (SIGINT) mid-upload through dev mode: the branch, its staging and the open fork removed even with --keep, and it says so', async () => {
     const dir = workingCopy(CHANGED);
     const t = cliIo(fx.em);
