@@ -129,6 +129,10 @@ describe('datamodel-ci plan', () => {
     const t = cliIo(fx.em);
     const code = await runCli(planArgs(dir), t);
     expect(code).toBe(2);
+    const json = cliIo(fx.em);
+    expect(await runCli(planArgs(dir, '--json'), json)).toBe(2);
+    const doc = JSON.parse(json.stdout.at(-1)!) as { result: { plan: { branch: string; cleanup: { deleted: string[] } } } };
+    expect(doc.result.plan.cleanup.deleted).toEqual([doc.result.plan.branch]);
     const branch = branchOf(t.stderr);
     expect(t.stderr.join('\n')).toContain(`model-dir: got ${JSON.stringify(join(dir, 'analytics'))}, expected the folder that holds cube.js and model/`);
     // Nothing of the review to print: the one line of what was removed, on stdout.

@@ -95,6 +95,8 @@ export async function planCommand(run: ActionRun<'pr'>): Promise<number> {
       })
     : undefined;
   if (shown) show(run, o, shown, flags, headSha);
+  // No preview to show (the branch or the upload refused): `--json` still says what became of the branch.
+  else run.setResult({ plan: { branch: o.branch, ...(o.cleanup ? { cleanup: o.cleanup } : {}) } });
   const line = cleanupLine(o, o.preview?.staging?.stagingUrl);
   if (line && flags.format === 'text' && !flags.json) run.print(line);
   else if (line) run.reporter.info(line);

@@ -105,7 +105,8 @@ function breakingFailure(r: ImpactResult, failOnBreaking: boolean): string | und
         3,
       )})`
     : '';
-  return `${r.head} makes ${plural(r.counts.breaking, 'breaking change')} to the semantic layer (${named(breakingNames(r))})${hit}${blind ? `; and ${blind}` : ''} (fail-on-breaking is true)`;
+  const names = breakingNames(r);
+  return `${r.head} makes ${plural(r.counts.breaking, 'breaking change')} to the semantic layer${names.length ? ` (${named(names)})` : ''}${hit}${blind ? `; and ${blind}` : ''} (fail-on-breaking is true)`;
 }
 
 /** The failure `fail-on-exposure` asks for: a persona gains access (a member or view exposed, a mask lifted, more rows). */
