@@ -36,3 +36,17 @@ export function prOfQueueBranch(prefix: string, name: string): number | undefine
   const m = /^mq-([1-9]\d*)-[0-9a-f]{7,40}$/.exec(name.slice(prefix.length));
   return m ? Number(m[1]) : undefined;
 }
+
+/**
+ * The throwaway branch of `datamodel-ci plan`: `<prefix>plan-<user>-<random>`, the user (when known) as
+ * lower-case letters, digits and dashes, so a kept one says whose it is; `random` keeps two runs apart.
+ */
+export function branchForPlan(prefix: string, user: string | undefined, random: string): string {
+  const who = (user ?? '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 16)
+    .replace(/-+$/, '');
+  return `${prefix}plan-${who ? `${who}-` : ''}${random}`.toLowerCase();
+}

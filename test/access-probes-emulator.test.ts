@@ -303,7 +303,9 @@ describe('after the access review (the personas read with the impact)', () => {
     const plain = cliIo(fx.em);
     expect(await runCli(args, plain)).toBe(0);
     const text = [...plain.stdout, ...plain.stderr].join('\n');
-    expect(text).toMatch(/who can see what: 2 personas, \d+ changes, 0 gaining access; \d+ persona probes/);
-    expect(text).toMatch(/ {2}nobody: hidden orders: rows [\d,]+ → 0, counted with orders\.count; cube hidden/);
+    // The review by name: each persona's changes in a table, then the probes.
+    expect(text).toMatch(/^Who can see what \(2 personas: sales and nobody\): \d+ changes, 0 gaining access$/m);
+    expect(text).toMatch(/^ {2}nobody +hidden +orders +rows [\d,]+ → 0, counted with orders\.count; cube hidden/m);
+    expect(text).toContain('Rows each persona reads (persona probes):');
   }, 120_000);
 });

@@ -360,7 +360,7 @@ describe('forks and secrets', () => {
     expect(Number(r.outputs['breaking-count'])).toBeGreaterThanOrEqual(2);
     expect(r.outputs).toMatchObject({ 'affected-content-count': '3', status: 'breaking', branch: 'preview-pr-12' });
     expect(r.log.join('\n')).toMatch(
-      /preview-pr-12 makes \d+ breaking changes to the semantic layer, used by 3 reports, dashboards and notifications \(fail-on-breaking is true\)/,
+      /preview-pr-12 makes \d+ breaking changes to the semantic layer \(dimension customers\.country: removed; .*\), used by 3 reports, dashboards and notifications \(report "Revenue by country"; .*\) \(fail-on-breaking is true\)/,
     );
     expect(r.summary).toContain('| Report | Revenue by country | `orders_view.customers_country` in dimensions |');
     setModel({

@@ -142,7 +142,7 @@ describe('a school network whose every view is granted to groups', () => {
       const failing = await diff('truants-removed', dir, '--fail-on-breaking');
       expect(failing.code).toBe(1);
       expect(failing.t.stderr.join('\n')).toContain(
-        'truants-removed makes 1 breaking change to the semantic layer, used by 1 report, dashboard or notification (fail-on-breaking is true)',
+        'truants-removed makes 1 breaking change to the semantic layer (measure attendance_summary.count_truants: no longer in the view (it stood for attendance.count_truants)), used by 1 report, dashboard or notification (report "Chronic absence by grade") (fail-on-breaking is true)',
       );
     },
     SLOW,

@@ -3,9 +3,9 @@
  * from Cube's compiler, the seeded reports, dashboard and notifications, and what a key that may not
  * read everything gets (notices, never a failure, nothing changed on the platform).
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_MODEL } from '../packages/emulator/src/index.js';
 import type { PlatformClient } from '../src/client/index.js';
@@ -149,12 +149,55 @@ describe('datamodel-ci diff', () => {
     expect(out.outputs).toMatchObject({ 'breaking-count': '2', 'added-count': '0', 'changed-count': '0', 'affected-content-count': '3', status: 'breaking' });
     expect(out.result.members.map((m) => m.member)).toEqual(['customers.country', 'orders_view.customers_country']);
     expect(out.result.affected.map((a) => a.name)).toContain('Revenue by country');
-    expect(out.outputs['change-set-file']).toBe(join(tmpdir(), 'datamodel-ci', 'impact-1-preview-pr-45.json'));
+    // In a terminal the file goes to a folder of the run's own (never a fixed shared one), named in the outputs.
+    const changeSetFile = out.outputs['change-set-file']!;
+    expect([dirname(dirname(changeSetFile)), basename(changeSetFile)]).toEqual([tmpdir(), 'impact-1-preview-pr-45.json']);
+    expect(basename(dirname(changeSetFile))).toMatch(/^datamodel-ci-\w+$/);
+    expect(JSON.parse(readFileSync(changeSetFile, 'utf8'))).toMatchObject({ head: 'preview-pr-45', counts: { breaking: 2 } });
     const failing = io();
     expect(await runCli(['diff', '--deployment-id', '1', '--branch', 'preview-pr-45', '--model-dir', dir, '--fail-on-breaking'], failing)).toBe(1);
+    // The failure names the members and the content, not only their counts.
     expect(failing.stderr.join('\n')).toContain(
-      'preview-pr-45 makes 2 breaking changes to the semantic layer, used by 3 reports, dashboards and notifications (fail-on-breaking is true)',
+      'preview-pr-45 makes 2 breaking changes to the semantic layer (dimension customers.country: removed; dimension orders_view.customers_country: customers.country removed), used by 3 reports, dashboards and notifications (report "Revenue by country"; dashboard "Revenue board 1 · Revenue overview"; notification "Notification 3 (At 09:00, Monday through Friday)") (fail-on-breaking is true)',
     );
+  });
+
+  it('prints the review by name: the members (breaking ones marked), the content they hit, a failed key query; --out puts the files where asked', async () => {
+    const dir = await branchWith('preview-pr-46', WITHOUT_COUNTRY);
+    const out = join(mkdtempSync(join(tmpdir(), 'dmci-out-')), 'review');
+    // A team key query on the member the branch removes: production answers it, the preview cannot.
+    const queries = join(dir, 'key-queries.json');
+    writeFileSync(
+      queries,
+      JSON.stringify({ queries: [{ name: 'Orders by country', query: { measures: ['orders_view.count'], dimensions: ['orders_view.customers_country'] } }] }),
+    );
+    const t = io();
+    const args = ['diff', '--deployment-id', '1', '--branch', 'preview-pr-46', '--model-dir', dir, '--out', out, '--data', '--data-diff-queries', queries];
+    expect(await runCli(args, t)).toBe(0);
+    const log = t.stderr.join('\n');
+    expect(log).toMatch(/^ {2}MEMBER +CHANGE +WHAT$/m);
+    expect(log).toMatch(/^ {2}customers\.country +removed +BREAKING +removed$/m);
+    expect(log).toMatch(/^ {2}orders_view\.customers_country +view-lost +BREAKING +customers\.country removed$/m);
+    expect(log).toContain('Content the breaking changes hit (3):');
+    expect(log).toMatch(/^ {2}report +Revenue by country +orders_view\.customers_country$/m);
+    expect(log).toMatch(/^ {2}dashboard +Revenue board 1 · Revenue overview +orders_view\.customers_country$/m);
+    expect(log).toMatch(/^ {2}notification +Notification 3 \(At 09:00, Monday through Friday\) +orders_view\.customers_country$/m);
+    // The report's query fails on the preview (its member is gone): named, in the log line and in the table.
+    expect(log).toMatch(
+      /data diff: 1 key query in [\d.]+ s: 0 changed, 0 unchanged, 0 new, 1 failed \("Orders by country" on preview: POST \S+\/load -> 400: /,
+    );
+    expect(log).toMatch(/^Numbers \(production → preview, 1 key query\): 0 changed, 1 failed \(Orders by country\)$/m);
+    expect(log).toMatch(/^ {2}Orders by country +failed +FAILED on preview: POST \S+\/load -> 400: /m);
+    const file = join(out, 'impact-1-preview-pr-46.json');
+    expect(log).toContain(`Detail files: change set ${file}; data diff ${join(out, 'data-diff-1-preview-pr-46.json')}`);
+    expect(t.stdout).toContain(`change-set-file=${file}`);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ head: 'preview-pr-46' });
+    // A folder that cannot be made is refused before any call.
+    const before = { ...fx.em.counts };
+    const bad = io();
+    expect(await runCli(['diff', '--deployment-id', '1', '--branch', 'preview-pr-46', '--out', join(file, 'below-a-file')], bad)).toBe(2);
+    expect(bad.stderr.join('\n')).toContain(`out: got ${JSON.stringify(join(file, 'below-a-file'))}, expected a folder the run may create and write to`);
+    expect(fx.em.counts).toEqual(before);
   });
 
   it('bad input is refused before any call (exit 2, naming the input)', async () => {

@@ -24,7 +24,8 @@ import { readSettings, sourceOf, type ConnectionSettings, type Settings } from '
 import type { OpContext } from '../operations/context.js';
 import { UsageError } from './args.js';
 import { runWithoutKey, withoutSecrets } from './without-key.js';
-import { ACTION_FLAGS, parseFor } from './spec.js';
+import { ACTION_FLAGS, parseFor, type FlagDoc } from './spec.js';
+import { RecordsFolder } from '../pr/records.js';
 
 /** One run of an action command: its settings, the event, the platform's side, the pull request's side, and where results go. */
 export interface ActionRun<C extends CommandName = CommandName> {
@@ -38,6 +39,23 @@ export interface ActionRun<C extends CommandName = CommandName> {
   out: Outputs;
   /** A JSON value the command's `--json` output carries as `result` (the impact's change set). */
   setResult(value: unknown): void;
+  /** The command line's flags as parsed (the inputs are in `settings`; a command's own flags, such as `--keep`, only here). */
+  flags: Readonly<Record<string, string | boolean>>;
+  /** Where the run's detail files go (the change set, the data diff). */
+  records: RecordsFolder;
+  /** The process's environment as the command was given it (`plan` names its branch after USER). */
+  env: NodeJS.ProcessEnv;
+  /** A line of the result on stdout (a command that prints no name=value outputs: `plan`). */
+  print(line: string): void;
+}
+
+/** An action's handler run as a command of another name (`diff`, `plan`): the name typed, its flags, whether the outputs are printed. */
+export interface RunAs {
+  name: string;
+  /** Its flags (default: the action's inputs, `--json` and `--verbose`). */
+  flags?: FlagDoc[];
+  /** In a terminal, print the outputs as name=value lines after the run (default true). */
+  outputs?: boolean;
 }
 
 export type ActionHandler<C extends CommandName> = (run: ActionRun<C>) => Promise<number>;
@@ -65,8 +83,15 @@ function pickReporter(io: Io, inActions: boolean, json: boolean, verbose: boolea
 }
 
 /** Run an action command with its handler; returns the exit code. Never throws. */
-/** `as`: the name the user typed when it differs from the action's (`diff` runs `impact`). */
-export async function runAction<C extends CommandName>(command: C, handler: ActionHandler<C>, argv: string[], io: Io, as: string = command): Promise<number> {
+/** `runAs`: the name the user typed when it differs from the action's (`diff` runs `impact`), and that command's flags. */
+export async function runAction<C extends CommandName>(
+  command: C,
+  handler: ActionHandler<C>,
+  argv: string[],
+  io: Io,
+  runAs: string | RunAs = command,
+): Promise<number> {
+  const { name: as, flags: flagDocs = ACTION_FLAGS(command), outputs: printOutputs = true } = typeof runAs === 'string' ? { name: runAs } : runAs;
   const inActions = io.env.GITHUB_ACTIONS === 'true';
   const out: Outputs = {};
   let reporter: Reporter = pickReporter(io, inActions, false, false);
@@ -83,7 +108,7 @@ export async function runAction<C extends CommandName>(command: C, handler: Acti
   let apiUrl: string | undefined;
   let result: unknown;
   try {
-    const { flags } = parseFor({ name: as, flags: ACTION_FLAGS(command) }, argv);
+    const { flags } = parseFor({ name: as, flags: flagDocs }, argv);
     json = flags.json === true;
     reporter = pickReporter(io, inActions, json, flags.verbose === true);
     // Every input, and the event, before anything is sent.
@@ -94,6 +119,8 @@ export async function runAction<C extends CommandName>(command: C, handler: Acti
     if (connection.apiKey) reporter.secret(connection.apiKey);
     if (settings.githubToken) reporter.secret(settings.githubToken);
     const run = readRunContext(io.env);
+    // A bad --out is refused here, before any call.
+    const records = RecordsFolder.of({ inActions, runnerTemp: io.env.RUNNER_TEMP, out: typeof flags.out === 'string' ? flags.out : undefined });
     if (settings.credentials.deprecation) reporter.warning(settings.credentials.deprecation);
     if (!connection.apiKey && !inActions && !withoutSecrets(run, false)) {
       // In a terminal a missing key is bad input: there is no secret to forget.
@@ -144,6 +171,10 @@ export async function runAction<C extends CommandName>(command: C, handler: Acti
       setResult: (value) => {
         result = value;
       },
+      flags,
+      records,
+      env: io.env,
+      print: (line) => io.out(line),
     };
     out.skipped = 'false';
     code = await handler(actionRun);
@@ -170,6 +201,6 @@ export async function runAction<C extends CommandName>(command: C, handler: Acti
       const errors = reporter instanceof JsonReporter ? reporter.errors : [];
       const warnings = reporter instanceof JsonReporter ? reporter.warnings : [];
       io.out(JSON.stringify({ command, exitCode: code, outputs: out, errors, warnings, ...(result !== undefined ? { result } : {}) }));
-    } else for (const [k, v] of Object.entries(out)) io.out(`${k}=${v}`);
+    } else if (printOutputs) for (const [k, v] of Object.entries(out)) io.out(`${k}=${v}`);
   }
 }

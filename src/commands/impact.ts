@@ -15,9 +15,9 @@ import { checkCubeVersions } from '../operations/cube-versions.js';
 import { publish } from '../pr/publish.js';
 import { writeFacetChecks } from '../pr/check-run.js';
 import { facetChecks, facetSettings } from '../pr/facet-checks.js';
-import { accessLines } from '../pr/comment/render-access.js';
 import { presentChangeSet, presentDataDiff, recordChangeSet } from '../pr/records.js';
 import { presentVersions } from '../pr/presenters.js';
+import { reviewText } from '../pr/review-text.js';
 import type { ActionRun } from './action-run.js';
 import { StepFailed } from './exit-codes.js';
 
@@ -38,8 +38,7 @@ export async function impactCommand(run: ActionRun<'impact'>): Promise<number> {
   const versions = presentVersions(skew, inputs.failOnVersionSkew);
   // The rollup plans, then the persona probes (the change set, its file and `--json` carry their evidence), then the data diff.
   const reads = await readsAfterImpact(run.op, plan, r, () => {
-    const presented = presentChangeSet(deploymentId, r, inputs.failOnBreaking, inputs.access.failOnExposure);
-    for (const line of r.access ? accessLines(r.access) : []) run.reporter.info(line);
+    const presented = presentChangeSet(run.records, deploymentId, r, inputs.failOnBreaking, inputs.access.failOnExposure);
     Object.assign(run.out, presented.outputs, versions.outputs, { status: presented.status });
     // Set before the data diff, so a failure there still carries the change set.
     run.setResult({ ...presented.changeSet, versions: versions.json });
@@ -47,15 +46,19 @@ export async function impactCommand(run: ActionRun<'impact'>): Promise<number> {
   });
   const { rollups, numbers: d, before: impact } = reads;
   const changeSet = { ...impact.changeSet, versions: versions.json };
-  const numbers = presentDataDiff(deploymentId, d, r, inputs.dataDiff.failOnChange);
+  const numbers = presentDataDiff(run.records, deploymentId, d, r, inputs.dataDiff.failOnChange);
   Object.assign(run.out, numbers.outputs);
   if (d.result) run.setResult({ ...changeSet, dataDiff: d.result });
   const rolled = presentRollups(rollups, r.head, !!r.rollupsInModel, !!inputs.dataDiff.failOnRollupLoss);
   Object.assign(run.out, rolled.outputs);
   if (rolled.json) run.setResult({ ...changeSet, ...(d.result ? { dataDiff: d.result } : {}), ...rolled.json });
   // The file holds what --json holds but the data diff (its own file).
-  recordChangeSet({ ...changeSet, ...rolled.json });
+  const changeSetFile = recordChangeSet(run.records, { ...changeSet, ...rolled.json });
   const cost = withRollups(versions.view.cost, rolled.part);
+  // The review by name (members, content, personas, key queries, rollups), as `plan` prints it.
+  const files = { changeSet: changeSetFile, ...(numbers.outputs['data-diff-file'] ? { dataDiff: numbers.outputs['data-diff-file'] } : {}) };
+  const parts = { impact: impact.impact, ...(impact.access ? { access: impact.access } : {}), ...(numbers.numbers ? { numbers: numbers.numbers } : {}) };
+  for (const line of ['', ...reviewText({ ...parts, ...(cost ? { cost } : {}), files })]) run.reporter.info(line);
   const full = { impact: impact.impact, ...numbers.view, ...(impact.access ? { access: impact.access } : {}), ...(cost ? { cost } : {}) };
   await publish(run.pr, { branch, ...impact.view, ...numbers.view, ...(cost ? { cost } : {}) }, { branch }, full);
   // A check per facet on the pull request's head, as the `pr` action writes them.

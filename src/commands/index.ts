@@ -5,10 +5,10 @@
  */
 import { ACTIONS, type CommandName } from '../action-spec.js';
 import type { Io } from '../io.js';
-import type { ActionHandler } from './action-run.js';
+import type { ActionHandler, RunAs } from './action-run.js';
 import { completion } from './completion.js';
 import { ACTION_FLAGS, type Command, type CommandSpec } from './spec.js';
-import { apiSpec, checkSpec, doctorSpec, endpointsSpec, hashModelSpec, type ToolSpec } from './specs.js';
+import { apiSpec, checkSpec, DATA_FLAG, doctorSpec, endpointsSpec, hashModelSpec, OUT_FLAG, planSpec, type ToolSpec } from './specs.js';
 
 export type { Command, CommandSpec } from './spec.js';
 
@@ -48,8 +48,8 @@ const EXAMPLES: Partial<Record<CommandName, string>> = {
   revert: 'datamodel-ci revert --deployment-id 1 --model-dir analytics --commit 3f2c1ab --confirm',
 };
 
-/** Run an action command (as its composite step does); returns the exit code. Never throws. */
-export async function runActionCommand<C extends CommandName>(command: C, argv: string[], io: Io, as?: string): Promise<number> {
+/** Run an action command (as its composite step does, or under another name: `as`); returns the exit code. Never throws. */
+export async function runActionCommand<C extends CommandName>(command: C, argv: string[], io: Io, as?: string | RunAs): Promise<number> {
   const [{ runAction }, handler] = await Promise.all([import('./action-run.js'), actionHandlers[command]()]);
   return runAction(command, handler, argv, io, as);
 }
@@ -64,24 +64,27 @@ const actionCommands: CommandSpec[] = ACTIONS.map((a) => ({
   run: (argv: string[], io: Io) => runActionCommand(a.command, argv, io),
 }));
 
+const DIFF_FLAGS = [...ACTION_FLAGS('impact'), DATA_FLAG, OUT_FLAG];
+
 /** `diff`: the impact action under the name a terminal user looks for; `--json` carries the change set as `result`. */
 const diff: CommandSpec = {
   name: 'diff',
   summary: "What a branch changes in the semantic layer against production's, the content its breaking changes hit, and (--data) how the numbers move.",
   description:
-    'The impact action under another name: compares the branch\'s staging /meta and model files with production\'s; --data also runs the key queries on both (the data diff); --json carries the whole change set (and data diff) as "result".',
-  flags: [
-    ...ACTION_FLAGS('impact'),
-    {
-      name: 'data',
-      description: 'Run the data diff too: the same as `--data-diff values` (`--data-diff relative` shows relative changes and row counts only).',
-      env: false,
-      boolean: true,
-    },
-  ],
+    "The impact action under another name: compares the branch's staging /meta and model files with production's; --data also runs the key queries on both (the data diff); --json carries the whole change set (and data diff) as \"result\". The log ends with the review by name (the members changed, the content the breaking ones hit, each persona's changes, each key query, the rollups) and where the detail files went (--out, else a folder of the run's own).",
+  flags: DIFF_FLAGS,
   example: 'datamodel-ci diff --deployment-id 1 --branch preview-pr-12 --data',
   action: false,
-  run: (argv: string[], io: Io) => runActionCommand('impact', dataFlag(argv), io, 'diff'),
+  run: (argv: string[], io: Io) => runActionCommand('impact', dataFlag(argv), io, { name: 'diff', flags: DIFF_FLAGS }),
+};
+
+/** `plan`: the `pr` action's preview on a branch of its own, printed and removed (plan.ts); it prints no name=value outputs. */
+const plan: CommandSpec = {
+  ...planSpec,
+  run: async (argv: string[], io: Io) => {
+    const [{ runAction }, { planCommand }] = await Promise.all([import('./action-run.js'), import('./plan.js')]);
+    return runAction('pr', planCommand, dataFlag(argv), io, { name: 'plan', flags: planSpec.flags, outputs: false });
+  },
 };
 
 /** `--data` (`--data=true`) as the input it stands for, `--data=false` as nothing; anything else as given. */
@@ -98,6 +101,7 @@ function dataFlag(argv: string[]): string[] {
 /** Every command, in the order of the help. */
 export const COMMANDS: readonly CommandSpec[] = [
   ...actionCommands,
+  plan,
   diff,
   tool(checkSpec, () => import('./check.js').then((m) => m.checkCommand)),
   tool(doctorSpec, () => import('./doctor.js').then((m) => m.doctorCommand)),

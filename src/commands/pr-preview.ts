@@ -167,6 +167,7 @@ export async function previewModel(
     failOnExposure: inputs.access.failOnExposure,
     failOnRollupLoss: !!inputs.dataDiff.failOnRollupLoss,
     failOnVersionSkew: inputs.failOnVersionSkew,
+    records: run.records,
   });
   Object.assign(out, shown.outputs);
   if (shown.result !== undefined) run.setResult(shown.result);

@@ -63,10 +63,17 @@ export const FLAG_VALUES: Readonly<Record<string, readonly string[]>> = {
   source: ['git', 'manifest'],
   'data-diff': ['off', 'values', 'relative'],
   'without-credentials': ['fail', 'skip'],
+  format: ['text', 'markdown'],
 };
 
 /** Flags whose value is a path, for completion. */
-export const FLAG_PATHS: Readonly<Record<string, 'file' | 'dir'>> = { 'ca-cert': 'file', 'model-dir': 'dir', 'data-diff-queries': 'file', personas: 'file' };
+export const FLAG_PATHS: Readonly<Record<string, 'file' | 'dir'>> = {
+  'ca-cert': 'file',
+  'model-dir': 'dir',
+  'data-diff-queries': 'file',
+  personas: 'file',
+  out: 'dir',
+};
 
 /** Parse `argv` with the command's own flags; refuses unknown flags and arguments it does not take. */
 export function parseFor(spec: Pick<CommandSpec, 'name' | 'flags' | 'args'>, argv: readonly string[]): ParsedArgs {

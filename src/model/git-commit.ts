@@ -60,3 +60,10 @@ export async function checkoutIsCommit(modelDir: string, commit: string, local: 
   if (differs.length) return { problem: `the checkout's model is not ${full.slice(0, 7)}'s: they differ in ${differs.join(', ')}` };
   return { commit: full };
 }
+
+/** The commit checked out where `dir` is (`git rev-parse HEAD`), or undefined outside a repository (or without git). */
+export async function headCommit(dir: string): Promise<string | undefined> {
+  const out = await git(dir, ['rev-parse', '--verify', '--quiet', 'HEAD']).catch(() => '');
+  const sha = out.trim();
+  return /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(sha) ? sha : undefined;
+}

@@ -201,8 +201,12 @@ export async function dataDiffStep(ctx: OpContext, plan: DataDiffPlan, impact: I
     return { mode, skipped: d.skipped };
   }
   const count = (status: string) => d.queries.filter((q) => q.status === status).length;
+  // A failed key query is named (with the side it failed on): a count alone says nothing to fix.
+  const failed = d.queries
+    .filter((q) => q.status === 'failed')
+    .map((q) => `"${q.name}" on ${q.failed?.side ?? '?'}: ${(q.failed?.message ?? '').slice(0, 200)}`);
   ctx.reporter.info(
-    `data diff: ${plural(d.queries.length, 'key query', 'key queries')} in ${(d.elapsedMs / 1000).toFixed(1)} s: ${d.changed} changed, ${count('unchanged')} unchanged, ${count('new')} new, ${count('failed')} failed${count('skipped') ? `, ${count('skipped')} skipped (they would build a pre-aggregation)` : ''}; ${plural((d.requests?.production ?? 0) + (d.requests?.preview ?? 0), 'data-API request')}`,
+    `data diff: ${plural(d.queries.length, 'key query', 'key queries')} in ${(d.elapsedMs / 1000).toFixed(1)} s: ${d.changed} changed, ${count('unchanged')} unchanged, ${count('new')} new, ${count('failed')} failed${failed.length ? ` (${failed.join('; ')})` : ''}${count('skipped') ? `, ${count('skipped')} skipped (they would build a pre-aggregation)` : ''}; ${plural((d.requests?.production ?? 0) + (d.requests?.preview ?? 0), 'data-API request')}`,
   );
   return { mode, result: d };
 }

@@ -13,6 +13,8 @@ import type { VersionSkew } from '../model/version-skew.js';
 import { plural } from '../report/plural.js';
 import type { Ledger } from './comment/ledger.js';
 import { GAINS } from '../impact/access/types.js';
+import { ownRow } from '../impact/diff.js';
+import { plain } from './comment/markdown.js';
 import { accessView, type AccessView } from './comment/render-access.js';
 import { impactView, type ImpactView } from './comment/render-impact.js';
 import { numbersView, type NumbersView } from './comment/render-numbers.js';
@@ -70,6 +72,22 @@ export function presentStaging(r: EnableStagingResult): Presented {
 /** The reads did not show the whole layer: the breaking verdict is not established (said, never passed). */
 const notWhole = (r: ImpactResult) => !r.unavailable && !!r.layer && !r.layer.whole;
 
+/** The first names of a list, and how many more: a failure line names what it counts. */
+function named(xs: string[], max = 5): string {
+  return `${xs.slice(0, max).join('; ')}${xs.length > max ? `; and ${xs.length - max} more` : ''}`;
+}
+
+/** Each breaking change as `member change` (a cube's own change as `cube name change`), as `counts.breaking` counts them. */
+function breakingNames(r: ImpactResult): string[] {
+  const cubes = (r.changes?.cubes ?? [])
+    .filter((c) => c.change !== 'private' && ownRow(c) && c.breaking)
+    .map((c) => `${c.type} ${plain(c.name)}: ${plain((c.details ?? []).join('; ') || c.change)}`);
+  const members = (r.changes?.members ?? [])
+    .filter((m) => m.breaking)
+    .map((m) => `${m.kind} ${plain(m.member)}: ${m.change === 'renamed' && m.to ? `renamed to ${plain(m.to)}` : plain(m.details.join('; ') || m.change)}`);
+  return [...cubes, ...members];
+}
+
 /** The failure `fail-on-breaking` asks for, when there is one: a breaking change, or a layer the review could not see whole. */
 function breakingFailure(r: ImpactResult, failOnBreaking: boolean): string | undefined {
   if (!failOnBreaking) return undefined;
@@ -81,8 +99,14 @@ function breakingFailure(r: ImpactResult, failOnBreaking: boolean): string | und
     ? `the review could not see the whole semantic layer (${plural(unseen.length, 'member')} the model files declare public listed by no /meta read, such as ${unseen[0]!.member}), so its breaking changes are not established`
     : '';
   if (!r.counts.breaking) return blind ? `${r.head}: ${blind} (fail-on-breaking is true)` : undefined;
-  const hit = r.affected.length ? `, used by ${plural(r.affected.length, 'report, dashboard or notification', 'reports, dashboards and notifications')}` : '';
-  return `${r.head} makes ${plural(r.counts.breaking, 'breaking change')} to the semantic layer${hit}${blind ? `; and ${blind}` : ''} (fail-on-breaking is true)`;
+  const hit = r.affected.length
+    ? `, used by ${plural(r.affected.length, 'report, dashboard or notification', 'reports, dashboards and notifications')} (${named(
+        r.affected.map((a) => `${a.kind} "${plain(a.name)}"`),
+        3,
+      )})`
+    : '';
+  const names = breakingNames(r);
+  return `${r.head} makes ${plural(r.counts.breaking, 'breaking change')} to the semantic layer${names.length ? ` (${named(names)})` : ''}${hit}${blind ? `; and ${blind}` : ''} (fail-on-breaking is true)`;
 }
 
 /** The failure `fail-on-exposure` asks for: a persona gains access (a member or view exposed, a mask lifted, more rows). */

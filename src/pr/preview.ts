@@ -20,7 +20,7 @@ import { deployPreview } from './deployment.js';
 import { presentStaging, presentUpload, presentValidation, presentVersions, type Outputs } from './presenters.js';
 import { platformPageUrl, publish } from './publish.js';
 import type { PullRequestSide } from './pull-request.js';
-import { presentChangeSet, presentDataDiff, recordChangeSet } from './records.js';
+import { presentChangeSet, presentDataDiff, recordChangeSet, type RecordsFolder } from './records.js';
 
 /** A failure as the comment shows it: the step, the message, and the hint the terminal prints under it. */
 export function failureOf(step: string, cause: unknown, apiUrl: string, message = messageOf(cause)): NonNullable<PreviewView['failure']> {
@@ -39,6 +39,8 @@ export interface PreviewSettings {
   failOnExposure?: boolean;
   failOnRollupLoss?: boolean;
   failOnVersionSkew: boolean;
+  /** Where the change-set and data-diff files go. */
+  records: RecordsFolder;
 }
 
 /** What the run shows of a preview. */
@@ -87,7 +89,7 @@ export function presentPreview(o: PreviewOutcome, s: PreviewSettings): PreviewSh
     Object.assign(shown.ledger, p.ledger);
   }
   if (o.impact) {
-    const p = presentChangeSet(s.deploymentId, o.impact, s.failOnBreaking, s.failOnExposure);
+    const p = presentChangeSet(s.records, s.deploymentId, o.impact, s.failOnBreaking, s.failOnExposure);
     Object.assign(outputs, p.outputs);
     Object.assign(view, p.view);
     shown.impact = p.impact;
@@ -95,7 +97,7 @@ export function presentPreview(o: PreviewOutcome, s: PreviewSettings): PreviewSh
     shown.result = p.changeSet;
     failures.push(p.failure);
     if (o.numbers) {
-      const n = presentDataDiff(s.deploymentId, o.numbers, o.impact, s.failOnDataChange);
+      const n = presentDataDiff(s.records, s.deploymentId, o.numbers, o.impact, s.failOnDataChange);
       Object.assign(outputs, n.outputs);
       Object.assign(view, n.view);
       if (n.numbers) shown.numbers = n.numbers;
@@ -120,7 +122,7 @@ export function presentPreview(o: PreviewOutcome, s: PreviewSettings): PreviewSh
     shown.result = { ...(shown.result ?? {}), record: o.record };
   }
   // The change-set file, written again with the versions, rollups and record the result gained.
-  if (o.impact && shown.result !== undefined) recordChangeSet(shown.result as Parameters<typeof recordChangeSet>[0]);
+  if (o.impact && shown.result !== undefined) recordChangeSet(s.records, shown.result as Parameters<typeof recordChangeSet>[1]);
   if (o.failure) {
     view.failure = failureOf('Preview', o.failureCause ?? new Error(o.failure), s.apiUrl, o.failure);
     outputs.status = 'failed';

@@ -63,6 +63,29 @@ function sectionTitled(side: PullRequestSide, markdown: string): string {
   return [first.replace(PREVIEW_TITLE, `${code(`${label}/`)} (deployment ${side.settings.deploymentId})`), ...rest].join('\n');
 }
 
+/**
+ * The view a write of `update` leaves: the run's links (its run, the repository, the branch's page on the
+ * platform) and `update` merged into the comment's `current` view, its state derived from the steps
+ * unless `update` gives one. What `publish` writes, and what `plan --format markdown` renders.
+ */
+export function viewAfter(
+  side: Pick<PullRequestSide, 'event' | 'settings'>,
+  current: PreviewView | undefined,
+  update: ViewUpdate,
+  ledgerBranch: string | undefined,
+  headSha: string,
+): PreviewView {
+  const { event, settings } = side;
+  const branch = update.branch ?? ledgerBranch ?? current?.branch;
+  const common: Partial<PreviewView> = {
+    ...(event.runUrl ? { runUrl: event.runUrl } : {}),
+    ...(event.repoUrl ? { repoUrl: event.repoUrl } : {}),
+    ...(branch ? { branch, previewUrl: platformPageUrl(settings.apiUrl, settings.deploymentId, branch) } : {}),
+  };
+  const merged = nextView(current, { headSha, runId: Number(event.runId ?? 0) }, { ...common, ...update, state: update.state ?? 'updating' });
+  return update.state ? merged : { ...merged, state: derivedState(merged) };
+}
+
 /** Merge `update` into this run's view, write the comment, and (by default) the job summary. */
 export async function publish(side: PullRequestSide, update: ViewUpdate, ledger: Partial<Ledger> = {}, options: PublishOptions = {}): Promise<void> {
   const { event, reporter, settings } = side;
@@ -70,14 +93,7 @@ export async function publish(side: PullRequestSide, update: ViewUpdate, ledger:
   const runId = Number(event.runId ?? 0);
   const thread = pr && side.github && !settings.dryRun ? await side.thread() : undefined;
   const current = thread?.ledger?.view;
-  const branch = update.branch ?? ledger.branch ?? current?.branch;
-  const common: Partial<PreviewView> = {
-    ...(event.runUrl ? { runUrl: event.runUrl } : {}),
-    ...(event.repoUrl ? { repoUrl: event.repoUrl } : {}),
-    ...(branch ? { branch, previewUrl: platformPageUrl(settings.apiUrl, settings.deploymentId, branch) } : {}),
-  };
-  const merged = nextView(current, { headSha: pr?.headSha ?? current?.headSha ?? '', runId }, { ...common, ...update, state: update.state ?? 'updating' });
-  const view: PreviewView = update.state ? merged : { ...merged, state: derivedState(merged) };
+  const view = viewAfter(side, current, update, ledger.branch, pr?.headSha ?? current?.headSha ?? '');
   if (options.summary !== false)
     reporter.summary(
       sectionTitled(

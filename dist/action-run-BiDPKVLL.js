@@ -1,0 +1,1 @@
+export{t as platformClient,n as runAction}from"./action-run-D8Z3A2s4.js";

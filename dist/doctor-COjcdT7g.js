@@ -1,1 +1,0 @@
-export{t as doctorCommand}from"./doctor-Bis9T9Jh.js";

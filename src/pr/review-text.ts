@@ -1,0 +1,234 @@
+/**
+ * The review as a terminal prints it (`datamodel-ci plan` on stdout, `diff` in its log): the same views
+ * the PR comment renders (render-impact.ts, render-access.ts, render-numbers.ts, render-cost.ts), as text
+ * tables that name what they count: the members changed (breaking ones marked), the content the breaking
+ * changes hit, who sees what differently, each key query's numbers, the rollups. Outside text is made
+ * plain (one line, no control characters); nothing is cut but the long cells.
+ */
+import { GAINS, type AccessChangeKind } from '../impact/access/types.js';
+import { sideText } from '../impact/access/probes.js';
+import { REASON_WORDS } from '../impact/rollups/builds.js';
+import { plural } from '../report/plural.js';
+import { textTable } from '../report/text-table.js';
+import { cut, plain } from './comment/markdown.js';
+import type { AccessView } from './comment/render-access.js';
+import type { CostView } from './comment/render-cost.js';
+import type { ImpactChangeRow, ImpactView } from './comment/render-impact.js';
+import { num, percent, type NumbersQueryRow, type NumbersView } from './comment/render-numbers.js';
+import type { PreviewView, ViewError } from './comment/view.js';
+
+/** What the review shows: each part optional. */
+export interface ReviewParts {
+  impact?: ImpactView;
+  access?: AccessView;
+  numbers?: NumbersView;
+  cost?: CostView;
+  /** The detail files the run wrote (the change set, the data diff). */
+  files?: { changeSet?: string; dataDiff?: string };
+}
+
+/** A cell of outside text: one plain line, cut. */
+const cell = (s: string, max = 100) => plain(cut(s, max));
+const join = (xs: readonly string[]) => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}` : (xs[0] ?? ''));
+
+/** How a row's change reads in the mark column: breaking, the numbers move, or nothing. */
+const markOf = (r: ImpactChangeRow) => (r.breaking ? 'BREAKING' : r.values ? 'numbers move' : '');
+
+function memberTable(v: ImpactView): string[] {
+  const rows = [...v.breaking, ...(v.values ?? []), ...v.other];
+  if (!rows.length) return [];
+  const what = (r: ImpactChangeRow) => cell(r.what, 120);
+  const name = (r: ImpactChangeRow) => (r.whole ? `${cell(r.member)} (${r.cubeType})` : cell(r.member));
+  return [
+    '',
+    ...textTable(
+      ['MEMBER', 'CHANGE', '', 'WHAT'],
+      rows.map((r) => [name(r), r.change, markOf(r), what(r)]),
+    ),
+  ];
+}
+
+function contentTable(v: ImpactView): string[] {
+  if (!v.affected.length) return [];
+  // The members each uses (where, and the links, are in the comment and `--json`).
+  const uses = (u: { member: string }[]) => join([...new Set(u.map((x) => cell(x.member)))]);
+  const rows = v.affected.map((a) => [a.kind, cell(a.name), uses(a.uses)]);
+  return ['', `Content the breaking changes hit (${v.affectedTotal}):`, ...textTable(['KIND', 'NAME', 'USES'], rows)];
+}
+
+/** The semantic layer: the counts line, the members by name, the content they hit, what moves with them. */
+export function impactText(v: ImpactView): string[] {
+  const out = [`Semantic layer (${cell(v.base)} → ${cell(v.head)}): ${v.unavailable ? `not compared: ${cell(v.unavailable, 600)}` : v.summary}`];
+  if (v.unavailable) return out;
+  out.push(...memberTable(v), ...contentTable(v));
+  if (v.moved?.total)
+    out.push(
+      '',
+      `Numbers also move for what uses a changed member: ${join(v.moved.members.map((m) => cell(m)))}${v.moved.total > v.moved.members.length ? ` and ${v.moved.total - v.moved.members.length} more` : ''}`,
+    );
+  if (v.narrower) {
+    const seen = v.narrower.members.map((m) => `${cell(m.member)} (${m.side})`);
+    out.push(
+      '',
+      `Not the whole layer: ${plural(v.narrower.total, 'member')} the model files declare public out of sight, such as ${join(seen)}: ${v.narrower.why.map((w) => cell(w, 200)).join('; ')}`,
+    );
+  }
+  for (const n of v.notices.slice(0, 5)) out.push(`note: ${cell(n, 300)}`);
+  return out;
+}
+
+/** Each kind of access change in words (a gain is marked where it is shown). */
+const ACCESS_WORDS: Record<AccessChangeKind, string> = {
+  hidden: 'hidden',
+  exposed: 'exposed',
+  masked: 'masked',
+  unmasked: 'unmasked',
+  'rows-narrowed': 'fewer rows',
+  'rows-widened': 'more rows',
+  'rows-filter-changed': 'row filter changed',
+  'denied-all': 'no rows at all',
+};
+
+/** Who can see what: per persona, each change; the content a persona loses; the probes' counts. */
+export function accessText(a: AccessView): string[] {
+  if (!a.personas.length)
+    return a.policyTargets.length
+      ? [`Who can see what: policies touched on ${join(a.policyTargets.map((t) => cell(t)))} (no personas: --personas FILE names them)`]
+      : [];
+  const head = `Who can see what (${plural(a.personas.length, 'persona')}: ${join(a.personas.map((p) => cell(p)))}): ${plural(a.changeTotal, 'change')}, ${a.gainTotal} gaining access`;
+  const out = [head];
+  if (a.changes.length) {
+    const rows = a.changes.map((c) => [
+      cell(c.persona, 60),
+      `${GAINS.has(c.change) ? 'GAINS: ' : ''}${ACCESS_WORDS[c.change]}`,
+      cell(c.target),
+      cell(c.detail, 160),
+    ]);
+    out.push('', ...textTable(['PERSONA', 'CHANGE', 'TARGET', 'DETAIL'], rows));
+  }
+  if (a.lost.length) {
+    const rows = a.lost.map((l) => [cell(l.persona, 60), l.kind, cell(l.name), join(l.members.slice(0, 3).map((m) => cell(m)))]);
+    out.push('', 'Content a persona no longer sees:', ...textTable(['PERSONA', 'KIND', 'NAME', 'THROUGH'], rows));
+  }
+  for (const g of a.newGuarded ?? [])
+    out.push(`New under a policy: ${cell(g.target)}, seen by ${g.seenBy.length ? join(g.seenBy.map((p) => cell(p))) : 'none of the personas'}`);
+  if (a.probes.length) {
+    const rows = a.probes.map((p) => [cell(p.persona, 60), cell(p.target), cell(p.counted), sideText(p.production), sideText(p.preview)]);
+    out.push('', 'Rows each persona reads (persona probes):', ...textTable(['PERSONA', 'TARGET', 'COUNTED', 'PRODUCTION', 'PREVIEW'], rows));
+  }
+  if (a.probesNotRun?.why) out.push(`Persona probes not run: ${cell(a.probesNotRun.why, 300)}`);
+  for (const n of a.notices.slice(0, 3)) out.push(`note: ${cell(n, 300)}`);
+  return out;
+}
+
+/** A key query's result in words: unchanged, what moved, where it failed. */
+function queryResult(q: NumbersQueryRow): string {
+  if (q.status === 'failed') return `FAILED on ${q.failed?.side ?? '?'}: ${cell(q.failed?.message ?? '', 200)}`;
+  if (q.status === 'skipped')
+    return `not run: would build ${join((q.wouldBuild ?? []).map((b) => `${cell(b.rollup)} (${REASON_WORDS[b.reason]})`)) || 'a pre-aggregation'}`;
+  if (q.status === 'new') return `new on the preview: ${plural(q.rows?.head ?? 0, 'row')}`;
+  const parts: string[] = [];
+  if (q.changed) parts.push(`${plural(q.changed, 'row')} changed`);
+  const l = q.largest;
+  if (l) {
+    const abs = l.abs !== undefined ? `${l.abs > 0 ? '+' : ''}${num(l.abs)}` : '';
+    const how = l.rel !== undefined ? `${percent(l.rel)}${abs ? ` (${abs})` : ''}` : abs;
+    parts.push(`largest ${how || 'change'} on ${cell(l.measure)}${l.key && l.key !== '(total)' ? ` at ${cell(l.key, 80)}` : ''}`);
+  }
+  if (q.added) parts.push(`${q.added} added`);
+  if (q.removed) parts.push(`${q.removed} removed`);
+  return `${parts.length ? parts.join('; ') : 'unchanged'}${q.truncated ? ' (row cap reached)' : ''}`;
+}
+
+/** Numbers: each key query by name, its rows on each side, and what moved (or where it failed). */
+export function numbersText(v: NumbersView): string[] {
+  if (v.notRun) return [`Numbers: not compared: ${cell(v.notRun, 400)}`];
+  const failed = v.queries.filter((q) => q.status === 'failed').map((q) => cell(q.name));
+  const head = `Numbers (production → preview, ${plural(v.total, 'key query', 'key queries')}${v.mode === 'relative' ? ', relative changes only' : ''}): ${v.changed} changed${failed.length ? `, ${failed.length} failed (${join(failed)})` : ''}`;
+  const rows = v.queries.map((q) => [cell(q.name, 80), q.status, q.rows ? `${num(q.rows.base)} → ${num(q.rows.head)}` : '', queryResult(q)]);
+  const out = [head, '', ...textTable(['KEY QUERY', 'STATUS', 'ROWS', 'RESULT'], rows)];
+  if (v.notRunQueries) out.push(`${plural(v.notRunQueries, 'more key query', 'more key queries')} found but not run (--data-diff-max-queries)`);
+  return out;
+}
+
+/** Cost: the Cube versions when production's refuses a key, and the rollups each key query uses on each side. */
+export function costText(c: CostView): string[] {
+  const out: string[] = [];
+  const v = c.versions;
+  if (v && (v.refusedTotal || (v.production && v.staging && v.production !== v.staging))) {
+    out.push(
+      `Cube versions: production ${cell(v.production ?? '?')}, staging ${cell(v.staging ?? '?')}: ${plural(v.refusedTotal, 'key')} of the model production refuses`,
+    );
+    if (v.refused.length)
+      out.push(
+        '',
+        ...textTable(
+          ['KEY', 'WHERE', 'NEEDS CUBE'],
+          v.refused.map((k) => [
+            `${cell(k.key)}${k.value === undefined ? '' : ` = ${cell(String(k.value), 60)}`}`,
+            cell(`${k.file}:${k.line}`),
+            cell(k.version),
+          ]),
+        ),
+      );
+  }
+  if (v?.unchecked) out.push(`Cube versions: ${cell(v.unchecked, 300)}`);
+  const r = c.rollups;
+  if (!r) return out;
+  if (out.length) out.push('');
+  if (r.warning) out.push(`warning: ${cell(r.warning, 400)}`);
+  if (r.skipped) return [...out, `Rollups: not planned: ${cell(r.skipped, 300)}`];
+  out.push(
+    `Rollups (production → preview, ${plural(r.planned, 'key query plan', 'key query plans')}): ${r.totals.changes} changed (${r.totals.lost} lost), ${plural(r.totals.rebuilt, 'rollup')} rebuilt on merge`,
+  );
+  if (r.changes.length) {
+    const rows = r.changes.map((x) => [
+      `${cell(x.query, 80)}${x.persona ? ` (${cell(x.persona, 40)})` : ''}`,
+      x.production ? cell(x.production) : '—',
+      x.preview ? cell(x.preview) : '—',
+      x.change === 'lost' ? 'LOST: reaches the warehouse' : x.change,
+    ]);
+    out.push('', ...textTable(['KEY QUERY', 'PRODUCTION', 'PREVIEW', 'ROLLUP'], rows));
+  }
+  for (const b of r.rebuilt) out.push(`Rebuilt on merge: ${cell(b.rollup)}: ${cell(b.reason, 200)}`);
+  for (const t of r.truncated)
+    out.push(
+      `Build range: ${cell(t.query, 80)} asks ${t.queryRange.map((d) => d.slice(0, 10)).join(' to ')} of ${cell(t.rollup)}${t.buildRange ? `, built for ${t.buildRange.map((d) => d.slice(0, 10)).join(' to ')}` : ' (build range not known)'}`,
+    );
+  return out;
+}
+
+/** The steps of a preview (upload, validation, staging), what failed, and the model's errors, each at its place. */
+export function stepsText(v: Partial<PreviewView>, errors: readonly ViewError[]): string[] {
+  const out: string[] = [];
+  const u = v.upload;
+  if (u) out.push(`Upload: ${plural(u.sent, 'file')} sent, ${u.deleted} deleted, ${u.unchanged} unchanged${u.via === 'dev-mode' ? ' (through dev mode)' : ''}`);
+  const c = v.validation;
+  if (c)
+    out.push(
+      c.valid
+        ? `Validation: valid${c.cubes !== undefined ? `: ${plural(c.cubes, 'cube or view', 'cubes and views')}` : ''}`
+        : `Validation: INVALID: ${plural(c.errorCount, 'error')}`,
+    );
+  for (const e of errors) {
+    const where = e.file ? `${cell(e.file, 200)}${e.line ? `:${e.line}` : ''}: ` : '';
+    out.push(`  ${where}${cell(e.message, 600)}`, ...(e.notes ?? []).map((n) => `    ${cell(n, 300)}`));
+  }
+  if (v.staging) out.push(`Staging: ${v.staging.enabled ? `running${v.restUrl ? ` at ${cell(v.restUrl, 300)}` : ''}` : 'not enabled'}`);
+  if (v.failure)
+    out.push(`${cell(v.failure.step)} FAILED: ${cell(v.failure.message, 1000)}`, ...(v.failure.hint ? [`hint: ${cell(v.failure.hint, 600)}`] : []));
+  return out;
+}
+
+/** The whole review: each part that has something to say, a blank line between them, then the files. */
+export function reviewText(p: ReviewParts): string[] {
+  const parts = [
+    p.impact ? impactText(p.impact) : [],
+    p.access ? accessText(p.access) : [],
+    p.numbers ? numbersText(p.numbers) : [],
+    p.cost ? costText(p.cost) : [],
+  ];
+  const files = [p.files?.changeSet && `change set ${p.files.changeSet}`, p.files?.dataDiff && `data diff ${p.files.dataDiff}`].filter((f): f is string => !!f);
+  if (files.length) parts.push([`Detail files: ${files.join('; ')}`]);
+  return parts.filter((x) => x.length).flatMap((x, i) => (i ? ['', ...x] : x));
+}
