@@ -7,12 +7,14 @@ import { AbortedError, ConnectionError, InputError, PlatformError, TimeoutError,
 import { Redactor, type SecretHook } from './redact.js';
 import { loadCa, trustStore } from './trust.js';
 import { deleteWithEmptyBody } from './empty-delete.js';
+import { parseBaseUrl } from './base-url.js';
 import { DEFAULT_RETRY, parseRetryAfter, repeatModeOf, retrying, type RetryInfo, type RetryPolicy } from './retry.js';
 import { DEFAULTS } from '../defaults.js';
 import { VERSION } from '../version.js';
 
 import type { HttpMethod } from '@datamodel-ci/platform-api';
 export type { HttpMethod };
+export { parseBaseUrl };
 /** How the key is sent: `Bearer <key>`, `Api-Key <key>`, or `raw` (the data API's token, as is). */
 export type AuthScheme = 'bearer' | 'api-key' | 'raw';
 
@@ -97,32 +99,6 @@ export const DEFAULT_TIMEOUT_MS = DEFAULTS.requestTimeoutSeconds * 1000;
 /** The scheme a key is sent with when none is set: platform API keys (`sk-…`) as `Api-Key`, tokens as `Bearer`. */
 export function authSchemeFor(key: string): AuthScheme {
   return key.startsWith('sk-') ? 'api-key' : 'bearer';
-}
-
-/** Parse and check the base URL: https only, no credentials, query or fragment; a path is the prefix of every request. */
-export function parseBaseUrl(input: string, inputName = 'api-url'): URL {
-  let url: URL;
-  try {
-    url = new URL(input);
-  } catch {
-    throw new InputError(inputName, input, 'an absolute https:// URL such as https://example.cubecloud.dev');
-  }
-  if (url.protocol !== 'https:') {
-    throw new InputError(inputName, input, 'an https:// URL (the platform accepts HTTPS only)');
-  }
-  if (url.username || url.password) {
-    throw new InputError(inputName, redactUrlCredentials(url), 'a URL without user:password (pass the key as api-key)');
-  }
-  if (url.search || url.hash)
-    throw new InputError(inputName, input, 'a URL without ?query or #fragment (the host, and a path when the API is served under one)');
-  return url;
-}
-
-function redactUrlCredentials(url: URL): string {
-  const copy = new URL(url.href);
-  copy.username = '***';
-  copy.password = '';
-  return copy.href;
 }
 
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
