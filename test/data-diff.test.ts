@@ -150,4 +150,29 @@ describe('datamodel-ci diff --data', () => {
     expect(tol.stderr.join('\n')).toContain('data-diff-rel-tolerance: got "-1", expected a number of at least 0');
     expect(fx.em.counts).toEqual(before);
   }, 60_000);
+
+  it("a key query naming a member neither layer has fails the step before any query runs, naming the query, the member and the names near it", async () => {
+    const typo = join(dir, 'typo-queries.json');
+    writeFileSync(
+      typo,
+      JSON.stringify({
+        queries: [
+          { name: 'Revenue by status', query: { measures: ['orders_view.total_amount'], dimensions: ['orders_view.stauts'] } },
+          { name: 'Orders', query: { measures: ['orders.count'], filters: [{ member: 'orderz.status', operator: 'set' }] } },
+        ],
+      }),
+    );
+    const before = { ...fx.em.counts };
+    const t = io();
+    expect(await runCli([...args, '--model-dir', dir, '--data', '--data-diff-queries', typo], t)).toBe(1);
+    const said = t.stderr.join('\n');
+    expect(said).toContain(
+      `data-diff-queries (${typo}): key query "Revenue by status" names orders_view.stauts, which production's semantic layer does not have, nor the preview's (did you mean orders_view.status?)`,
+    );
+    expect(said).toContain(`key query "Orders" names orderz.status, which production's semantic layer does not have, nor the preview's (did you mean orders.status?)`);
+    // Nothing of the data API ran: no load, no plan; only the impact's reads.
+    const ran = Object.entries(fx.em.counts).filter(([id, n]) => n !== (before[id] ?? 0)).map(([id]) => id);
+    console.log(ran);
+    expect(t.stdout).toContain('data-changed-count=');
+  }, 60_000);
 });

@@ -12,6 +12,7 @@ import { dataApiClient, dataTarget, loadQuery, mint, type DataTarget, type LoadR
 import { compareRows, newRows } from '../impact/data/compare.js';
 import type { DataDiffLimits, DataDiffMode, DataDiffResult, KeyQuery, QueryOutcome } from '../impact/data/types.js';
 import { keyQueries } from '../impact/data/key-queries.js';
+import { checkKeyQueryMembers, unknownMembersText } from '../impact/data/query-members.js';
 import type { DataDiffPlan } from '../impact/data/plan.js';
 import type { DataDiffSettings } from '../impact/data/types.js';
 import { plural } from '../report/plural.js';
@@ -181,7 +182,26 @@ export interface DataDiffOutcome {
   mode: 'values' | 'relative';
   off?: boolean;
   skipped?: string;
+  /** The key-queries file names a member neither semantic layer has: nothing ran, and the step fails. */
+  refused?: string;
   result?: DataDiffResult;
+}
+
+/**
+ * The key-queries file checked against production's `/meta` (and the preview's) before any query runs,
+ * plans included: the plan to go on with (a query naming a member only the preview has runs there only),
+ * or why the data diff is refused (a member neither has, with the names near it).
+ */
+export function checkFileQueries(ctx: OpContext, plan: DataDiffPlan, impact: ImpactResult): { plan: DataDiffPlan; refused?: DataDiffOutcome } {
+  const src = impact.sources;
+  if (!plan.fileQueries.length || !src) return { plan };
+  const checked = checkKeyQueryMembers(plan.fileQueries, src.baseMeta, src.headMeta);
+  for (const p of checked.previewOnly)
+    ctx.reporter.info(`data diff: key query "${p.query}" names ${p.members.join(', ')}, which only the preview has: it runs on the preview only`);
+  if (!checked.unknown.length) return { plan: { ...plan, fileQueries: checked.queries } };
+  const mode = plan.settings.mode === 'relative' ? 'relative' : 'values';
+  const refused = `data-diff-queries${plan.settings.queriesFile ? ` (${plan.settings.queriesFile})` : ''}: ${unknownMembersText(checked.unknown)}`;
+  return { plan: { ...plan, fileQueries: [] }, refused: { mode, refused, skipped: refused } };
 }
 
 /** The data diff after the impact, when it may run. */

@@ -65,7 +65,7 @@ export interface ImpactResult {
   /** Either side's model files define a pre-aggregation (the rollup plans then run even with the data diff off). */
   rollupsInModel?: boolean;
   /** What the data diff reads next: the pull request's `/meta`, the content, the two environments (never in the JSON file). */
-  sources?: { headMeta: MetaDocument; content: ContentItem[]; production?: EnvironmentRef; staging?: EnvironmentRef };
+  sources?: { headMeta: MetaDocument; baseMeta: MetaDocument; content: ContentItem[]; production?: EnvironmentRef; staging?: EnvironmentRef };
 }
 
 /** An environment of the deployment, as the impact needs it. */
@@ -272,7 +272,7 @@ export async function finishImpact(
   result.counts = countChanges(result.changes);
   result.affected = affectedContent(result.changes, content.items);
   const staging = input.staging ?? ('staging' in envs ? envs.staging : undefined);
-  result.sources = { headMeta: headRead.meta, content: content.items, ...(production ? { production } : {}), ...(staging ? { staging } : {}) };
+  result.sources = { headMeta: headRead.meta, baseMeta: base.meta, content: content.items, ...(production ? { production } : {}), ...(staging ? { staging } : {}) };
   result.affectedCounts = countContent(result.affected);
   for (const n of [...notices, ...layers.access.notices]) ctx.reporter.notice(`impact: ${n}`);
   const narrower = layer && layerNotice(layer);
