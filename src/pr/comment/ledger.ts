@@ -8,6 +8,7 @@ import { renderSections } from './render-sections.js';
 import { viewOf, type PreviewView, type ViewError } from './view.js';
 import type { IssueComment } from '../../github/types.js';
 import type { BuildRecord, LedgerFacts } from '../../operations/ledger.js';
+import { readLeanRecord, type LedgerRecord } from '../../operations/validation-record.js';
 
 /** GitHub rejects bodies over 65 536 characters. */
 export const GITHUB_COMMENT_LIMIT = 65_536;
@@ -32,8 +33,10 @@ export interface Ledger {
   landed?: LedgerFacts['landed'];
   /** The last build a run accepted as its change's, and whether its model was valid: a merge without a checkout needs it. */
   validated?: LedgerFacts['validated'];
-  /** Production's build status as a preview read it, before GitHub's merge (repository-fed deployments). */
+  /** Production's build status read before the merge (a preview of a repository-fed deployment, or the close): the proof's mark. */
   production?: LedgerFacts['production'];
+  /** The last push that validated, without its per-file hashes (docs/production.md): the close carries it to the merge. */
+  record?: LedgerRecord;
   /** URL of the staging environment. */
   stagingUrl?: string;
   /** Head commit of the PR when the ledger was written. */
@@ -131,6 +134,8 @@ function ledgerOf(raw: unknown, top: boolean): Ledger | undefined {
     if (v !== undefined) ledger[key] = v;
   }
   if (typeof r.runId === 'number' && Number.isSafeInteger(r.runId)) ledger.runId = r.runId;
+  const record = readLeanRecord(r.record);
+  if (record) ledger.record = record;
   Object.assign(ledger, factsOf(r));
   const view = viewOf(r.view);
   if (view) ledger.view = view;

@@ -8,6 +8,7 @@ import { renderImpact, type ImpactView } from './render-impact.js';
 import { renderNumbers, type NumbersView } from './render-numbers.js';
 import { renderAccess, type AccessView } from './render-access.js';
 import { renderCost, type CostView } from './render-cost.js';
+import { renderProof } from './render-proof.js';
 import { code, codeLink, cut, link, pathInUrl, text } from './markdown.js';
 import type { PreviewView, ViewError } from './view.js';
 import { plural } from '../../report/plural.js';
@@ -217,6 +218,8 @@ export function renderPreview(v: PreviewView, options: RenderOptions): string {
   const errors = options.errors ?? v.validation?.errors ?? [];
   const closed = v.state === 'merged' || v.state === 'closed' || v.state === 'skipped';
   const parts: string[][] = [[heading(v, v.validation?.errorCount ?? errors.length, files(errors))], lead(v)];
+  // What production serves after the merge, against the validated model.
+  if (v.merge?.proof) parts.push(renderProof(v.merge.proof));
   if (v.state === 'merged' && v.queue)
     parts.push([`✅ Validated in the merge queue at ${code(v.queue.sha.slice(0, 7))}: the merge commit's model compiled on the platform.`]);
   if (!closed && v.state !== 'updating') parts.push(steps(v));

@@ -1,0 +1,1 @@
+export{t as doctorCommand}from"./doctor-DZa5qo_9.js";
