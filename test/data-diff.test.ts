@@ -162,17 +162,20 @@ describe('datamodel-ci diff --data', () => {
         ],
       }),
     );
-    const before = { ...fx.em.counts };
+    const before = { ...fx.em.dataCounts };
     const t = io();
-    expect(await runCli([...args, '--model-dir', dir, '--data', '--data-diff-queries', typo], t)).toBe(1);
+    // Bad input found by reading the platform: exit 2, as a bad flag is.
+    expect(await runCli([...args, '--model-dir', dir, '--data', '--data-diff-queries', typo], t)).toBe(2);
     const said = t.stderr.join('\n');
     expect(said).toContain(
       `data-diff-queries (${typo}): key query "Revenue by status" names orders_view.stauts, which production's semantic layer does not have, nor the preview's (did you mean orders_view.status?)`,
     );
     expect(said).toContain(`key query "Orders" names orderz.status, which production's semantic layer does not have, nor the preview's (did you mean orders.status?)`);
-    // Nothing of the data API ran: no load, no plan; only the impact's reads.
-    const ran = Object.entries(fx.em.counts).filter(([id, n]) => n !== (before[id] ?? 0)).map(([id]) => id);
-    console.log(ran);
+    expect(said).not.toContain('failed');
+    // No query was loaded: the file's queries never ran (the rollup plans of the derived probes still read /sql).
+    const ran = Object.keys(fx.em.dataCounts).filter((k) => fx.em.dataCounts[k] !== before[k]);
+    expect(ran).toContain('meta');
+    expect(ran).not.toContain('load');
     expect(t.stdout).toContain('data-changed-count=');
   }, 60_000);
 });

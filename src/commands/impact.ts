@@ -17,7 +17,7 @@ import { accessLines } from '../pr/comment/render-access.js';
 import { presentChangeSet, presentDataDiff, recordChangeSet } from '../pr/records.js';
 import { presentVersions } from '../pr/presenters.js';
 import type { ActionRun } from './action-run.js';
-import { StepFailed } from './exit-codes.js';
+import { InputRefused, StepFailed } from './exit-codes.js';
 
 export async function impactCommand(run: ActionRun<'impact'>): Promise<number> {
   const { modelDir, inputs, deploymentId } = run.settings;
@@ -55,6 +55,8 @@ export async function impactCommand(run: ActionRun<'impact'>): Promise<number> {
   const cost = withRollups(versions.view.cost, rolled.part);
   const full = { impact: impact.impact, ...numbers.view, ...(impact.access ? { access: impact.access } : {}), ...(cost ? { cost } : {}) };
   await publish(run.pr, { branch, ...impact.view, ...numbers.view, ...(cost ? { cost } : {}) }, { branch }, full);
+  // The key-queries file's own mistake is bad input (exit 2 in a terminal), named before any other failure.
+  if (d.refused) throw new InputRefused(d.refused);
   const failure = impact.failure ?? versions.failure ?? numbers.failure ?? rolled.failure;
   if (failure) throw new StepFailed(failure);
   return 0;

@@ -52,8 +52,9 @@ function explain(query: string, member: string, all: string[], ...metas: (MetaDo
   if (near.length) return { query, member, near };
   const cube = member.split('.')[0] as string;
   const cubes = metas.flatMap((m) => m?.cubes ?? []);
-  const own = cubes.find((c) => c.name === cube);
-  if (own) return { query, member, near, cubeMembers: own.members.map((m) => m.name) };
+  // Both sides' members of the cube: the preview may add some.
+  const own = [...new Set(cubes.filter((c) => c.name === cube).flatMap((c) => c.members.map((m) => m.name)))];
+  if (own.length) return { query, member, near, cubeMembers: own };
   return { query, member, near, nearCubes: didYouMean(cube, new Set(cubes.map((c) => c.name))) };
 }
 
