@@ -151,7 +151,7 @@ describe('datamodel-ci diff --data', () => {
     expect(fx.em.counts).toEqual(before);
   }, 60_000);
 
-  it("a key query naming a member neither layer has fails the step before any query runs, naming the query, the member and the names near it", async () => {
+  it('a key query naming a member neither layer has fails the step before any query runs, naming the query, the member and the names near it', async () => {
     const typo = join(dir, 'typo-queries.json');
     writeFileSync(
       typo,
@@ -170,7 +170,9 @@ describe('datamodel-ci diff --data', () => {
     expect(said).toContain(
       `data-diff-queries (${typo}): key query "Revenue by status" names orders_view.stauts, which production's semantic layer does not have, nor the preview's (did you mean orders_view.status?)`,
     );
-    expect(said).toContain(`key query "Orders" names orderz.status, which production's semantic layer does not have, nor the preview's (did you mean orders.status?)`);
+    expect(said).toContain(
+      `key query "Orders" names orderz.status, which production's semantic layer does not have, nor the preview's (did you mean orders.status?)`,
+    );
     expect(said).not.toContain('failed');
     // No query was loaded: the file's queries never ran (the rollup plans of the derived probes still read /sql).
     const ran = Object.keys(fx.em.dataCounts).filter((k) => fx.em.dataCounts[k] !== before[k]);

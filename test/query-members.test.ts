@@ -7,7 +7,12 @@ import { checkKeyQueryMembers, unknownMembersText } from '../src/impact/data/que
 const cube = (name: string, members: string[]) => ({
   name,
   type: 'cube' as const,
-  members: members.map((m) => ({ name: `${name}.${m}`, kind: m === 'count' ? ('measure' as const) : ('dimension' as const), visible: true, granularities: [] })),
+  members: members.map((m) => ({
+    name: `${name}.${m}`,
+    kind: m === 'count' ? ('measure' as const) : ('dimension' as const),
+    visible: true,
+    granularities: [],
+  })),
 });
 const PRODUCTION: MetaDocument = { cubes: [cube('orders', ['count', 'status', 'created_at'])] };
 const PREVIEW: MetaDocument = { cubes: [cube('orders', ['count', 'status', 'created_at', 'region'])] };

@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { Agent as HttpsAgent } from 'node:https';
 import { createSecureContext, type SecureContext } from 'node:tls';
 import type { Readable } from 'node:stream';
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { AbortedError, ConnectionError, InputError, PlatformError, TimeoutError, errorFromResponse, type RedactedRequest } from './errors.js';
 import { Redactor, type SecretHook } from './redact.js';
 import { loadCa, trustStore } from './trust.js';
+import { dispatcherTo, TunnelAgent } from './proxy.js';
 import { deleteWithEmptyBody } from './empty-delete.js';
 import { parseBaseUrl } from './base-url.js';
 import { DEFAULT_RETRY, parseRetryAfter, repeatModeOf, retrying, type RetryInfo, type RetryPolicy } from './retry.js';
@@ -39,8 +40,10 @@ export interface ClientOptions {
   timeoutMs?: number;
   /** Retry policy overrides. */
   retry?: Partial<RetryPolicy>;
-  /** Transport override (an undici Dispatcher); by default a keep-alive Agent is made. */
+  /** Transport override (an undici Dispatcher); by default a keep-alive Agent is made (through the proxy, if one applies). */
   dispatcher?: Dispatcher;
+  /** Where HTTPS_PROXY/HTTP_PROXY and NO_PROXY are read (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
   /** Parallel connections of the default Agent (default 16). */
   connections?: number;
   /** Told about every secret the client learns; wire to `core.setSecret`. */
@@ -132,6 +135,8 @@ export class HttpClient {
   private readonly secureContext: SecureContext | undefined;
   /** node:https pool of the bodyless DELETEs (made on first use). */
   private httpsAgent: HttpsAgent | undefined;
+  /** The proxy the platform is reached through (HTTPS_PROXY, unless NO_PROXY exempts it). */
+  readonly proxy: URL | undefined;
   private readonly authHeader: string;
   private readonly userAgent: string;
   private readonly timeoutMs: number;
@@ -175,12 +180,11 @@ export class HttpClient {
       // One TLS context for every connection: building it from ~150 CA certificates takes ~20 ms of
       // CPU, which `ca` alone would spend again on each new connection of the pool.
       this.secureContext = ca ? createSecureContext({ ca }) : undefined;
-      this.dispatcher = new Agent({
-        connections: options.connections ?? 16,
-        keepAliveTimeout: 10_000,
-        keepAliveMaxTimeout: 60_000,
-        connect: this.secureContext ? { secureContext: this.secureContext } : {},
-      });
+      const tls = this.secureContext ? { secureContext: this.secureContext } : {};
+      const pool = { connections: options.connections ?? 16, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 };
+      // Through a proxy the custom CA checks the platform at the end of the tunnel.
+      ({ dispatcher: this.dispatcher, proxy: this.proxy } = dispatcherTo(this.baseUrl, tls, pool, options.env));
+      if (this.proxy?.password) this.redactor.add(decodeURIComponent(this.proxy.password));
       this.ownsDispatcher = true;
     }
   }
@@ -297,7 +301,8 @@ export class HttpClient {
       if (options.signal?.aborted) throw options.signal.reason;
       sentStarted = true;
       if (req.method === 'DELETE' && payload === '' && this.ownsDispatcher) {
-        this.httpsAgent ??= new HttpsAgent({ keepAlive: true, ...(this.secureContext ? { secureContext: this.secureContext } : {}) });
+        const agentOptions = { keepAlive: true, ...(this.secureContext ? { secureContext: this.secureContext } : {}) };
+        this.httpsAgent ??= this.proxy ? new TunnelAgent(this.proxy, agentOptions) : new HttpsAgent(agentOptions);
         const res = await deleteWithEmptyBody(url, headers, this.httpsAgent, signal);
         return this.finish(req, res.statusCode, res.headers, res.text, redacted);
       }

@@ -4,7 +4,8 @@
  * One line per check, or one JSON document with --json; --dry-run only reads.
  */
 import { randomBytes } from 'node:crypto';
-import { Agent, request } from 'undici';
+import { request } from 'undici';
+import { dispatcherTo } from '../client/proxy.js';
 import { PlatformClient } from '../client/client.js';
 import { InputError } from '../client/errors.js';
 import { HttpClient, authSchemeFor } from '../client/http.js';
@@ -42,7 +43,9 @@ export function doctorVerdict(r: Pick<DoctorReport, 'checks' | 'dryRun'>): strin
 }
 
 export function renderDoctor(r: DoctorReport): string[] {
-  const lines = [`datamodel-ci doctor: deployment ${r.deploymentId}${r.checks.some((c) => c.name === 'upload' && c.state !== 'not checked') ? `, throwaway branch ${r.branch}` : ''}`];
+  const lines = [
+    `datamodel-ci doctor: deployment ${r.deploymentId}${r.checks.some((c) => c.name === 'upload' && c.state !== 'not checked') ? `, throwaway branch ${r.branch}` : ''}`,
+  ];
   for (const c of r.checks) lines.push(...checkLines(c));
   lines.push(doctorVerdict(r));
   return lines;
@@ -95,7 +98,7 @@ export async function doctorFor(
           // DELETE names a branch that does not exist: nothing is removed, and no dev-mode session (per credential,
           // perhaps another run's) is ended.
           bodylessWithoutLength: async () => {
-            const dispatcher = new Agent(ca ? { connect: { ca } } : {});
+            const { dispatcher } = dispatcherTo(new URL(connection.apiUrl), ca ? { ca } : {});
             const none = `datamodel-ci-doctor-probe-${randomBytes(4).toString('hex')}`;
             try {
               const res = await request(
