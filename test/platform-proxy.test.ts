@@ -71,8 +71,16 @@ describe('the platform client behind a proxy', () => {
     expect((await names(platform({ HTTPS_PROXY: withAuth }))).length).toBeGreaterThan(0);
     expect(guarded.tunnels).toEqual([host]);
     const refused = await names(platform({ HTTPS_PROXY: guarded.url })).catch((e: Error) => e);
-    expect(String(refused)).toContain('407');
+    expect(String(refused)).toContain(`answered 407 to CONNECT ${host}`);
     expect(guarded.refused).toBe(1);
+    // The bodyless DELETE's own tunnel (node:https) is refused the same way.
+    const del = platform({ HTTPS_PROXY: guarded.url });
+    const deleted = await del.http.send({ method: 'DELETE', path: '/api/v1/no-such-thing' }).then(
+      () => 'answered',
+      (e: Error) => e.message,
+    );
+    expect(deleted).toContain(`answered 407 to CONNECT ${host}`);
+    expect(guarded.refused).toBe(2);
     // A malformed variable is bad input before any call, its password hidden.
     expect(() => proxyFor(new URL(fx.em.baseUrl), { HTTPS_PROXY: 'ftp://runner:s3cret-pw@proxy:21' })).toThrow(
       'HTTPS_PROXY: got "ftp://runner:***@proxy:21", expected an http:// or https:// proxy URL, such as http://proxy.example:3128',
@@ -92,6 +100,17 @@ describe('the platform client behind a proxy', () => {
       expect(await runCli(['check'], bad)).toBe(2);
       expect(bad.stderr.join('\n')).toContain('HTTPS_PROXY: got "not a url", expected an http:// or https:// proxy URL');
       expect(fx.em.counts).toEqual(before);
+      // A proxy that wants credentials is named at once, not retried as an unreachable tenant.
+      const guarded = await startConnectProxy({ user: 'runner', password: 's3cret-pw' });
+      opened.push(guarded);
+      process.env.HTTPS_PROXY = guarded.url;
+      const refused = cliIo(fx.em);
+      expect(await runCli(['check'], refused)).toBe(3);
+      expect(guarded.refused).toBe(1);
+      expect(refused.stderr.join('\n')).toContain(
+        `connection failed: PROXY_REFUSED the proxy ${new URL(guarded.url).host} (HTTPS_PROXY) answered 407 to CONNECT ${host} (Proxy Authentication Required: put the credentials in the proxy URL, http://user:password@host:port)`,
+      );
+      expect(refused.stderr.join('\n')).not.toContain('retrying');
     } finally {
       for (const k of ['HTTPS_PROXY'])
         if (saved[k] === undefined) delete process.env[k];

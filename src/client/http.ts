@@ -6,7 +6,7 @@ import type { Dispatcher } from 'undici';
 import { AbortedError, ConnectionError, InputError, PlatformError, TimeoutError, errorFromResponse, type RedactedRequest } from './errors.js';
 import { Redactor, type SecretHook } from './redact.js';
 import { loadCa, trustStore } from './trust.js';
-import { dispatcherTo, TunnelAgent } from './proxy.js';
+import { dispatcherTo, proxyRefusal, TunnelAgent } from './proxy.js';
 import { deleteWithEmptyBody } from './empty-delete.js';
 import { parseBaseUrl } from './base-url.js';
 import { DEFAULT_RETRY, parseRetryAfter, repeatModeOf, retrying, type RetryInfo, type RetryPolicy } from './retry.js';
@@ -332,6 +332,8 @@ export class HttpClient {
       if (timeout.signal.aborted) {
         throw new TimeoutError({ method: req.method, path: pathOnly, request: redacted(), timeoutMs, cause: error });
       }
+      const refused = this.proxy && proxyRefusal(error, this.proxy, url.host);
+      if (refused) throw new ConnectionError({ method: req.method, path: pathOnly, request: redacted(), cause: refused, code: 'PROXY_REFUSED', sent: false });
       const code = errorCode(error);
       throw new ConnectionError({
         method: req.method,

@@ -59,6 +59,18 @@ export function dispatcherTo(
   return { proxy, dispatcher: proxy ? new ProxyAgent({ ...pool, uri: proxy.href, requestTls: tls }) : new Agent({ ...pool, connect: tls }) };
 }
 
+/** The proxy's refusal of a tunnel (undici's or ours), as an error that names the proxy and what to do; else undefined. */
+export function proxyRefusal(error: unknown, proxy: URL, target: string): (Error & { code: string }) | undefined {
+  let status: number | undefined;
+  for (let e: unknown = error, i = 0; i < 4 && e instanceof Error; i++, e = e.cause) {
+    const m = /Proxy response \((\d+)\) !== 200|answered (\d+) to CONNECT/.exec(e.message);
+    if (m) status = Number(m[1] ?? m[2]);
+  }
+  if (status === undefined) return undefined;
+  const what = status === 407 ? ' (Proxy Authentication Required: put the credentials in the proxy URL, http://user:password@host:port)' : '';
+  return Object.assign(new Error(`the proxy ${proxy.host} (HTTPS_PROXY) answered ${status} to CONNECT ${target}${what}`), { code: 'PROXY_REFUSED' });
+}
+
 /** A proxy URL fit to print, as given but for its password. */
 export function shownProxy(value: string): string {
   return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):[^@/]*@/i, '$1:***@');
