@@ -116,7 +116,7 @@ const direct = (why: string) => !why.startsWith('uses ') && !why.startsWith('sta
 /** The key queries the data diff (and the rollup plans) pick from the impact; `{ skipped }` when there is none. */
 export function pickKeyQueries(
   impact: ImpactResult,
-  s: Pick<DataDiffSettings, 'limits'>,
+  s: Pick<DataDiffSettings, 'limits' | 'queriesFile'>,
   fileQueries: KeyQuery[],
 ): { run: KeyQuery[]; notRun: number; production: EnvironmentRef; staging: EnvironmentRef } | { skipped: string } {
   const src = impact.sources;
@@ -140,7 +140,9 @@ export function pickKeyQueries(
     maxQueries: s.limits.maxQueries,
     maxRows: s.limits.maxRows,
   });
-  if (!picked.run.length) return { skipped: 'no key query: no member whose numbers change is used or probed, and no key-queries file was given' };
+  // A key-queries file refused for an unknown member is given, but none of its queries may run.
+  const file = s.queriesFile ? 'the key-queries file was refused (see Numbers)' : 'no key-queries file was given';
+  if (!picked.run.length) return { skipped: `no key query: no member whose numbers change is used or probed, and ${file}` };
   return { ...picked, production: src.production, staging: src.staging };
 }
 
