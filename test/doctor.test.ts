@@ -65,7 +65,11 @@ describe('doctor', () => {
     expect(text).toContain('every check passed');
     // Each check once on the terminal (stdout and stderr together), the header first and the verdict last.
     const screen = [...r.err, ...r.out];
-    for (const line of r.out.filter((l) => /^[✓✗-] /.test(l))) expect(screen.filter((l) => l === line), line).toHaveLength(1);
+    for (const line of r.out.filter((l) => /^[✓✗-] /.test(l)))
+      expect(
+        screen.filter((l) => l === line),
+        line,
+      ).toHaveLength(1);
     expect(r.err.filter((l) => /^[✓✗-] /.test(l))).toEqual([]);
     expect(r.out[0]).toBe('datamodel-ci doctor: deployment 1');
     expect(r.out.at(-1)).toBe('every check passed');

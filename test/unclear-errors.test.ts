@@ -96,7 +96,7 @@ describe('a path in api-url', () => {
     );
   });
 
-  it("refuses the web app's page of a deployment (/d/<id>/…), naming the origin and the id; a gateway's prefix stays", async () => {
+  it("refuses the web app's page of a deployment (/d/<id>/…), naming the origin and the id; a gateway's prefix stays", () => {
     for (const page of ['https://acme.cubecloud.dev/d/12', 'https://acme.cubecloud.dev/d/12/', 'https://acme.cubecloud.dev/d/12/schema/model']) {
       expect(() => parseBaseUrl(page), page).toThrow(
         `api-url: got "${page}", expected the tenant's origin https://acme.cubecloud.dev: this is the web app's page of deployment 12 (/d/12/…), and the API is not served under it; pass https://acme.cubecloud.dev with deployment-id 12`,

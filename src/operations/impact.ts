@@ -283,7 +283,13 @@ export async function finishImpact(
   result.counts = countChanges(result.changes);
   result.affected = affectedContent(result.changes, content.items);
   const staging = input.staging ?? ('staging' in envs ? envs.staging : undefined);
-  result.sources = { headMeta: headRead.meta, baseMeta: base.meta, content: content.items, ...(production ? { production } : {}), ...(staging ? { staging } : {}) };
+  result.sources = {
+    headMeta: headRead.meta,
+    baseMeta: base.meta,
+    content: content.items,
+    ...(production ? { production } : {}),
+    ...(staging ? { staging } : {}),
+  };
   result.affectedCounts = countContent(result.affected);
   for (const n of [...notices, ...layers.access.notices]) ctx.reporter.notice(`impact: ${n}`);
   const narrower = layer && layerNotice(layer);
