@@ -82,13 +82,6 @@ export const cases = (): Case[] => [
     says: [/api-url: got "https:\/\/\*\*\*@platform\.example\/", expected a URL without user:password/],
   },
   {
-    name: "the web app's address of a deployment (/d/<id>/…)",
-    command: 'validate',
-    env: { DATAMODEL_CI_API_URL: 'https://acme.cubecloud.dev/d/12/schema' },
-    code: 2,
-    says: ['api-url: got "https://acme.cubecloud.dev/d/12/schema", expected the tenant\'s origin https://acme.cubecloud.dev', 'deployment-id 12'],
-  },
-  {
     name: 'missing URL',
     command: 'validate',
     env: { DATAMODEL_CI_API_URL: '' },
