@@ -1,32 +1,35 @@
 /**
- * `npm run comment-picture`: the README's picture of the PR comment, drawn from the real demo. The demo
- * plays quietly; the comment each chosen event left is rendered as GitHub renders it (GFM, sanitised) and framed
- * as a bot comment in an SVG (HTML inside `foreignObject`, so the browser lays out the text). Only what
- * changes per run is fixed: the emulator's address and the update time. A test checks the file is fresh.
+ * `npm run comment-picture`: the README's pictures of the PR comment, drawn from the real demo. The demo
+ * plays quietly; the comment each chosen event left is rendered as GitHub renders it (GFM, sanitised),
+ * framed as a bot comment in an HTML page, and photographed by a real browser (headless Chromium) at the
+ * page's measured height: a PNG shows the same in every viewer, where HTML in an SVG was blank in some and
+ * cut off in others. Only what changes per run is fixed: the emulator's address and the update time. Each
+ * PNG carries the SHA-256 of its page (a `tEXt` chunk), so a test checks it is fresh without a browser.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { Element, ElementContent, Root } from 'hast';
 import { toHtml } from 'hast-util-to-html';
-import { toText } from 'hast-util-to-text';
+import { pngSourceHash, sourceHash, withSourceHash } from './png-source.js';
 import { renderGfm } from '../test/support/gfm.js';
 import { ACCESS_PUSH, playDemo, type DemoEvent } from './demo.js';
 import { ROLLUP_PUSH } from './demo-rollup.js';
 
 /** Each picture and the demo event whose comment it shows. */
 export const PICTURES = [
-  { file: join('docs', 'images', 'pr-comment-impact.svg'), event: '5. A push removes a member a report uses' },
-  { file: join('docs', 'images', 'pr-comment-error.svg'), event: '2. A push breaks the model' },
-  { file: join('docs', 'images', 'pr-comment-numbers.svg'), event: '4. A push changes how a measure is computed' },
-  { file: join('docs', 'images', 'pr-comment-monorepo.svg'), event: '8. A monorepo pull request touches finance/ only' },
-  { file: join('docs', 'images', 'pr-comment-access.svg'), event: ACCESS_PUSH },
-  { file: join('docs', 'images', 'pr-comment-cost.svg'), event: ROLLUP_PUSH },
+  { file: join('docs', 'images', 'pr-comment-impact.png'), event: '5. A push removes a member a report uses' },
+  { file: join('docs', 'images', 'pr-comment-error.png'), event: '2. A push breaks the model' },
+  { file: join('docs', 'images', 'pr-comment-numbers.png'), event: '4. A push changes how a measure is computed' },
+  { file: join('docs', 'images', 'pr-comment-monorepo.png'), event: '8. A monorepo pull request touches finance/ only' },
+  { file: join('docs', 'images', 'pr-comment-access.png'), event: ACCESS_PUSH },
+  { file: join('docs', 'images', 'pr-comment-cost.png'), event: ROLLUP_PUSH },
 ];
 const PLATFORM = 'https://acme.cubecloud.dev';
 const WIDTH = 820;
-/** Text per line at 14px in the comment body (about 766px wide), kept low so the estimate errs tall. */
-const CHARS_PER_LINE = 96;
-const LINE = 21;
+/** The browser's device pixels per CSS pixel: sharp on high-density screens. */
+const SCALE = 2;
 
 /** The comment as a reader sees it, with the run-dependent parts made fixed (address, update time, the data diff's seconds). */
 export function normalise(e: DemoEvent): string {
@@ -42,38 +45,9 @@ export function normalise(e: DemoEvent): string {
     .trim();
 }
 
-const isElement = (n: ElementContent | Root['children'][number]): n is Element => n.type === 'element';
-const lines = (text: string) => Math.max(1, Math.ceil(text.length / CHARS_PER_LINE));
-
-/** Height in pixels of rendered blocks, by GitHub's comment CSS (16px block margins, 21px lines). */
-function blockHeight(nodes: (ElementContent | Root['children'][number])[]): number {
-  let h = 0;
-  for (const n of nodes) {
-    if (!isElement(n)) continue;
-    const text = toText(n).trim();
-    if (/^h[1-6]$/.test(n.tagName)) h += 30 + 16;
-    else if (n.tagName === 'p') h += text.split('\n').reduce((sum, l) => sum + lines(l) * LINE, 0) + 16;
-    else if (n.tagName === 'table') {
-      const rows = n.children.filter(isElement).flatMap((part) => part.children.filter(isElement));
-      // A cell's line breaks (<br>) add lines; the widest cell of a row decides its height.
-      const rowLines = (row: Element) =>
-        Math.max(1, ...row.children.filter(isElement).map((cell) => toText(cell).split('\n').length + lines(toText(cell)) - 1));
-      h += rows.reduce((sum, row) => sum + 12 + rowLines(row) * LINE + 1, 0) + 16;
-    } else if (n.tagName === 'ul' || n.tagName === 'ol') {
-      h += n.children.filter(isElement).reduce((sum, li) => sum + lines(toText(li)) * LINE + 4, 0) + 16;
-    } else if (n.tagName === 'details') {
-      const summary = n.children.filter(isElement).find((c) => c.tagName === 'summary');
-      h += lines(summary ? toText(summary) : '') * LINE + 16;
-      // An open section shows its content too.
-      if (n.properties.open) h += blockHeight(n.children.filter((c) => c !== summary));
-    } else if (n.tagName === 'hr') h += 24 + 16;
-    else h += lines(text) * LINE + 16;
-  }
-  return h;
-}
-
 const CSS = `
-.frame{font:14px/1.5 -apple-system,BlinkMacSystemFont,"Segoe UI","Noto Sans",Helvetica,Arial,sans-serif,"Apple Color Emoji","Segoe UI Emoji";color:#1f2328;border:1px solid #d1d9e0;border-radius:6px;background:#fff;overflow:hidden}
+html,body{margin:0;background:#fff}body{width:${WIDTH}px}
+.frame{font:14px/1.5 -apple-system,BlinkMacSystemFont,"Segoe UI","Noto Sans",Helvetica,Arial,sans-serif,"Apple Color Emoji","Segoe UI Emoji","Noto Color Emoji";color:#1f2328;border:1px solid #d1d9e0;border-radius:6px;background:#fff;overflow:hidden}
 .head{background:#f6f8fa;border-bottom:1px solid #d1d9e0;padding:8px 16px;color:#59636e}
 .head b{color:#1f2328}.bot{border:1px solid #d1d9e0;border-radius:2em;padding:0 7px;font-size:12px;margin:0 4px}
 .body{padding:16px}.body>:first-child{margin-top:0}.body>:last-child{margin-bottom:0}
@@ -98,25 +72,49 @@ function commentBreaks(node: Root | Element): void {
   });
 }
 
-/** The comment's markdown as an SVG picture of a GitHub bot comment. */
-export function commentSvg(markdown: string): string {
+/** The comment's markdown as an HTML page of a GitHub bot comment; its script tells the frame's height. */
+export function commentHtml(markdown: string): string {
   const { tree } = renderGfm(markdown);
   commentBreaks(tree);
-  // XML has no bare boolean attributes; `open` on <details> is the one a comment uses.
-  const body = toHtml(tree, { closeSelfClosing: true, closeEmptyElements: true }).replace(/<details open>/g, '<details open="open">');
-  const height = Math.ceil(blockHeight(tree.children) - 16 + 16 * 2 + 39 + 2);
+  const body = toHtml(tree);
   return [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" role="img" aria-label="The datamodel-ci pull request comment">`,
-    `<foreignObject x="0" y="0" width="${WIDTH}" height="${height}">`,
-    `<div xmlns="http://www.w3.org/1999/xhtml" class="frame"><style>${CSS.trim()}</style>`,
-    `<div class="head"><b>github-actions</b><span class="bot">bot</span> commented</div>`,
+    '<!doctype html>',
+    `<html lang="en"><head><meta charset="utf-8"><title>The datamodel-ci pull request comment</title><style>${CSS.trim()}</style></head><body>`,
+    `<div class="frame" id="frame"><div class="head"><b>github-actions</b><span class="bot">bot</span> commented</div>`,
     `<div class="body">${body}</div></div>`,
-    '</foreignObject></svg>',
+    "<script>document.documentElement.dataset.height = String(Math.ceil(document.getElementById('frame').getBoundingClientRect().height));</script>",
+    '</body></html>',
     '',
   ].join('\n');
 }
 
-/** Play the demo quietly and return each picture, by file, of its event's comment. */
+/** The browser: CHROMIUM, else `chromium` on PATH. */
+const browser = () => process.env.CHROMIUM || 'chromium';
+
+/** Photograph a page at its own height with headless Chromium: the PNG, its page's hash inside. */
+export function photograph(html: string): Buffer {
+  const dir = mkdtempSync(join(tmpdir(), 'dmci-picture-'));
+  try {
+    const page = join(dir, 'comment.html');
+    writeFileSync(page, html);
+    // As root (a container) Chromium runs only without its sandbox.
+    const base = ['--headless', '--disable-gpu', '--hide-scrollbars', ...(process.getuid?.() === 0 ? ['--no-sandbox'] : [])];
+    const run = (args: string[]) =>
+      execFileSync(browser(), [...base, ...args, `file://${page}`], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 60_000 });
+    // First the height the browser lays the comment out at, then the picture of exactly that.
+    const height = Number(/data-height="(\d+)"/.exec(run([`--window-size=${WIDTH},800`, '--dump-dom']))?.[1]);
+    if (!(height > 0)) throw new Error(`${browser()} did not measure the comment (no data-height in its DOM)`);
+    run([`--force-device-scale-factor=${SCALE}`, `--window-size=${WIDTH},${height}`, `--screenshot=${join(dir, 'shot.png')}`]);
+    return withSourceHash(readFileSync(join(dir, 'shot.png')), sourceHash(html));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Whether a committed picture was made from this page. */
+export const isPictureOf = (png: Buffer, html: string) => pngSourceHash(png) === sourceHash(html);
+
+/** Play the demo quietly and return each picture's page, by file, of its event's comment. */
 export async function renderPictures(): Promise<Map<string, string>> {
   const events: DemoEvent[] = [];
   const ok = await playDemo({ print: () => undefined, onEvent: (e) => events.push(e) });
@@ -124,7 +122,7 @@ export async function renderPictures(): Promise<Map<string, string>> {
   for (const p of PICTURES) {
     const event = events.find((e) => e.title === p.event);
     if (!ok || !event) throw new Error(`the demo did not play through to "${p.event}"`);
-    out.set(p.file, commentSvg(normalise(event)));
+    out.set(p.file, commentHtml(normalise(event)));
   }
   return out;
 }
@@ -134,9 +132,9 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`comment-picture: no arguments expected, got ${JSON.stringify(argv[0])}\n`);
     return 2;
   }
-  for (const [file, svg] of await renderPictures()) {
+  for (const [file, html] of await renderPictures()) {
     mkdirSync(dirname(resolve(file)), { recursive: true });
-    writeFileSync(resolve(file), svg);
+    writeFileSync(resolve(file), photograph(html));
     process.stdout.write(`wrote ${file}\n`);
   }
   return 0;

@@ -12,12 +12,31 @@ const q = (s: string) => JSON.stringify(s);
  */
 export const NODE_FLOOR = { major: 22, minor: 13, text: 'Node.js 22.13+ or 24+' } as const;
 
-/** The node check every composite step runs first; it fails closed on anything it cannot read as a version. */
-export const NODE_CHECK = [
+/** actions/setup-node pinned to a commit: the actions set up Node.js 24 themselves on a runner whose node is older. */
+export const SETUP_NODE = 'actions/setup-node@53b83947a5a98c8d113130e565377fae1a50d02f # v6.3.0';
+
+/** Whether the runner's node meets the floor (any non-version text, or no node at all, does not). */
+const NODE_OK = [
   'version="$(node -p \'process.versions.node\' 2>/dev/null || echo none)"',
   'major="${version%%.*}"; minor="${version#*.}"; minor="${minor%%.*}"',
-  `if ! { [ "\${major}" -ge 24 ] || { [ "\${major}" -eq ${NODE_FLOOR.major} ] && [ "\${minor}" -ge ${NODE_FLOOR.minor} ]; }; } 2>/dev/null; then`,
-  `  echo "::error title=datamodel-ci::${NODE_FLOOR.text} is needed on the runner; found $(node --version 2>/dev/null || echo 'no node'). Add actions/setup-node (node-version: 24) before this step."`,
+  `if { [ "\${major}" -ge 24 ] || { [ "\${major}" -eq ${NODE_FLOOR.major} ] && [ "\${minor}" -ge ${NODE_FLOOR.minor} ]; }; } 2>/dev/null; then`,
+];
+
+/** The first step: `old=true` in its outputs when the runner's node is below the floor, and a notice saying so. */
+export const NODE_PROBE = [
+  ...NODE_OK,
+  '  echo "old=false" >> "$GITHUB_OUTPUT"',
+  'else',
+  `  echo "::notice title=datamodel-ci::the runner's node is $(node --version 2>/dev/null || echo 'missing'), older than ${NODE_FLOOR.text}: this action sets up Node.js 24 (actions/setup-node, from the runner's tool cache when it is there), which stays first on PATH for the job's later steps"`,
+  '  echo "old=true" >> "$GITHUB_OUTPUT"',
+  'fi',
+];
+
+/** The check of the step that runs the bundle, after the setup: it fails closed on anything it cannot read as a version. */
+export const NODE_CHECK = [
+  ...NODE_OK.slice(0, 2),
+  NODE_OK[2]!.replace(/^if \{/, 'if ! {'),
+  `  echo "::error title=datamodel-ci::${NODE_FLOOR.text} is needed on the runner; found $(node --version 2>/dev/null || echo 'no node'). The action sets up Node.js 24 when the runner's is older: on a self-hosted runner, let actions/setup-node reach nodejs.org (or fill its tool cache)."`,
   '  exit 1',
   'fi',
 ];
@@ -41,7 +60,11 @@ export function renderActionYml(spec: ActionSpec): string {
   for (const output of spec.outputs) {
     lines.push(`  ${output.name}:`, `    description: ${q(output.description)}`, `    value: \${{ steps.run.outputs.${output.name} }}`);
   }
-  lines.push('', 'runs:', '  using: composite', '  steps:', '    - id: run', '      shell: bash', '      env:');
+  lines.push('', 'runs:', '  using: composite', '  steps:', '    - id: node', '      shell: bash', '      run: |');
+  for (const l of NODE_PROBE) lines.push(`        ${l}`);
+  // Only when the runner's node is older: no step for the user to add, and nothing downloaded otherwise.
+  lines.push("    - if: steps.node.outputs.old == 'true'", `      uses: ${SETUP_NODE}`, '      with:', '        node-version: 24');
+  lines.push('    - id: run', '      shell: bash', '      env:');
   for (const input of inputsOf(spec)) lines.push(`        ${envName(input.name)}: \${{ inputs.${input.name} }}`);
   lines.push('      run: |');
   for (const l of NODE_CHECK) lines.push(`        ${l}`);
@@ -87,9 +110,10 @@ ${spec.description}
     deployment-id: \${{ vars.PLATFORM_DEPLOYMENT_ID }}
 \`\`\`
 
-It runs \`node dist/index.js ${spec.command}\` from this repository's bundle (${NODE_FLOOR.text} on the
-runner). Every input reaches the process as a \`DATAMODEL_CI_*\` variable; the same command runs in a
-terminal as \`npx datamodel-ci ${spec.command}\`.
+It runs \`node dist/index.js ${spec.command}\` from this repository's bundle, on the runner's node when it is
+${NODE_FLOOR.text}, else on Node.js 24 that it sets up itself (no \`actions/setup-node\` step needed). Every
+input reaches the process as a \`DATAMODEL_CI_*\` variable; the same command runs in a terminal as
+\`datamodel-ci ${spec.command}\` ([docs/cli.md](../../docs/cli.md)).
 
 ${renderTables(spec)}
 `;

@@ -193,7 +193,11 @@ async function probeBetween(before: string | undefined, after: string, personas:
   const defs = personas.map((n) => accessPersona(n));
   const plan = await planDataDiff(settings(), { pr: { fork: false }, repositoryPublic: false });
   // The cubes' members come from the personas' own /meta (an empty context sees no guarded cube).
-  const r: ImpactResult = { ...impact, head: after, sources: { headMeta: { cubes: [] }, content: [], production, staging: envs.staging as EnvironmentRef } };
+  const r: ImpactResult = {
+    ...impact,
+    head: after,
+    sources: { headMeta: { cubes: [] }, baseMeta: { cubes: [] }, content: [], production, staging: envs.staging as EnvironmentRef },
+  };
   const a = await accessProbeStep(c, plan, { ...r, access: access({ personas, personaDefinitions: defs, policyTargets: ['orders'], ...over }) });
   return { a: a!, r: { ...r, access: a! } };
 }

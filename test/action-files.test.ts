@@ -13,7 +13,7 @@ import { convertActionTemplate, parseAction, type ActionRunsComposite, type Acti
 import { isRunStep } from '@actions/workflow-parser/model/type-guards';
 import type { TemplateToken } from '@actions/workflow-parser/templates/tokens/template-token';
 import { ACTIONS, COMMON_INPUTS, envName, inputsOf, type ActionSpec } from '../src/action-spec.js';
-import { NODE_CHECK, NODE_FLOOR, renderActionReadme, renderActionYml } from '../src/action-files.js';
+import { NODE_CHECK, NODE_FLOOR, NODE_PROBE, SETUP_NODE, renderActionReadme, renderActionYml } from '../src/action-files.js';
 import { runActionCommand } from '../src/commands/index.js';
 import { InputReader, readSettingsWith } from '../src/settings.js';
 
@@ -27,7 +27,7 @@ interface Parsed {
   text: string;
   template: ActionTemplate;
   runs: ActionRunsComposite;
-  /** The raw mapping of the single step (the converted Step drops `shell`). */
+  /** The raw mapping of the step that runs the bundle (the converted Step drops `shell`). */
   step: TemplateToken;
 }
 
@@ -49,8 +49,8 @@ function parse(spec: ActionSpec): Parsed {
   const runs = root.find('runs');
   const steps = runs && isMapping(runs) ? runs.find('steps') : undefined;
   if (!steps || !isSequence(steps)) throw new Error('runs.steps is not a sequence');
-  expect(steps.count).toBe(1);
-  return { text, template, runs: template.runs as ActionRunsComposite, step: steps.get(0) };
+  expect(steps.count).toBe(3);
+  return { text, template, runs: template.runs as ActionRunsComposite, step: steps.get(2) };
 }
 
 /** The text of a token: a literal, or `${{ expr }}` for an expression. */
@@ -62,9 +62,9 @@ function text(t: TemplateToken | undefined): string | undefined {
   throw new Error('a mapping or a sequence where text was expected');
 }
 
-/** The run script of the single step, as a literal (an expression in it fails). */
+/** The run script of the step that runs the bundle, as a literal (an expression in it fails). */
 function script(p: Parsed): string {
-  const step = p.runs.steps[0]!;
+  const step = p.runs.steps[2]!;
   if (!isRunStep(step)) throw new Error('the step has no run:');
   if (!isString(step.run)) throw new Error('run: is not a literal: an ${{ }} in it is interpolated into the script');
   return step.run.value;
@@ -75,10 +75,10 @@ describe.each(ACTIONS.map((spec) => [spec.dir === '.' ? 'action.yml' : `${spec.d
   const declared = inputsOf(spec);
   const get = () => (cached ??= parse(spec));
 
-  it('is a composite action with exactly one `shell: bash` step, id run', () => {
+  it('is a composite action of three steps: the node probe, the pinned setup of Node 24 when it is old, and the `shell: bash` step, id run', () => {
     const { runs, step } = get();
-    expect(runs.steps).toHaveLength(1);
-    expect(runs.steps[0]!.id).toBe('run');
+    expect(runs.steps.map((s) => s.id)).toEqual(['node', expect.any(String), 'run']);
+    expect(runs.steps[1]!.if?.expression).toBe("success() && (steps.node.outputs.old == 'true')");
     if (!isMapping(step)) throw new Error('the step is not a mapping');
     expect(text(step.find('shell'))).toBe('bash');
   });
@@ -94,7 +94,7 @@ describe.each(ACTIONS.map((spec) => [spec.dir === '.' ? 'action.yml' : `${spec.d
   });
 
   it('maps every input, and nothing else, to the DATAMODEL_CI_* variable the code reads', () => {
-    const step = get().runs.steps[0]!;
+    const step = get().runs.steps[2]!;
     if (!isRunStep(step) || !step.env) throw new Error('the step has no run: or no env:');
     const env = step.env;
     const entries = [...env].map((kv) => [text(kv.key), kv.value] as const);
@@ -111,11 +111,15 @@ describe.each(ACTIONS.map((spec) => [spec.dir === '.' ? 'action.yml' : `${spec.d
   it('never writes ${{ }} into the run script', () => {
     const body = script(get());
     expect(body).not.toContain('${{');
-    // And in the file itself: every line of the `run: |` block.
+    // And in the file itself: every line of both `run: |` blocks (the probe's and the run step's).
     const lines = get().text.split('\n');
-    const start = lines.findIndex((l) => /^\s+run: \|$/.test(l));
-    expect(start).toBeGreaterThan(0);
-    for (const l of lines.slice(start)) expect(l).not.toContain('${{');
+    const starts = lines.flatMap((l, i) => (/^\s+run: \|$/.test(l) ? [i] : []));
+    expect(starts).toHaveLength(2);
+    for (const start of starts) {
+      const block = lines.slice(start + 1);
+      const end = block.findIndex((l) => !l.startsWith('        '));
+      for (const l of end < 0 ? block : block.slice(0, end)) expect(l).not.toContain('${{');
+    }
   });
 
   it(`runs the node check, then exec node "\${GITHUB_ACTION_PATH}/…/dist/index.js" ${spec.command}`, () => {
@@ -313,6 +317,46 @@ describe('the node check of every step', () => {
     expect(r.status).toBe(1);
     expect(r.stdout).toContain('Node.js 22.13+ or 24+');
     expect(r.stdout).toContain('found no node');
+  });
+
+  /** The first step's verdict, as GITHUB_OUTPUT receives it, and what it printed. */
+  function runProbe(path: string): { old: string | undefined; stdout: string } {
+    const dir = mkdtempSync(join(tmpdir(), 'dmci-probe-'));
+    writeFileSync(join(dir, 'probe.sh'), `${NODE_PROBE.join('\n')}\n`);
+    writeFileSync(join(dir, 'out'), '');
+    const r = spawnSync('/bin/bash', [...BASH, join(dir, 'probe.sh')], { env: { PATH: path, GITHUB_OUTPUT: join(dir, 'out') }, encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    return { old: /^old=(.*)$/m.exec(readFileSync(join(dir, 'out'), 'utf8'))?.[1], stdout: r.stdout };
+  }
+
+  it('the first step asks for Node 24 below the floor, with no node and on garbage; not on 22.13, 24 and later', () => {
+    for (const version of ['20.19.5', '22.12.0', '23.11.1']) {
+      const r = runProbe(`${nodeOf(version)}:/usr/bin:/bin`);
+      expect(r.old, version).toBe('true');
+      expect(r.stdout).toContain(
+        `::notice title=datamodel-ci::the runner's node is v${version}, older than Node.js 22.13+ or 24+: this action sets up Node.js 24`,
+      );
+    }
+    expect(runProbe(mkdtempSync(join(tmpdir(), 'dmci-empty-'))).old).toBe('true');
+    expect(runProbe(`${fakeNode('echo v18.20.0')}:/usr/bin:/bin`).old).toBe('true');
+    for (const version of ['22.13.0', '24.0.0', '26.10.0']) {
+      const r = runProbe(`${nodeOf(version)}:/usr/bin:/bin`);
+      expect(r.old, version).toBe('false');
+      expect(r.stdout).toBe('');
+    }
+  });
+
+  it('every action.yml sets up Node 24 with a pinned actions/setup-node only when the first step says so, then checks and runs', () => {
+    expect(SETUP_NODE).toMatch(/^actions\/setup-node@[0-9a-f]{40} # v\d+\.\d+\.\d+$/);
+    for (const spec of ACTIONS) {
+      const yml = readFileSync(ymlPath(spec), 'utf8');
+      const steps = yml.slice(yml.indexOf('  steps:\n'));
+      expect(steps, spec.dir).toMatch(
+        new RegExp(
+          `^  steps:\\n    - id: node\\n      shell: bash\\n      run: \\|\\n[\\s\\S]*?\\n    - if: steps\\.node\\.outputs\\.old == 'true'\\n      uses: ${SETUP_NODE.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\n      with:\\n        node-version: 24\\n    - id: run\\n`,
+        ),
+      );
+    }
   });
 
   it('passes with the node running this test', () => {

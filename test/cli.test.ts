@@ -78,4 +78,19 @@ describe('cli', () => {
     expect(parseArgs(['--dry-run', 'false', '--json', 'true'], { boolean: ['dry-run', 'json'] }).flags).toEqual({ 'dry-run': false, json: true });
     expect(parseArgs(['--dry-run', 'main'], { boolean: ['dry-run'] })).toEqual({ flags: { 'dry-run': true }, positionals: ['main'] });
   });
+
+  it('answers an unknown flag with the flags near it (a typo, a missing part), else the short list or --help', async () => {
+    const spec = { boolean: ['dry-run', 'json'], string: ['deployment-id', 'api-url'] };
+    expect(() => parseArgs(['--dryrun'], spec)).toThrow('unknown flag --dryrun (did you mean --dry-run?)');
+    expect(() => parseArgs(['--deployment=1'], spec)).toThrow('unknown flag --deployment (did you mean --deployment-id?)');
+    expect(() => parseArgs(['--api_url', 'x'], spec)).toThrow('unknown flag --api_url (did you mean --api-url?)');
+    expect(() => parseArgs(['--zzz'], spec)).toThrow('unknown flag --zzz (known: --dry-run, --json, --deployment-id, --api-url)');
+    // A command's whole table: the near flag, not its fifty.
+    const t = io();
+    expect(await runCli(['validate', '--deploymentid', '1'], t)).toBe(2);
+    expect(t.stderr).toEqual(['error: validate: unknown flag --deploymentid (did you mean --deployment-id?)']);
+    const u = io();
+    expect(await runCli(['check', '--apiurl', 'https://x'], u)).toBe(2);
+    expect(u.stderr).toEqual(['datamodel-ci check: unknown flag --apiurl (did you mean --api-url?)', 'Run "datamodel-ci check --help" for its flags.']);
+  });
 });

@@ -150,4 +150,34 @@ describe('datamodel-ci diff --data', () => {
     expect(tol.stderr.join('\n')).toContain('data-diff-rel-tolerance: got "-1", expected a number of at least 0');
     expect(fx.em.counts).toEqual(before);
   }, 60_000);
+
+  it('a key query naming a member neither layer has fails the step before any query runs, naming the query, the member and the names near it', async () => {
+    const typo = join(dir, 'typo-queries.json');
+    writeFileSync(
+      typo,
+      JSON.stringify({
+        queries: [
+          { name: 'Revenue by status', query: { measures: ['orders_view.total_amount'], dimensions: ['orders_view.stauts'] } },
+          { name: 'Orders', query: { measures: ['orders.count'], filters: [{ member: 'orderz.status', operator: 'set' }] } },
+        ],
+      }),
+    );
+    const before = { ...fx.em.dataCounts };
+    const t = io();
+    // Bad input found by reading the platform: exit 2, as a bad flag is.
+    expect(await runCli([...args, '--model-dir', dir, '--data', '--data-diff-queries', typo], t)).toBe(2);
+    const said = t.stderr.join('\n');
+    expect(said).toContain(
+      `data-diff-queries (${typo}): key query "Revenue by status" names orders_view.stauts, which production's semantic layer does not have, nor the preview's (did you mean orders_view.status?)`,
+    );
+    expect(said).toContain(
+      `key query "Orders" names orderz.status, which production's semantic layer does not have, nor the preview's (did you mean orders.status?)`,
+    );
+    expect(said).not.toContain('failed');
+    // No query was loaded: the file's queries never ran (the rollup plans of the derived probes still read /sql).
+    const ran = Object.keys(fx.em.dataCounts).filter((k) => fx.em.dataCounts[k] !== before[k]);
+    expect(ran).toContain('meta');
+    expect(ran).not.toContain('load');
+    expect(t.stdout).toContain('data-changed-count=');
+  }, 60_000);
 });

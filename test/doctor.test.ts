@@ -63,6 +63,16 @@ describe('doctor', () => {
     expect(text).toContain('a bodyless write without Content-Length is refused with 411');
     expect(text).toMatch(/validation errors: \d+ errors?, \d+ with a file name/);
     expect(text).toContain('every check passed');
+    // Each check once on the terminal (stdout and stderr together), the header first and the verdict last.
+    const screen = [...r.err, ...r.out];
+    for (const line of r.out.filter((l) => /^[✓✗-] /.test(l)))
+      expect(
+        screen.filter((l) => l === line),
+        line,
+      ).toHaveLength(1);
+    expect(r.err.filter((l) => /^[✓✗-] /.test(l))).toEqual([]);
+    expect(r.out[0]).toBe('datamodel-ci doctor: deployment 1');
+    expect(r.out.at(-1)).toBe('every check passed');
     expect(leftovers(fx.em)).toEqual([]);
   });
 
@@ -136,6 +146,13 @@ describe('doctor', () => {
     const r = await doctor(fx.em, ['--dry-run']);
     expect(r.code).toBe(0);
     expect(r.out.join('\n')).toMatch(/^- upload: not checked \(dry run: the doctor only reads\)|^- upload: dry run: the doctor only reads/m);
+    // It says what it did not check, never that every check passed.
+    expect(r.out[0]).toBe('datamodel-ci doctor: deployment 1 (dry run: reads only)');
+    expect(r.out.join('\n')).not.toContain('every check passed');
+    expect(r.out.at(-1)).toBe(
+      '4 checks passed, 8 checks not made: content-length, duplicate branch, upload, hash algorithm, staging URL, hash form, staging wake, validation errors (a dry run only reads: run without --dry-run to make them)',
+    );
+    expect(r.err.filter((l) => /^[✓✗-] /.test(l))).toEqual([]);
     expect(JSON.stringify(writes())).toBe(w0);
     expect(JSON.stringify(fx.em.state)).toBe(before);
   });

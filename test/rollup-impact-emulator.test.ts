@@ -242,4 +242,40 @@ describe('the pr lifecycle', () => {
       await gh.close();
     }
   }, 120_000);
+
+  it('a key query naming a member neither semantic layer has: the step fails, the Numbers section names the file, the query and the member', async () => {
+    const { dir } = checkout('pr-renamed');
+    const typo = join(dir, 'typo-queries.json');
+    writeFileSync(typo, JSON.stringify({ queries: [{ name: 'by status', query: { measures: ['orders.count'], dimensions: ['orders.stauts'] } }] }));
+    const gh = await startGitHubStandin();
+    try {
+      gh.addPull({ number: 34, headSha: 'd'.repeat(40), headRef: 'typo' });
+      const lines: string[] = [];
+      const env: NodeJS.ProcessEnv = {
+        ...cliIo(fx.em).env,
+        DATAMODEL_CI_CA_CERT: `${fx.em.ca}\n${gh.ca}`,
+        DATAMODEL_CI_DEPLOYMENT_ID: '1',
+        DATAMODEL_CI_GITHUB_TOKEN: 'ghs_rollup_impact_token_0123',
+        DATAMODEL_CI_MODEL_DIR: dir,
+        DATAMODEL_CI_DATA_DIFF_QUERIES: typo,
+        GITHUB_REPOSITORY: gh.repository,
+        GITHUB_API_URL: gh.url,
+        GITHUB_EVENT_NAME: 'pull_request',
+        GITHUB_EVENT_PATH: writeEvent(pullRequestEvent('opened', { number: 34, headSha: 'd'.repeat(40) })),
+      };
+      const before = { ...fx.em.dataCounts };
+      const code = await runActionCommand('pr', [], { out: (l) => lines.push(l), err: (l) => lines.push(l), env });
+      expect(code, lines.join('\n')).toBe(1);
+      const said = `key query "by status" names orders.stauts, which production's semantic layer does not have, nor the preview's (did you mean orders.status?)`;
+      expect(lines.join('\n')).toContain(`data-diff-queries (${typo}): ${said}`);
+      const body = gh.comments(34).at(-1)!.body;
+      expect(body).toContain('**Numbers**: not compared: data\\-diff\\-queries \\(');
+      expect(body).toContain("names orders\\.stauts, which production\\'s semantic layer does not have");
+      expect(body).toContain('the key\\-queries file was refused \\(see Numbers\\)');
+      // No query of the file reached the data API.
+      expect(fx.em.dataCounts.load ?? 0).toBe(before.load ?? 0);
+    } finally {
+      await gh.close();
+    }
+  }, 120_000);
 });

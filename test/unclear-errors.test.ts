@@ -95,4 +95,19 @@ describe('a path in api-url', () => {
       /api-url: got "https:\/\/host\.example\/\?tenant=a", expected a URL without \?query or #fragment/,
     );
   });
+
+  it("refuses the web app's page of a deployment (/d/<id>/…), naming the origin and the id; a gateway's prefix stays", () => {
+    for (const page of ['https://acme.cubecloud.dev/d/12', 'https://acme.cubecloud.dev/d/12/', 'https://acme.cubecloud.dev/d/12/schema/model']) {
+      expect(() => parseBaseUrl(page), page).toThrow(
+        `api-url: got "${page}", expected the tenant's origin https://acme.cubecloud.dev: this is the web app's page of deployment 12 (/d/12/…), and the API is not served under it; pass https://acme.cubecloud.dev with deployment-id 12`,
+      );
+    }
+    // Refused in the client too, before any request.
+    const sent = server.requests.length;
+    expect(() => client({ baseUrl: `${server.baseUrl}/d/3/schema` })).toThrow('deployment-id 3');
+    expect(server.requests.length).toBe(sent);
+    // Only that page: a gateway's own prefix, even one that starts with a d, is kept.
+    for (const prefix of ['https://host.example/d', 'https://host.example/dev/d/1', 'https://host.example/d/main', 'https://host.example/tenant-a/d/1'])
+      expect(parseBaseUrl(prefix).href, prefix).toBe(new URL(prefix).href);
+  });
 });

@@ -2,17 +2,20 @@ import { randomBytes } from 'node:crypto';
 import { Agent as HttpsAgent } from 'node:https';
 import { createSecureContext, type SecureContext } from 'node:tls';
 import type { Readable } from 'node:stream';
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { AbortedError, ConnectionError, InputError, PlatformError, TimeoutError, errorFromResponse, type RedactedRequest } from './errors.js';
 import { Redactor, type SecretHook } from './redact.js';
 import { loadCa, trustStore } from './trust.js';
+import { dispatcherTo, proxyRefusal, TunnelAgent } from './proxy.js';
 import { deleteWithEmptyBody } from './empty-delete.js';
+import { parseBaseUrl } from './base-url.js';
 import { DEFAULT_RETRY, parseRetryAfter, repeatModeOf, retrying, type RetryInfo, type RetryPolicy } from './retry.js';
 import { DEFAULTS } from '../defaults.js';
 import { VERSION } from '../version.js';
 
 import type { HttpMethod } from '@datamodel-ci/platform-api';
 export type { HttpMethod };
+export { parseBaseUrl };
 /** How the key is sent: `Bearer <key>`, `Api-Key <key>`, or `raw` (the data API's token, as is). */
 export type AuthScheme = 'bearer' | 'api-key' | 'raw';
 
@@ -37,8 +40,10 @@ export interface ClientOptions {
   timeoutMs?: number;
   /** Retry policy overrides. */
   retry?: Partial<RetryPolicy>;
-  /** Transport override (an undici Dispatcher); by default a keep-alive Agent is made. */
+  /** Transport override (an undici Dispatcher); by default a keep-alive Agent is made (through the proxy, if one applies). */
   dispatcher?: Dispatcher;
+  /** Where HTTPS_PROXY/HTTP_PROXY and NO_PROXY are read (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
   /** Parallel connections of the default Agent (default 16). */
   connections?: number;
   /** Told about every secret the client learns; wire to `core.setSecret`. */
@@ -99,32 +104,6 @@ export function authSchemeFor(key: string): AuthScheme {
   return key.startsWith('sk-') ? 'api-key' : 'bearer';
 }
 
-/** Parse and check the base URL: https only, no credentials, query or fragment; a path is the prefix of every request. */
-export function parseBaseUrl(input: string, inputName = 'api-url'): URL {
-  let url: URL;
-  try {
-    url = new URL(input);
-  } catch {
-    throw new InputError(inputName, input, 'an absolute https:// URL such as https://example.cubecloud.dev');
-  }
-  if (url.protocol !== 'https:') {
-    throw new InputError(inputName, input, 'an https:// URL (the platform accepts HTTPS only)');
-  }
-  if (url.username || url.password) {
-    throw new InputError(inputName, redactUrlCredentials(url), 'a URL without user:password (pass the key as api-key)');
-  }
-  if (url.search || url.hash)
-    throw new InputError(inputName, input, 'a URL without ?query or #fragment (the host, and a path when the API is served under one)');
-  return url;
-}
-
-function redactUrlCredentials(url: URL): string {
-  const copy = new URL(url.href);
-  copy.username = '***';
-  copy.password = '';
-  return copy.href;
-}
-
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 function flatHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
@@ -156,6 +135,8 @@ export class HttpClient {
   private readonly secureContext: SecureContext | undefined;
   /** node:https pool of the bodyless DELETEs (made on first use). */
   private httpsAgent: HttpsAgent | undefined;
+  /** The proxy the platform is reached through (HTTPS_PROXY, unless NO_PROXY exempts it). */
+  readonly proxy: URL | undefined;
   private readonly authHeader: string;
   private readonly userAgent: string;
   private readonly timeoutMs: number;
@@ -199,12 +180,11 @@ export class HttpClient {
       // One TLS context for every connection: building it from ~150 CA certificates takes ~20 ms of
       // CPU, which `ca` alone would spend again on each new connection of the pool.
       this.secureContext = ca ? createSecureContext({ ca }) : undefined;
-      this.dispatcher = new Agent({
-        connections: options.connections ?? 16,
-        keepAliveTimeout: 10_000,
-        keepAliveMaxTimeout: 60_000,
-        connect: this.secureContext ? { secureContext: this.secureContext } : {},
-      });
+      const tls = this.secureContext ? { secureContext: this.secureContext } : {};
+      const pool = { connections: options.connections ?? 16, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 };
+      // Through a proxy the custom CA checks the platform at the end of the tunnel.
+      ({ dispatcher: this.dispatcher, proxy: this.proxy } = dispatcherTo(this.baseUrl, tls, pool, options.env));
+      if (this.proxy?.password) this.redactor.add(decodeURIComponent(this.proxy.password));
       this.ownsDispatcher = true;
     }
   }
@@ -321,7 +301,8 @@ export class HttpClient {
       if (options.signal?.aborted) throw options.signal.reason;
       sentStarted = true;
       if (req.method === 'DELETE' && payload === '' && this.ownsDispatcher) {
-        this.httpsAgent ??= new HttpsAgent({ keepAlive: true, ...(this.secureContext ? { secureContext: this.secureContext } : {}) });
+        const agentOptions = { keepAlive: true, ...(this.secureContext ? { secureContext: this.secureContext } : {}) };
+        this.httpsAgent ??= this.proxy ? new TunnelAgent(this.proxy, agentOptions) : new HttpsAgent(agentOptions);
         const res = await deleteWithEmptyBody(url, headers, this.httpsAgent, signal);
         return this.finish(req, res.statusCode, res.headers, res.text, redacted);
       }
@@ -351,6 +332,8 @@ export class HttpClient {
       if (timeout.signal.aborted) {
         throw new TimeoutError({ method: req.method, path: pathOnly, request: redacted(), timeoutMs, cause: error });
       }
+      const refused = this.proxy && proxyRefusal(error, this.proxy, url.host);
+      if (refused) throw new ConnectionError({ method: req.method, path: pathOnly, request: redacted(), cause: refused, code: 'PROXY_REFUSED', sent: false });
       const code = errorCode(error);
       throw new ConnectionError({
         method: req.method,

@@ -62,6 +62,8 @@ export function classify(error: unknown, mode: RepeatMode): 'retry' | 'check' | 
 /** Failures that repeat on every try: TLS verification, a wrong host name. */
 const PERMANENT_CODES = new Set([
   'ENOTFOUND',
+  // The proxy refused the tunnel (a 407 wants credentials): asking again changes nothing.
+  'PROXY_REFUSED',
   'CERT_HAS_EXPIRED',
   'DEPTH_ZERO_SELF_SIGNED_CERT',
   'SELF_SIGNED_CERT_IN_CHAIN',

@@ -3,6 +3,8 @@
  * `--flag=false`, or `--flag true|false` (the form older docs showed; a following word that is neither
  * stays a positional).
  */
+import { didYouMean, didYouMeanText } from '../model/did-you-mean.js';
+
 export class UsageError extends Error {
   override name = 'UsageError';
 }
@@ -48,8 +50,11 @@ export function parseArgs(argv: readonly string[], spec: FlagSpec): ParsedArgs {
       if (value === undefined) throw new UsageError(`--${name}: expected a value`);
       flags[name] = value;
     } else {
-      const known = [...booleans, ...strings].map((f) => `--${f}`).join(', ');
-      throw new UsageError(`unknown flag --${name} (known: ${known || 'none'})`);
+      const known = [...booleans, ...strings];
+      const near = didYouMean(name, known);
+      // A short list helps; a long one (an action's fifty inputs) is --help's job, which the caller points to.
+      const list = known.length <= 10 ? ` (known: ${known.map((f) => `--${f}`).join(', ') || 'none'})` : '';
+      throw new UsageError(`unknown flag --${name}${near.length ? didYouMeanText(near, (f) => `--${f}`) : list}`);
     }
   }
   return { positionals, flags };

@@ -4,7 +4,8 @@
  * One line per check, or one JSON document with --json; --dry-run only reads.
  */
 import { randomBytes } from 'node:crypto';
-import { Agent, request } from 'undici';
+import { request } from 'undici';
+import { dispatcherTo } from '../client/proxy.js';
 import { PlatformClient } from '../client/client.js';
 import { InputError } from '../client/errors.js';
 import { HttpClient, authSchemeFor } from '../client/http.js';
@@ -15,7 +16,7 @@ import { JsonReporter } from '../report/json.js';
 import { TerminalReporter } from '../report/terminal.js';
 import type { Reporter } from '../report/reporter.js';
 import { InputReader, readConnection, sourceOf, type ConnectionSettings } from '../settings.js';
-import { runDoctor, type DoctorReport } from '../operations/doctor.js';
+import { runDoctor, type Check, type DoctorReport } from '../operations/doctor.js';
 import type { UploadVia } from '../operations/upload-model.js';
 import { plural } from '../report/plural.js';
 import { retryNotice } from '../report/retry-notice.js';
@@ -25,17 +26,42 @@ import { DOCTOR_INPUTS, doctorSpec } from './specs.js';
 
 const MARK = { ok: '✓', failed: '✗', 'not checked': '-' } as const;
 
-export function renderDoctor(r: DoctorReport): string[] {
-  const lines = [`datamodel-ci doctor: deployment ${r.deploymentId}${r.checks.some((c) => c.name === 'upload') ? `, throwaway branch ${r.branch}` : ''}`];
-  // A check with nothing for the toolkit to do (clean-up, skipped checks) gets no arrow line.
-  for (const c of r.checks) lines.push(`${MARK[c.state]} ${c.name}: ${c.seen}`, ...(c.action ? [`    → the toolkit ${c.action}`] : []));
+/** A check's line, and what the toolkit does about it (none for a check with nothing to do: clean-up, a skipped one). */
+export function checkLines(c: Check): string[] {
+  return [`${MARK[c.state]} ${c.name}: ${c.seen}`, ...(c.action ? [`    → the toolkit ${c.action}`] : [])];
+}
+
+/** The last line: what failed, else what was not checked (a dry run's writes), else that every check passed. */
+export function doctorVerdict(r: Pick<DoctorReport, 'checks' | 'dryRun'>): string {
   const failed = r.checks.filter((c) => c.state === 'failed').length;
-  lines.push(failed ? `${plural(failed, 'check')} failed: read the lines marked ✗` : 'every check passed');
+  const skipped = r.checks.filter((c) => c.state === 'not checked').map((c) => c.name);
+  const unchecked = skipped.length ? `${plural(skipped.length, 'check')} not made: ${skipped.join(', ')}` : '';
+  if (failed) return `${plural(failed, 'check')} failed: read the lines marked ✗${unchecked ? `; ${unchecked}` : ''}`;
+  if (!unchecked) return 'every check passed';
+  const passed = r.checks.length - skipped.length;
+  return `${plural(passed, 'check')} passed, ${unchecked}${r.dryRun ? ' (a dry run only reads: run without --dry-run to make them)' : ''}`;
+}
+
+export function renderDoctor(r: DoctorReport): string[] {
+  const lines = [
+    `datamodel-ci doctor: deployment ${r.deploymentId}${r.checks.some((c) => c.name === 'upload' && c.state !== 'not checked') ? `, throwaway branch ${r.branch}` : ''}`,
+  ];
+  for (const c of r.checks) lines.push(...checkLines(c));
+  lines.push(doctorVerdict(r));
   return lines;
 }
 
-/** Run the doctor with a connection's settings (the command, and the `preflight` input of the actions). */
-export async function doctorFor(connection: ConnectionSettings, deploymentId: number, reporter: Reporter, dryRun: boolean): Promise<DoctorReport> {
+/**
+ * Run the doctor with a connection's settings (the command, and the `preflight` input of the actions);
+ * `onCheck` prints each check as it is made, by default as a log line.
+ */
+export async function doctorFor(
+  connection: ConnectionSettings,
+  deploymentId: number,
+  reporter: Reporter,
+  dryRun: boolean,
+  onCheck: (check: Check) => void = (c) => checkLines(c).forEach((l) => reporter.info(l)),
+): Promise<DoctorReport> {
   const apiKey = connection.apiKey;
   if (!apiKey) throw new InputError('api-key', undefined, 'an API key (--api-key or DATAMODEL_CI_API_KEY)');
   reporter.secret(apiKey);
@@ -56,6 +82,7 @@ export async function doctorFor(connection: ConnectionSettings, deploymentId: nu
       {
         apiKey,
         authScheme: scheme,
+        onCheck,
         probes: {
           otherScheme: async () => {
             const other = new HttpClient({ ...options, authScheme: scheme === 'api-key' ? 'bearer' : 'api-key', retry: { maxAttempts: 1 } });
@@ -71,7 +98,7 @@ export async function doctorFor(connection: ConnectionSettings, deploymentId: nu
           // DELETE names a branch that does not exist: nothing is removed, and no dev-mode session (per credential,
           // perhaps another run's) is ended.
           bodylessWithoutLength: async () => {
-            const dispatcher = new Agent(ca ? { connect: { ca } } : {});
+            const { dispatcher } = dispatcherTo(new URL(connection.apiUrl), ca ? { ca } : {});
             const none = `datamodel-ci-doctor-probe-${randomBytes(4).toString('hex')}`;
             try {
               const res = await request(
@@ -122,8 +149,11 @@ export async function doctorCommand(argv: string[], io: Io): Promise<number> {
   if (!connection.apiKey) throw new InputError('api-key', undefined, 'an API key (--api-key or DATAMODEL_CI_API_KEY)');
   const json = flags.json === true;
   const reporter = json ? new JsonReporter(io.err, flags.verbose === true, io.status) : new TerminalReporter(io.err, io.err, flags.verbose === true, io.status);
-  const report = await doctorFor(connection, deploymentId, reporter, dryRun);
+  // In a terminal each check is printed once, as it is made (a full run takes minutes); --json prints one document at the end.
+  if (!json) io.out(`datamodel-ci doctor: deployment ${deploymentId}${dryRun ? ' (dry run: reads only)' : ''}`);
+  const onCheck = json ? (c: Check) => reporter.progress('doctor', `${MARK[c.state]} ${c.name}`) : (c: Check) => checkLines(c).forEach((l) => io.out(l));
+  const report = await doctorFor(connection, deploymentId, reporter, dryRun, onCheck);
   if (json) io.out(JSON.stringify(report));
-  else for (const line of renderDoctor(report)) io.out(line);
+  else io.out(doctorVerdict(report));
   return report.checks.some((c) => c.state === 'failed') ? 1 : 0;
 }

@@ -75,7 +75,7 @@ function flagLines(f: FlagDoc): string[] {
 export const EXIT_CODES = [
   ['0', 'done'],
   ['1', 'failed (an invalid model with fail-on-invalid, a failed dbt sync, a platform error about the request)'],
-  ['2', 'bad input (a flag, a variable or an argument; nothing was sent)'],
+  ['2', 'bad input (a flag, a variable or an argument: nothing was sent; a key-queries file naming a member no semantic layer has: only reads were sent)'],
   ['3', 'the platform is unreachable or refused (connection, TLS, timeout, 401, 403, 429 or 5xx after every retry)'],
 ] as const;
 

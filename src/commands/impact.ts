@@ -19,7 +19,7 @@ import { presentChangeSet, presentDataDiff, recordChangeSet } from '../pr/record
 import { presentVersions } from '../pr/presenters.js';
 import { reviewText } from '../pr/review-text.js';
 import type { ActionRun } from './action-run.js';
-import { StepFailed } from './exit-codes.js';
+import { InputRefused, StepFailed } from './exit-codes.js';
 
 export async function impactCommand(run: ActionRun<'impact'>): Promise<number> {
   const { modelDir, inputs, deploymentId } = run.settings;
@@ -63,6 +63,8 @@ export async function impactCommand(run: ActionRun<'impact'>): Promise<number> {
   await publish(run.pr, { branch, ...impact.view, ...numbers.view, ...(cost ? { cost } : {}) }, { branch }, full);
   // A check per facet on the pull request's head, as the `pr` action writes them.
   await writeFacetChecks(run.pr, facetChecks({ impact: r, numbers: d, rollups, versions: skew }, facetSettings(inputs, modelDir)));
+  // The key-queries file's own mistake is bad input (exit 2 in a terminal), named before any other failure.
+  if (d.refused) throw new InputRefused(d.refused);
   const failure = impact.failure ?? versions.failure ?? numbers.failure ?? rolled.failure;
   if (failure) throw new StepFailed(failure);
   return 0;

@@ -12,6 +12,7 @@ import { dataApiClient, dataTarget, loadQuery, mint, type DataTarget, type LoadR
 import { compareRows, newRows } from '../impact/data/compare.js';
 import type { DataDiffLimits, DataDiffMode, DataDiffResult, KeyQuery, QueryOutcome } from '../impact/data/types.js';
 import { keyQueries } from '../impact/data/key-queries.js';
+import { checkKeyQueryMembers, unknownMembersText } from '../impact/data/query-members.js';
 import type { DataDiffPlan } from '../impact/data/plan.js';
 import type { DataDiffSettings } from '../impact/data/types.js';
 import { plural } from '../report/plural.js';
@@ -115,7 +116,7 @@ const direct = (why: string) => !why.startsWith('uses ') && !why.startsWith('sta
 /** The key queries the data diff (and the rollup plans) pick from the impact; `{ skipped }` when there is none. */
 export function pickKeyQueries(
   impact: ImpactResult,
-  s: Pick<DataDiffSettings, 'limits'>,
+  s: Pick<DataDiffSettings, 'limits' | 'queriesFile'>,
   fileQueries: KeyQuery[],
 ): { run: KeyQuery[]; notRun: number; production: EnvironmentRef; staging: EnvironmentRef } | { skipped: string } {
   const src = impact.sources;
@@ -139,7 +140,9 @@ export function pickKeyQueries(
     maxQueries: s.limits.maxQueries,
     maxRows: s.limits.maxRows,
   });
-  if (!picked.run.length) return { skipped: 'no key query: no member whose numbers change is used or probed, and no key-queries file was given' };
+  // A key-queries file refused for an unknown member is given, but none of its queries may run.
+  const file = s.queriesFile ? 'the key-queries file was refused (see Numbers)' : 'no key-queries file was given';
+  if (!picked.run.length) return { skipped: `no key query: no member whose numbers change is used or probed, and ${file}` };
   return { ...picked, production: src.production, staging: src.staging };
 }
 
@@ -181,7 +184,26 @@ export interface DataDiffOutcome {
   mode: 'values' | 'relative';
   off?: boolean;
   skipped?: string;
+  /** The key-queries file names a member neither semantic layer has: nothing ran, and the step fails. */
+  refused?: string;
   result?: DataDiffResult;
+}
+
+/**
+ * The key-queries file checked against production's `/meta` (and the preview's) before any query runs,
+ * plans included: the plan to go on with (a query naming a member only the preview has runs there only),
+ * or why the data diff is refused (a member neither has, with the names near it).
+ */
+export function checkFileQueries(ctx: OpContext, plan: DataDiffPlan, impact: ImpactResult): { plan: DataDiffPlan; refused?: DataDiffOutcome } {
+  const src = impact.sources;
+  if (!plan.fileQueries.length || !src) return { plan };
+  const checked = checkKeyQueryMembers(plan.fileQueries, src.baseMeta, src.headMeta);
+  for (const p of checked.previewOnly)
+    ctx.reporter.info(`data diff: key query "${p.query}" names ${p.members.join(', ')}, which only the preview has: it runs on the preview only`);
+  if (!checked.unknown.length) return { plan: { ...plan, fileQueries: checked.queries } };
+  const mode = plan.settings.mode === 'relative' ? 'relative' : 'values';
+  const refused = `data-diff-queries${plan.settings.queriesFile ? ` (${plan.settings.queriesFile})` : ''}: ${unknownMembersText(checked.unknown)}`;
+  return { plan: { ...plan, fileQueries: [] }, refused: { mode, refused, skipped: refused } };
 }
 
 /** The data diff after the impact, when it may run. */

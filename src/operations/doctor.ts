@@ -32,6 +32,8 @@ export interface Check {
 export interface DoctorReport {
   deploymentId: number;
   branch: string;
+  /** Only reads were tried: the checks that write are listed as not checked. */
+  dryRun: boolean;
   checks: Check[];
   /** Everything the doctor made was removed (or it made nothing). */
   cleanedUp: boolean;
@@ -89,17 +91,22 @@ function feedAction(t: DeployTarget): string {
   return t.deployMode === 'cli' ? 'says on merge that production is not rebuilt unless deploy-on-merge is set' : 'merges rebuild production';
 }
 
+/** Why a check that writes was not made on a dry run. */
+export const DRY_RUN = 'dry run: the doctor only reads';
+
 export async function runDoctor(
   ctx: OpContext,
-  options: { apiKey: string; authScheme?: string; branch?: string; probes?: DoctorProbes },
+  /** `onCheck`: told of each check as it is made (the caller prints it, once). */
+  options: { apiKey: string; authScheme?: string; branch?: string; probes?: DoctorProbes; onCheck?: (check: Check) => void },
 ): Promise<DoctorReport> {
   const branch = options.branch ?? `datamodel-ci-doctor-${randomBytes(4).toString('hex')}`;
   const checks: Check[] = [];
   const add = (name: string, state: CheckState, seen: string, action: string) => {
-    checks.push({ name, state, seen, action });
-    ctx.reporter.info(`${state === 'ok' ? '✓' : state === 'failed' ? '✗' : '-'} ${name}: ${seen}`);
+    const check = { name, state, seen, action };
+    checks.push(check);
+    options.onCheck?.(check);
   };
-  const report: DoctorReport = { deploymentId: ctx.deploymentId, branch, checks, cleanedUp: true };
+  const report: DoctorReport = { deploymentId: ctx.deploymentId, branch, dryRun: !!ctx.dryRun, checks, cleanedUp: true };
   const skip = (names: string[], why: string) => names.forEach((n) => add(n, 'not checked', why, ''));
 
   // Reads first: the key, its scheme, the deployment's settings, the deploy branch's build.
@@ -124,6 +131,7 @@ export async function runDoctor(
       `sends ${scheme === 'api-key' ? 'Api-Key' : 'Bearer'} (auth-scheme overrides it)`,
     );
   }
+  if (options.probes?.bodylessWithoutLength && ctx.dryRun) skip(['content-length'], DRY_RUN);
   if (options.probes?.bodylessWithoutLength && !ctx.dryRun) {
     const status = await options.probes.bodylessWithoutLength().catch(() => 0);
     const needs = status === 411;
@@ -141,14 +149,14 @@ export async function runDoctor(
   // Fed from a repository: no tree is written there (a commit would reach the repository); the fed flow's needs are tried.
   if (target.repository) {
     add('build status', 'ok', `deploy branch: ${states.join(', ')}`, 'waits for built before validating');
-    if (ctx.dryRun) skip(['pull', 'data-API token', 'staging /load'], 'dry run: the doctor only reads');
+    if (ctx.dryRun) skip(['pull', 'data-API token', 'staging /load'], DRY_RUN);
     else await fedChecks(ctx, target, add).catch((e: unknown) => add('doctor', 'failed', messageOf(e), 'see the checks above'));
     skip(['upload', 'hash algorithm', 'validation errors', 'staging URL'], 'a deployment fed from its repository: the doctor writes no tree there');
     return report;
   }
   if (ctx.dryRun) {
     add('build status', 'ok', `deploy branch: ${states.join(', ')}`, 'waits for built before validating');
-    skip(['upload', 'hash algorithm', 'validation errors', 'staging URL'], 'dry run: the doctor only reads');
+    skip(['duplicate branch', 'upload', 'hash algorithm', 'staging URL', 'hash form', 'staging wake', 'validation errors'], DRY_RUN);
     return report;
   }
 

@@ -74,6 +74,7 @@ export interface ImpactResult {
   /** What the data diff reads next: the pull request's `/meta`, the content, the two environments (never in the JSON file). */
   sources?: {
     headMeta: MetaDocument;
+    baseMeta: MetaDocument;
     content: ContentItem[];
     production?: EnvironmentRef;
     staging?: EnvironmentRef;
@@ -292,7 +293,14 @@ export async function finishImpact(
   const staging = input.staging ?? ('staging' in envs ? envs.staging : undefined);
   const baseFiles = await started.baseFiles.catch(() => undefined);
   const files = { ...(baseFiles instanceof Map ? { base: baseFiles } : {}), ...(input.headFiles ? { head: input.headFiles } : {}) };
-  result.sources = { headMeta: headRead.meta, content: content.items, ...(production ? { production } : {}), ...(staging ? { staging } : {}), files };
+  result.sources = {
+    headMeta: headRead.meta,
+    baseMeta: base.meta,
+    content: content.items,
+    ...(production ? { production } : {}),
+    ...(staging ? { staging } : {}),
+    files,
+  };
   result.affectedCounts = countContent(result.affected);
   for (const n of [...notices, ...layers.access.notices]) ctx.reporter.notice(`impact: ${n}`);
   const narrower = layer && layerNotice(layer);

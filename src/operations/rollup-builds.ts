@@ -10,7 +10,7 @@ import { buildGuard, buildSentence, distinctBuilds, keyQueryBuilds, type BuildGu
 import type { RollupOutcome } from '../impact/rollups/outcome.js';
 import { accessProbeStep } from './access-probes.js';
 import type { OpContext } from './context.js';
-import { dataDiffStep, type DataDiffOutcome } from './data-diff.js';
+import { checkFileQueries, dataDiffStep, type DataDiffOutcome } from './data-diff.js';
 import type { ImpactResult } from './impact.js';
 import { rollupPlansStep } from './rollup-plans.js';
 
@@ -66,12 +66,14 @@ export async function readsAfterImpact<T = void>(
   impact: ImpactResult,
   beforeDiff: () => T = () => undefined as T,
 ): Promise<ReadsAfterImpact<T>> {
-  const rollups = await rollupPlansStep(ctx, plan, impact);
-  const guard = guardOf(plan, impact, rollups);
-  const access = await accessProbeStep(ctx, plan, impact, guard);
+  // The team's key queries are checked against the semantic layers before any of them runs (the plans first).
+  const files = checkFileQueries(ctx, plan, impact);
+  const rollups = await rollupPlansStep(ctx, files.plan, impact);
+  const guard = guardOf(files.plan, impact, rollups);
+  const access = await accessProbeStep(ctx, files.plan, impact, guard);
   if (access) impact.access = access;
   const before = beforeDiff();
-  const numbers = await dataDiffStep(ctx, plan, impact, guard);
+  const numbers = files.refused ?? (await dataDiffStep(ctx, files.plan, impact, guard));
   const builds = buildSkipsOf(guard, numbers, access);
   if (builds) {
     rollups.builds = builds;

@@ -150,7 +150,7 @@ export function presentNumbers(d: DataDiffOutcome, impact: ImpactResult, failOnC
   const outputs = { 'data-changed-count': d.result ? String(d.result.changed) : '' };
   const numbers = d.result
     ? numbersView(d.result)
-    : d.off && !(impact.counts.values ?? 0)
+    : d.off && !d.refused && !(impact.counts.values ?? 0)
       ? undefined
       : numbersView({ skipped: d.skipped ?? '', mode: d.mode });
   const changed = d.result?.changed ?? 0;
@@ -158,7 +158,9 @@ export function presentNumbers(d: DataDiffOutcome, impact: ImpactResult, failOnC
     outputs,
     view: numbers ? { numbers } : {},
     ...(numbers ? { numbers } : {}),
-    ...(failOnChange && changed
+    // A key-queries file that names a member neither side has is the team's input to fix: the step fails.
+    ...(d.refused ? { failure: d.refused } : {}),
+    ...(!d.refused && failOnChange && changed
       ? { failure: `${impact.head} changes the results of ${plural(changed, 'key query', 'key queries')} against production (fail-on-data-change is true)` }
       : {}),
   };

@@ -1,7 +1,14 @@
-/** The bad-input cases of the inputs that say what a run without an API key does (docs/security.md), and the revert's (bad-input-cases.ts is at its size). */
+/** The bad-input cases of the inputs that say what a run without an API key does (docs/security.md), the revert's and the api-url's web page (bad-input-cases.ts is at its size). */
 import type { Case } from './bad-input-cases.js';
 
 export const CREDENTIAL_CASES: Case[] = [
+  {
+    name: "the web app's address of a deployment (/d/<id>/…)",
+    command: 'validate',
+    env: { DATAMODEL_CI_API_URL: 'https://acme.cubecloud.dev/d/12/schema' },
+    code: 2,
+    says: ['api-url: got "https://acme.cubecloud.dev/d/12/schema", expected the tenant\'s origin https://acme.cubecloud.dev', 'deployment-id 12'],
+  },
   {
     name: 'without-credentials: warn',
     command: 'validate',

@@ -85,6 +85,8 @@ export interface Emulator extends EmulatorInfo {
   engine: Engine;
   /** Requests served, by endpoint id (and `data-api`, `control`). */
   readonly counts: Record<string, number>;
+  /** Data API requests served, by the path's last segment (`meta`, `load`, `sql`, …). */
+  readonly dataCounts: Record<string, number>;
   /**
    * Request bytes received, by endpoint id: `wire` is the request line, headers and body as sent
    * (before TLS); `files` the file parts of multipart bodies (the uploaded bytes themselves).
@@ -150,6 +152,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const faults = new FaultInjector(typeof options.faults === 'string' ? parseFaults(options.faults) : (options.faults ?? {}), options.faultSeed ?? 1);
   const latency = options.latencyMs ?? 0;
   const counts: Record<string, number> = {};
+  const dataCounts: Record<string, number> = {};
   const bytes: Record<string, ByteTally> = {};
   let origin = '';
   let dirty = false;
@@ -210,6 +213,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 
     if (path.startsWith('/d/')) {
       counts['data-api'] = (counts['data-api'] ?? 0) + 1;
+      const tail = path.slice(path.lastIndexOf('/') + 1);
+      dataCounts[tail] = (dataCounts[tail] ?? 0) + 1;
       const raw = await readBody(req);
       const out = await serveData({ method, url, headers: req.headers, body: raw });
       // A /load may build a pre-aggregation in the Cube Store (state kept with --state-dir).
@@ -253,6 +258,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       return state;
     },
     counts,
+    dataCounts,
     bytes,
     save,
     async close() {
