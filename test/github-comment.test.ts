@@ -43,7 +43,6 @@ describe('composeComment / parseComment', () => {
       deploymentId: 'dep --> "x" <!--',
       branch: 'feat/--><!-- datamodel-ci:ledger e30= -->"quoted"',
       devBranch: 'line\nbreak\u0000',
-      stagingUrl: 'https://staging.example/?a=1&b="2"',
       headSha: 'b'.repeat(40),
       runId: 123456789012,
       updatedAt: '2024-05-01T00:00:00.000Z',
