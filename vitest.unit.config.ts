@@ -26,6 +26,7 @@ export const UNIT_TESTS = [
   'models-and-queue',
   'no-sockets',
   'preview-comment',
+  'proof-comment',
   'reporters',
   'rollup-builds',
   'rollup-compare',

@@ -93,6 +93,12 @@ const DEPLOY_ON_MERGE: InputSpec = {
     "When the deployment deploys with the CLI (`deployMode: cli`), a merge does not rebuild production: upload the merged model from `model-dir` to the deploy branch after the merge, as the vendor's `deploy` does.",
   default: 'false',
 };
+const PROOF_WAIT: InputSpec = {
+  name: 'proof-wait',
+  description:
+    "After a merge, how long to wait for production's build newer than the merge (`90s`, `15m`) before the proof says `not-proven`: the proof then compares production's files and semantic layer with the validated model (docs/production.md).",
+  default: DEFAULTS.productionProofWait,
+};
 const ALLOW_MODEL_DELETION: InputSpec = {
   name: 'allow-model-deletion',
   description:
@@ -148,6 +154,11 @@ const O = {
   status: { name: 'status', description: 'Final status of the operation.' },
   timedOut: { name: 'timed-out', description: '`true` when the wait ended at its deadline.' },
   merged: { name: 'merged', description: '`true` when the branch was merged into the deploy branch.' },
+  productionProof: {
+    name: 'production-proof',
+    description:
+      "After a merge (on a repository-fed deployment, GitHub's): `proven` (production = the validated model: a build newer than the merge, the same files and the same semantic layer), `differs` (the step fails, naming the files and members), or `not-proven` (the reason is in the log and the comment); empty when nothing was merged.",
+  },
   skipped: {
     name: 'skipped',
     description: "`true` when nothing ran (a fork's or Dependabot's PR, a missing key with `without-credentials: skip`, a stale run).",
@@ -155,7 +166,7 @@ const O = {
   previews: {
     name: 'previews',
     description:
-      'With `deployments`: a JSON map of model folder to its outcome (`status`, `branch`, `valid`, `error-count`, `staging-url`); the other outputs then add up the models (`valid` only when every previewed one is).',
+      'With `deployments`: a JSON map of model folder to its outcome (`status`, `branch`, `valid`, `error-count`, `staging-url`, `production-proof`); the other outputs then add up the models (`valid` only when every previewed one is).',
   },
 } satisfies Record<string, OutputSpec>;
 
@@ -234,11 +245,12 @@ export const ACTIONS: ActionSpec[] = [
       { name: 'keep-branch', description: 'Keep the shared branch after the merge.', default: 'false' },
       { name: 'message', description: 'Merge message; default names the PR.', default: '' },
       DEPLOY_ON_MERGE,
+      PROOF_WAIT,
       EXCLUDE,
       ALLOW_MODEL_DELETION,
       ...CREDENTIALS,
     ],
-    outputs: [O.branch, O.merged, O.status, O.skipped],
+    outputs: [O.branch, O.merged, O.productionProof, O.status, O.skipped],
   },
   {
     command: 'cleanup-branch',
@@ -322,6 +334,7 @@ export const ACTIONS: ActionSpec[] = [
       EXCLUDE,
       UPLOAD_VIA,
       DEPLOY_ON_MERGE,
+      PROOF_WAIT,
       ALLOW_MODEL_DELETION,
       {
         name: 'environment-prefix',

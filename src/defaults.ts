@@ -95,6 +95,11 @@ export const DEFAULTS = {
   driftIssueLabel: 'datamodel-ci-drift',
   /** Prefix of a PR's shared branch (input `branch-prefix`). */
   branchPrefix: 'preview-',
+  /**
+   * After a merge, how long the proof waits for production's build newer than the mark read before it
+   * (input `proof-wait`): then it says "not proven" (the vendor's CLI waits 15 minutes for a build).
+   */
+  productionProofWait: '15m',
   /** Sweep: only branches whose PR closed at least this long ago (input `min-age`). */
   sweepMinAge: '1h',
 } as const;

@@ -10,6 +10,7 @@ import { parseBaseUrl, type AuthScheme } from './client/http.js';
 import { DEFAULTS } from './defaults.js';
 import { parseDeployments, type ModelTarget } from './deployments-input.js';
 import { readDriftInputs, type DriftInputs } from './drift-input.js';
+import { readMergeInputs, type MergeInputs } from './merge-input.js';
 import type { UploadVia } from './operations/upload-model.js';
 import type { DataDiffSettings } from './impact/data/types.js';
 import { readRevertInputs, type RevertInputs } from './revert-input.js';
@@ -53,12 +54,12 @@ export interface CommandInputs {
   validate: { branch?: string; failOnInvalid: boolean };
   'enable-staging': { branch?: string; smokeTest: boolean; smokeTimeoutMs: number };
   'dbt-sync-and-wait': { ref?: string; branchName?: string; source: 'git' | 'manifest'; timeoutMs: number; firstPollMs: number };
-  'merge-to-default': { branch?: string; keepBranch: boolean; message?: string; deployOnMerge: boolean; exclude: string[]; allowModelDeletion: boolean };
+  'merge-to-default': { branch?: string; keepBranch: boolean; message?: string; exclude: string[]; allowModelDeletion: boolean } & MergeInputs;
   'cleanup-branch': { branch?: string; mode: 'pr' | 'sweep'; minAgeMs: number; removeOnUpstream: boolean; deleteOrphans: boolean };
   impact: { branch?: string; failOnBreaking: boolean; dataDiff: DataDiffSettings; access: AccessSettings; failOnVersionSkew: boolean };
   drift: DriftInputs;
   revert: RevertInputs;
-  pr: {
+  pr: MergeInputs & {
     branch?: string;
     mergeOnClose: 'auto' | 'true' | 'false';
     failOnInvalid: boolean;
@@ -67,7 +68,6 @@ export interface CommandInputs {
     removeOnUpstream: boolean;
     exclude: string[];
     via: UploadVia;
-    deployOnMerge: boolean;
     allowModelDeletion: boolean;
     preflight: boolean;
     /** Empty: no GitHub deployment. */
@@ -236,7 +236,7 @@ const readers: Readers = {
     branch: r.branch('branch'),
     keepBranch: r.bool('keep-branch'),
     message: r.string('message'),
-    deployOnMerge: r.bool('deploy-on-merge'),
+    ...readMergeInputs(r),
     exclude: r.globs('exclude'),
     allowModelDeletion: r.bool('allow-model-deletion'),
   }),
@@ -265,7 +265,7 @@ const readers: Readers = {
     removeOnUpstream: r.bool('remove-on-upstream'),
     exclude: r.globs('exclude'),
     via: r.oneOf('upload-via', UPLOAD_VIAS),
-    deployOnMerge: r.bool('deploy-on-merge'),
+    ...readMergeInputs(r),
     allowModelDeletion: r.bool('allow-model-deletion'),
     preflight: r.bool('preflight'),
     environmentPrefix: r.environmentName('environment-prefix'),

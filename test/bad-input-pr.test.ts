@@ -53,6 +53,7 @@ const cases = (): { input: string; value: string; says: string }[] => [
   { input: 'exclude', value: '../secrets/**', says: 'exclude: got "../secrets/**", expected globs of paths relative to model-dir' },
   { input: 'upload-via', value: 'ftp', says: 'upload-via: got "ftp", expected "auto" or "direct" or "dev-mode"' },
   { input: 'deploy-on-merge', value: 'yes', says: 'deploy-on-merge: got "yes", expected true or false' },
+  { input: 'proof-wait', value: '10 minutes', says: 'proof-wait: got "10 minutes", expected a duration such as 90s, 30m, 12h or 7d' },
   { input: 'preflight', value: 'please', says: 'preflight: got "please", expected true or false' },
   { input: 'environment-prefix', value: 'pr<1>', says: 'environment-prefix: got "pr<1>", expected letters, digits' },
   { input: 'impact', value: 'sometimes', says: 'impact: got "sometimes", expected true or false' },

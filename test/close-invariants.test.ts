@@ -31,7 +31,11 @@ describe('merging on close', () => {
     expect(r.code, r.lines.join('\n')).toBe(0);
     expect(lc.main()['model/cubes/one.yml']).toBe(sha1(cube('one', 2)));
     expect(r.lines.join('\n')).toMatch(/preview-pr-1 does not hold this PR's merge commit \(differs in: model\/cubes\/one\.yml\)/);
-    expect(r.lines.join('\n')).toMatch(/verified: main holds exactly this PR's merge commit/);
+    // The merge commit's model was never validated (the preview of its push never ran): production is not proven, and the close says why.
+    expect(r.lines.join('\n')).toMatch(
+      /production is not proven to be the validated model \(commit 1a00000\): the merge commit's model is not the one validated/,
+    );
+    expect(r.lines).toContain('production-proof=not-proven');
     expect(branches()['preview-pr-1']).toBeUndefined();
   }, 60_000);
 

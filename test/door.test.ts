@@ -100,7 +100,8 @@ describe('the one door', () => {
       recordStagingOn: ['operations/enable-staging.ts'],
       recordLanded: ['operations/upload-preview.ts', 'commands/upload-model.ts'],
       recordValidated: ['operations/upload-preview.ts', 'operations/repository-feed.ts', 'commands/validate.ts'],
-      recordProduction: ['operations/repository-feed.ts'],
+      // The close reads production's build status right before its own merge (the proof after it waits for a newer build).
+      recordProduction: ['operations/repository-feed.ts', 'operations/merge-to-default.ts'],
     };
     for (const [recorder, files] of Object.entries(allowed)) {
       const calling = product

@@ -22,6 +22,9 @@ describe('PR lifecycles under faults (5xx 10%, 429 5%, reset 2%, hang 1%)', () =
     // A run that failed was rerun once, and the rerun repaired it.
     expect(report.repaired).toBe(report.reruns);
     expect(report.deployBranchWrong).toBe(0);
+    // Every merged close proved production: none differs (a fault may leave one "not proven", never "differs").
+    expect(report.proofs.differs ?? 0).toBe(0);
+    expect(Object.values(report.proofs).reduce((a, n) => a + n, 0)).toBe(2);
   }, 300_000);
 });
 

@@ -53,7 +53,8 @@ async function lifecycle(row: Row): Promise<void> {
   measured.set(row.name, cells);
   // A repository connected (any of three profiles); it feeds production unless the tenant deploys with the CLI.
   const connected = (['github-connected', 'connected-later', 'cli-with-repository'] as const).some((p) => row.profiles.includes(p));
-  const github = connected && !row.profiles.includes('cli-with-repository');
+  const cli = row.profiles.includes('cli-with-repository');
+  const github = connected && !cli;
   const cold = row.profiles.includes('staging-cold') || row.profiles.includes('staging-needs-second-wake');
   // A scaled clock: a build takes 100 ms (long enough that validating too early sees the old model), a
   // warm-up none; an asleep staging environment wakes only when asked.
@@ -83,8 +84,14 @@ async function lifecycle(row: Row): Promise<void> {
   };
   // The team excludes the folder the platform writes (profile platform-written-files): it must never be pruned.
   const env = { DATAMODEL_CI_EXCLUDE: 'model/generated/**' };
-  const run = (action: string, headSha: string, merged = false, pr = PR, extra: { mergeCommitSha?: string; headRef?: string } = {}) =>
-    lc.run(pr, action, { headSha, merged, env, headRef: extra.headRef ?? headRef, ...(extra.mergeCommitSha ? { mergeCommitSha: extra.mergeCommitSha } : {}) });
+  const run = (action: string, headSha: string, merged = false, pr = PR, extra: { mergeCommitSha?: string; headRef?: string; env?: NodeJS.ProcessEnv } = {}) =>
+    lc.run(pr, action, {
+      headSha,
+      merged,
+      env: { ...env, ...extra.env },
+      headRef: extra.headRef ?? headRef,
+      ...(extra.mergeCommitSha ? { mergeCommitSha: extra.mergeCommitSha } : {}),
+    });
   const previewBranch = github ? headRef : `preview-pr-${PR}`;
   try {
     lc.gh.addPull({ number: PR, headSha: sha(PR, 1), headRef });
@@ -135,10 +142,14 @@ async function lifecycle(row: Row): Promise<void> {
         const files = Object.fromEntries(Object.entries(d().branches.main!.head).map(([p, b64]) => [p, Buffer.from(b64, 'base64').toString('utf8')]));
         await control(lc.em, 'repository/push', { deploymentId: 1, branch: 'main', files: { ...files, [MODEL]: cube('matrix', 2) }, sha: merge });
       }
-      const r = await run('closed', sha(PR, 3), true, PR, { mergeCommitSha: merge });
+      // A tenant that deploys with the CLI rebuilds production only from an upload: the close makes it (deploy-on-merge).
+      const r = await run('closed', sha(PR, 3), true, PR, { mergeCommitSha: merge, ...(cli ? { env: { DATAMODEL_CI_DEPLOY_ON_MERGE: 'true' } } : {}) });
       expect(r.code, text(r)).toBe(0);
       expect(lc.main()[MODEL]).toBe(sha1(cube('matrix', 2)));
       expect(view(PR)?.state).toBe('merged');
+      // The proof after the merge holds on every tenant: a newer build, the same files and the same layer as validated.
+      expect(output(r, 'production-proof'), text(r)).toBe('proven');
+      expect(view(PR)?.merge?.proof).toMatchObject({ status: 'proven', commit: sha(PR, 3), files: [], members: [] });
       if (github) {
         // Nothing merged twice: main moved once, by GitHub's push, and is built at the merge commit.
         expect(d().branches.main!.commits).toBe(mainCommits + 1);

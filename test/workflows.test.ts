@@ -325,7 +325,6 @@ describe('merge-to-default and cleanup-branch', () => {
       deployBranch: 'main',
       deployMode: 'git',
       productionUpdated: true,
-      verified: true,
     });
     expect((await sharedHashes('main'))['model/cubes/merged.yml']).toBe(sha1('cubes: []\n'));
     // A reviewer's dev-mode session on the branch: no run made that fork, so it stays.

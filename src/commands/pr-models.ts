@@ -98,6 +98,7 @@ function report(run: ActionRun<'pr'>, results: ModelResult[]): number {
   const sum = (name: string) => String(previewed.reduce((n, r) => n + (Number(r.out[name]) || 0), 0));
   const statuses = previewed.map((r) => r.out.status ?? '');
   const status = ['failed', 'invalid', 'cleaned', 'dry-run', 'stale', 'valid'].find((s) => statuses.includes(s)) ?? 'untouched';
+  const proofs = previewed.flatMap((r) => (r.out['production-proof'] ? [r.out['production-proof']] : []));
   Object.assign(run.out, {
     branch: previewed.find((r) => r.out.branch)?.out.branch ?? '',
     status,
@@ -107,6 +108,8 @@ function report(run: ActionRun<'pr'>, results: ModelResult[]): number {
       : {}),
     ...(previewed.some((r) => r.out.deleted !== undefined) ? { deleted: sum('deleted') } : {}),
     ...(previewed.some((r) => r.out.merged !== undefined) ? { merged: String(previewed.some((r) => r.out.merged === 'true')) } : {}),
+    // The proofs after the merge: the worst of them (one model differing is production differing).
+    ...(proofs.length ? { 'production-proof': ['differs', 'not-proven', 'proven'].find((p) => proofs.includes(p)) ?? '' } : {}),
     previews: JSON.stringify(
       Object.fromEntries(
         results.map((r) => [
@@ -117,6 +120,7 @@ function report(run: ActionRun<'pr'>, results: ModelResult[]): number {
             branch: r.out.branch ?? '',
             ...(r.out.valid !== undefined ? { valid: r.out.valid === 'true', 'error-count': Number(r.out['error-count'] ?? 0) } : {}),
             ...(r.out['staging-url'] ? { 'staging-url': r.out['staging-url'] } : {}),
+            ...(r.out['production-proof'] ? { 'production-proof': r.out['production-proof'] } : {}),
           },
         ]),
       ),

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { ModelDefinition } from './definition/model.js';
 import type { MetaDocument } from './meta.js';
+import { unionMeta } from './access/visibility.js';
 
 export interface LayerMember {
   /** `cube.member`. */
@@ -62,6 +63,16 @@ export function membersOfModel(def: ModelDefinition): LayerMember[] {
 export function layerDigest(members: readonly LayerMember[]): string {
   const lines = [...new Set(members.map((m) => `${m.name} ${m.kind} ${m.type ?? ''}\n`))].sort();
   return createHash('sha1').update(lines.join('')).digest('hex');
+}
+
+/**
+ * The layer that one environment's reads show together (the empty context's and, where the model's
+ * policies name groups, the read with every group): what a record keeps and the proof compares, read the
+ * same way on both sides.
+ */
+export function layerOfReads(reads: readonly MetaDocument[]): { members: LayerMember[]; digest: string } {
+  const members = membersOfMeta(unionMeta(reads));
+  return { members, digest: layerDigest(members) };
 }
 
 const describe = (m: LayerMember) => `${m.kind}${m.type ? ` ${m.type}` : ''}`;

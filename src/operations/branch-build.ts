@@ -312,7 +312,7 @@ async function waitLoop(ctx: OpContext, branch: string, options: WaitOptions, se
       }
     } else if ((status === 'failed' || status === 'cancelled') && (served || (ordered ? ordered.newer : watch.sawNewRun))) {
       // lastHash is what the branch still serves, not what failed: only the mark (or a run seen) tells an old failure from this change's.
-      throw new BuildError(`the build of ${branch} ${status}${error ? `: ${error}` : ''}`);
+      throw new BuildFailed(`the build of ${branch} ${status}${error ? `: ${error}` : ''}`);
     }
     if ((status === 'none' || status === 'stopped') && !error.includes('Branch is not active') && elapsed > idleGrace) {
       throw new BuildError(`branch ${branch} is ${status} after ${Math.round(elapsed / 1000)} s: enable its staging environment or open it in dev mode`);
@@ -328,6 +328,11 @@ async function waitLoop(ctx: OpContext, branch: string, options: WaitOptions, se
     await sleep(poll, ctx.signal);
     poll = Math.min(maxPoll, poll * 2);
   }
+}
+
+/** The change's build (newer than the mark, or a run seen to start after it) ended failed or cancelled: the branch serves the build before it. */
+export class BuildFailed extends BuildError {
+  override name = 'BuildFailed';
 }
 
 /**

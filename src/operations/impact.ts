@@ -19,6 +19,7 @@ import { layerNotice, type LayerCheck } from '../impact/access/layer.js';
 import type { AccessOutcome, Persona } from '../impact/access/types.js';
 import { countChanges, type ChangeCounts, type ChangeSet } from '../impact/diff.js';
 import { parseMeta, type MetaDocument } from '../impact/meta.js';
+import { layerOfReads } from '../impact/layer-digest.js';
 import { definitionsFor, type DefinitionOutcome } from '../impact/definition/index.js';
 import { modelHasRollups } from '../impact/rollups/outcome.js';
 import { flattenSourceTree } from '../impact/definition/files.js';
@@ -66,6 +67,12 @@ export interface ImpactResult {
    * without the pull request's files); not `whole`: the breaking verdict is not established.
    */
   layer?: LayerCheck;
+  /**
+   * The preview's layer as the proof after a merge reads production's (the empty context's read with the
+   * read by every group its policies name): digest and member count, for the validation record. Absent
+   * when the groups were not known or the read with every group failed (part of the layer proves nothing).
+   */
+  layerDigest?: { digest: string; members: number };
   /** Either side's model files define a pre-aggregation (the rollup plans then run even with the data diff off). */
   rollupsInModel?: boolean;
   /** What the data diff reads next: the pull request's `/meta`, the content, the two environments (never in the JSON file). */
@@ -269,6 +276,10 @@ export async function finishImpact(
   const layers = await compareLayers(base.meta, headRead.meta, personas, defs, content.items, { base: whole.base?.meta, head: whole.head?.meta });
   result.changes = layers.changes;
   result.access = layers.access;
+  if (whole.head && !whole.head.problem) {
+    const shown = layerOfReads([emptyHead.meta, whole.head?.meta].filter((m): m is MetaDocument => !!m));
+    result.layerDigest = { digest: shown.digest, members: shown.members.length };
+  }
   const layer = layerCheck(defs.models, whole, layers.unions);
   if (layer) result.layer = layer;
   if (defs.outcome) result.definition = defs.apply(result.changes);

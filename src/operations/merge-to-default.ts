@@ -2,17 +2,19 @@
  * merge-to-default: merge the shared branch into the deploy branch. A deployment that deploys with the
  * CLI (`deployMode: cli`) does not rebuild production on a merge (the vendor's continuous-deployment
  * docs): then the toolkit says so, and on request uploads the merged model to the deploy branch, as the
- * vendor's `deploy` does.
+ * vendor's `deploy` does. What production then holds and serves is the proof's (production-proof.ts), not
+ * checked here: the build status it needs is read before the merge and kept in the run's ledger.
  */
 import { InputError, NotFoundError, messageOf } from '../client/errors.js';
-import { deployTarget, type DeployTarget } from './branch-build.js';
+import { deployTarget, markBuild, type DeployTarget } from './branch-build.js';
+import { DEFAULTS } from '../defaults.js';
 import type { OpContext } from './context.js';
 import { mergeIntoDeployBranch } from './door.js';
 import type { MergeReady } from './evidence.js';
 import { ledgerOf } from './ledger.js';
 import type { LocalFile, PathFilter } from '../model/local-model.js';
 import { branchExists } from './start-dev-branch.js';
-import { holds, manifestOf, remoteTree, uploadTransaction, walked, type Manifest } from './upload-transaction.js';
+import { holds, manifestOf, remoteTree, sameTree, uploadTransaction, walked, type Manifest } from './upload-transaction.js';
 import { uploadModel, type UploadVia } from './upload-model.js';
 
 /** A merge refused before anything reached the deploy branch: production is as it was. */
@@ -64,8 +66,8 @@ export interface MergeResult {
   deployMode: string;
   /** Production was rebuilt from the merge (git mode) or from an upload of the merged model (cli mode). */
   productionUpdated: boolean;
-  /** With `model`: the deploy branch holds exactly the merge commit's model after the merge. */
-  verified?: boolean;
+  /** Why this merge rebuilds no production (CLI mode without its upload; a merge that changed nothing): the proof then waits for no build. */
+  notRebuilt?: string;
   /** Set when nothing was merged because there was nothing to merge (why). */
   skipped?: string;
 }
@@ -152,7 +154,11 @@ export async function mergeToDefault(ctx: OpContext, input: MergeInput): Promise
   // Refused before any write, naming the setting.
   const refused = mergeRefusal(target);
   if (refused) throw new InputError('deployment-id', String(ctx.deploymentId), `a deployment that takes merges into its deploy branch: ${refused}`);
-  const base = { branch: input.branch, deployBranch: target.deployBranch, deployMode: target.deployMode };
+  const cliOnly =
+    target.deployMode === 'cli' && !input.deployModel
+      ? `production was not rebuilt: deployment ${ctx.deploymentId} deploys with the CLI (deployMode: cli), so the merge only updated ${target.deployBranch}; set deploy-on-merge: true to upload the merged model`
+      : undefined;
+  const base = { branch: input.branch, deployBranch: target.deployBranch, deployMode: target.deployMode, ...(cliOnly ? { notRebuilt: cliOnly } : {}) };
   const ledger = ledgerOf(ctx);
   // The branch goes with the merge only when a run of this pull request created it ("staging" stays).
   const created = input.keepBranch ? undefined : ledger.created(input.branch);
@@ -179,10 +185,17 @@ export async function mergeToDefault(ctx: OpContext, input: MergeInput): Promise
           ? `${input.branch} is gone and ${target.deployBranch} already holds this PR's merge commit (merged by an earlier run)`
           : `${input.branch} does not exist (the PR never had a preview, or it was removed): nothing to merge, production was not touched`;
       ctx.reporter.notice(skipped);
-      return { ...base, merged: prepared === 'already', branchDeleted: false, productionUpdated: false, verified: prepared === 'already', skipped };
+      return { ...base, merged: prepared === 'already', branchDeleted: false, productionUpdated: false, skipped };
     }
     ready = prepared;
   } else ready = await validatedReady(ctx, input.branch, target.deployBranch);
+  // Production's build status before the merge: the proof after it waits for a newer build (a rerun finds it in the
+  // ledger). And its tree: a merge that changes nothing makes no commit and no build (git's "already merged").
+  const [before, treeBefore] = await Promise.all([
+    markBuild(ctx, target.deployBranch, { settleMs: DEFAULTS.buildIdleGraceMs }),
+    target.deployMode === 'cli' ? undefined : remoteTree(ctx, target.deployBranch).catch(() => undefined),
+  ]);
+  if (before) ledger.recordProduction(target.deployBranch, before);
   const r = await mergeIntoDeployBranch(ctx, ready, {
     deployBranch: target.deployBranch,
     message: input.message,
@@ -197,13 +210,16 @@ export async function mergeToDefault(ctx: OpContext, input: MergeInput): Promise
   if (!r) return { ...base, merged: false, branchDeleted: false, productionUpdated: false };
   if (r.branchDeleted) ledger.forget(input.branch);
   ctx.reporter.info(`merged ${input.branch} into ${target.deployBranch}${r.branchDeleted ? ' and deleted it' : ''}`);
-  if (target.deployMode !== 'cli')
-    return { ...base, merged: r.merged, branchDeleted: r.branchDeleted, productionUpdated: r.merged, ...(await verify(ctx, input, target.deployBranch)) };
+  if (target.deployMode !== 'cli') {
+    const unchanged = treeBefore && sameTree(treeBefore, await remoteTree(ctx, target.deployBranch).catch(() => ({})));
+    const notRebuilt = unchanged
+      ? `the merge changed nothing on ${target.deployBranch} (it held the merged model already), so no build followed it`
+      : undefined;
+    return { ...base, merged: r.merged, branchDeleted: r.branchDeleted, productionUpdated: r.merged && !unchanged, ...(notRebuilt ? { notRebuilt } : {}) };
+  }
   if (!input.deployModel) {
-    ctx.reporter.warning(
-      `production was not rebuilt: deployment ${ctx.deploymentId} deploys with the CLI (deployMode: cli), so a merge only updates ${target.deployBranch}; set deploy-on-merge: true to upload the merged model to production`,
-    );
-    return { ...base, merged: r.merged, branchDeleted: r.branchDeleted, productionUpdated: false, ...(await verify(ctx, input, target.deployBranch)) };
+    if (cliOnly) ctx.reporter.warning(cliOnly);
+    return { ...base, merged: r.merged, branchDeleted: r.branchDeleted, productionUpdated: false };
   }
   // The vendor's `deploy`: one upload transaction to the deploy branch, which commits and rebuilds production.
   const t = await uploadTransaction(ctx, {
@@ -217,24 +233,5 @@ export async function mergeToDefault(ctx: OpContext, input: MergeInput): Promise
     ...(input.deployModel.modelDir ? { guard: { modelDir: input.deployModel.modelDir, allow: input.deployModel.allowModelDeletion ?? false } } : {}),
   });
   ctx.reporter.info(`deployed the merged model to ${target.deployBranch} (CLI deploy mode): ${t.sent.length} sent, ${t.removed.length} deleted`);
-  return { ...base, merged: r.merged, branchDeleted: r.branchDeleted, productionUpdated: true, ...(await verify(ctx, input, target.deployBranch)) };
-}
-
-/**
- * After the merge, the deploy branch should hold exactly the merge commit's model. It may hold more
- * when a later PR merged first (its close ran earlier): that is said, never "repaired" by an upload
- * that would take the later PR's files out of production.
- */
-async function verify(ctx: OpContext, input: MergeInput, deployBranch: string): Promise<{ verified?: boolean }> {
-  if (!input.model) return {};
-  const after = walked(await remoteTree(ctx, deployBranch), input.model.excluded);
-  const diff = treeDiff(after, walked(manifestOf(input.model.local), input.model.excluded));
-  if (!diff.length) {
-    ctx.reporter.info(`verified: ${deployBranch} holds exactly this PR's merge commit`);
-    return { verified: true };
-  }
-  ctx.reporter.warning(
-    `${deployBranch} differs from this PR's merge commit after the merge, in: ${diff.join(', ')} (a later merge, or a change made on the platform); check it on the platform`,
-  );
-  return { verified: false };
+  return { ...base, merged: r.merged, branchDeleted: r.branchDeleted, productionUpdated: true };
 }

@@ -1,6 +1,7 @@
 /**
- * The close of a pull request on the platform: the merge into the deploy branch (when asked), then the
- * clean-up of the preview's branches, each pass safe to repeat.
+ * The close of a pull request on the platform: the merge into the deploy branch (when asked), the proof of
+ * what production then serves (production-proof.ts), then the clean-up of the preview's branches, each
+ * pass safe to repeat.
  */
 import { InputError, PlatformError, messageOf } from '../client/errors.js';
 import { sleep } from '../client/retry.js';
@@ -8,7 +9,8 @@ import { cleanupBranch, type CleanupResult } from './cleanup-branch.js';
 import type { OpContext } from './context.js';
 import { ledgerOf } from './ledger.js';
 import { MergeRefused, mergeToDefault, type CheckoutModel, type MergeResult } from './merge-to-default.js';
-import type { DeployTarget } from './branch-build.js';
+import { deployTarget, type DeployTarget } from './branch-build.js';
+import { proveMerge, type MergeProofInput, type ProofOutcome } from './production-proof.js';
 
 export interface CloseInput {
   branch: string;
@@ -27,6 +29,8 @@ export interface CloseInput {
   target?: DeployTarget;
   /** Pauses between cleanup passes, ms (tests shorten them). */
   cleanupPausesMs?: readonly number[];
+  /** After the merge, the proof: the last validation record, the merge commit's model, and how long to wait for production's build. */
+  proof?: Omit<MergeProofInput, 'target' | 'merge'>;
 }
 
 /** A close that failed: which step, whether production may have changed, and what is left on the platform. */
@@ -36,6 +40,7 @@ export class CloseFailed extends Error {
     readonly step: 'Merge' | 'Cleanup',
     readonly pending: string[],
     readonly merge?: MergeResult,
+    readonly proof?: ProofOutcome,
   ) {
     super(message);
   }
@@ -43,6 +48,8 @@ export class CloseFailed extends Error {
 
 export interface CloseOutcome {
   merge?: MergeResult;
+  /** What production serves after the merge, against the validated model (none when nothing was merged). */
+  proof?: ProofOutcome;
   cleanup: CleanupResult;
 }
 
@@ -74,12 +81,20 @@ export async function runClose(ctx: OpContext, input: CloseInput): Promise<Close
       );
     }
   }
-  const cleanup = await cleanupWithRetries(ctx, input, left, merge);
-  return { ...(merge ? { merge } : {}), cleanup };
+  // The proof reads only: it runs before the cleanup, and a failed cleanup still reports it.
+  const proof = merge && input.proof ? await proveMerge(ctx, { ...input.proof, merge, target: input.target ?? (await deployTarget(ctx)) }) : undefined;
+  const cleanup = await cleanupWithRetries(ctx, input, left, merge, proof);
+  return { ...(merge ? { merge } : {}), ...(proof ? { proof } : {}), cleanup };
 }
 
 /** Cleanup is a set of deletes that are safe to repeat: a pass that fails on the platform is run again. */
-async function cleanupWithRetries(ctx: OpContext, input: CloseInput, left: string[], merge: MergeResult | undefined): Promise<CleanupResult> {
+async function cleanupWithRetries(
+  ctx: OpContext,
+  input: CloseInput,
+  left: string[],
+  merge: MergeResult | undefined,
+  proof: ProofOutcome | undefined,
+): Promise<CleanupResult> {
   const pauses = input.cleanupPausesMs ?? [5_000, 20_000];
   for (let pass = 0; ; pass++) {
     try {
@@ -87,10 +102,10 @@ async function cleanupWithRetries(ctx: OpContext, input: CloseInput, left: strin
     } catch (e) {
       const message = messageOf(e);
       const wait = pauses[pass];
-      if (!(e instanceof PlatformError) || e.name === 'AbortedError' || wait === undefined) throw new CloseFailed(message, 'Cleanup', left, merge);
+      if (!(e instanceof PlatformError) || e.name === 'AbortedError' || wait === undefined) throw new CloseFailed(message, 'Cleanup', left, merge, proof);
       ctx.reporter.warning(`cleanup failed (${message}); trying again in ${Math.round(wait / 1000)} s`);
       await sleep(wait, ctx.signal).catch(() => undefined);
-      if (ctx.signal?.aborted) throw new CloseFailed(message, 'Cleanup', left, merge);
+      if (ctx.signal?.aborted) throw new CloseFailed(message, 'Cleanup', left, merge, proof);
     }
   }
 }

@@ -17,6 +17,7 @@ import type { DataDiffPlan } from '../impact/data/plan.js';
 import type { Persona } from '../impact/access/types.js';
 import { runRepositoryPreview } from './repository-feed.js';
 import { runPreview } from './upload-preview.js';
+import { previewRecord } from './preview-record.js';
 
 export interface PlatformPreviewInput extends PreviewInput {
   /** A repository-fed deployment: the PR's head branch and commit, and the folder its errors are placed under. */
@@ -38,6 +39,7 @@ export async function previewOnPlatform(ctx: OpContext, input: PlatformPreviewIn
   const versions = input.impact && !ctx.dryRun ? checkCubeVersions(ctx, input.modelFiles, input.fed?.modelDir ?? input.modelDir) : undefined;
   versions?.catch(() => undefined);
   let flow: PreviewFlow | undefined;
+  let fromRepository = false;
   if (input.fed) {
     const { fed } = input;
     const fedFlow = await runRepositoryPreview(ctx, { ...input, branch: fed.branch, headSha: fed.headSha, modelDir: fed.modelDir }, impact);
@@ -45,7 +47,10 @@ export async function previewOnPlatform(ctx: OpContext, input: PlatformPreviewIn
       ctx.reporter.notice(
         `${fed.branch} of ${fed.repository} is not added to the platform (${fedFlow.notAdded}): previewing by upload on ${input.branch} instead, removed at cleanup`,
       );
-    } else flow = fedFlow;
+    } else {
+      flow = fedFlow;
+      fromRepository = true;
+    }
   }
   flow ??= await runPreview(ctx, input, pull, impact);
   const o = flow.outcome;
@@ -62,6 +67,8 @@ export async function previewOnPlatform(ctx: OpContext, input: PlatformPreviewIn
   if (o.impact && versions) o.versions = await versions;
   // The rollup plans before any load: the probes and the data diff skip what would build in the shared Cube Store.
   if (o.impact && input.numbers) ({ rollups: o.rollups, numbers: o.numbers } = await readsAfterImpact(ctx, input.numbers, o.impact));
+  const headSha = fromRepository ? input.fed?.headSha : input.headSha;
+  o.record = await previewRecord(ctx, { local: input.local, excluded: input.excluded, headSha, fed: fromRepository }, o);
   return o;
 }
 

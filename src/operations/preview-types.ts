@@ -12,6 +12,7 @@ import type { DataDiffOutcome } from './data-diff.js';
 import type { LocalFile, PathFilter } from '../model/local-model.js';
 import type { UploadResult, UploadVia } from './upload-model.js';
 import type { ValidateResult } from './validate.js';
+import type { ValidationRecord } from './validation-record.js';
 
 /** What the lifecycle needs from the pull request's side (GitHub), behind a port. */
 export interface PullRequestPort {
@@ -65,6 +66,8 @@ export interface PreviewOutcome {
   rollups?: RollupOutcome;
   /** Production's and staging's Cube versions, and the keys of the model production's refuses. */
   versions?: VersionSkew;
+  /** What the push that validated was (absent when it did not validate on a build accepted as its own). */
+  record?: ValidationRecord;
 }
 
 /** One flow's outcome, and the impact's token for its staging environment (minted while the model built). */

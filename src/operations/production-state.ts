@@ -98,6 +98,8 @@ export interface LayerRead {
   members?: LayerMember[];
   digest?: string;
   problem?: string;
+  /** The read with every group failed: `members` are what the empty context alone sees (no proof of the whole layer). */
+  partial?: string;
 }
 
 /**
@@ -113,7 +115,8 @@ export async function productionLayer(ctx: OpContext, groups: readonly string[],
     const reads = [empty.meta, whole?.meta].filter((m): m is NonNullable<typeof m> => !!m);
     if (!reads.length) return { problem: [empty.problem, whole?.problem].filter(Boolean).join('; ') || "production's /meta could not be read" };
     const members = membersOfMeta(unionMeta(reads));
-    return { members, digest: layerDigest(members) };
+    const partial = whole?.problem ? `production's /meta read with every group the policies name failed (${whole.problem})` : undefined;
+    return { members, digest: layerDigest(members), ...(partial ? { partial } : {}) };
   } catch (e) {
     if (e instanceof AbortedError || ctx.signal?.aborted) throw e;
     return { problem: messageOf(e) };

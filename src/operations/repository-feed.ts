@@ -18,6 +18,7 @@ import { enableStaging, wakeStaging } from './enable-staging.js';
 import { stagingTokenFor, type MetaToken, type StartedImpact } from './impact.js';
 import type { PreviewFlow, PreviewInput, PreviewOutcome } from './preview-types.js';
 import { validateWhenBuilt } from './validate.js';
+import { buildAfterMerge, type BuildAfterMerge } from './production-proof.js';
 
 export type RepositoryPreviewInput = Pick<PreviewInput, 'branch' | 'modelDir' | 'deployBranch'> & {
   /** The PR's head commit: the build to wait for (a hint: the platform may word it shorter). */
@@ -162,6 +163,8 @@ export interface ProductionCheck {
   isMergeCommit?: boolean;
   /** Why it could not be checked (or proven). */
   unchecked?: string;
+  /** Production's build after the merge, as the proof takes it (absent when it was not checked at all). */
+  build?: BuildAfterMerge;
 }
 
 /** Production's build status before GitHub's merge, for a close: the ledger's (a preview read it), else now when production lacks the merge commit. */
@@ -181,7 +184,10 @@ async function productionMark(ctx: OpContext, deployBranch: string, mergeCommit:
  * for production's build of the merge commit, newer than the mark read before the merge. Never throws
  * for the platform: says what it could not check or prove.
  */
-export async function checkProduction(ctx: OpContext, input: { deployBranch: string; mergeCommit: string | undefined }): Promise<ProductionCheck> {
+export async function checkProduction(
+  ctx: OpContext,
+  input: { deployBranch: string; mergeCommit: string | undefined; waitMs?: number },
+): Promise<ProductionCheck> {
   const { deployBranch, mergeCommit } = input;
   try {
     const since = await productionMark(ctx, deployBranch, mergeCommit);
@@ -190,22 +196,27 @@ export async function checkProduction(ctx: OpContext, input: { deployBranch: str
     if (pulled === undefined) return { unchecked: `the connected repository has no ${deployBranch} branch` };
     if (typeof since === 'string') {
       ctx.reporter.warning(`production (${deployBranch}): not proven: ${since}`);
-      return { unchecked: `not proven: ${since}` };
+      return { unchecked: `not proven: ${since}`, build: { none: since } };
     }
-    const built = await waitForBuild(ctx, deployBranch, { ...(mergeCommit ? { lastHash: mergeCommit } : {}), since });
-    const builtAt = built.status.lastHash ?? undefined;
+    const build = await buildAfterMerge(ctx, deployBranch, since, input.waitMs ?? DEFAULTS.buildWaitMinutes * 60_000, mergeCommit);
+    if (!('built' in build)) {
+      const why = 'failed' in build ? build.failed : build.none;
+      ctx.reporter.warning(`could not check that production built the merge commit: ${why}`);
+      return { unchecked: why, build };
+    }
+    const builtAt = build.built.status.lastHash ?? undefined;
     const isMergeCommit = !!(builtAt && mergeCommit && sameCommit(builtAt, mergeCommit));
     ctx.reporter.info(
       builtAt
         ? `production (${deployBranch}) is built at ${builtAt}${mergeCommit ? (isMergeCommit ? ', the merge commit' : ` (the merge commit is ${mergeCommit.slice(0, 7)}: a later push?)`) : ''}`
         : `production (${deployBranch}) is built; the platform does not say at which commit`,
     );
-    return { ...(builtAt ? { builtAt } : {}), isMergeCommit };
+    return { ...(builtAt ? { builtAt } : {}), isMergeCommit, build };
   } catch (e) {
     if (ctx.signal?.aborted) throw e;
     const why = messageOf(e);
     ctx.reporter.warning(`could not check that production built the merge commit: ${why}`);
-    return { unchecked: why };
+    return { unchecked: why, build: { none: why } };
   }
 }
 

@@ -99,6 +99,42 @@ export function readRecord(raw: unknown): ValidationRecord | undefined {
   };
 }
 
+/**
+ * The record as the PR comment's ledger keeps it: everything but the per-file hashes (their digest pins
+ * them, and the close takes them back from the merge commit's checkout when its digest is the record's),
+ * so the ledger stays the same size whatever the model's (docs/production.md).
+ */
+export type LedgerRecord = Omit<ValidationRecord, 'files'> & { fileCount: number };
+
+/** A record without its per-file hashes, for the ledger. */
+export function leanRecord(record: ValidationRecord): LedgerRecord {
+  const { files, ...rest } = record;
+  return { ...rest, fileCount: Object.keys(files).length };
+}
+
+/** A ledger's record read back (outside text): its well-typed fields, or undefined. */
+export function readLeanRecord(raw: unknown): LedgerRecord | undefined {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
+  const fileCount = (raw as { fileCount?: unknown }).fileCount;
+  if (typeof fileCount !== 'number' || !Number.isSafeInteger(fileCount) || fileCount < 0) return undefined;
+  const read = readRecord({ ...raw, files: {} });
+  if (!read) return undefined;
+  const { files: _none, ...rest } = read;
+  return { ...rest, fileCount };
+}
+
+/** The whole record again from a checkout's files (a manifest): only when they are the record's (same digest). */
+export function wholeRecord(lean: LedgerRecord, files: Manifest): ValidationRecord | undefined {
+  if (digestOf(files) !== lean.digest) return undefined;
+  const { fileCount: _count, ...rest } = lean;
+  const hashes = Object.fromEntries(
+    Object.keys(files)
+      .sort()
+      .map((p) => [p, files[p]!.hash]),
+  );
+  return { ...rest, files: hashes };
+}
+
 /** What production serves against a validated model: proven equal, different (which files, which members), or not proven (why). */
 export interface ProductionProof {
   status: 'proven' | 'differs' | 'not-proven';

@@ -6,6 +6,7 @@
 import { presentRollups, withRollups } from './present-rollups.js';
 import { messageOf } from '../client/errors.js';
 import type { PreviewOutcome } from '../operations/preview-types.js';
+import { leanRecord } from '../operations/validation-record.js';
 import { hintFor } from '../report/hints.js';
 import { annotate } from './check-run.js';
 import type { Ledger } from './comment/ledger.js';
@@ -112,7 +113,12 @@ export function presentPreview(o: PreviewOutcome, s: PreviewSettings): PreviewSh
     if (shown.result !== undefined) shown.result = { ...(shown.result as object), versions: v.json };
     failures.push(v.failure);
   }
-  // The change-set file, written again with the versions and rollups the result gained.
+  // The validation record: lean in the comment's ledger (the close carries it to the merge), whole in the change-set file and `--json`.
+  if (o.record) {
+    shown.ledger.record = leanRecord(o.record);
+    shown.result = { ...(shown.result ?? {}), record: o.record };
+  }
+  // The change-set file, written again with the versions, rollups and record the result gained.
   if (o.impact && shown.result !== undefined) recordChangeSet(shown.result as Parameters<typeof recordChangeSet>[0]);
   if (o.failure) {
     view.failure = failureOf('Preview', o.failureCause ?? new Error(o.failure), s.apiUrl, o.failure);

@@ -83,6 +83,8 @@ export interface SoakReport {
   othersTouched: string[];
   /** By profile: lifecycles run on a tenant with it, and how many of those ended correct (first try or after a rerun). */
   byProfile: Record<string, { lifecycles: number; correct: number }>;
+  /** The proofs after the merged closes' last runs, by verdict (`differs` must be 0: the soak's merges are clean). */
+  proofs: Record<string, number>;
 }
 
 const sha1 = (b: Buffer | string) => createHash('sha1').update(b).digest('hex');
@@ -137,6 +139,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     swept: [],
     othersTouched: [],
     byProfile: {},
+    proofs: {},
   };
   const draw = options.profiles === 'draw' ? profileDraws(options.faultSeed) : () => (options.profiles as ProfileName[] | undefined) ?? [];
   /** What the deploy branch must hold at the end: the seed plus every merged PR's file. */
@@ -155,6 +158,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       DATAMODEL_CI_MODEL_DIR: modelDir,
       // The folder the platform writes (profile platform-written-files): excluded, so never pruned.
       DATAMODEL_CI_EXCLUDE: 'model/generated/**',
+      // A tenant that deploys with the CLI rebuilds production only from the close's upload (ignored in Git mode).
+      DATAMODEL_CI_DEPLOY_ON_MERGE: 'true',
       DATAMODEL_CI_REQUEST_TIMEOUT: String(options.requestTimeout ?? 2),
       GITHUB_REPOSITORY: gh.repository,
       GITHUB_API_URL: gh.url,
@@ -169,6 +174,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     captured.push(...lines);
     report.retries += lines.filter((l) => /\bretrying (GET|POST|PUT|PATCH|DELETE) /.test(l)).length;
     report.checks += lines.filter((l) => /checking whether \S+ \S+ took effect after/.test(l)).length;
+    const proof = lines.find((l) => l.startsWith('production-proof='))?.slice('production-proof='.length);
+    if (proof && code === 0) report.proofs[proof] = (report.proofs[proof] ?? 0) + 1;
     if (code === 0) report.runsOk += 1;
     else {
       report.runsFailed += 1;

@@ -350,6 +350,7 @@ export const cases = (): Case[] => [
     says: ['min-age: got "3 days", expected a duration such as 90s, 30m, 12h or 7d'],
   },
   { name: 'build-rollups yes', command: 'impact', env: { DATAMODEL_CI_DATA_DIFF_BUILD_ROLLUPS: 'yes' }, code: 2, says: ['data-diff-build-rollups: got "yes"'] },
+  { name: 'proof-wait in seconds', command: 'merge-to-default', env: { DATAMODEL_CI_PROOF_WAIT: '900' }, code: 2, says: ['proof-wait: got "900"'] },
   {
     name: 'keep-branch no',
     command: 'merge-to-default',

@@ -10,6 +10,7 @@ import { renderSections } from './render-sections.js';
 import type { PreviewView, ViewError } from './view.js';
 import type { IssueComment } from '../../github/types.js';
 import type { BuildRecord, LedgerFacts } from '../../operations/ledger.js';
+import { readLeanRecord, type LedgerRecord } from '../../operations/validation-record.js';
 
 /** GitHub rejects bodies over 65 536 characters. */
 export const GITHUB_COMMENT_LIMIT = 65_536;
@@ -34,8 +35,10 @@ export interface Ledger {
   landed?: LedgerFacts['landed'];
   /** The last build a run accepted as its change's, and whether its model was valid: a merge without a checkout needs it. */
   validated?: LedgerFacts['validated'];
-  /** Production's build status as a preview read it, before GitHub's merge (repository-fed deployments). */
+  /** Production's build status read before the merge (a preview of a repository-fed deployment, or the close): the proof's mark. */
   production?: LedgerFacts['production'];
+  /** The last push that validated, without its per-file hashes (docs/production.md): the close carries it to the merge. */
+  record?: LedgerRecord;
   /** Head commit of the PR when the ledger was written. */
   headSha?: string;
   /** Workflow run that wrote the ledger. */
@@ -145,6 +148,8 @@ function ledgerOf(raw: unknown, top: boolean): Ledger | undefined {
     if (v !== undefined) ledger[key] = v;
   }
   if (typeof r.runId === 'number' && Number.isSafeInteger(r.runId)) ledger.runId = r.runId;
+  const record = readLeanRecord(r.record);
+  if (record) ledger.record = record;
   // An older comment's `view` is not read: the run renders its own.
   Object.assign(ledger, factsOf(r));
   if (top && Array.isArray(r.models)) {

@@ -11,6 +11,7 @@ import { renderNumbers, type NumbersView } from './render-numbers.js';
 import { renderAccess, type AccessView } from './render-access.js';
 import { costHeadline, renderCost, type CostView } from './render-cost.js';
 import { DEFAULT_COMMENT_ERRORS, errorBlock, files } from './render-errors.js';
+import { renderProof } from './render-proof.js';
 import { verdict } from './render-verdict.js';
 import { code, codeLink, cut, link, text } from './markdown.js';
 import type { PreviewView, ViewError } from './view.js';
@@ -205,6 +206,8 @@ export function renderPreview(v: PreviewView, options: RenderOptions): string {
     const limit = options.target === 'comment' ? (options.commentErrors ?? DEFAULT_COMMENT_ERRORS) : Number.POSITIVE_INFINITY;
     parts.push(errorBlock(v, errors, options.target, limit));
   }
+  // What production serves after the merge, against the validated model.
+  if (v.merge?.proof) parts.push(renderProof(v.merge.proof));
   if (v.state === 'merged' && v.queue)
     parts.push([`✅ Validated in the merge queue at ${code(v.queue.sha.slice(0, 7))}: the merge commit's model compiled on the platform.`]);
   const open = !closed && v.state !== 'updating';

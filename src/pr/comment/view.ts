@@ -8,6 +8,7 @@ import type { ImpactContentRow, ImpactView } from './render-impact.js';
 import type { AccessView } from './render-access.js';
 import type { NumbersView } from './render-numbers.js';
 import type { CostView } from './render-cost.js';
+import { proofView, type ProofView } from './render-proof.js';
 import { viewRollups } from './render-rollups.js';
 
 import { maskSecretLooking } from '../../client/redact.js';
@@ -46,9 +47,10 @@ export interface PreviewView {
   staging?: { enabled: boolean; smoke?: { cubes: number; rows: number } };
   /**
    * The close of a merged PR. On a deployment fed from a repository: `repository`, and the commit
-   * production was seen built at (`builtAt`), or why that could not be checked (`unchecked`).
+   * production was seen built at (`builtAt`), or why that could not be checked (`unchecked`). `proof`:
+   * what production serves after the merge against the validated model.
    */
-  merge?: { deployMode: string; productionUpdated: boolean; repository?: string; builtAt?: string; unchecked?: string };
+  merge?: { deployMode: string; productionUpdated: boolean; repository?: string; builtAt?: string; unchecked?: string; proof?: ProofView };
   /** `stagingOff`: the repository's head branch whose staging environment was turned off (it stays). */
   cleanup?: { deleted: string[]; stagingOff?: string };
   dbt?: { syncJobId: string; branch: string; status: string };
@@ -204,6 +206,10 @@ export function nextView(
     };
   }
   if (next.cost?.rollups) next.cost = { ...next.cost, rollups: viewRollups(next.cost.rollups) };
+  if (next.merge?.proof) {
+    const proof = proofView(next.merge.proof);
+    next.merge = { ...next.merge, ...(proof ? { proof: { ...proof, ...(proof.reason ? { reason: short(proof.reason, 600) } : {}) } } : { proof: undefined }) };
+  }
   if (next.failure)
     next.failure = { ...next.failure, message: short(next.failure.message, 2000), ...(next.failure.hint ? { hint: short(next.failure.hint, 1000) } : {}) };
   if (next.skipped) next.skipped = short(next.skipped, 1000);
@@ -218,6 +224,7 @@ export function viewOf(raw: unknown): PreviewView | undefined {
   const states: PreviewState[] = ['updating', 'ready', 'invalid', 'failed', 'merged', 'closed', 'skipped'];
   if (!states.includes(v.state as PreviewState) || typeof v.headSha !== 'string') return undefined;
   if (v.queue !== undefined && !/^[0-9a-f]{7,64}$/i.test(String((v.queue as { sha?: unknown } | null)?.sha))) return viewOf({ ...v, queue: undefined });
+  if (v.merge?.proof !== undefined && !proofView(v.merge.proof)) return viewOf({ ...v, merge: { ...v.merge, proof: undefined } });
   if (v.pending !== undefined && !(Array.isArray(v.pending) && v.pending.every((b) => typeof b === 'string')))
     return { ...v, pending: undefined } as PreviewView;
   return v as PreviewView;

@@ -1,1 +1,0 @@
-export{t as doctorCommand}from"./doctor-DhUbKAPv.js";

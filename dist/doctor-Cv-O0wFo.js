@@ -1,0 +1,1 @@
+export{t as doctorCommand}from"./doctor-C5d07xB2.js";

@@ -1,0 +1,1 @@
+var e=class extends Error{status=403};export{e as t};
