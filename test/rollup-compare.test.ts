@@ -191,7 +191,7 @@ describe('where it shows', () => {
     const md = renderCost({ rollups: out.part! }, { target: 'comment' }).join('\n');
     expect(md).toContain('**Cost**');
     expect(md).toContain('Rollups (production → preview, 6 key query plans): 2 changed (1 lost), 1 rollup rebuilt on merge');
-    expect(md).toContain('| `Revenue <script>@team` (`sales\\|eu`) | `orders.orders_by_status` | — | ⚠️ lost: reaches the warehouse |');
+    expect(md).toContain('| `orders.orders_by_status` → — | ⚠️ lost: reaches the warehouse | 1 key query: `Revenue <script>@team` (`sales\\|eu`) |');
     expect(md).toContain('- `orders.orders_daily`: renamed from orders\\.orders\\_by\\_status');
     expect(md).toContain('build range not known');
     expect(md).toContain('⚠️ this pull request changes the pre\\-aggregations of orders');

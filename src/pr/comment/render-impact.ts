@@ -114,7 +114,11 @@ export function impactView(r: ImpactResult): ImpactView {
   const other = rows.filter((m) => !m.breaking && !m.values);
   const direct = new Set(values.map((v) => v.member));
   const moved = (r.definition?.values ?? []).map((v) => v.member).filter((m) => !direct.has(m));
-  const kinds = new Map((r.sources?.headMeta.cubes ?? []).flatMap((c) => c.members.map((m) => [m.name, m.kind] as const)));
+  // Each member's kind as the pull request's /meta lists it, else as the change set does (a member /meta hides from the reader).
+  const kinds = new Map([
+    ...(r.changes?.members ?? []).map((m) => [m.member, m.kind] as const),
+    ...(r.sources?.headMeta.cubes ?? []).flatMap((c) => c.members.map((m) => [m.name, m.kind] as const)),
+  ]);
   const breaks = r.affected.filter((a) => a.effect !== 'numbers-move');
   const moving = r.affected.filter((a) => a.effect === 'numbers-move');
   return {

@@ -31,7 +31,7 @@ function impactParts(i: ImpactView, n: NumbersView | undefined): string[] {
   const moving = i.content ? contentWords(i.content.numbers) : '';
   // The key queries measured nothing moving: the definitions differ, the numbers read the same.
   const measuredSame = !!n && !n.notRun && n.total > 0 && n.changed === 0 && n.failed === 0;
-  if (moving) out.push(measuredSame ? `numbers of ${moving} computed differently, the same in ${plural(n.total, 'key query', 'key queries')}` : `numbers move on ${moving}`);
+  if (moving) out.push(measuredSame ? `${moving} computed differently, numbers unchanged in ${plural(n.total, 'key query', 'key queries')}` : `numbers move on ${moving}`);
   else if (i.valuesTotal && !n) out.push(plural(i.valuesTotal, 'change to the numbers', 'changes to the numbers'));
   return out;
 }
