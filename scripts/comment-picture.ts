@@ -116,10 +116,11 @@ export function commentSvg(markdown: string): string {
   ].join('\n');
 }
 
-/** Play the demo quietly and return each picture, by file, of its event's comment. */
-export async function renderPictures(): Promise<Map<string, string>> {
+/** Play the demo quietly and return each picture, by file, of its event's comment (`seen` gets every event, for tests). */
+export async function renderPictures(seen?: DemoEvent[]): Promise<Map<string, string>> {
   const events: DemoEvent[] = [];
   const ok = await playDemo({ print: () => undefined, onEvent: (e) => events.push(e) });
+  seen?.push(...events);
   const out = new Map<string, string>();
   for (const p of PICTURES) {
     const event = events.find((e) => e.title === p.event);
