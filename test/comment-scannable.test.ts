@@ -13,7 +13,16 @@ import { affectedContent, type ContentItem } from '../src/impact/affected.js';
 import type { ChangeSet, MemberChange } from '../src/impact/diff.js';
 import { contextShown } from '../src/impact/data/types.js';
 import { impactSummaryLine } from '../src/operations/impact.js';
-import { COMMENT_LIMIT, GITHUB_COMMENT_LIMIT, composeComment, decodeLedger, encodeLedger, parseComment, type Ledger, type ModelLedger } from '../src/pr/comment/ledger.js';
+import {
+  COMMENT_LIMIT,
+  GITHUB_COMMENT_LIMIT,
+  composeComment,
+  decodeLedger,
+  encodeLedger,
+  parseComment,
+  type Ledger,
+  type ModelLedger,
+} from '../src/pr/comment/ledger.js';
 import { membersByKind } from '../src/pr/comment/render-impact.js';
 import { renderNumbers, whose } from '../src/pr/comment/render-numbers.js';
 import { renderPreview } from '../src/pr/comment/render-preview.js';
@@ -40,29 +49,47 @@ describe('the verdict line', () => {
       probes: [{ persona: 'analyst', target: 'orders', counted: 'orders.count', production: { rows: 5000 }, preview: { rows: 4483 } }],
       changeTotal: 1,
     };
-    const cost = { rollups: { groups: [], rebuilt: [], truncated: [], totals: { changes: 8, lost: 8, rebuilt: 0, truncated: 0 }, planned: 8, notRun: 0, notices: [] } };
+    const cost = {
+      rollups: { groups: [], rebuilt: [], truncated: [], totals: { changes: 8, lost: 8, rebuilt: 0, truncated: 0 }, planned: 8, notRun: 0, notices: [] },
+    };
     const v: PreviewView = { ...base, ...green, impact, access, cost };
-    expect(verdict(v)).toBe('**2 breaking · 3 reports hit · numbers move on 2 dashboards · `analyst` sees 517 fewer rows of `orders` · 8 key queries leave their rollup**');
+    expect(verdict(v)).toBe(
+      '**2 breaking · 3 reports hit · numbers move on 2 dashboards · `analyst` sees 517 fewer rows of `orders` · 8 key queries leave their rollup**',
+    );
     const lines = renderPreview(v, { target: 'comment' }).split('\n');
     expect(lines[0]).toBe('### ✅ Data-model preview · ready');
     expect(lines[2]).toBe(verdict(v));
   });
 
   it('a change that moves nothing says so; a change that breaks nothing says what it adds', () => {
-    const none = { ...fullImpact(), breakingTotal: 0, valuesTotal: 0, otherTotal: 0, counts: { added: 0, changed: 0 }, content: undefined, affectedTotal: 0, movingTotal: 0 };
+    const none = {
+      ...fullImpact(),
+      breakingTotal: 0,
+      valuesTotal: 0,
+      otherTotal: 0,
+      counts: { added: 0, changed: 0 },
+      content: undefined,
+      affectedTotal: 0,
+      movingTotal: 0,
+    };
     expect(verdict({ ...base, ...green, impact: none })).toBe('✅ valid · no change to the semantic layer');
     expect(verdict({ ...base, ...green, impact: { ...none, otherTotal: 2, counts: { added: 2, changed: 0 } } })).toBe('✅ valid · nothing breaks · 2 added');
     expect(verdict({ ...base, ...green })).toBe('✅ valid');
   });
 
   it('definitions that differ while every key query reads the same are said as such, not as numbers that move', () => {
-    const impact = { ...fullImpact(), breakingTotal: 0, content: { breaks: { report: 0, dashboard: 0, notification: 0 }, numbers: { report: 1, dashboard: 0, notification: 0 } } };
+    const impact = {
+      ...fullImpact(),
+      breakingTotal: 0,
+      content: { breaks: { report: 0, dashboard: 0, notification: 0 }, numbers: { report: 1, dashboard: 0, notification: 0 } },
+    };
     const numbers = { ...fullNumbers(), total: 8, changed: 0 };
     expect(verdict({ ...base, ...green, impact, numbers })).toBe('**1 report computed differently, numbers unchanged in 8 key queries**');
   });
 
   it('only a ready preview has one: a red or closed comment leads with what went wrong or what happened', () => {
-    for (const state of ['invalid', 'failed', 'updating', 'merged', 'closed'] as const) expect(verdict({ ...base, state, impact: fullImpact() })).toBeUndefined();
+    for (const state of ['invalid', 'failed', 'updating', 'merged', 'closed'] as const)
+      expect(verdict({ ...base, state, impact: fullImpact() })).toBeUndefined();
   });
 });
 
@@ -85,7 +112,10 @@ describe('a red comment', () => {
   });
 
   it('a failure leads too, before the steps', () => {
-    const md = renderPreview({ ...base, ...green, state: 'failed', failure: { step: 'Impact', message: 'production /meta answered 503' } }, { target: 'comment' });
+    const md = renderPreview(
+      { ...base, ...green, state: 'failed', failure: { step: 'Impact', message: 'production /meta answered 503' } },
+      { target: 'comment' },
+    );
     expect(md.split('\n')[2]).toBe('**Impact failed:** production /meta answered 503');
     expect(md.indexOf('**Impact failed:**')).toBeLessThan(md.indexOf('| Step | Result |'));
   });
@@ -110,14 +140,33 @@ describe('whose numbers they are', () => {
 });
 
 describe('content whose numbers move', () => {
-  const member = (name: string, over: Partial<MemberChange>): MemberChange =>
-    ({ member: name, cube: name.split('.')[0]!, cubeType: 'cube', kind: 'measure', change: 'changed', breaking: false, details: ['sql changed'], ...over }) as MemberChange;
+  const member = (name: string, over: Partial<MemberChange>): MemberChange => ({
+    member: name,
+    cube: name.split('.')[0]!,
+    cubeType: 'cube',
+    kind: 'measure',
+    change: 'changed',
+    breaking: false,
+    details: ['sql changed'],
+    ...over,
+  });
   const changes = {
-    members: [member('orders.status', { kind: 'dimension', change: 'removed', breaking: true, details: ['removed'] }), member('orders.amount', { values: true })],
+    members: [
+      member('orders.status', { kind: 'dimension', change: 'removed', breaking: true, details: ['removed'] }),
+      member('orders.amount', { values: true }),
+    ],
     cubes: [],
   } as unknown as ChangeSet;
   const content: ContentItem[] = [
-    { kind: 'report', id: 1, name: 'By status', uses: [{ member: 'orders.status', place: 'dimensions' }, { member: 'orders.amount', place: 'measures' }] },
+    {
+      kind: 'report',
+      id: 1,
+      name: 'By status',
+      uses: [
+        { member: 'orders.status', place: 'dimensions' },
+        { member: 'orders.amount', place: 'measures' },
+      ],
+    },
     { kind: 'report', id: 2, name: 'Revenue', uses: [{ member: 'orders.amount', place: 'measures' }] },
     { kind: 'dashboard', id: 3, name: 'Board', uses: [], shows: [{ reportId: 2, place: 'widget “Revenue”' }] },
     { kind: 'report', id: 4, name: 'Untouched', uses: [{ member: 'orders.count', place: 'measures' }] },
@@ -203,7 +252,8 @@ describe('a 40-model monorepo pull request with every section on', () => {
     expect(body.length).toBeLessThanOrEqual(COMMENT_LIMIT);
     expect(COMMENT_LIMIT).toBeLessThan(GITHUB_COMMENT_LIMIT);
     const count = (s: string) => body.split(s).length - 1;
-    for (const headline of ['**Semantic layer**', '**Who can see what**', '**Numbers**', '**Cost**', 'Steps: ✅ Upload']) expect(count(headline), headline).toBe(40);
+    for (const headline of ['**Semantic layer**', '**Who can see what**', '**Numbers**', '**Cost**', 'Steps: ✅ Upload'])
+      expect(count(headline), headline).toBe(40);
     expect(count('**30 breaking · 10 reports, 10 dashboards and 10 notifications hit')).toBe(40);
     for (let n = 0; n < 40; n++) expect(body).toContain(`\`models/team_${n}/\` (deployment ${100 + n})`);
     // The ledger keeps every model's facts, and stays small.

@@ -31,6 +31,8 @@ export function fullImpact(n = 0): ImpactView {
   return {
     base: 'main',
     head: `preview-pr-${n}`,
+    summary:
+      '30 breaking, 30 values changes, 10 added, 20 changed; 10 reports, 10 dashboards and 10 notifications affected; numbers move on 10 reports, 10 dashboards and 10 notifications',
     breakingTotal: 30,
     valuesTotal: 30,
     otherTotal: 30,
@@ -59,7 +61,13 @@ export function fullAccess(n = 0): AccessView {
       change: i % 4 ? 'gained-member' : 'rows-narrowed',
       detail: `rows 5,000 → 4,483, ${'counted with a long member name '.repeat(4)}`,
     })),
-    lost: Array.from({ length: 8 }, (_, i) => ({ persona: personas[0]!, kind: 'report', id: i, name: long(`Report ${i}`), members: ['a.b', 'c.d', 'e.f', 'g.h'] })),
+    lost: Array.from({ length: 8 }, (_, i) => ({
+      persona: personas[0]!,
+      kind: 'report',
+      id: i,
+      name: long(`Report ${i}`),
+      members: ['a.b', 'c.d', 'e.f', 'g.h'],
+    })),
     probes: Array.from({ length: 20 }, (_, i) => ({
       persona: personas[i % personas.length]!,
       target: long(`cube${n}`),
@@ -89,7 +97,14 @@ export function fullNumbers(): NumbersView {
       rows: { base: 120, head: 120 },
       changed: 120,
       largest: { measure: 'orders.total_amount', key: long('created_at.month = 2025-04'), base: 95645.44, head: 82494.8, abs: -13150.64, rel: -0.137 },
-      top: Array.from({ length: 10 }, (_, r) => ({ key: long(`created_at.month = 2025-${r}`), measure: 'total_amount', base: 126194.61, head: 109836.01, abs: -16358.6, rel: -0.13 })),
+      top: Array.from({ length: 10 }, (_, r) => ({
+        key: long(`created_at.month = 2025-${r}`),
+        measure: 'total_amount',
+        base: 126194.61,
+        head: 109836.01,
+        abs: -16358.6,
+        rel: -0.13,
+      })),
       addedKeys: Array.from({ length: 10 }, (_, r) => long(`k${r}`)),
       removedKeys: Array.from({ length: 10 }, (_, r) => long(`r${r}`)),
     })),
@@ -120,7 +135,7 @@ export function fullCost(n = 0): CostView {
       notRun: 0,
       notices: [],
     },
-  } as unknown as CostView;
+  };
 }
 
 /** A ready preview of model `n` with every section on, as a run's view keeps it (nextView cuts the lists). */

@@ -82,7 +82,7 @@ export function costHeadline(v: CostView | undefined): string | undefined {
   const s = v?.versions;
   if (s?.refusedTotal) parts.push(`${plural(s.refusedTotal, 'key')} production's Cube refuses`);
   else if (s?.production && s.staging && s.production !== s.staging) parts.push(`production runs Cube ${code(s.production)}, staging ${code(s.staging)}`);
-  if (s?.unchecked) parts.push('the model was not checked against production\'s Cube version');
+  if (s?.unchecked) parts.push("the model was not checked against production's Cube version");
   const r = v?.rollups;
   if (r?.skipped) parts.push('rollups not planned');
   else if (r) {

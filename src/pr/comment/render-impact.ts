@@ -134,7 +134,9 @@ export function impactView(r: ImpactResult): ImpactView {
     content: { breaks: countContent(breaks), numbers: countContent(moving) },
     breaking,
     values,
-    ...(moved.length ? { moved: { total: moved.length, members: moved.slice(0, 20).map((m) => ({ member: m, ...(kinds.has(m) ? { kind: kinds.get(m) } : {}) })) } } : {}),
+    ...(moved.length
+      ? { moved: { total: moved.length, members: moved.slice(0, 20).map((m) => ({ member: m, ...(kinds.has(m) ? { kind: kinds.get(m) } : {}) })) } }
+      : {}),
     other,
     affected: breaks.map(contentRow),
     moving: moving.map(contentRow),

@@ -85,7 +85,9 @@ export function numbersView(r: DataDiffResult | { skipped: string; mode: 'values
     queries,
     ...(r.refreshed ? { refreshed: r.refreshed } : {}),
     ...(r.requests ? { requests: r.requests } : {}),
-    ...(r.context ? { context: { groups: r.context.groups.slice(0, 10).map((g) => cut(g, 60)), keys: r.context.keys.slice(0, 10).map((k) => cut(k, 60)) } } : {}),
+    ...(r.context
+      ? { context: { groups: r.context.groups.slice(0, 10).map((g) => cut(g, 60)), keys: r.context.keys.slice(0, 10).map((k) => cut(k, 60)) } }
+      : {}),
   };
 }
 

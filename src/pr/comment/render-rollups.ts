@@ -52,7 +52,13 @@ export function rollupsView(r: RollupOutcome): RollupsView {
   const groups = new Map<string, RollupGroup>();
   for (const c of r.changes) {
     const key = JSON.stringify([c.change, c.production, c.preview]);
-    const g = groups.get(key) ?? { production: c.production && name(c.production), preview: c.preview && name(c.preview), change: c.change, total: 0, queries: [] };
+    const g = groups.get(key) ?? {
+      production: c.production && name(c.production),
+      preview: c.preview && name(c.preview),
+      change: c.change,
+      total: 0,
+      queries: [],
+    };
     g.total += 1;
     g.queries.push({ query: name(c.query), ...persona(c.persona) });
     groups.set(key, g);

@@ -31,7 +31,10 @@ function impactParts(i: ImpactView, n: NumbersView | undefined): string[] {
   const moving = i.content ? contentWords(i.content.numbers) : '';
   // The key queries measured nothing moving: the definitions differ, the numbers read the same.
   const measuredSame = !!n && !n.notRun && n.total > 0 && n.changed === 0 && n.failed === 0;
-  if (moving) out.push(measuredSame ? `${moving} computed differently, numbers unchanged in ${plural(n.total, 'key query', 'key queries')}` : `numbers move on ${moving}`);
+  if (moving)
+    out.push(
+      measuredSame ? `${moving} computed differently, numbers unchanged in ${plural(n.total, 'key query', 'key queries')}` : `numbers move on ${moving}`,
+    );
   else if (i.valuesTotal && !n) out.push(plural(i.valuesTotal, 'change to the numbers', 'changes to the numbers'));
   return out;
 }
@@ -62,7 +65,10 @@ function accessParts(a: AccessView): string[] {
     }
     const gains = mine.filter((c) => GAINS.has(c.change)).length;
     const losses = mine.length - gains;
-    return [gains ? `⚠️ ${code(p)} gains access to ${plural(gains, 'member or view', 'members or views')}` : '', losses ? `${code(p)} loses ${plural(losses, 'member or view', 'members or views')}` : '']
+    return [
+      gains ? `⚠️ ${code(p)} gains access to ${plural(gains, 'member or view', 'members or views')}` : '',
+      losses ? `${code(p)} loses ${plural(losses, 'member or view', 'members or views')}` : '',
+    ]
       .filter(Boolean)
       .join(', ');
   });
