@@ -6,8 +6,10 @@
  * group, seen by the personas of the repository's personas.yml, merge), then examples/workflows/monorepo.yml
  * for a monorepo's pull request (two models, two deployments, one comment: one model touched, then both,
  * merged), then, once production holds a rollup on orders, a third pull request that makes a measure a
- * distinct count (the same numbers, but reports leave the rollup), printing each run's outputs, timing
- * and the PR comment as that run left it. `--keep` leaves the emulator running for the CLI.
+ * distinct count (the same numbers, but reports leave the rollup), whose close proves production is the
+ * validated model; last, the drift watch (examples/workflows/drift.yml) in sync, then catching a hotfix
+ * uploaded from outside the repository. It prints each run's outputs, timing and the PR comment as that run
+ * left it. `--keep` leaves the emulator running for the CLI.
  */
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +19,7 @@ import { PlatformClient } from '../src/client/index.js';
 import { runJob, type JobRunResult } from '../test/harness/runner.js';
 import { uploadTree } from '../test/support/emulator.js';
 import { pullRequestEvent } from '../test/support/payloads.js';
+import { playDrift } from './demo-drift.js';
 import { ROLLUP_PUSH, distinctCount, withOrdersRollup } from './demo-rollup.js';
 
 /** analytics/'s orders cube, which the rollup pull request changes. */
@@ -192,6 +195,7 @@ export async function playDemo(options: { keep?: boolean; print?: (line: string)
       );
     showComment();
     options.onEvent?.({ title, comment: gh.comments(PR).at(-1)?.body ?? '', platformUrl: em.baseUrl, githubUrl: gh.url });
+    return Object.fromEntries(outputs);
   };
   const showComment = () => {
     const comments = gh.comments(PR);
@@ -300,7 +304,17 @@ export async function playDemo(options: { keep?: boolean; print?: (line: string)
   await play(ROLLUP_PUSH, 'opened', sha(9), 'success');
 
   gh.closePull(PR, true);
-  await play('12. The pull request is merged', 'closed', sha(9), 'success', { merged: true });
+  const merged = await play('12. The pull request is merged', 'closed', sha(9), 'success', { merged: true });
+  // The close proved production after the merge: a newer build serves the validated file hashes and members.
+  say();
+  if (merged['production-proof'] === 'proven')
+    say(bold('  ✓ production = the validated model') + dim(' (production-proof=proven: a build after the merge serves its files and members)'));
+  else {
+    ok = false;
+    say(`  ✗ production is not proven: production-proof=${merged['production-proof'] ?? '(none)'}`);
+  }
+
+  if (!(await playDrift({ em, gh, userRepo, repo, caFile, say, bold, dim }))) ok = false;
 
   say();
   say(`${ok ? '✓ done' : '✗ something did not go as expected'} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);

@@ -74,7 +74,8 @@ describe('npm run demo', () => {
     // numbers that move, ready with a breaking change, ready with an access policy, merged; then the
     // monorepo's, a section per model; then the distinct count's, ready and merged.
     expect(stdout.match(/The PR comment now \(1 comment on the PR, rewritten in place\)/g)).toHaveLength(12);
-    const headings = [...stdout.matchAll(/^ {2}│ (### .*)$/gm)].map((m) => m[1]);
+    const [prs, watched] = stdout.split('Production watched');
+    const headings = [...prs!.matchAll(/^ {2}│ (### .*)$/gm)].map((m) => m[1]);
     expect(headings).toHaveLength(12);
     expect(headings[0]).toMatch(/ready/);
     expect(headings[1]).toMatch(/1 error in 1 file/);
@@ -89,6 +90,12 @@ describe('npm run demo', () => {
       '### 🔀 Data-model previews · 2 models: 2 merged',
     ]);
     expect(headings.slice(10)).toEqual(['### ✅ Data-model preview · ready', '### 🔀 Data-model preview · merged into `main`']);
+    // The last merge proves production; then the drift watch: green in sync, red with its issue after a hotfix.
+    expect(prs).toContain('✓ production = the validated model');
+    expect(watched).toMatch(/13\. The scheduled drift watch[\s\S]*job success\n {2}outputs: status=in-sync drift-files=0 drift-members=0/);
+    expect(watched).toMatch(/14\. The next scheduled run[\s\S]*job failure[\s\S]*status=drift drift-files=1 drift-members=1/);
+    expect(watched).toContain('│ | `model/cubes/hotfix.yml` | added |');
+    expect(watched).toContain('│ | `hotfix.count` | added |');
     // The semantic-layer section: the payments cube added at first; the fourth push changes only a
     // measure's sql: a values change, and the numbers section shows its revenue moving; after the fifth,
     // the removed member is breaking and the report that uses it is named.

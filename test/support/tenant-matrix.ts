@@ -4,13 +4,13 @@
  * emulator with its profiles); rows run side by side. After every step it checks what a user sees (exit
  * code, the one comment, its state, the impact summary) and what the platform holds; at the end nothing
  * is left behind, and on a repository-fed tenant nothing was merged twice and no ref of ours is left.
- * The matrix (row × step) is printed at the end with each step's time.
+ * The matrix (row × step) is printed at the end with each step's time. Three test files run a third each.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { shownComment } from './support/shown-comment.js';
-import { EXCLUSIVE, PROFILES, type ProfileName } from '../packages/emulator/src/profiles.js';
-import { control } from './support/emulator.js';
-import { cube, sha1, startLifecycle, type Lifecycle, type Run } from './support/lifecycle.js';
+import { shownComment } from './shown-comment.js';
+import { EXCLUSIVE, PROFILES, type ProfileName } from '../../packages/emulator/src/profiles.js';
+import { control } from './emulator.js';
+import { cube, sha1, startLifecycle, type Lifecycle, type Run } from './lifecycle.js';
 
 interface Row {
   name: string;
@@ -197,13 +197,17 @@ async function lifecycle(row: Row): Promise<void> {
   }
 }
 
-describe.concurrent('the PR lifecycle on every tenant profile', () => {
-  for (const row of ROWS) it(row.name, () => lifecycle(row), 180_000);
-});
+/** Shards of the matrix: each test file runs every `count`-th row from `index`, so vitest's workers share the rows. */
+export function tenantMatrixShard(index: number, count: number): void {
+  const rows = ROWS.filter((_, i) => i % count === index);
+  describe.concurrent(`the PR lifecycle on every tenant profile (shard ${index + 1} of ${count})`, () => {
+    for (const row of rows) it(row.name, () => lifecycle(row), 180_000);
+  });
 
-afterAll(() => {
-  const width = Math.max(...ROWS.map((r) => r.name.length));
-  const lines = [`${'tenant'.padEnd(width)} | ${STEPS.join(' | ')}`];
-  for (const r of ROWS) lines.push(`${r.name.padEnd(width)} | ${STEPS.map((s) => (measured.get(r.name)?.[s] ?? 'not run').padEnd(s.length)).join(' | ')}`);
-  process.stdout.write(`\n${lines.join('\n')}\n`);
-});
+  afterAll(() => {
+    const width = Math.max(...rows.map((r) => r.name.length));
+    const lines = [`${'tenant'.padEnd(width)} | ${STEPS.join(' | ')}`];
+    for (const r of rows) lines.push(`${r.name.padEnd(width)} | ${STEPS.map((s) => (measured.get(r.name)?.[s] ?? 'not run').padEnd(s.length)).join(' | ')}`);
+    process.stdout.write(`\n${lines.join('\n')}\n`);
+  });
+}
