@@ -114,10 +114,11 @@ export function photograph(html: string): Buffer {
 /** Whether a committed picture was made from this page. */
 export const isPictureOf = (png: Buffer, html: string) => pngSourceHash(png) === sourceHash(html);
 
-/** Play the demo quietly and return each picture's page, by file, of its event's comment. */
-export async function renderPictures(): Promise<Map<string, string>> {
+/** Play the demo quietly and return each picture's page, by file, of its event's comment (`seen` gets every event, for tests). */
+export async function renderPictures(seen?: DemoEvent[]): Promise<Map<string, string>> {
   const events: DemoEvent[] = [];
   const ok = await playDemo({ print: () => undefined, onEvent: (e) => events.push(e) });
+  seen?.push(...events);
   const out = new Map<string, string>();
   for (const p of PICTURES) {
     const event = events.find((e) => e.title === p.event);

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { ACCESS_CHANGE_KINDS, type AccessChange, type AccessOutcome } from '../src/impact/access/types.js';
 import { accessLines, accessView, renderAccess } from '../src/pr/comment/render-access.js';
 import { renderPreview } from '../src/pr/comment/render-preview.js';
-import { LEDGER_ACCESS_ROWS, nextView } from '../src/pr/comment/view.js';
+import { VIEW_ACCESS_ROWS, nextView } from '../src/pr/comment/view.js';
 import { COMMENT_LIMIT, composeComment } from '../src/pr/comment/ledger.js';
 import { presentImpact } from '../src/pr/presenters.js';
 import { changeSetJson } from '../src/pr/records.js';
@@ -139,12 +139,12 @@ describe('Who can see what, in the comment', () => {
   it('the ledger keeps the first rows, and the comment renders from it', () => {
     const changes = Array.from({ length: 60 }, (_, i) => change('analyst', 'rows-narrowed', `v${i}`, 'x'.repeat(900)));
     const v = nextView(undefined, { headSha: 'abc', runId: 1 }, { state: 'ready', access: accessView(outcome({ changes })) });
-    expect(v.access?.changes).toHaveLength(LEDGER_ACCESS_ROWS);
+    expect(v.access?.changes).toHaveLength(VIEW_ACCESS_ROWS);
     expect(v.access?.changes[0]?.detail.length).toBeLessThanOrEqual(160);
     expect(v.access?.changeTotal).toBe(60);
     const md = renderPreview(v, { target: 'comment' });
     expect(md).toContain('**Who can see what** (2 personas; 1 access policy touched): 60 changes');
-    expect(md).toContain(`… ${60 - LEDGER_ACCESS_ROWS} more changes in the job summary.`);
+    expect(md).toContain(`… ${60 - VIEW_ACCESS_ROWS} more changes in the job summary.`);
   });
 });
 

@@ -16,6 +16,14 @@ afterAll(() => lc.close());
 
 const head = (pr: number, v: string) => `${pr}${v}`.padEnd(40, '0');
 const ledgerOf = (pr: number) => parseComment(lc.gh.comments(pr).at(-1)!.body).ledger;
+/** The comment's heading: the state a reader sees (the ledger keeps the facts, not the view). */
+const headingOf = (pr: number) =>
+  lc.gh
+    .comments(pr)
+    .at(-1)!
+    .body.split('\n')
+    .find((l) => l.startsWith('### '));
+const bodyOf = (pr: number) => lc.gh.comments(pr).at(-1)!.body;
 const branches = () => lc.em.state.deployments[0]!.branches;
 
 describe('merging on close', () => {
@@ -45,7 +53,7 @@ describe('merging on close', () => {
     expect(r.code, r.lines.join('\n')).toBe(0);
     expect(r.lines.join('\n')).toMatch(/preview-pr-1 is gone and main already holds this PR's merge commit/);
     expect(lc.main()).toEqual(before);
-    expect(ledgerOf(1)?.view?.state).toBe('merged');
+    expect(headingOf(1)).toBe('### 🔀 Data-model preview · merged into `main`');
   }, 60_000);
 
   it('closing a merged PR that never had a preview merges nothing and says so', async () => {
@@ -76,17 +84,15 @@ describe('merging on close', () => {
     expect(text).toMatch(/not merging preview-pr-3 into main: .*Production was not touched; rerun this job to merge/);
     expect(lc.main()).toEqual(before);
     expect(branches()['preview-pr-3']).toBeDefined();
-    const view = ledgerOf(3)?.view;
-    expect(view?.state).toBe('failed');
-    expect(view?.pending).toEqual(['preview-pr-3']);
+    expect(headingOf(3)).toBe('### ❌ Data-model preview · failed');
     expect(lc.gh.comments(3).at(-1)!.body).toMatch(/Still on the platform: `preview-pr-3`\. Rerunning this job removes them/);
 
     const rerun = await lc.run(3, 'closed', { headSha: head(3, 'b'), merged: true });
     expect(rerun.code, rerun.lines.join('\n')).toBe(0);
     expect(lc.main()['model/cubes/three.yml']).toBe(sha1(cube('three', 2)));
     expect(branches()['preview-pr-3']).toBeUndefined();
-    expect(ledgerOf(3)?.view).toMatchObject({ state: 'merged' });
-    expect(ledgerOf(3)?.view?.pending).toBeUndefined();
+    expect(headingOf(3)).toBe('### 🔀 Data-model preview · merged into `main`');
+    expect(bodyOf(3)).not.toContain('Still on the platform');
   }, 90_000);
 
   it('the merged close brings the branch up to date the way the preview uploads: through dev mode on a tenant that refuses direct uploads', async () => {
@@ -119,7 +125,7 @@ describe('merging on close', () => {
     const failed = await lc.run(4, 'opened', { headSha: head(4, 'a'), env });
     lc.em.controls.behaviour = { ...lc.em.controls.behaviour, directUploads: true };
     expect(failed.code).toBe(1);
-    expect(ledgerOf(4)?.view?.state).toBe('failed');
+    expect(headingOf(4)).toBe('### ❌ Data-model preview · failed');
 
     const rerun = await lc.run(4, 'opened', { headSha: head(4, 'a'), env });
     expect(rerun.code, rerun.lines.join('\n')).toBe(0);
@@ -141,7 +147,8 @@ describe('merging on close', () => {
     expect(outputs(rerun)['change-set-file']).toMatch(/preview-pr-4\.json$/);
     expect(Object.keys(branches()['preview-pr-4']!.head)).toContain('model/cubes/four.yml');
     expect(lc.gh.comments(4)).toHaveLength(1);
-    expect(ledgerOf(4)?.view).toMatchObject({ state: 'ready', headSha: head(4, 'a') });
-    expect(ledgerOf(4)?.view?.failure).toBeUndefined();
+    expect(headingOf(4)).toBe('### ✅ Data-model preview · ready');
+    expect(ledgerOf(4)?.headSha).toBe(head(4, 'a'));
+    expect(bodyOf(4)).not.toContain('failed:**');
   }, 90_000);
 });

@@ -68,7 +68,9 @@ describe("a pull request that changes only a measure's sql", () => {
       { member: 'orders.total_amount', why: `sql amount → ${SQL}` },
       { member: 'orders_view.total_amount', why: 'stands for orders.total_amount' },
     ]);
-    expect(impactSummaryLine(r)).toBe('0 breaking, 1 values change, 0 added, 0 changed; no content affected');
+    expect(impactSummaryLine(r)).toBe(
+      '0 breaking, 1 values change, 0 added, 0 changed; no content breaks; numbers move on 2 reports, 1 dashboard and 1 notification',
+    );
   });
 
   it('the data diff shows how its numbers moved: the reports that use it and probes of the measure, on both environments', async () => {

@@ -31,11 +31,12 @@ describe('composeComment / parseComment', () => {
   };
   const ledger: Ledger = { deploymentId: 'dep-1', branch: 'feature/x', devBranch: 'pr-2', headSha: 'a'.repeat(40), runId: 7, state: 'open', view };
 
-  it('round-trips deployment and ledger (the view inside it), and renders the view', () => {
+  it('round-trips deployment and the ledger facts, and renders the view (which the ledger does not keep)', () => {
     const body = composeComment({ deploymentId: 'dep-1', ledger });
     expect(body.split('\n')[0]).toBe('<!-- datamodel-ci:comment deployment=dep-1 -->');
     expect(body).toContain('### ✅ Data-model preview · ready');
-    expect(parseComment(body)).toEqual({ deploymentId: 'dep-1', ledger });
+    const { view: _view, ...facts } = ledger;
+    expect(parseComment(body)).toEqual({ deploymentId: 'dep-1', ledger: facts });
   });
 
   it('round-trips a ledger with hostile content', () => {
@@ -43,7 +44,6 @@ describe('composeComment / parseComment', () => {
       deploymentId: 'dep --> "x" <!--',
       branch: 'feat/--><!-- datamodel-ci:ledger e30= -->"quoted"',
       devBranch: 'line\nbreak\u0000',
-      stagingUrl: 'https://staging.example/?a=1&b="2"',
       headSha: 'b'.repeat(40),
       runId: 123456789012,
       updatedAt: '2024-05-01T00:00:00.000Z',
@@ -60,7 +60,8 @@ describe('composeComment / parseComment', () => {
     for (const line of body.split('\n').filter((l) => l.includes('<!--'))) expect(line).toMatch(/^<!-- [^>]* -->$/);
     expect(body.match(/<!--/g)).toHaveLength(2);
     expect(body.split('\n')[0]).not.toContain('"');
-    expect(parseComment(body)).toEqual({ deploymentId: hostile.deploymentId, ledger: hostile });
+    const { view: _view, ...facts } = hostile;
+    expect(parseComment(body)).toEqual({ deploymentId: hostile.deploymentId, ledger: facts });
   });
 
   it('ignores a ledger that names another deployment, comments that are not ours, and a view that does not parse', () => {

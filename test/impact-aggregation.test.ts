@@ -72,8 +72,15 @@ describe("a pull request that changes only a measure's aggregation", () => {
       { member: 'orders.total_amount', why: 'aggregation sum → avg' },
       { member: 'orders_view.total_amount', why: 'stands for orders.total_amount' },
     ]);
-    expect(r.affected).toEqual([]);
-    expect(impactSummaryLine(r)).toBe('0 breaking, 2 values changes, 0 added, 0 changed; no content affected');
+    // Nothing breaks; the content that uses the measure is named, its numbers moving.
+    expect(r.affected.filter((a) => a.effect === 'breaks')).toEqual([]);
+    expect(r.affected.map((a) => [a.kind, a.name, a.effect])).toEqual([
+      ['report', 'Revenue by country', 'numbers-move'],
+      ['report', 'Revenue by month', 'numbers-move'],
+      ['dashboard', 'Revenue board 1 · Revenue overview', 'numbers-move'],
+      ['notification', 'Notification 3 (At 09:00, Monday through Friday)', 'numbers-move'],
+    ]);
+    expect(impactSummaryLine(r)).toMatch(/^0 breaking, 2 values changes, 0 added, 0 changed; no content breaks; numbers move on 2 reports/);
     const presented = presentImpact(r, true);
     expect(presented.outputs).toMatchObject({ 'breaking-count': '0', 'values-changed-count': '2' });
     // fail-on-breaking: nothing breaks.

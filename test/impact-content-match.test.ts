@@ -47,7 +47,13 @@ describe('SQL API reports', () => {
       ],
     };
     expect(affectedContent(cs, [report])).toEqual([
-      { kind: 'report', id: 9, name: 'Country revenue (SQL)', uses: [{ member: 'orders_view.customers_country', place: 'SQL query', change: 'removed' }] },
+      {
+        kind: 'report',
+        id: 9,
+        name: 'Country revenue (SQL)',
+        effect: 'breaks',
+        uses: [{ member: 'orders_view.customers_country', place: 'SQL query', change: 'removed' }],
+      },
     ]);
   });
 });

@@ -139,7 +139,7 @@ describe('the comment section', () => {
     const md = renderImpact(impactView(r), { target: 'comment' }).join('\n');
     expect(md).toContain('**Semantic layer** (`main` → `preview-pr-9`): 2 breaking, 0 added, 0 changed; 2 reports affected');
     expect(md).toContain('<details open><summary>Breaking changes (2)</summary>');
-    expect(md).toContain('| `cube_0.member_with_a_long_name_0` | cube `cube_0` | removed |');
+    expect(md).toContain('| `cube_0.member_with_a_long_name_0` | dimension of cube `cube_0` | removed |');
     // A mention, an issue reference, HTML and a table pipe from a report's name stay inert.
     expect(md).toContain('Report @\u200Bteam \\#\u200B0 \\<b\\>\\|x\\|\\</b\\>');
     expect(md).toContain('> ⚠️ notifications were not checked');

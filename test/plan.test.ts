@@ -101,7 +101,11 @@ describe('datamodel-ci plan', () => {
     expect(out).toMatch(/^ {2}orders\.total_amount: total +changed +1 → 1 +1 row changed; largest −100\.0 % \(−2,488,679\.96\) on orders\.total_amount$/m);
     // Rollups: each key query that leaves production's rollup, by name.
     expect(out).toMatch(/^Rollups \(production → preview, 20 key query plans\): 12 changed \(12 lost\)/m);
-    expect(out).toMatch(/^ {2}Report “Orders by status” +orders\.orders_by_status +— +LOST: reaches the warehouse$/m);
+    expect(out).toMatch(/^ {2}orders\.orders_by_status +— +LOST: reaches the warehouse +Report “Orders by status”$/m);
+    expect(out).toMatch(/^ {2}PRODUCTION +PREVIEW +ROLLUP +KEY QUERY$/m);
+    expect(out).toMatch(/^ {40,}orders\.count: total$/m);
+    // Content whose numbers move is named too, not only counted.
+    expect(out).toMatch(/^Content whose numbers move \(3\):$/m);
     // Where the detail files went (the folder asked for), and what became of what the run made.
     expect(out).toContain(`Detail files: change set ${join(records, `impact-1-${branch}.json`)}; data diff ${join(records, `data-diff-1-${branch}.json`)}`);
     expect(t.stdout.at(-1)).toBe(`removed what this plan made: branch ${branch} and its staging environment`);

@@ -10,7 +10,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PlatformClient } from '../src/client/client.js';
-import { parseComment } from '../src/pr/comment/ledger.js';
+import { shownComment } from './support/shown-comment.js';
 import { control } from './support/emulator.js';
 import { cube, startLifecycle, type Lifecycle } from './support/lifecycle.js';
 import { mergeGroupEvent, pullRequestEvent, writeEvent, type GroupFields } from './support/payloads.js';
@@ -25,7 +25,7 @@ const ELSEWHERE = { 'finance/model/cubes/ledger.yml': 'cubes:\n  - name: ledger\
 
 let lc: Lifecycle;
 const d = () => lc.em.state.deployments[0]!;
-const view = () => parseComment(lc.gh.comments(PR).at(-1)!.body).ledger?.view;
+const view = () => shownComment(lc.gh.comments(PR).at(-1)!.body);
 
 /** The repository at a commit: production's project under analytics/, a README, another team's model, and `extra`. */
 function repository(extra: Record<string, string>): Record<string, string> {
@@ -115,7 +115,7 @@ describe.each(['github-connected', 'connected-later'] as const)(
       const check = lc.gh.checkRuns().find((c) => c.headSha === sha(1) && c.name === 'datamodel-ci / validation');
       expect(check?.annotations.map((a) => `${a.path}:${a.startLine}`)).toEqual([`${ROOTED}:${line}`]);
       expect(view()).toMatchObject({ state: 'invalid', branch: HEAD });
-      expect(view()?.validation?.errors[0]?.file).toBe(ROOTED);
+      expect(view().text.slice(view().text.indexOf('**Errors**'))).toMatch(new RegExp(`^\\[?\`${ROOTED}\``, 'm'));
       // The platform branch holds the project alone: no README, no other team's model.
       expect(Object.keys(d().branches[HEAD]!.head)).toContain('model/cubes/rooted.yml');
       expect(Object.keys(d().branches[HEAD]!.head).filter((p) => !p.startsWith('model/') && p !== 'cube.js')).toEqual([]);
@@ -129,7 +129,7 @@ describe.each(['github-connected', 'connected-later'] as const)(
       expect(fixed.code, fixed.out).toBe(0);
       expect(view()).toMatchObject({ state: 'ready', branch: HEAD, headSha: sha(2) });
       // The definitions were read from analytics/ (model-dir `.`): the new cube's two members, and the recomputed measure.
-      expect(view()?.impact?.summary, fixed.out).toBe('0 breaking, 1 values change, 2 added, 0 changed; no content affected');
+      expect(view().text, fixed.out).toMatch(/\*\*Semantic layer\*\* \([^)]*\): 0 breaking, 1 values change, 2 added, 0 changed; no content (affected|breaks)/);
       expect(fixed.out).toMatch(/values-changed-count<<(\S+)\n1\n/);
       // Nothing uploaded: the platform pulled the PR's own branch.
       expect(fixed.out).toContain('pulled feature/rooted from the connected repository');

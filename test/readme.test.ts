@@ -102,13 +102,17 @@ describe('npm run demo', () => {
     const comments = stdout.split('The PR comment now').slice(1);
     expect(comments[0]).toContain('**Semantic layer** (`main` → `preview-pr-1`): 0 breaking, 2 added, 0 changed; no content affected');
     expect(comments[1]).not.toContain('**Semantic layer**');
-    expect(comments[3]).toContain('0 breaking, 1 values change, 2 added, 0 changed; no content affected');
-    expect(comments[3]).toMatch(/\| `orders\.total_amount` \| cube `orders` \| sql amount → CASE WHEN status/);
-    expect(comments[3]).toMatch(/\*\*Numbers\*\* \(production → preview, 7 key queries in [\d.]+ s\): 4 changed, 1 unchanged, 2 new/);
+    expect(comments[3]).toContain(
+      '0 breaking, 1 values change, 2 added, 0 changed; no content breaks; numbers move on 2 reports, 1 dashboard and 1 notification',
+    );
+    expect(comments[3]).toMatch(/\| `orders\.total_amount` \| measure of cube `orders` \| sql amount → CASE WHEN status/);
+    expect(comments[3]).toMatch(
+      /\*\*Numbers\*\* \(production → preview, 7 key queries in [\d.]+ s, as a user with no groups \(empty security context\)\): 4 changed, 1 unchanged, 2 new/,
+    );
     expect(comments[3]).toMatch(/\| Report “Revenue by month” \| 24 → 24 \| 24 rows changed; largest −13\.7 % \(−13,150\.64\) on `total_amount`/);
     expect(comments[3]).toContain('| status \\= cancelled | `total_amount` | 260,127.56 | 0 | −260,127.56 (−100.0 %) |');
     expect(comments[4]).toContain('2 breaking, 2 added, 0 changed; 1 report, 1 dashboard and 1 notification affected');
-    expect(comments[4]).toContain('| `customers.country` | cube `customers` | removed |');
+    expect(comments[4]).toContain('| `customers.country` | dimension of cube `customers` | removed |');
     expect(comments[4]).toMatch(/\| Report \| Revenue by country \| `orders_view\.customers_country` in dimensions \|/);
     expect(stdout).toMatch(/4\. A push changes how a measure is computed[\s\S]*values-changed-count=1 data-changed-count=4/);
     expect(stdout).toMatch(/5\. A push removes a member a report uses[\s\S]*breaking-count=2 added-count=2 changed-count=0 affected-content-count=3/);
@@ -120,11 +124,13 @@ describe('npm run demo', () => {
     expect(stdout).toMatch(/6\. A push restores the member[\s\S]*access-changed-count=1 exposed-count=0/);
     // The third pull request makes orders.count a distinct count: a values change whose numbers stay the same,
     // and the Cost section has every key query leaving production's rollup (test/demo-rollup.test.ts: Cube's matcher).
-    expect(comments[10]).toMatch(/\| `orders\.count` \| cube `orders` \| aggregation count → count\\_distinct/);
-    expect(comments[10]).toMatch(/\*\*Numbers\*\* \(production → preview, 8 key queries in [\d.]+ s\): 0 changed, 8 unchanged/);
+    expect(comments[10]).toMatch(/\| `orders\.count` \| measure of cube `orders` \| aggregation count → count\\_distinct/);
+    expect(comments[10]).toMatch(
+      /\*\*Numbers\*\* \(production → preview, 8 key queries in [\d.]+ s, as a user with no groups \(empty security context\)\): 0 changed, 8 unchanged/,
+    );
     expect(comments[10]).toContain('| Report “Orders by status” | 4 → 4 | unchanged |');
     expect(comments[10]).toContain('Rollups (production → preview, 8 key query plans): 8 changed (8 lost), 0 rollups rebuilt on merge');
-    expect(comments[10]).toContain('| `Report “Orders by status”` | `orders.orders_by_status` | — | ⚠️ lost: reaches the warehouse |');
+    expect(comments[10]).toContain('| `orders.orders_by_status` → — | ⚠️ lost: reaches the warehouse | 8 key queries: `Report “Orders by status”`, ');
     expect(stdout).toMatch(/11\. A pull request makes a measure a distinct count[\s\S]*rollups-lost-count=8 rollups-rebuilt-count=0/);
     // The first two pull requests' models hold no rollup: no Cost line from the plans.
     expect(comments.slice(0, 10).join('')).not.toContain('Rollups (production → preview');

@@ -13,7 +13,7 @@ import type { ImpactResult } from '../src/operations/impact.js';
 import { buildSkipsOf, rollupsMayChange } from '../src/operations/rollup-builds.js';
 import { renderCost } from '../src/pr/comment/render-cost.js';
 import { numbersView, renderNumbers } from '../src/pr/comment/render-numbers.js';
-import { ledgerRollups, rollupsView } from '../src/pr/comment/render-rollups.js';
+import { viewRollups, rollupsView } from '../src/pr/comment/render-rollups.js';
 import { presentRollups } from '../src/pr/present-rollups.js';
 
 const TABLE = 'prod_pre_aggregations.orders_orders_by_status';
@@ -148,7 +148,7 @@ describe('the one line, and where it is shown', () => {
     expect(line[0]).toContain('⏭️ 7 key queries (`by status`, `by month`, `total`, `a`, `b` and 2 more) and 2 persona probes not run on the preview');
     expect(line[0]).toContain('`orders.orders_by_status` \\(changed\\)');
     expect(line[0]).toContain('set data-diff-build-rollups: true to run them');
-    expect(ledgerRollups(rollupsView(r)).builds?.keyQueries).toHaveLength(6);
+    expect(viewRollups(rollupsView(r)).builds?.keyQueries).toHaveLength(6);
     const skipped = renderCost({ rollups: rollupsView({ ...r, skipped: 'no key query' }) }, { target: 'summary' }).join('\n');
     expect(skipped).toContain('not run on the preview');
     expect(skipped).toContain('Rollups not planned');

@@ -191,7 +191,7 @@ describe('where it shows', () => {
     const md = renderCost({ rollups: out.part! }, { target: 'comment' }).join('\n');
     expect(md).toContain('**Cost**');
     expect(md).toContain('Rollups (production → preview, 6 key query plans): 2 changed (1 lost), 1 rollup rebuilt on merge');
-    expect(md).toContain('| `Revenue <script>@team` (`sales\\|eu`) | `orders.orders_by_status` | — | ⚠️ lost: reaches the warehouse |');
+    expect(md).toContain('| `orders.orders_by_status` → — | ⚠️ lost: reaches the warehouse | 1 key query: `Revenue <script>@team` (`sales\\|eu`) |');
     expect(md).toContain('- `orders.orders_daily`: renamed from orders\\.orders\\_by\\_status');
     expect(md).toContain('build range not known');
     expect(md).toContain('⚠️ this pull request changes the pre\\-aggregations of orders');
@@ -229,18 +229,36 @@ describe('where it shows', () => {
   });
 });
 
-describe('the ledger and the job summary', () => {
-  it('the ledger keeps the first 15 rows of each list; the comment says how many more, the job summary lists them all', () => {
+describe('the view and the job summary', () => {
+  it('the view keeps the first 15 rows (one per rollup change); the comment says how many more, the job summary lists them all', () => {
     const many: RollupOutcome = {
       ...OUTCOME,
-      changes: Array.from({ length: 20 }, (_, i) => ({ query: `q${i}`, production: 'orders.r', preview: null, change: 'lost' as const })),
+      changes: Array.from({ length: 20 }, (_, i) => ({ query: `q${i}`, production: `orders.r${i}`, preview: null, change: 'lost' as const })),
     };
     const full = { rollups: presentRollups(many, 'pr-1', true, false).part! };
     const view = nextView(undefined, { headSha: 'a'.repeat(40), runId: 1 }, { state: 'ready', cost: full });
-    expect(view.cost?.rollups?.changes).toHaveLength(15);
+    expect(view.cost?.rollups?.groups).toHaveLength(15);
     const comment = renderPreview(view, { target: 'comment' });
     expect(comment).toContain('20 changed (20 lost)');
     expect(comment).toContain('… 5 key queries more in the job summary');
+    const summary = renderPreview(view, { target: 'summary', cost: full });
+    expect(summary).toContain('`q19`');
+  });
+
+  it('the key queries that lose one rollup share its row; the comment names the first three, the job summary all', () => {
+    const same: RollupOutcome = {
+      ...OUTCOME,
+      changes: Array.from({ length: 20 }, (_, i) => ({ query: `q${i}`, production: 'orders.r', preview: null, change: 'lost' as const })),
+    };
+    const full = { rollups: presentRollups(same, 'pr-1', true, false).part! };
+    const view = nextView(undefined, { headSha: 'a'.repeat(40), runId: 1 }, { state: 'ready', cost: full });
+    expect(view.cost?.rollups?.groups).toHaveLength(1);
+    expect(view.cost?.rollups?.groups[0]?.total).toBe(20);
+    const comment = renderPreview(view, { target: 'comment' });
+    expect(comment).toContain('20 changed (20 lost)');
+    expect(comment.match(/\| `orders\.r` →/g)).toHaveLength(1);
+    expect(comment).toContain('20 key queries: `q0`, `q1`, `q2` and 17 more');
+    expect(comment).not.toContain('more in the job summary');
     const summary = renderPreview(view, { target: 'summary', cost: full });
     expect(summary).toContain('`q19`');
   });

@@ -235,7 +235,7 @@ describe('the pr lifecycle', () => {
       expect(file.versions).toBeDefined();
       const body = gh.comments(33).at(-1)!.body;
       expect(body).toContain('**Cost**');
-      expect(body).toContain('| `by status` | `orders.orders_by_status` | `orders.orders_daily` | moved |');
+      expect(body).toContain('| `orders.orders_by_status` → `orders.orders_daily` | moved | 1 key query: `by status` |');
       expect(body).toContain('- `orders.orders_daily`: renamed from orders\\.orders\\_by\\_status');
       expect(body).toContain("production\\'s Cube Store");
     } finally {

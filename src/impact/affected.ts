@@ -1,6 +1,7 @@
 /**
  * Which content a change set breaks: every report, dashboard and notification that uses a breaking
- * member, with the members and the places it uses them. A dashboard widget that shows an affected
+ * member, with the members and the places it uses them; and the content whose numbers move (it uses a
+ * member whose numbers change, and nothing it uses breaks). A dashboard widget that shows an affected
  * report is affected through it; a notification renders a dashboard, so one on an affected dashboard is
  * affected too.
  */
@@ -32,12 +33,16 @@ export interface ContentItem {
   dashboardPublicId?: string;
 }
 
+/** `breaks`: it uses a breaking change; `numbers-move`: nothing it uses breaks, but a member's numbers change. */
+export type ContentEffect = 'breaks' | 'numbers-move';
+
 export interface AffectedItem {
   kind: ContentKind;
   id: number;
   name: string;
   url?: string;
-  /** The breaking members it uses, each once, with where and why. */
+  effect: ContentEffect;
+  /** The members it uses that break (or whose numbers move), each once, with where and why. */
   uses: { member: string; place: string; change: string }[];
 }
 
@@ -153,25 +158,18 @@ function hits(change: MemberChange, use: MemberUse): boolean {
   return !change.onlyGranularities || (!!use.granularity && change.onlyGranularities.includes(use.granularity));
 }
 
-/** The content a change set breaks, reports first, then dashboards, then notifications. */
-export function affectedContent(changes: ChangeSet, content: ContentItem[]): AffectedItem[] {
-  const breaking = new Map<string, MemberChange[]>();
-  for (const m of changes.members.filter((x) => x.breaking)) breaking.set(m.member, [...(breaking.get(m.member) ?? []), m]);
-  const direct = (item: ContentItem) => {
-    const out: AffectedItem['uses'] = [];
-    for (const u of item.uses) {
-      const change = (breaking.get(u.member) ?? []).find((c) => hits(c, u));
-      if (change) out.push({ member: u.member, place: u.place, change: label(change) });
-    }
-    return out;
-  };
+/**
+ * The content `direct` finds uses in, and through them: a dashboard whose widget shows such a report, a
+ * notification that sends such a dashboard. Each item once, its uses each once.
+ */
+function reach(content: ContentItem[], effect: ContentEffect, direct: (item: ContentItem) => AffectedItem['uses']): Map<string, AffectedItem> {
   const result = new Map<string, AffectedItem>();
   const add = (item: ContentItem, uses: AffectedItem['uses']) => {
     if (!uses.length) return;
     const key = `${item.kind}:${item.id}`;
     const prior = result.get(key);
     const all = [...(prior?.uses ?? []), ...uses].filter((u, i, xs) => xs.findIndex((x) => x.member === u.member && x.place === u.place) === i);
-    result.set(key, { kind: item.kind, id: item.id, name: item.name, ...(item.url ? { url: item.url } : {}), uses: all });
+    result.set(key, { kind: item.kind, id: item.id, name: item.name, ...(item.url ? { url: item.url } : {}), effect, uses: all });
   };
   for (const item of content) add(item, direct(item));
   const reports = new Map(content.filter((c) => c.kind === 'report').map((r) => [r.id, r]));
@@ -202,9 +200,38 @@ export function affectedContent(changes: ChangeSet, content: ContentItem[]): Aff
       );
   }
   for (const [key, item] of result) if (item.kind === 'dashboard') result.set(key, { ...item, uses: mergeVersions(item.uses) });
-  const rank: Record<ContentKind, number> = { report: 0, dashboard: 1, notification: 2 };
-  return [...result.values()].sort((a, b) => rank[a.kind] - rank[b.kind] || a.name.localeCompare(b.name) || a.id - b.id);
+  return result;
 }
+
+/**
+ * The content a change set breaks, then the content whose numbers move (it uses a member in `moving`, the
+ * definition diff's members whose numbers change, with why) and that nothing breaks: each kind in turn,
+ * reports first, then dashboards, then notifications.
+ */
+export function affectedContent(changes: ChangeSet, content: ContentItem[], moving: readonly { member: string; why: string }[] = []): AffectedItem[] {
+  const breaking = new Map<string, MemberChange[]>();
+  for (const m of changes.members.filter((x) => x.breaking)) breaking.set(m.member, [...(breaking.get(m.member) ?? []), m]);
+  const breaks = reach(content, 'breaks', (item) =>
+    item.uses.flatMap((u) => {
+      const change = (breaking.get(u.member) ?? []).find((c) => hits(c, u));
+      return change ? [{ member: u.member, place: u.place, change: label(change) }] : [];
+    }),
+  );
+  const why = new Map(moving.map((m) => [m.member, m.why]));
+  const numbers = reach(content, 'numbers-move', (item) =>
+    item.uses.flatMap((u) => {
+      const because = why.get(u.member);
+      return because === undefined ? [] : [{ member: u.member, place: u.place, change: because }];
+    }),
+  );
+  const rank: Record<ContentKind, number> = { report: 0, dashboard: 1, notification: 2 };
+  const order = (a: AffectedItem, b: AffectedItem) => rank[a.kind] - rank[b.kind] || a.name.localeCompare(b.name) || a.id - b.id;
+  const moved = [...numbers].filter(([key]) => !breaks.has(key)).map(([, item]) => item);
+  return [...[...breaks.values()].sort(order), ...moved.sort(order)];
+}
+
+/** Content a change breaks (the rest of `affected` only has numbers that move). */
+export const breaksContent = (items: readonly AffectedItem[]): AffectedItem[] => items.filter((i) => i.effect === 'breaks');
 
 export function countContent(items: AffectedItem[]): ContentCounts {
   const out: ContentCounts = { report: 0, dashboard: 0, notification: 0 };

@@ -10,7 +10,7 @@ import type { OpContext } from './context.js';
 import { DEFAULTS } from '../defaults.js';
 import { dataApiClient, dataTarget, loadQuery, mint, type DataTarget, type LoadResult } from './data-api.js';
 import { compareRows, newRows } from '../impact/data/compare.js';
-import type { DataDiffLimits, DataDiffMode, DataDiffResult, KeyQuery, QueryOutcome } from '../impact/data/types.js';
+import { contextShown, type DataDiffLimits, type DataDiffMode, type DataDiffResult, type KeyQuery, type QueryOutcome } from '../impact/data/types.js';
 import { keyQueries } from '../impact/data/key-queries.js';
 import { checkKeyQueryMembers, unknownMembersText } from '../impact/data/query-members.js';
 import type { DataDiffPlan } from '../impact/data/plan.js';
@@ -63,6 +63,7 @@ export async function runDataDiff(ctx: OpContext, input: DataDiffInput): Promise
     elapsedMs: Date.now() - started,
     limits: input.limits,
     requests: { production: targets[0]?.requests ?? 0, preview: targets[1]?.requests ?? 0 },
+    context: contextShown(input.securityContext),
     ...(queries.some((q) => q.refreshed) ? { refreshed: oldestRefresh(queries) } : {}),
   });
   const skipped = (k: KeyQuery) => input.skip?.get(k.name);

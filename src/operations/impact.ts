@@ -14,7 +14,7 @@ import { AbortedError, AuthenticationError, isHtml, PermissionDeniedError, Platf
 import { HttpClient } from '../client/http.js';
 import { collect } from '../client/pagination.js';
 import { DEFAULTS } from '../defaults.js';
-import { affectedContent, countContent, type AffectedItem, type ContentCounts, type ContentItem } from '../impact/affected.js';
+import { affectedContent, breaksContent, countContent, type AffectedItem, type ContentCounts, type ContentItem } from '../impact/affected.js';
 import { layerNotice, type LayerCheck } from '../impact/access/layer.js';
 import type { AccessOutcome, Persona } from '../impact/access/types.js';
 import { countChanges, type ChangeCounts, type ChangeSet } from '../impact/diff.js';
@@ -49,8 +49,12 @@ export interface ImpactResult {
   /** The member diff; absent when one side's `/meta` could not be read (`unavailable` says why). */
   changes?: ChangeSet;
   counts: ChangeCounts;
+  /** The content the changes break (`effect: 'breaks'`), then the content whose numbers move (`'numbers-move'`). */
   affected: AffectedItem[];
+  /** The content the changes break, by kind. */
   affectedCounts: ContentCounts;
+  /** The content whose numbers move (and that nothing breaks), by kind. */
+  numbersMoveCounts?: ContentCounts;
   scanned: ContentCounts;
   notices: string[];
   unavailable?: string;
@@ -266,6 +270,7 @@ export async function finishImpact(
     counts: { breaking: 0, added: 0, changed: 0 },
     affected: [],
     affectedCounts: { report: 0, dashboard: 0, notification: 0 },
+    numbersMoveCounts: { report: 0, dashboard: 0, notification: 0 },
     scanned: content.scanned,
     notices,
   };
@@ -289,7 +294,7 @@ export async function finishImpact(
   if (modelHasRollups(defs.models)) result.rollupsInModel = true;
   result.notices.push(...defs.notices);
   result.counts = countChanges(result.changes);
-  result.affected = affectedContent(result.changes, content.items);
+  result.affected = affectedContent(result.changes, content.items, result.definition?.values);
   const staging = input.staging ?? ('staging' in envs ? envs.staging : undefined);
   const baseFiles = await started.baseFiles.catch(() => undefined);
   const files = { ...(baseFiles instanceof Map ? { base: baseFiles } : {}), ...(input.headFiles ? { head: input.headFiles } : {}) };
@@ -301,7 +306,8 @@ export async function finishImpact(
     ...(staging ? { staging } : {}),
     files,
   };
-  result.affectedCounts = countContent(result.affected);
+  result.affectedCounts = countContent(breaksContent(result.affected));
+  result.numbersMoveCounts = countContent(result.affected.filter((a) => a.effect === 'numbers-move'));
   for (const n of [...notices, ...layers.access.notices]) ctx.reporter.notice(`impact: ${n}`);
   const narrower = layer && layerNotice(layer);
   if (narrower) ctx.reporter.warning(`impact: ${narrower}`);
@@ -334,11 +340,21 @@ export async function analyseImpact(
   return finishImpact(ctx, started, head, { ...input, personaHead, wholeHead });
 }
 
+/** `1 report, 2 dashboards and 1 notification` (empty for none). */
+export function contentWords(c: ContentCounts): string {
+  const parts = [
+    c.report ? plural(c.report, 'report') : '',
+    c.dashboard ? plural(c.dashboard, 'dashboard') : '',
+    c.notification ? plural(c.notification, 'notification') : '',
+  ].filter(Boolean);
+  return parts.length > 1 ? `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}` : (parts[0] ?? '');
+}
+
 /**
- * `2 breaking, 5 added, 1 changed; 3 reports and 1 notification affected`; led by `breaking changes not
- * established (…); seen: ` when the reads did not show the whole layer.
+ * `2 breaking, 5 added, 1 changed; 3 reports and 1 notification affected; numbers move on 1 dashboard`;
+ * led by `breaking changes not established (…); seen: ` when the reads did not show the whole layer.
  */
-export function impactSummaryLine(r: Pick<ImpactResult, 'counts' | 'affectedCounts' | 'changes' | 'unavailable' | 'layer'>): string {
+export function impactSummaryLine(r: Pick<ImpactResult, 'counts' | 'affectedCounts' | 'numbersMoveCounts' | 'changes' | 'unavailable' | 'layer'>): string {
   if (r.unavailable || !r.changes) return `not compared: ${r.unavailable ?? 'no change set'}`;
   const { breaking, added, changed } = r.counts;
   const values = r.counts.values ?? 0;
@@ -346,16 +362,12 @@ export function impactSummaryLine(r: Pick<ImpactResult, 'counts' | 'affectedCoun
     breaking + values + added + changed === 0
       ? 'no member changes'
       : `${breaking} breaking, ${values ? `${plural(values, 'values change')}, ` : ''}${added} added, ${changed} changed`;
-  const a = r.affectedCounts;
-  const parts = [
-    a.report ? plural(a.report, 'report') : '',
-    a.dashboard ? plural(a.dashboard, 'dashboard') : '',
-    a.notification ? plural(a.notification, 'notification') : '',
-  ].filter(Boolean);
-  const joined = parts.length > 1 ? `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}` : (parts[0] ?? '');
+  const broken = contentWords(r.affectedCounts);
+  const moving = r.numbersMoveCounts ? contentWords(r.numbersMoveCounts) : '';
   const unseen = r.layer && !r.layer.whole ? r.layer.unseen.length : 0;
   const lead = unseen ? `breaking changes not established (${plural(unseen, 'member')} the model files declare public out of sight); seen: ` : '';
-  return `${lead}${changes}; ${joined ? `${joined} affected` : 'no content affected'}`;
+  const content = broken ? `${broken} affected` : moving ? 'no content breaks' : 'no content affected';
+  return `${lead}${changes}; ${content}${moving ? `; numbers move on ${moving}` : ''}`;
 }
 
 /**

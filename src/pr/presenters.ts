@@ -15,6 +15,7 @@ import type { Ledger } from './comment/ledger.js';
 import { GAINS } from '../impact/access/types.js';
 import { ownRow } from '../impact/diff.js';
 import { plain } from './comment/markdown.js';
+import { breaksContent } from '../impact/affected.js';
 import { accessView, type AccessView } from './comment/render-access.js';
 import { impactView, type ImpactView } from './comment/render-impact.js';
 import { numbersView, type NumbersView } from './comment/render-numbers.js';
@@ -65,7 +66,6 @@ export function presentStaging(r: EnableStagingResult): Presented {
     outputs: { 'staging-url': r.stagingUrl ?? '', 'environment-id': r.environmentId ?? '' },
     status: r.stagingUrl ? 'enabled' : 'dry-run',
     view: { staging: { enabled: !!r.stagingUrl, ...(r.smoke ? { smoke: r.smoke } : {}) }, ...(r.stagingUrl ? { restUrl: r.stagingUrl } : {}) },
-    ledger: { ...(r.stagingUrl ? { stagingUrl: r.stagingUrl } : {}) },
   };
 }
 
@@ -99,9 +99,10 @@ function breakingFailure(r: ImpactResult, failOnBreaking: boolean): string | und
     ? `the review could not see the whole semantic layer (${plural(unseen.length, 'member')} the model files declare public listed by no /meta read, such as ${unseen[0]!.member}), so its breaking changes are not established`
     : '';
   if (!r.counts.breaking) return blind ? `${r.head}: ${blind} (fail-on-breaking is true)` : undefined;
-  const hit = r.affected.length
-    ? `, used by ${plural(r.affected.length, 'report, dashboard or notification', 'reports, dashboards and notifications')} (${named(
-        r.affected.map((a) => `${a.kind} "${plain(a.name)}"`),
+  const broken = breaksContent(r.affected);
+  const hit = broken.length
+    ? `, used by ${plural(broken.length, 'report, dashboard or notification', 'reports, dashboards and notifications')} (${named(
+        broken.map((a) => `${a.kind} "${plain(a.name)}"`),
         3,
       )})`
     : '';
@@ -130,7 +131,7 @@ export function presentImpact(r: ImpactResult, failOnBreaking: boolean, failOnEx
       'values-changed-count': count(r.counts.values ?? 0),
       'added-count': count(r.counts.added),
       'changed-count': count(r.counts.changed),
-      'affected-content-count': count(r.affected.length),
+      'affected-content-count': count(breaksContent(r.affected).length),
       'access-changed-count': r.access ? String(access?.changeTotal ?? 0) : '',
       'exposed-count': r.access ? String(access?.gainTotal ?? 0) : '',
     },

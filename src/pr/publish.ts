@@ -5,6 +5,7 @@
 import { messageOf } from '../client/errors.js';
 import { factsPatch, type Ledger } from './comment/ledger.js';
 import { nextView, type PreviewState, type PreviewView, type ViewError } from './comment/view.js';
+import { keepRunView, readRunView } from './comment/view-store.js';
 import type { ImpactView } from './comment/render-impact.js';
 import type { NumbersView } from './comment/render-numbers.js';
 import type { AccessView } from './comment/render-access.js';
@@ -41,11 +42,11 @@ export function platformPageUrl(apiUrl: string, deploymentId: number, branch: st
 }
 
 export interface PublishOptions {
-  /** Every error of the run (the ledger keeps the first ones). */
+  /** Every error of the run (the view keeps the first ones). */
   errors?: ViewError[];
   /** Write the job summary too (once per step, at its end). */
   summary?: boolean;
-  /** The whole impact of the run, for the job summary (the ledger keeps the first rows). */
+  /** The whole impact of the run, for the job summary (the view keeps the first rows). */
   impact?: ImpactView;
   /** The whole data diff of the run, for the job summary. */
   numbers?: NumbersView;
@@ -92,8 +93,12 @@ export async function publish(side: PullRequestSide, update: ViewUpdate, ledger:
   const pr = event.pr;
   const runId = Number(event.runId ?? 0);
   const thread = pr && side.github && !settings.dryRun ? await side.thread() : undefined;
-  const current = thread?.ledger?.view;
+  const run = { headSha: pr?.headSha ?? '', runId };
+  const key = pr ? { deploymentId: settings.deploymentId, pr: pr.number, ...(settings.label ? { label: settings.label } : {}) } : undefined;
+  // This run's view so far: this process's last write, else what an earlier step of the job left (the ledger keeps none).
+  const current = thread?.ledger?.view ?? (key && thread ? readRunView(key, run) : undefined);
   const view = viewAfter(side, current, update, ledger.branch, pr?.headSha ?? current?.headSha ?? '');
+  if (key && thread) keepRunView(key, view);
   if (options.summary !== false)
     reporter.summary(
       sectionTitled(

@@ -31,6 +31,7 @@ export function changeSetJson(deploymentId: number, r: ImpactResult) {
     ...(r.unavailable ? { unavailable: r.unavailable } : {}),
     counts: r.counts,
     affectedCounts: r.affectedCounts,
+    ...(r.numbersMoveCounts ? { numbersMoveCounts: r.numbersMoveCounts } : {}),
     scanned: r.scanned,
     notices: r.notices,
     cubes: r.changes?.cubes ?? [],

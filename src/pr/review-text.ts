@@ -49,11 +49,20 @@ function memberTable(v: ImpactView): string[] {
 }
 
 function contentTable(v: ImpactView): string[] {
-  if (!v.affected.length) return [];
   // The members each uses (where, and the links, are in the comment and `--json`).
   const uses = (u: { member: string }[]) => join([...new Set(u.map((x) => cell(x.member)))]);
-  const rows = v.affected.map((a) => [a.kind, cell(a.name), uses(a.uses)]);
-  return ['', `Content the breaking changes hit (${v.affectedTotal}):`, ...textTable(['KIND', 'NAME', 'USES'], rows)];
+  const table = (title: string, items: ImpactView['affected']) => [
+    '',
+    title,
+    ...textTable(
+      ['KIND', 'NAME', 'USES'],
+      items.map((a) => [a.kind, cell(a.name), uses(a.uses)]),
+    ),
+  ];
+  return [
+    ...(v.affected.length ? table(`Content the breaking changes hit (${v.affectedTotal}):`, v.affected) : []),
+    ...(v.moving?.length ? table(`Content whose numbers move (${v.movingTotal ?? v.moving.length}):`, v.moving) : []),
+  ];
 }
 
 /** The semantic layer: the counts line, the members by name, the content they hit, what moves with them. */
@@ -64,7 +73,7 @@ export function impactText(v: ImpactView): string[] {
   if (v.moved?.total)
     out.push(
       '',
-      `Numbers also move for what uses a changed member: ${join(v.moved.members.map((m) => cell(m)))}${v.moved.total > v.moved.members.length ? ` and ${v.moved.total - v.moved.members.length} more` : ''}`,
+      `Numbers also move for what uses a changed member: ${join(v.moved.members.map((m) => `${m.kind ?? 'member'} ${cell(m.member)}`))}${v.moved.total > v.moved.members.length ? ` and ${v.moved.total - v.moved.members.length} more` : ''}`,
     );
   if (v.narrower) {
     const seen = v.narrower.members.map((m) => `${cell(m.member)} (${m.side})`);
@@ -181,14 +190,15 @@ export function costText(c: CostView): string[] {
   out.push(
     `Rollups (production → preview, ${plural(r.planned, 'key query plan', 'key query plans')}): ${r.totals.changes} changed (${r.totals.lost} lost), ${plural(r.totals.rebuilt, 'rollup')} rebuilt on merge`,
   );
-  if (r.changes.length) {
-    const rows = r.changes.map((x) => [
-      `${cell(x.query, 80)}${x.persona ? ` (${cell(x.persona, 40)})` : ''}`,
-      x.production ? cell(x.production) : '—',
-      x.preview ? cell(x.preview) : '—',
-      x.change === 'lost' ? 'LOST: reaches the warehouse' : x.change,
-    ]);
-    out.push('', ...textTable(['KEY QUERY', 'PRODUCTION', 'PREVIEW', 'ROLLUP'], rows));
+  if (r.groups.length) {
+    // One block per rollup change (as the comment's Cost section groups them): its key queries by name, one a line.
+    const rows = r.groups.flatMap((g) => {
+      const names = g.queries.map((q) => `${cell(q.query, 80)}${q.persona ? ` (${cell(q.persona, 40)})` : ''}`);
+      if (g.total > g.queries.length) names.push(`and ${g.total - g.queries.length} more`);
+      const head = [g.production ? cell(g.production) : '—', g.preview ? cell(g.preview) : '—', g.change === 'lost' ? 'LOST: reaches the warehouse' : g.change];
+      return names.map((n, i) => [...(i === 0 ? head : ['', '', '']), n]);
+    });
+    out.push('', ...textTable(['PRODUCTION', 'PREVIEW', 'ROLLUP', 'KEY QUERY'], rows));
   }
   for (const b of r.rebuilt) out.push(`Rebuilt on merge: ${cell(b.rollup)}: ${cell(b.reason, 200)}`);
   for (const t of r.truncated)

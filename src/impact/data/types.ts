@@ -114,6 +114,22 @@ export interface DataDiffResult {
   requests?: { production: number; preview: number };
   /** The oldest `lastRefreshTime` of each side's answers. */
   refreshed?: { production?: string; preview?: string };
+  /** Whose numbers they are: the security context the key queries ran with (absent in results recorded before). */
+  context?: ContextShown;
+}
+
+/** A security context as a reader may see it: its groups, and the names of its other keys (never their values). */
+export interface ContextShown {
+  groups: string[];
+  keys: string[];
+}
+
+/** What `contextShown` tells of a context: the groups Cube Cloud reads (`groups`, else `cubeCloud.groups`), the other keys by name. */
+export function contextShown(context: Record<string, unknown>): ContextShown {
+  const strings = (v: unknown) => (Array.isArray(v) ? v.filter((g): g is string => typeof g === 'string') : undefined);
+  const cloud = context.cubeCloud && typeof context.cubeCloud === 'object' ? (context.cubeCloud as Record<string, unknown>) : {};
+  const groups = strings(context.groups) ?? strings(cloud.groups) ?? [];
+  return { groups: [...new Set(groups)], keys: Object.keys(context).filter((k) => k !== 'groups' && k !== 'cubeCloud') };
 }
 
 /** The data diff's inputs, read and checked with the other inputs (src/settings.ts) before the first network call. */

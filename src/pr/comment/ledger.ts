@@ -1,11 +1,13 @@
 /**
- * One sticky PR comment per deployment: a hidden marker, a hidden ledger (what the runs remember, and
- * the view the comment renders), and the rendered preview, rewritten whole by every run that still
- * owns the PR's head commit.
+ * One sticky PR comment per deployment: a hidden marker, a hidden ledger (what the runs remember of the
+ * platform: the evidence cleanup, the merge and the proof act on), and the rendered preview, rewritten
+ * whole by every run that still owns the PR's head commit, from that run's own view. The ledger keeps no
+ * view: a run renders what it saw (steps of one job carry their view in RUNNER_TEMP, view-store.ts).
  */
+import { deflateSync, inflateSync } from 'node:zlib';
 import { renderPreview, type RenderOptions } from './render-preview.js';
 import { renderSections } from './render-sections.js';
-import { viewOf, type PreviewView, type ViewError } from './view.js';
+import type { PreviewView, ViewError } from './view.js';
 import type { IssueComment } from '../../github/types.js';
 import type { BuildRecord, LedgerFacts } from '../../operations/ledger.js';
 import { readLeanRecord, type LedgerRecord } from '../../operations/validation-record.js';
@@ -37,8 +39,6 @@ export interface Ledger {
   production?: LedgerFacts['production'];
   /** The last push that validated, without its per-file hashes (docs/production.md): the close carries it to the merge. */
   record?: LedgerRecord;
-  /** URL of the staging environment. */
-  stagingUrl?: string;
   /** Head commit of the PR when the ledger was written. */
   headSha?: string;
   /** Workflow run that wrote the ledger. */
@@ -47,7 +47,7 @@ export interface Ledger {
   updatedAt?: string;
   /** Lifecycle state, e.g. `open`, `merged`, `closed`. */
   state?: string;
-  /** What the comment shows. */
+  /** What the comment shows: this run's view, in memory only (never encoded; the next run renders its own). */
   view?: PreviewView;
   /** Several models (`deployments`): one section each, in the order of the input; the comment's own view is unused. */
   models?: ModelLedger[];
@@ -107,16 +107,30 @@ export function neutraliseComments(content: string): string {
 
 const optionalString = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
-/** Encode a ledger as base64 JSON (no content can end the hidden comment). */
+/** What a ledger keeps of `ledger`: every fact, never the view (the run renders its own), each model's section the same way. */
+export function leanLedger(ledger: Ledger): Ledger {
+  // `stagingUrl`: written by earlier versions, read by nothing.
+  const { view: _view, models, ...kept } = ledger as Ledger & { stagingUrl?: unknown };
+  delete (kept as { stagingUrl?: unknown }).stagingUrl;
+  return { ...kept, ...(models ? { models: models.map((m) => ({ ...leanLedger(m), key: m.key })) } : {}) };
+}
+
+/** Largest ledger JSON read back (a deflated ledger is a few kilobytes; anything near this is not ours). */
+const MAX_LEDGER_JSON = 1 << 20;
+
+/** Encode a ledger as deflated JSON in base64 (no content can end the hidden comment); its kept fields only. */
 export function encodeLedger(ledger: Ledger): string {
-  return Buffer.from(JSON.stringify(ledger), 'utf8').toString('base64');
+  return deflateSync(Buffer.from(JSON.stringify(leanLedger(ledger)), 'utf8'), { level: 9 }).toString('base64');
 }
 
 /** Decode a ledger, keeping only well-typed known fields; undefined when unreadable. */
 export function decodeLedger(base64: string): Ledger | undefined {
   let raw: unknown;
   try {
-    raw = JSON.parse(Buffer.from(base64, 'base64').toString('utf8'));
+    const bytes = Buffer.from(base64, 'base64');
+    // Comments written before the ledger was deflated hold the JSON itself (`{` first); zlib's header starts 0x78.
+    const json = bytes[0] === 0x7b ? bytes : inflateSync(bytes, { maxOutputLength: MAX_LEDGER_JSON });
+    raw = JSON.parse(json.toString('utf8'));
   } catch {
     return undefined;
   }
@@ -129,16 +143,15 @@ function ledgerOf(raw: unknown, top: boolean): Ledger | undefined {
   const r = raw as Record<string, unknown>;
   if (typeof r.deploymentId !== 'string' || !r.deploymentId) return undefined;
   const ledger: Ledger = { deploymentId: r.deploymentId };
-  for (const key of ['branch', 'devBranch', 'created', 'stagingOn', 'stagingUrl', 'headSha', 'updatedAt', 'state', 'untouched'] as const) {
+  for (const key of ['branch', 'devBranch', 'created', 'stagingOn', 'headSha', 'updatedAt', 'state', 'untouched'] as const) {
     const v = optionalString(r[key]);
     if (v !== undefined) ledger[key] = v;
   }
   if (typeof r.runId === 'number' && Number.isSafeInteger(r.runId)) ledger.runId = r.runId;
   const record = readLeanRecord(r.record);
   if (record) ledger.record = record;
+  // An older comment's `view` is not read: the run renders its own.
   Object.assign(ledger, factsOf(r));
-  const view = viewOf(r.view);
-  if (view) ledger.view = view;
   if (top && Array.isArray(r.models)) {
     ledger.models = r.models.flatMap((m: unknown) => {
       const key = optionalString((m as { key?: unknown } | null)?.key);
@@ -243,7 +256,10 @@ export interface ComposeInput {
   limit?: number;
 }
 
-/** The comment body: marker, ledger, the rendered view; fewer errors shown until it fits the limit. */
+/**
+ * The comment body: marker, ledger, the rendered view. Too long for the limit, it shows fewer errors and
+ * rows, then each section in its one line (its headline), with fewer errors again, until it fits.
+ */
 export function composeComment(input: ComposeInput): string {
   const limit = input.limit ?? COMMENT_LIMIT;
   const ledger: Ledger = { ...input.ledger, deploymentId: input.deploymentId };
@@ -251,17 +267,24 @@ export function composeComment(input: ComposeInput): string {
   const view = ledger.view;
   const models = ledger.models;
   if (!view && !models?.length) return `${header}\n`;
-  let shown = input.render?.commentErrors ?? 15;
-  for (;;) {
+  const first = input.render?.commentErrors ?? 15;
+  const levels: { detail: 'full' | 'headlines'; shown: number }[] = [];
+  for (let shown = first; ; shown = Math.floor(shown / 2)) {
+    levels.push({ detail: 'full', shown });
+    if (shown === 0) break;
+  }
+  levels.push({ detail: 'headlines', shown: Math.min(first, 3) }, { detail: 'headlines', shown: 0 });
+  let body = header;
+  for (const { detail, shown } of levels) {
     const rows = Math.min(shown, input.render?.commentImpactRows ?? shown);
     const rendered = models?.length
-      ? renderSections(models, { errors: input.sectionErrors ?? {}, commentErrors: shown, commentImpactRows: rows })
-      : renderPreview(view!, { ...input.render, target: 'comment', commentErrors: shown, commentImpactRows: rows });
-    const body = `${header}\n\n${neutraliseComments(rendered)}`;
-    // The ledger's texts are capped (preview-view.ts), so no error at all always fits.
-    if (body.length <= limit || shown === 0) return body;
-    shown = Math.floor(shown / 2);
+      ? renderSections(models, { errors: input.sectionErrors ?? {}, commentErrors: shown, commentImpactRows: rows, detail })
+      : renderPreview(view!, { ...input.render, target: 'comment', commentErrors: shown, commentImpactRows: rows, detail });
+    body = `${header}\n\n${neutraliseComments(rendered)}`;
+    if (body.length <= limit) return body;
   }
+  // The view's texts are capped (view.ts): the headlines of even many models fit; past that GitHub refuses the write, said as a warning.
+  return body;
 }
 
 /** Our comments for `deploymentId`, oldest first; only authors in `authors` (default: any `[bot]` account) count. */

@@ -11,9 +11,9 @@ import { sideText } from '../../impact/access/probes.js';
 import { plural } from '../../report/plural.js';
 import { code, cut, link, plain, text } from './markdown.js';
 import { htmlText } from './render-numbers.js';
-import { LEDGER_ACCESS_PROBES } from './view.js';
+import { VIEW_ACCESS_PROBES } from './view.js';
 
-/** What the comment keeps of the access review (the ledger keeps the first rows, view.ts). */
+/** What the comment keeps of the access review (the view keeps the first rows, view.ts). */
 export interface AccessView {
   personas: string[];
   policyTargets: string[];
@@ -23,7 +23,7 @@ export interface AccessView {
   notices: string[];
   probesNotRun?: { count: number; why?: string };
   newGuarded?: { target: string; seenBy: string[] }[];
-  /** Totals before the ledger cut the lists. */
+  /** Totals before the view cut the lists. */
   changeTotal: number;
   gainTotal: number;
 }
@@ -161,14 +161,14 @@ export function renderAccess(v: AccessView, options: AccessRenderOptions, full?:
   const fold = all.changes.length + all.lost.length > FOLD_AFTER;
   const max = comment ? (options.rows ?? COMMENT_ROWS) : Number.POSITIVE_INFINITY;
   const more = options.runUrl ? link('in the job summary', options.runUrl) : 'in the job summary';
-  // Each name once: names cut short in the ledger may meet.
+  // Each name once: names cut short in the view may meet.
   for (const persona of new Set(all.personas)) {
     const changes = all.changes.filter((c) => c.persona === persona);
     const lost = all.lost.filter((l) => l.persona === persona);
     if (changes.length || lost.length) out.push(...personaPart(persona, changes, lost, fold, max, more));
   }
   if (comment && all.changeTotal > all.changes.length) out.push(`… ${plural(all.changeTotal - all.changes.length, 'more change')} ${more}.`, '');
-  out.push(...probeTable(all.probes, comment ? LEDGER_ACCESS_PROBES : Number.POSITIVE_INFINITY));
+  out.push(...probeTable(all.probes, comment ? VIEW_ACCESS_PROBES : Number.POSITIVE_INFINITY));
   const notRun = all.probesNotRun;
   if (notRun?.why) out.push(`Persona probes not run: ${text(cut(notRun.why, 300))}`, '');
   else if (notRun?.count) out.push(`${plural(notRun.count, 'more persona probe')} found but not run (data-diff-max-queries).`, '');

@@ -15,7 +15,7 @@ export interface VersionsView {
   /** The covered version read for production's, when not production's own. */
   readAs?: string;
   refusedTotal: number;
-  /** The refused keys (the ledger keeps the first ones; the job summary has them all). */
+  /** The refused keys (the view keeps the first ones; the job summary has them all). */
   refused: RefusedKey[];
   /** Why the model was not checked against production's version. */
   unchecked?: string;
@@ -70,7 +70,26 @@ export function renderVersions(v: VersionsView | undefined, options: CostOptions
 
 /** The whole section: a heading over the parts that have something to say; nothing when none does. */
 export function renderCost(v: CostView | undefined, options: CostOptions): string[] {
-  const parts = [renderVersions(v?.versions, options), v?.rollups ? renderRollups(v.rollups) : []].filter((p) => p.length);
+  const parts = [renderVersions(v?.versions, options), v?.rollups ? renderRollups(v.rollups, options) : []].filter((p) => p.length);
   if (!parts.length) return [];
   return ['**Cost**', '', ...parts.flatMap((p, i) => (i ? ['', ...p] : p))];
+}
+
+/** The section in one line (a comment too long for the whole section): what each part would say first. */
+export function costHeadline(v: CostView | undefined): string | undefined {
+  if (!renderCost(v, { target: 'comment' }).length) return undefined;
+  const parts: string[] = [];
+  const s = v?.versions;
+  if (s?.refusedTotal) parts.push(`${plural(s.refusedTotal, 'key')} production's Cube refuses`);
+  else if (s?.production && s.staging && s.production !== s.staging) parts.push(`production runs Cube ${code(s.production)}, staging ${code(s.staging)}`);
+  if (s?.unchecked) parts.push("the model was not checked against production's Cube version");
+  const r = v?.rollups;
+  if (r?.skipped) parts.push('rollups not planned');
+  else if (r) {
+    const lost = r.totals.lost;
+    parts.push(
+      `${lost ? `${plural(lost, 'key query', 'key queries')} ${lost === 1 ? 'leaves its' : 'leave their'} rollup` : `${plural(r.totals.changes, 'key query', 'key queries')} ${r.totals.changes === 1 ? 'changes' : 'change'} rollup`}, ${plural(r.totals.rebuilt, 'rollup')} rebuilt on merge`,
+    );
+  }
+  return `**Cost**: ${parts.join('; ')}`;
 }

@@ -3,18 +3,21 @@
  * tables of the breaking changes, the content they break and the other changes. The comment shows the
  * first rows of each table and points to the job summary, which shows them all.
  */
-import type { AffectedItem, ContentKind } from '../../impact/affected.js';
+import { countContent, type AffectedItem, type ContentCounts, type ContentEffect, type ContentKind } from '../../impact/affected.js';
 import { ownRow, type CubeChange, type MemberChange } from '../../impact/diff.js';
+import type { MemberKind } from '../../impact/meta.js';
 import { impactSummaryLine, type ImpactResult } from '../../operations/impact.js';
 import { code, cut, link, text } from './markdown.js';
 import { plural } from '../../report/plural.js';
 
-/** One row of a change table, as the ledger keeps it. */
+/** One row of a change table, as the view keeps it. */
 export interface ImpactChangeRow {
   /** The member's full name; the cube's name for a change of the cube itself (`whole`). */
   member: string;
   cube: string;
   cubeType: 'cube' | 'view';
+  /** Measure, dimension or segment (absent for a change of the cube or view itself). */
+  kind?: MemberKind;
   change: MemberChange['change'] | CubeChange['change'];
   breaking: boolean;
   /** Same name and type, other numbers. */
@@ -29,13 +32,15 @@ export interface ImpactChangeRow {
 
 export interface ImpactContentRow {
   kind: ContentKind;
+  /** It breaks, or its numbers move (absent: breaks). */
+  effect?: ContentEffect;
   name: string;
   url?: string;
   /** `member` in `place`, each use once. */
   uses: { member: string; place: string }[];
 }
 
-/** What the comment shows of the impact: counts, and the rows (the ledger keeps the first ones). */
+/** What the comment shows of the impact: counts, and the rows (the view keeps the first ones). */
 export interface ImpactView {
   base: string;
   head: string;
@@ -45,13 +50,23 @@ export interface ImpactView {
   /** Changes that move the numbers (absent in views recorded before there were any). */
   valuesTotal?: number;
   otherTotal: number;
+  /** Members added, and changed without breaking (the verdict of a change that breaks nothing). */
+  counts?: { added: number; changed: number };
+  /** Content the changes break. */
   affectedTotal: number;
+  /** Content whose numbers move, and nothing of it breaks. */
+  movingTotal?: number;
+  /** Both, by kind (the verdict names them). */
+  content?: { breaks: ContentCounts; numbers: ContentCounts };
   breaking: ImpactChangeRow[];
   values?: ImpactChangeRow[];
-  /** Members whose numbers move because they use a changed one (formulas, view members), and how many in all. */
-  moved?: { total: number; members: string[] };
+  /** Members whose numbers move because they use a changed one (formulas, view members), each with its kind, and how many in all. */
+  moved?: { total: number; members: { member: string; kind?: MemberKind }[] };
   other: ImpactChangeRow[];
+  /** Content that breaks. */
   affected: ImpactContentRow[];
+  /** Content whose numbers move. */
+  moving?: ImpactContentRow[];
   notices: string[];
   /** Why the layers were not compared. */
   unavailable?: string;
@@ -63,6 +78,7 @@ const changeRow = (m: MemberChange): ImpactChangeRow => ({
   member: m.member,
   cube: m.cube,
   cubeType: m.cubeType,
+  kind: m.kind,
   change: m.change,
   breaking: m.breaking,
   ...(m.values ? { values: true } : {}),
@@ -84,12 +100,13 @@ const cubeRow = (c: CubeChange): ImpactChangeRow => ({
 
 const contentRow = (a: AffectedItem): ImpactContentRow => ({
   kind: a.kind,
+  effect: a.effect,
   name: a.name,
   ...(a.url ? { url: a.url } : {}),
   uses: a.uses.map((u) => ({ member: u.member, place: u.place })),
 });
 
-/** The whole result as a view (the ledger then keeps the first rows, preview-view.ts). */
+/** The whole result as a view (the view then keeps the first rows, view.ts). */
 export function impactView(r: ImpactResult): ImpactView {
   const rows = [...(r.changes?.cubes ?? []).filter(ownRow).map(cubeRow), ...(r.changes?.members ?? []).map(changeRow)];
   const breaking = rows.filter((m) => m.breaking);
@@ -97,6 +114,13 @@ export function impactView(r: ImpactResult): ImpactView {
   const other = rows.filter((m) => !m.breaking && !m.values);
   const direct = new Set(values.map((v) => v.member));
   const moved = (r.definition?.values ?? []).map((v) => v.member).filter((m) => !direct.has(m));
+  // Each member's kind as the pull request's /meta lists it, else as the change set does (a member /meta hides from the reader).
+  const kinds = new Map([
+    ...(r.changes?.members ?? []).map((m) => [m.member, m.kind] as const),
+    ...(r.sources?.headMeta.cubes ?? []).flatMap((c) => c.members.map((m) => [m.name, m.kind] as const)),
+  ]);
+  const breaks = r.affected.filter((a) => a.effect !== 'numbers-move');
+  const moving = r.affected.filter((a) => a.effect === 'numbers-move');
   return {
     base: r.base,
     head: r.head,
@@ -104,12 +128,18 @@ export function impactView(r: ImpactResult): ImpactView {
     breakingTotal: breaking.length,
     valuesTotal: values.length,
     otherTotal: other.length,
-    affectedTotal: r.affected.length,
+    counts: { added: r.counts.added, changed: r.counts.changed },
+    affectedTotal: breaks.length,
+    movingTotal: moving.length,
+    content: { breaks: countContent(breaks), numbers: countContent(moving) },
     breaking,
     values,
-    ...(moved.length ? { moved: { total: moved.length, members: moved.slice(0, 20) } } : {}),
+    ...(moved.length
+      ? { moved: { total: moved.length, members: moved.slice(0, 20).map((m) => ({ member: m, ...(kinds.has(m) ? { kind: kinds.get(m) } : {}) })) } }
+      : {}),
     other,
-    affected: r.affected.map(contentRow),
+    affected: breaks.map(contentRow),
+    moving: moving.map(contentRow),
     notices: r.notices,
     ...(r.unavailable ? { unavailable: r.unavailable } : {}),
     ...(r.layer && !r.layer.whole
@@ -139,9 +169,28 @@ function changeTable(rows: ImpactChangeRow[]): string[] {
     ...rows.map((r) =>
       r.whole
         ? `| ${code(r.member, { cell: true })} | the ${r.cubeType} itself | ${what(r)} |`
-        : `| ${code(r.member, { cell: true })} | ${r.cubeType} ${code(r.cube, { cell: true })} | ${what(r)} |`,
+        : `| ${code(r.member, { cell: true })} | ${r.kind ? `${r.kind} of ` : ''}${r.cubeType} ${code(r.cube, { cell: true })} | ${what(r)} |`,
     ),
   ];
+}
+
+const KIND_WORDS: Record<MemberKind | 'other', [string, string]> = {
+  measure: ['measure', 'measures'],
+  dimension: ['dimension', 'dimensions'],
+  segment: ['segment', 'segments'],
+  other: ['member', 'members'],
+};
+
+/** `measures `a`, `b`; dimensions `x``: the members named as what they are, measures first. */
+export function membersByKind(members: { member: string; kind?: MemberKind }[]): string {
+  const order: (MemberKind | 'other')[] = ['measure', 'dimension', 'segment', 'other'];
+  return order
+    .map((k) => {
+      const names = members.filter((m) => (m.kind ?? 'other') === k).map((m) => code(m.member));
+      return names.length ? `${KIND_WORDS[k][names.length === 1 ? 0 : 1]} ${names.join(', ')}` : '';
+    })
+    .filter(Boolean)
+    .join('; ');
 }
 
 /** The values table, and the members whose numbers move with the changed ones. */
@@ -150,11 +199,7 @@ function valuesTable(moved: ImpactView['moved'], limit: number) {
     if (!moved?.total) return changeTable(rows);
     const names = moved.members.slice(0, Math.min(limit, 10));
     const rest = moved.total - names.length;
-    return [
-      ...changeTable(rows),
-      '',
-      `Their numbers move with them: ${names.map((m) => code(m)).join(', ')}${rest > 0 ? ` and ${plural(rest, 'more member')}` : ''}.`,
-    ];
+    return [...changeTable(rows), '', `Moving with them: ${membersByKind(names)}${rest > 0 ? `; and ${plural(rest, 'more member')}` : ''}.`];
   };
 }
 
@@ -201,7 +246,8 @@ export function renderImpact(v: ImpactView, options: ImpactRenderOptions, full?:
     ...narrower(v),
     ...block('Breaking changes', all.breakingTotal, all.breaking, changeTable, true, limit, options.runUrl),
     ...block('Changes to the numbers', all.valuesTotal ?? 0, all.values ?? [], valuesTable(all.moved, limit), true, limit, options.runUrl),
-    ...block('Affected content', all.affectedTotal, all.affected, contentTable, true, limit, options.runUrl),
+    ...block('Content it breaks', all.affectedTotal, all.affected, contentTable, true, limit, options.runUrl),
+    ...block('Content whose numbers move', all.movingTotal ?? 0, all.moving ?? [], contentTable, true, limit, options.runUrl),
     ...block('Other changes', all.otherTotal, all.other, changeTable, false, limit, options.runUrl),
     ...notices(v),
   ];

@@ -5,7 +5,7 @@
  * summary all that were kept. In relative mode no value and no row key is ever shown.
  */
 import { DEFAULTS } from '../../defaults.js';
-import type { ChangedRow, DataDiffResult, KeySource, LargestChange, QueryOutcome } from '../../impact/data/types.js';
+import type { ChangedRow, ContextShown, DataDiffResult, KeySource, LargestChange, QueryOutcome } from '../../impact/data/types.js';
 import { REASON_WORDS, type RollupBuild } from '../../impact/rollups/builds.js';
 import { plural } from '../../report/plural.js';
 import { code, cut, link, plain, text } from './markdown.js';
@@ -52,9 +52,11 @@ export interface NumbersView {
   refreshed?: { production?: string; preview?: string };
   /** Requests sent to each side's data API (the job summary shows them: the tiers' query quota counts them). */
   requests?: { production: number; preview: number };
+  /** Whose numbers: the security context the key queries ran with (groups, and the other keys by name). */
+  context?: ContextShown;
 }
 
-/** The whole result as a view (the ledger then keeps the first queries and rows, preview-view.ts). */
+/** The whole result as a view (the view then keeps the first queries and rows, view.ts). */
 export function numbersView(r: DataDiffResult | { skipped: string; mode: 'values' | 'relative' }): NumbersView {
   if ('skipped' in r) return { mode: r.mode, notRun: r.skipped, total: 0, changed: 0, failed: 0, notRunQueries: 0, queries: [] };
   const queries = r.queries.map((q): NumbersQueryRow => {
@@ -83,7 +85,18 @@ export function numbersView(r: DataDiffResult | { skipped: string; mode: 'values
     queries,
     ...(r.refreshed ? { refreshed: r.refreshed } : {}),
     ...(r.requests ? { requests: r.requests } : {}),
+    ...(r.context
+      ? { context: { groups: r.context.groups.slice(0, 10).map((g) => cut(g, 60)), keys: r.context.keys.slice(0, 10).map((k) => cut(k, 60)) } }
+      : {}),
   };
+}
+
+/** Whose numbers they are: `as a user with no groups (empty security context)`, or the groups and keys of the one given. */
+export function whose(c: ContextShown | undefined): string {
+  if (!c) return '';
+  const keys = c.keys.length ? `; security context with ${c.keys.map((k) => code(k)).join(', ')}` : '';
+  if (!c.groups.length) return c.keys.length ? `as a user with no groups${keys}` : 'as a user with no groups (empty security context)';
+  return `as a user in ${c.groups.length === 1 ? 'group' : 'groups'} ${c.groups.map((g) => code(g)).join(', ')}${keys}`;
 }
 
 /** `2026-11-27 13:54:15 UTC` from an ISO instant; anything else as escaped text. */
@@ -190,7 +203,8 @@ export function renderNumbers(v: NumbersView, options: NumbersRenderOptions, ful
     ...(skipped ? [`${skipped} not run (they would build a pre-aggregation)`] : []),
   ].join(', ');
   const mode = all.mode === 'relative' ? '; relative changes only' : '';
-  const head = `**Numbers** (production → preview, ${plural(all.total, 'key query', 'key queries')}${all.seconds !== undefined ? ` in ${all.seconds} s` : ''}${mode}): ${counts}`;
+  const who = whose(all.context);
+  const head = `**Numbers** (production → preview, ${plural(all.total, 'key query', 'key queries')}${all.seconds !== undefined ? ` in ${all.seconds} s` : ''}${who ? `, ${who}` : ''}${mode}): ${counts}`;
   const out = [head, ''];
   const read = all.refreshed;
   // Only a side that answered says when its data was read.

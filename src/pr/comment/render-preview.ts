@@ -1,15 +1,19 @@
 /**
  * The PR comment and the job summary, rendered from the preview's view: the state first (in the heading),
- * then one small table of the steps, the links a person opens, and the errors grouped by file as links
- * to their lines at the head commit. The comment shows the first errors; the job summary shows them all.
+ * then the verdict in one line, and on a red comment its errors (grouped by file, links to their lines at
+ * the head commit) or its failure before anything else; then the steps (folded when all are green), the
+ * sections (semantic layer, who can see what, numbers, cost) and the links a person opens. The comment
+ * shows the first errors and rows; the job summary shows them all. A comment too long for GitHub is
+ * rendered with `detail: 'headlines'`: each section in its one line.
  */
-import { compilerMarkdown } from '../../model/compiler-text.js';
 import { renderImpact, type ImpactView } from './render-impact.js';
 import { renderNumbers, type NumbersView } from './render-numbers.js';
 import { renderAccess, type AccessView } from './render-access.js';
-import { renderCost, type CostView } from './render-cost.js';
+import { costHeadline, renderCost, type CostView } from './render-cost.js';
+import { DEFAULT_COMMENT_ERRORS, errorBlock, files } from './render-errors.js';
 import { renderProof } from './render-proof.js';
-import { code, codeLink, cut, link, pathInUrl, text } from './markdown.js';
+import { verdict } from './render-verdict.js';
+import { code, codeLink, cut, link, text } from './markdown.js';
 import type { PreviewView, ViewError } from './view.js';
 import { plural } from '../../report/plural.js';
 
@@ -32,14 +36,10 @@ export interface RenderOptions {
   access?: AccessView;
   /** The whole Cost section of the run (the view keeps only the first rows). */
   cost?: CostView;
-}
-
-/** Errors of one file shown before the rest of the file's list is collapsed. */
-const OPEN_PER_FILE = 5;
-const DEFAULT_COMMENT_ERRORS = 15;
-
-function files(errors: ViewError[]): number {
-  return new Set(errors.map((e) => e.file ?? '')).size;
+  /** `headlines`: each section in its one line, the steps in one line (a comment that would not fit GitHub's limit otherwise). */
+  detail?: 'full' | 'headlines';
+  /** Show the commit, run and update time (the several models' comment shows them once, at its end). */
+  trail?: boolean;
 }
 
 function heading(v: PreviewView, errorTotal: number, fileTotal: number): string {
@@ -66,105 +66,88 @@ function mark(ok: boolean): string {
   return ok ? '✅' : '❌';
 }
 
-/** The steps that ran, one row each. */
-function steps(v: PreviewView): string[] {
-  const rows: string[] = [];
+/** One step's row: its name, whether it went well, and what it says. */
+interface StepRow {
+  step: string;
+  ok: boolean;
+  result: string;
+}
+
+/** The steps that ran. */
+function stepRows(v: PreviewView): StepRow[] {
+  const rows: StepRow[] = [];
   if (v.upload) {
     const u = v.upload;
-    rows.push(
-      `| Upload | ✅ ${plural(u.sent, 'file')} sent, ${u.deleted} deleted, ${u.unchanged} unchanged${u.via === 'dev-mode' ? ' (through dev mode)' : ''} |`,
-    );
+    rows.push({
+      step: 'Upload',
+      ok: true,
+      result: `✅ ${plural(u.sent, 'file')} sent, ${u.deleted} deleted, ${u.unchanged} unchanged${u.via === 'dev-mode' ? ' (through dev mode)' : ''}`,
+    });
   }
   if (v.validation) {
     const c = v.validation;
     rows.push(
       c.valid
-        ? `| Validation | ✅ valid${c.cubes !== undefined ? `: ${plural(c.cubes, 'cube or view', 'cubes and views')}` : ''} |`
-        : `| Validation | ❌ ${plural(c.errorCount, 'error')} |`,
+        ? { step: 'Validation', ok: true, result: `✅ valid${c.cubes !== undefined ? `: ${plural(c.cubes, 'cube or view', 'cubes and views')}` : ''}` }
+        : { step: 'Validation', ok: false, result: `❌ ${plural(c.errorCount, 'error')}` },
     );
   }
   if (v.staging) {
     const s = v.staging;
     const smoke = s.smoke ? `; ${plural(s.smoke.cubes, 'cube or view', 'cubes and views')} in \`/meta\`, ${plural(s.smoke.rows, 'row')} from \`/load\`` : '';
-    rows.push(`| Staging | ${mark(s.enabled)} ${s.enabled ? 'running' : 'not enabled'}${smoke} |`);
+    // A model with errors does not build: the environment runs, but not this commit's model.
+    const invalid = v.validation?.valid === false;
+    rows.push(
+      s.enabled && invalid
+        ? { step: 'Staging', ok: false, result: "⚠️ on, but not serving this commit's model (it has errors)" }
+        : { step: 'Staging', ok: s.enabled, result: `${mark(s.enabled)} ${s.enabled ? 'running' : 'not enabled'}${smoke}` },
+    );
   }
-  if (v.failure) rows.push(`| ${text(v.failure.step)} | ❌ failed |`);
-  if (v.dbt) rows.push(`| dbt sync | ${mark(v.dbt.status === 'COMPLETED')} ${text(v.dbt.status)} (${code(v.dbt.syncJobId, { cell: true })}) |`);
-  return rows.length ? ['| Step | Result |', '|---|---|', ...rows] : [];
+  if (v.failure) rows.push({ step: text(v.failure.step), ok: false, result: '❌ failed' });
+  if (v.dbt) {
+    const ok = v.dbt.status === 'COMPLETED';
+    rows.push({ step: 'dbt sync', ok, result: `${mark(ok)} ${text(v.dbt.status)} (${code(v.dbt.syncJobId, { cell: true })})` });
+  }
+  return rows;
+}
+
+/** The steps as a table, folded under one line when every step went well (one line only, in `headlines`). */
+function steps(v: PreviewView, detail: RenderOptions['detail']): string[] {
+  const rows = stepRows(v);
+  if (!rows.length) return [];
+  const green = rows.every((r) => r.ok);
+  const line = rows.map((r) => `${r.ok ? '✅' : r.result.startsWith('⚠️') ? '⚠️' : '❌'} ${r.step}`).join(' · ');
+  if (detail === 'headlines') return [`Steps: ${line}`];
+  const table = ['| Step | Result |', '|---|---|', ...rows.map((r) => `| ${r.step} | ${r.result} |`)];
+  return green ? [`<details><summary>Steps: ${line}</summary>`, '', ...table, '', '</details>'] : table;
 }
 
 function when(iso: string | undefined): string {
   return iso ? `${iso.slice(0, 16).replace('T', ' ')} UTC` : '';
 }
 
-/** The links a person opens: the preview, its API address, the commit, the run. */
-function links(v: PreviewView): string[] {
+/** The links a person opens: the preview, its API address, then (`trail`) the commit, the run. */
+function links(v: PreviewView, trail = true): string[] {
   const out: string[] = [];
   const place: string[] = [];
   if (v.previewUrl && v.branch) place.push(`**Preview:** ${codeLink(v.branch, v.previewUrl)} on the platform`);
   if (v.restUrl) place.push(`**REST API:** ${code(v.restUrl)}`);
   if (place.length) out.push(place.join(' · '));
+  if (trail) out.push(trailLine(v));
+  return out;
+}
+
+/** The commit, the run and the time of the last write, in one line. */
+export function trailLine(v: PreviewView): string {
   const trail: string[] = [];
   trail.push(`**Commit:** ${v.repoUrl ? codeLink(v.headSha.slice(0, 7), `${v.repoUrl}/commit/${v.headSha}`) : code(v.headSha.slice(0, 7))}`);
   if (v.runUrl) trail.push(`**Run:** ${v.runId ? `[\\#${v.runId}](${v.runUrl})` : link('this run', v.runUrl)}`);
   if (v.updatedAt) trail.push(`**Updated:** ${when(v.updatedAt)}`);
-  out.push(trail.join(' · '));
-  return out;
+  return trail.join(' · ');
 }
 
-/** A path GitHub can link at a commit: relative to the repository, not a runner's absolute path. */
-const linkable = (v: PreviewView, file: string | undefined): file is string => !!file && !!v.repoUrl && !/^(?:\/|[A-Za-z]:[\\/])/.test(file);
-
-function errorLine(v: PreviewView, e: ViewError): string {
-  // The one rewriter's words (the terminal and the annotations say the same), the names in code spans.
-  const said = compilerMarkdown(e.message, (m) => text(cut(m, 600)), code);
-  // What the model files add and the files the error's echoes are on: one line each, under it.
-  const under = (e.notes ?? []).map((n) => `\n  - ${text(cut(n, 300))}`).join('');
-  if (linkable(v, e.file) && e.line) return `- ${link(`line ${e.line}`, `${v.repoUrl}/blob/${v.headSha}/${pathInUrl(e.file)}#L${e.line}`)}: ${said}${under}`;
-  if (e.line) return `- line ${e.line}: ${said}${under}`;
-  return `- ${said}${under}`;
-}
-
-/** The errors grouped by file, in the order they came. */
-function errorBlock(v: PreviewView, errors: ViewError[], options: RenderOptions): string[] {
-  const limit = options.target === 'comment' ? (options.commentErrors ?? DEFAULT_COMMENT_ERRORS) : Number.POSITIVE_INFINITY;
-  const groups = new Map<string, ViewError[]>();
-  for (const e of errors) {
-    const key = e.file ?? '';
-    groups.set(key, [...(groups.get(key) ?? []), e]);
-  }
-  const out: string[] = ['**Errors**', ''];
-  let shown = 0;
-  for (const [file, list] of groups) {
-    if (shown >= limit) break;
-    const title = file ? (linkable(v, file) ? codeLink(file, `${v.repoUrl}/blob/${v.headSha}/${pathInUrl(file)}`) : code(file)) : 'No file named';
-    out.push(`${title} · ${plural(list.length, 'error')}`, '');
-    const take = list.slice(0, Math.max(0, limit - shown));
-    const open = options.target === 'comment' ? take.slice(0, OPEN_PER_FILE) : take;
-    const folded = options.target === 'comment' ? take.slice(OPEN_PER_FILE) : [];
-    out.push(...open.map((e) => errorLine(v, e)), '');
-    if (folded.length) {
-      out.push(
-        `<details><summary>${plural(folded.length, 'more error')} in this file</summary>`,
-        '',
-        ...folded.map((e) => errorLine(v, e)),
-        '',
-        '</details>',
-        '',
-      );
-    }
-    shown += take.length;
-  }
-  const total = v.validation?.errorCount ?? errors.length;
-  if (shown < total) {
-    const rest = `${plural(total - shown, 'more error')} ${total - shown === 1 ? 'is' : 'are'} listed in the job summary`;
-    out.push(v.runUrl ? `… ${link(rest, v.runUrl)}.` : `… ${rest}.`, '');
-  }
-  return out;
-}
-
-/** The one-line story of a closed PR, or of a failure. */
-function lead(v: PreviewView): string[] {
+/** The one-line story of a closed PR, or of a failure (`short`: its message cut shorter). */
+function lead(v: PreviewView, short = false): string[] {
   const branch = v.branch ? code(v.branch) : 'the shared branch';
   if (v.merge?.repository || v.cleanup?.stagingOff) return fedLead(v, branch);
   if (v.state === 'merged') {
@@ -182,8 +165,8 @@ function lead(v: PreviewView): string[] {
   if (v.state === 'updating') return [`A run started for this commit; this comment is rewritten when it ends.`];
   if (v.failure) {
     // The fix the terminal and the log show under the failure, under it here too.
-    const hint = v.failure.hint ? ['', `**Hint:** ${text(cut(v.failure.hint, 600))}`] : [];
-    return [`**${text(v.failure.step)} failed:** ${text(cut(v.failure.message, 1000))}`, ...hint, ...pendingLine(v)];
+    const hint = v.failure.hint ? ['', `**Hint:** ${text(cut(v.failure.hint, short ? 200 : 600))}`] : [];
+    return [`**${text(v.failure.step)} failed:** ${text(cut(v.failure.message, short ? 300 : 1000))}`, ...hint, ...pendingLine(v)];
   }
   return [];
 }
@@ -215,34 +198,23 @@ function pendingLine(v: PreviewView): string[] {
 export function renderPreview(v: PreviewView, options: RenderOptions): string {
   const errors = options.errors ?? v.validation?.errors ?? [];
   const closed = v.state === 'merged' || v.state === 'closed' || v.state === 'skipped';
-  const parts: string[][] = [[heading(v, v.validation?.errorCount ?? errors.length, files(errors))], lead(v)];
+  const headlines = options.detail === 'headlines';
+  const line = verdict(v);
+  const parts: string[][] = [[heading(v, v.validation?.errorCount ?? errors.length, files(errors))], line ? [line] : [], lead(v, headlines)];
+  // A red comment leads with its errors: nothing it shows above them may read as green.
+  if (v.state === 'invalid' && errors.length) {
+    const limit = options.target === 'comment' ? (options.commentErrors ?? DEFAULT_COMMENT_ERRORS) : Number.POSITIVE_INFINITY;
+    parts.push(errorBlock(v, errors, options.target, limit));
+  }
   // What production serves after the merge, against the validated model.
   if (v.merge?.proof) parts.push(renderProof(v.merge.proof));
   if (v.state === 'merged' && v.queue)
     parts.push([`✅ Validated in the merge queue at ${code(v.queue.sha.slice(0, 7))}: the merge commit's model compiled on the platform.`]);
-  if (!closed && v.state !== 'updating') parts.push(steps(v));
-  if (!closed && v.state !== 'updating' && v.impact) {
-    parts.push(
-      renderImpact(
-        v.impact,
-        {
-          target: options.target,
-          ...(options.commentImpactRows !== undefined ? { rows: options.commentImpactRows } : {}),
-          ...(v.runUrl ? { runUrl: v.runUrl } : {}),
-        },
-        options.impact,
-      ),
-    );
-  }
-  if (!closed && v.state !== 'updating' && v.access) {
-    parts.push(renderAccess(v.access, { target: options.target, ...(v.runUrl ? { runUrl: v.runUrl } : {}) }, options.access));
-  }
-  if (!closed && v.state !== 'updating' && v.numbers) {
-    parts.push(renderNumbers(v.numbers, { target: options.target, ...(v.runUrl ? { runUrl: v.runUrl } : {}) }, options.numbers));
-  }
-  if (!closed && v.state !== 'updating') parts.push(renderCost(options.cost ?? v.cost, { target: options.target }));
-  parts.push(closed ? links({ ...v, previewUrl: undefined, restUrl: undefined }) : links(v));
-  if (v.state === 'invalid' && errors.length) parts.push(errorBlock(v, errors, options));
+  const open = !closed && v.state !== 'updating';
+  if (open) parts.push(steps(v, options.detail));
+  if (open) parts.push(...sections(v, options));
+  const trail = options.trail !== false;
+  parts.push(closed ? links({ ...v, previewUrl: undefined, restUrl: undefined }, trail) : links(v, trail));
   return (
     parts
       .filter((p) => p.length)
@@ -251,4 +223,22 @@ export function renderPreview(v: PreviewView, options: RenderOptions): string {
       .replace(/\n{3,}/g, '\n\n')
       .trim() + '\n'
   );
+}
+
+/** The sections of an open preview: each whole, or (`headlines`) each in its first line. */
+function sections(v: PreviewView, options: RenderOptions): string[][] {
+  const runUrl = v.runUrl ? { runUrl: v.runUrl } : {};
+  const rows = options.commentImpactRows !== undefined ? { rows: options.commentImpactRows } : {};
+  const out: string[][] = [];
+  if (v.impact) out.push(renderImpact(v.impact, { target: options.target, ...rows, ...runUrl }, options.impact));
+  if (v.access) out.push(renderAccess(v.access, { target: options.target, ...runUrl }, options.access));
+  if (v.numbers) out.push(renderNumbers(v.numbers, { target: options.target, ...runUrl }, options.numbers));
+  const cost = options.cost ?? v.cost;
+  if (options.detail === 'headlines') {
+    const head = out.map((p) => p.slice(0, 1)).filter((p) => p.length);
+    const c = costHeadline(cost);
+    return c ? [...head, [c]] : head;
+  }
+  out.push(renderCost(cost, { target: options.target }));
+  return out;
 }

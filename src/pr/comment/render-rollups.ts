@@ -10,9 +10,20 @@ import { buildSentence, type BuildSkips } from '../../impact/rollups/builds.js';
 import { plural } from '../../report/plural.js';
 import { code, cut, text } from './markdown.js';
 
-/** What the comment keeps of the rollup plans (the ledger travels in the comment: lists capped, names cut). */
+/** The key queries that change rollup the same way (the same production and preview rollup): one row of the comment. */
+export interface RollupGroup {
+  production: string | null;
+  preview: string | null;
+  change: RollupChange['change'];
+  /** Key queries in the group (the names below may be fewer). */
+  total: number;
+  queries: { query: string; persona?: string }[];
+}
+
+/** What the comment keeps of the rollup plans (lists capped, names cut). */
 export interface RollupsView {
-  changes: RollupChange[];
+  /** The key queries that change rollup, grouped by the change (the rollup lost, gained or moved between). */
+  groups: RollupGroup[];
   rebuilt: RebuiltRollup[];
   truncated: RollupTruncation[];
   /** How many of each there were, when the lists were capped. */
@@ -26,24 +37,36 @@ export interface RollupsView {
   builds?: BuildSkips;
 }
 
-/** Rows of each list the ledger keeps and the comment shows (the job summary and the JSON have them all). */
+/** Rows of each list the view keeps and the comment shows (the job summary and the JSON have them all). */
 export const ROLLUP_ROWS = 15;
 /** Key queries the line about builds names (it says how many more). */
 const SHOWN_NAMES = 5;
+/** Key queries a group's row names in a comment (it says how many more). */
+const GROUP_NAMES = 3;
 
 const name = (s: string) => cut(s, 120);
 
 /** The view of a run's rollup plans, whole (the job summary's); names cut. */
 export function rollupsView(r: RollupOutcome): RollupsView {
   const persona = (p?: string) => (p ? { persona: cut(p, 60) } : {});
-  return {
-    changes: r.changes.map((c) => ({
-      ...c,
-      query: name(c.query),
-      ...persona(c.persona),
+  const groups = new Map<string, RollupGroup>();
+  for (const c of r.changes) {
+    const key = JSON.stringify([c.change, c.production, c.preview]);
+    const g = groups.get(key) ?? {
       production: c.production && name(c.production),
       preview: c.preview && name(c.preview),
-    })),
+      change: c.change,
+      total: 0,
+      queries: [],
+    };
+    g.total += 1;
+    g.queries.push({ query: name(c.query), ...persona(c.persona) });
+    groups.set(key, g);
+  }
+  // Losses first (they reach the warehouse), then the largest groups.
+  const rank: Record<RollupChange['change'], number> = { lost: 0, moved: 1, gained: 2 };
+  return {
+    groups: [...groups.values()].sort((a, b) => rank[a.change] - rank[b.change] || b.total - a.total),
     rebuilt: r.rebuilt.map((b) => ({ ...b, rollup: name(b.rollup), reason: cut(b.reason, 300) })),
     truncated: r.truncated.map((t) => ({ ...t, query: name(t.query), ...persona(t.persona), rollup: name(t.rollup) })),
     totals: { changes: r.changes.length, lost: r.changes.filter((c) => c.change === 'lost').length, rebuilt: r.rebuilt.length, truncated: r.truncated.length },
@@ -58,14 +81,14 @@ export function rollupsView(r: RollupOutcome): RollupsView {
   };
 }
 
-/** What the ledger keeps of it: the first rows of each list (the ledger travels in the comment). */
-export const ledgerRollups = (v: RollupsView): RollupsView => ({
+/** What the view keeps of it: the first rows of each list (the comment shows them). */
+export const viewRollups = (v: RollupsView): RollupsView => ({
   ...v,
-  changes: v.changes.slice(0, ROLLUP_ROWS),
+  groups: v.groups.slice(0, ROLLUP_ROWS).map((g) => ({ ...g, queries: g.queries.slice(0, GROUP_NAMES + 1) })),
   rebuilt: v.rebuilt.slice(0, ROLLUP_ROWS),
   truncated: v.truncated.slice(0, ROLLUP_ROWS),
   notices: v.notices.slice(0, 3),
-  // The line names the first key queries (and says how many more): the ledger keeps those.
+  // The line names the first key queries (and says how many more): the view keeps those.
   ...(v.builds ? { builds: { ...v.builds, keyQueries: v.builds.keyQueries.slice(0, SHOWN_NAMES + 1), rollups: v.builds.rollups.slice(0, ROLLUP_ROWS) } } : {}),
 });
 
@@ -80,17 +103,24 @@ const who = (persona?: string) => (persona ? ` (${code(persona, { cell: true })}
 const more = (shown: number, total: number, one: string, many: string) =>
   total > shown ? [`… ${plural(total - shown, one, many)} more in the job summary and \`diff --json\`.`, ''] : [];
 
-function changeTable(v: RollupsView): string[] {
-  if (!v.changes.length) return [];
-  const rows = v.changes.map(
-    (c) => `| ${code(c.query, { cell: true })}${who(c.persona)} | ${rollupCell(c.production)} | ${rollupCell(c.preview)} | ${WORDS[c.change]} |`,
+/** One row per rollup change: the rollups, what it does, and the key queries it does it to (a comment names the first ones). */
+function changeTable(v: RollupsView, comment: boolean): string[] {
+  if (!v.groups.length) return [];
+  const names = (g: RollupGroup) => {
+    const shown = comment ? g.queries.slice(0, GROUP_NAMES) : g.queries;
+    const rest = g.total - shown.length;
+    return `${shown.map((q) => `${code(q.query, { cell: true })}${who(q.persona)}`).join(', ')}${rest > 0 ? ` and ${rest} more` : ''}`;
+  };
+  const rows = v.groups.map(
+    (g) => `| ${rollupCell(g.production)} → ${rollupCell(g.preview)} | ${WORDS[g.change]} | ${plural(g.total, 'key query', 'key queries')}: ${names(g)} |`,
   );
+  const shown = v.groups.reduce((n, g) => n + g.total, 0);
   return [
-    '| Key query | Production | Preview | Rollup |',
-    '|---|---|---|---|',
+    '| Rollup (production → preview) | Change | Key queries |',
+    '|---|---|---|',
     ...rows,
     '',
-    ...more(v.changes.length, v.totals.changes, 'key query', 'key queries'),
+    ...more(shown, v.totals.changes, 'key query', 'key queries'),
   ];
 }
 
@@ -114,13 +144,13 @@ function truncationLines(v: RollupsView): string[] {
 }
 
 /** The rollup part of the "Cost" section (src/pr/comment/render-cost.ts puts the heading over it). */
-export function renderRollups(v: RollupsView): string[] {
+export function renderRollups(v: RollupsView, options: { target: 'comment' | 'summary' } = { target: 'comment' }): string[] {
   const sentence = v.builds ? buildSentence(v.builds, { name: (s) => code(s), text }, SHOWN_NAMES) : undefined;
   const warning = [...(v.warning ? [`⚠️ ${text(v.warning)}`, ''] : []), ...(sentence ? [`${v.builds?.allowed ? 'ℹ️' : '⏭️'} ${sentence}`, ''] : [])];
   if (v.skipped) return [...warning, `Rollups not planned: ${text(v.skipped)}`, ''];
   const lost = v.totals.lost;
   const head = `Rollups (production → preview, ${plural(v.planned, 'key query plan', 'key query plans')}): ${v.totals.changes ? `${v.totals.changes} changed (${lost} lost)` : 'no key query changes rollup'}, ${plural(v.totals.rebuilt, 'rollup')} rebuilt on merge`;
-  const out = [head, '', ...warning, ...changeTable(v), ...rebuiltLines(v), ...truncationLines(v)];
+  const out = [head, '', ...warning, ...changeTable(v, options.target === 'comment'), ...rebuiltLines(v), ...truncationLines(v)];
   out.push('Only rollups serving a key query are seen: one that serves none is not compared.', '');
   if (v.notRun) out.push(`${plural(v.notRun, 'more key query', 'more key queries')} found but not planned (data-diff-max-queries).`, '');
   for (const n of v.notices) out.push(`- ${text(n)}`);

@@ -1,18 +1,20 @@
 /**
  * The comment of several models (`deployments`): one heading that adds them up, then a section per model
- * in the input's order, each its own preview (state, steps, impact, numbers, links, errors) under a
- * heading naming its folder and deployment, or one line saying why it was not previewed.
+ * in the input's order, each its own preview (state, verdict, errors, steps, impact, numbers, links)
+ * under a heading naming its folder and deployment, or one line saying why it was not previewed; the
+ * commit and the run once, at the end.
  */
 import type { ModelLedger } from './ledger.js';
 import { code, text } from './markdown.js';
-import { PREVIEW_TITLE, renderPreview } from './render-preview.js';
+import { PREVIEW_TITLE, renderPreview, trailLine, type RenderOptions } from './render-preview.js';
 import type { PreviewState, ViewError } from './view.js';
 
 export interface SectionsOptions {
-  /** Every error of each section's run, by folder (the ledger keeps the first ones). */
+  /** Every error of each section's run, by folder (the view keeps the first ones). */
   errors: Record<string, ViewError[]>;
   commentErrors?: number;
   commentImpactRows?: number;
+  detail?: RenderOptions['detail'];
 }
 
 type SectionState = PreviewState | 'untouched';
@@ -29,7 +31,9 @@ const WORDS: Record<SectionState, string> = {
   untouched: 'not previewed',
 };
 
-const stateOf = (m: ModelLedger): SectionState | undefined => (m.view ? m.view.state : m.untouched ? 'untouched' : undefined);
+/** A section this run has not written yet (its ledger only: the view is the run's) waits for it. */
+const stateOf = (m: ModelLedger): SectionState | undefined =>
+  m.view ? m.view.state : m.state === 'untouched' || (m.untouched && !m.branch) ? 'untouched' : m.branch ? 'updating' : undefined;
 
 const folder = (m: ModelLedger) => (m.key === '.' ? 'the repository' : code(`${m.key}/`));
 
@@ -57,13 +61,16 @@ function heading(states: SectionState[]): string {
 /** One model's section: its preview under a heading of its own, or the line saying why there is none. */
 function section(m: ModelLedger, options: SectionsOptions): string {
   const name = `${folder(m)} (deployment ${text(m.deploymentId)})`;
+  if (!m.view && stateOf(m) === 'updating') return `#### ⏳ ${name} · waiting for this run\n\nThis run has not written this model's section yet.\n`;
   if (!m.view) return `#### ⏭️ ${name} · not previewed\n\nThe pull request changes no file under ${folder(m)}: nothing to preview.\n`;
   const errors = options.errors[m.key];
   const body = renderPreview(m.view, {
     target: 'comment',
+    trail: false,
     ...(errors ? { errors } : {}),
     ...(options.commentErrors !== undefined ? { commentErrors: options.commentErrors } : {}),
     ...(options.commentImpactRows !== undefined ? { commentImpactRows: options.commentImpactRows } : {}),
+    ...(options.detail ? { detail: options.detail } : {}),
   });
   const [first = '', ...rest] = body.split('\n');
   return [first.replace(/^### /, '#### ').replace(PREVIEW_TITLE, name), ...rest].join('\n');
@@ -73,7 +80,12 @@ function section(m: ModelLedger, options: SectionsOptions): string {
 export function renderSections(models: ModelLedger[], options: SectionsOptions): string {
   const shown = models.filter((m) => stateOf(m) !== undefined);
   const states = shown.map((m) => stateOf(m) as SectionState);
-  return `${[heading(states), ...shown.map((m) => section(m, options))]
+  // The commit and the run, once: of the latest write (every section this run wrote shares them).
+  const latest = shown
+    .map((m) => m.view)
+    .filter((v) => v !== undefined)
+    .sort((a, b) => (b.updatedAt ?? '').localeCompare(a.updatedAt ?? ''))[0];
+  return `${[heading(states), ...shown.map((m) => section(m, options)), ...(latest ? [trailLine(latest)] : [])]
     .join('\n\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim()}\n`;

@@ -15,7 +15,7 @@ export interface CommentState {
 /** What `update` returns: `deploymentId`, `headSha`, `runId` and `updatedAt` of the ledger are filled in. */
 export interface CommentUpdate {
   ledger: Partial<Ledger>;
-  /** Every error of the run (the ledger keeps the first ones). */
+  /** Every error of the run (the view keeps the first ones). */
   errors?: ViewError[];
   /** Several models: every error of each section's run, by folder. */
   sectionErrors?: Record<string, ViewError[]>;

@@ -1,14 +1,15 @@
 /**
- * What the PR comment says, as data: written by the steps of one workflow run, kept in the comment's
- * ledger, rendered whole each time (src/pr/comment/render-preview.ts). A run never shows another run's
- * results: the first write of a run starts from an empty view.
+ * What the PR comment says, as data: written by the steps of one workflow run, rendered whole each time
+ * (src/pr/comment/render-preview.ts). The comment's ledger does not keep it: a run renders its own (the
+ * steps of one job hand it on in RUNNER_TEMP, view-store.ts). A run never shows another run's results:
+ * the first write of a run starts from an empty view.
  */
-import type { ImpactView } from './render-impact.js';
+import type { ImpactContentRow, ImpactView } from './render-impact.js';
 import type { AccessView } from './render-access.js';
 import type { NumbersView } from './render-numbers.js';
 import type { CostView } from './render-cost.js';
 import { proofView, type ProofView } from './render-proof.js';
-import { ledgerRollups } from './render-rollups.js';
+import { viewRollups } from './render-rollups.js';
 
 import { maskSecretLooking } from '../../client/redact.js';
 import type { ProbeSide } from '../../impact/access/types.js';
@@ -73,7 +74,7 @@ export interface PreviewView {
   queue?: { sha: string };
 }
 
-// Outside text kept in the ledger is also masked where it looks like a credential.
+// Outside text kept in the view is also masked where it looks like a credential.
 const short = (s: string, max: number) => maskSecretLooking(s.length > max ? `${s.slice(0, max - 1)}…` : s);
 
 /** A probe's side with its messages kept short. */
@@ -84,17 +85,17 @@ const shortSide = (s: ProbeSide): ProbeSide => ({
   ...(s.skipped !== undefined ? { skipped: short(s.skipped, 80) } : {}),
 });
 
-/** How many errors the ledger keeps (the comment shows fewer; the job summary has them all). */
-export const LEDGER_ERRORS = 20;
-/** Rows of each impact table the ledger keeps (the job summary has them all). */
-export const LEDGER_IMPACT_ROWS = 20;
-/** Key queries, and rows of each, the ledger keeps of the data diff (the job summary has all that were kept). */
-export const LEDGER_NUMBERS_QUERIES = 12;
-export const LEDGER_NUMBERS_ROWS = 5;
-/** Access changes, probes and saved items the ledger keeps (the job summary has them all): the ledger is base64 in the comment, kept well under its limit. */
-export const LEDGER_ACCESS_ROWS = 20;
-export const LEDGER_ACCESS_PROBES = 10;
-const LEDGER_ACCESS_LOST = 5;
+/** How many errors the view keeps (the comment shows fewer; the job summary has them all). */
+export const VIEW_ERRORS = 20;
+/** Rows of each impact table the view keeps (the job summary has them all). */
+export const VIEW_IMPACT_ROWS = 20;
+/** Key queries, and rows of each, the view keeps of the data diff (the job summary has all that were kept). */
+export const VIEW_NUMBERS_QUERIES = 12;
+export const VIEW_NUMBERS_ROWS = 5;
+/** Access changes, probes and saved items the view keeps (the job summary has them all): the comment stays well under its limit. */
+export const VIEW_ACCESS_ROWS = 20;
+export const VIEW_ACCESS_PROBES = 10;
+const VIEW_ACCESS_LOST = 5;
 
 /**
  * The view after this run's update: a write from another run (or another head) starts from scratch, so
@@ -111,24 +112,30 @@ export function nextView(
     !current || current.headSha !== run.headSha || current.runId !== run.runId || update.state === 'updating' || (ended(update.state) && !ended(current.state));
   const base: PreviewView = fresh ? { state: update.state, headSha: run.headSha, runId: run.runId } : current;
   const next: PreviewView = { ...base, ...update, headSha: run.headSha, runId: run.runId };
-  // The ledger travels in the comment: its outside texts are kept short (the job summary has them whole).
+  // The view is what the comment shows: its outside texts are kept short (the job summary has them whole).
   if (next.validation)
     next.validation = {
       ...next.validation,
       errors: next.validation.errors
-        .slice(0, LEDGER_ERRORS)
+        .slice(0, VIEW_ERRORS)
         .map((e) => ({ ...e, message: short(e.message, 500), ...(e.notes ? { notes: e.notes.slice(0, 3).map((n) => short(n, 300)) } : {}) })),
     };
   if (next.impact) {
     const i = next.impact;
-    const rows = <T>(xs: T[]) => xs.slice(0, LEDGER_IMPACT_ROWS);
+    const rows = <T>(xs: T[]) => xs.slice(0, VIEW_IMPACT_ROWS);
+    const content = (a: ImpactContentRow): ImpactContentRow => ({
+      ...a,
+      name: short(a.name, 200),
+      uses: a.uses.slice(0, 7).map((u) => ({ ...u, place: short(u.place, 120) })),
+    });
     next.impact = {
       ...i,
       breaking: rows(i.breaking).map((r) => ({ ...r, what: short(r.what, 300) })),
       ...(i.values ? { values: rows(i.values).map((r) => ({ ...r, what: short(r.what, 300) })) } : {}),
       ...(i.moved ? { moved: { total: i.moved.total, members: i.moved.members.slice(0, 10) } } : {}),
       other: rows(i.other).map((r) => ({ ...r, what: short(r.what, 300) })),
-      affected: rows(i.affected).map((a) => ({ ...a, name: short(a.name, 200), uses: a.uses.slice(0, 7).map((u) => ({ ...u, place: short(u.place, 120) })) })),
+      affected: rows(i.affected).map(content),
+      ...(i.moving ? { moving: rows(i.moving).map(content) } : {}),
       notices: i.notices.slice(0, 5).map((n) => short(n, 500)),
       ...(i.unavailable ? { unavailable: short(i.unavailable, 600) } : {}),
       ...(i.narrower
@@ -147,15 +154,15 @@ export function nextView(
     next.numbers = {
       ...n,
       ...(n.notRun ? { notRun: short(n.notRun, 400) } : {}),
-      queries: n.queries.slice(0, LEDGER_NUMBERS_QUERIES).map((q) => ({
+      queries: n.queries.slice(0, VIEW_NUMBERS_QUERIES).map((q) => ({
         ...q,
         name: short(q.name, 120),
         ...(q.why ? { why: short(q.why, 120) } : {}),
         ...(q.failed ? { failed: { ...q.failed, message: short(q.failed.message, 300) } } : {}),
         ...(q.largest?.key ? { largest: { ...q.largest, key: short(q.largest.key, 100) } } : {}),
-        ...(q.top ? { top: q.top.slice(0, LEDGER_NUMBERS_ROWS).map((r) => ({ ...r, key: short(r.key, 100) })) } : {}),
-        ...(q.addedKeys ? { addedKeys: q.addedKeys.slice(0, LEDGER_NUMBERS_ROWS).map((k) => short(k, 100)) } : {}),
-        ...(q.removedKeys ? { removedKeys: q.removedKeys.slice(0, LEDGER_NUMBERS_ROWS).map((k) => short(k, 100)) } : {}),
+        ...(q.top ? { top: q.top.slice(0, VIEW_NUMBERS_ROWS).map((r) => ({ ...r, key: short(r.key, 100) })) } : {}),
+        ...(q.addedKeys ? { addedKeys: q.addedKeys.slice(0, VIEW_NUMBERS_ROWS).map((k) => short(k, 100)) } : {}),
+        ...(q.removedKeys ? { removedKeys: q.removedKeys.slice(0, VIEW_NUMBERS_ROWS).map((k) => short(k, 100)) } : {}),
         ...(q.wouldBuild ? { wouldBuild: q.wouldBuild.slice(0, 3).map((b) => ({ ...b, rollup: short(b.rollup, 120) })) } : {}),
       })),
     };
@@ -167,16 +174,16 @@ export function nextView(
       personas: a.personas.slice(0, 20).map((p) => short(p, 60)),
       policyTargets: a.policyTargets.slice(0, 10).map((t) => short(t, 100)),
       changes: a.changes
-        .slice(0, LEDGER_ACCESS_ROWS)
+        .slice(0, VIEW_ACCESS_ROWS)
         .map((c) => ({ ...c, persona: short(c.persona, 60), target: short(c.target, 100), detail: short(c.detail, 160) })),
-      lost: a.lost.slice(0, LEDGER_ACCESS_LOST).map((l) => ({
+      lost: a.lost.slice(0, VIEW_ACCESS_LOST).map((l) => ({
         ...l,
         persona: short(l.persona, 60),
         name: short(l.name, 100),
         members: l.members.slice(0, 3).map((m) => short(m, 100)),
       })),
-      // What a probe would build is the Cost section's line, not the ledger's.
-      probes: a.probes.slice(0, LEDGER_ACCESS_PROBES).map(({ wouldBuild: _builds, ...p }) => ({
+      // What a probe would build is the Cost section's line, not the access section's.
+      probes: a.probes.slice(0, VIEW_ACCESS_PROBES).map(({ wouldBuild: _builds, ...p }) => ({
         ...p,
         persona: short(p.persona, 60),
         target: short(p.target, 100),
@@ -195,10 +202,10 @@ export function nextView(
     const v = next.cost.versions;
     next.cost = {
       ...next.cost,
-      versions: { ...v, refused: v.refused.slice(0, LEDGER_IMPACT_ROWS), ...(v.unchecked ? { unchecked: short(v.unchecked, 500) } : {}) },
+      versions: { ...v, refused: v.refused.slice(0, VIEW_IMPACT_ROWS), ...(v.unchecked ? { unchecked: short(v.unchecked, 500) } : {}) },
     };
   }
-  if (next.cost?.rollups) next.cost = { ...next.cost, rollups: ledgerRollups(next.cost.rollups) };
+  if (next.cost?.rollups) next.cost = { ...next.cost, rollups: viewRollups(next.cost.rollups) };
   if (next.merge?.proof) {
     const proof = proofView(next.merge.proof);
     next.merge = { ...next.merge, ...(proof ? { proof: { ...proof, ...(proof.reason ? { reason: short(proof.reason, 600) } : {}) } } : { proof: undefined }) };
@@ -210,7 +217,7 @@ export function nextView(
   return next;
 }
 
-/** Read a view back from the ledger, keeping only well-typed fields (anything else reads as no view). */
+/** Read a view back (the file an earlier step of the job left), keeping only well-typed fields (anything else reads as no view). */
 export function viewOf(raw: unknown): PreviewView | undefined {
   if (!raw || typeof raw !== 'object') return undefined;
   const v = raw as Partial<PreviewView>;
