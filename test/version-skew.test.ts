@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import table from '../src/model/cube-keys.json' with { type: 'json' };
-import { acceptsKey, acceptsValue, compareVersions, coveredVersions, firstAccepting, tableVersionFor } from '../src/model/cube-keys.js';
+import { acceptsKey, acceptsValue, compareVersions, coverageOf, coveredVersions, firstAccepting } from '../src/model/cube-keys.js';
 import { refusedKeys, versionSkew } from '../src/model/version-skew.js';
 import { renderCost, type VersionsView } from '../src/pr/comment/render-cost.js';
 
@@ -51,14 +51,17 @@ describe('the key table', () => {
     expect(acceptsKey(versions[0]!, 'cube.accessPolicy')).toBe(false);
   });
 
-  it('a running version is read as itself, else the nearest older covered patch of its minor, else not at all', () => {
-    expect(tableVersionFor(newest)).toEqual({ version: newest, exact: true });
-    expect(tableVersionFor(`v${newest}`)).toEqual({ version: newest, exact: true });
+  it('a running version is covered itself, else stands between the nearest covered versions (one side only outside the table)', () => {
+    expect(coverageOf(newest)).toEqual({ exact: newest });
+    expect(coverageOf(`v${newest}`)).toEqual({ exact: newest });
     const [major, minor, patch] = newest.split('.').map(Number) as [number, number, number];
-    expect(tableVersionFor(`${major}.${minor}.${patch + 7}`)).toEqual({ version: newest, exact: false });
-    expect(tableVersionFor(`${major}.${minor + 1}.0`)).toBeUndefined();
-    expect(tableVersionFor('0.20.1')).toBeUndefined();
-    expect(tableVersionFor('latest')).toBeUndefined();
+    expect(coverageOf(`${major}.${minor}.${patch + 7}`)).toEqual({ older: newest });
+    expect(coverageOf('0.20.1')).toEqual({ newer: versions[0] });
+    // A patch inside a hole of the table: the covered patches on both sides, never read as the older one.
+    expect(coverageOf('1.6.30')).toEqual({ older: '1.6.10', newer: '1.6.33' });
+    // A minor the table lacks: the neighbours across minors.
+    expect(coverageOf('1.4.2')).toEqual({ older: '1.3.40', newer: '1.5.10' });
+    expect(coverageOf('latest')).toBeUndefined();
   });
 });
 
@@ -124,8 +127,50 @@ describe('the check', () => {
     expect(versionSkew(files, { production: beforeMasking, staging: beforeMasking }).refused).toEqual([]);
     expect(versionSkew(files, { production: beforeMasking, staging: newest }).refused).toHaveLength(2);
     expect(versionSkew(files, { staging: newest })).toMatchObject({ refused: [], unchecked: expect.stringContaining('unknown') });
-    expect(versionSkew(files, { production: '9.1.0', staging: newest }).unchecked).toContain('does not cover');
-    expect(versionSkew(files, { production: '9.1.0', staging: '9.1.0' })).toEqual({ production: '9.1.0', staging: '9.1.0', refused: [] });
+    expect(versionSkew(files, { production: '0.20.1', staging: newest }).unchecked).toContain('does not cover');
+    expect(versionSkew(files, { production: '9.1.0', staging: '9.1.0' })).toEqual({
+      production: '9.1.0',
+      staging: '9.1.0',
+      checkedAgainst: ['9.1.0'],
+      refused: [],
+      notKnown: [],
+    });
+  });
+
+  it('a version inside a hole of the table: a key the covered versions around it disagree on is not known, never refused', () => {
+    const files = { 'model/cubes/orders.yml': YAML_WITH_MASKING };
+    // 1.6.30 lies between beforeMasking (1.6.10) and masking (1.6.33): the table cannot say.
+    expect([beforeMasking, masking]).toEqual(['1.6.10', '1.6.33']);
+    const skew = versionSkew(files, { production: '1.6.30', staging: newest });
+    expect(skew.refused).toEqual([]);
+    expect(skew.notKnown.map((k) => k.key)).toEqual(['orders.measures.total.mask', 'orders.access_policy[0].member_masking']);
+    expect(skew.notKnownWhy).toContain('the nearest covered versions are 1.6.10 and 1.6.33');
+    // A key both covered versions around it refuse is refused: that is no guess (dimension `links` came later).
+    const links = firstAccepting('cube.dimensions.*.links') as string;
+    expect(compareVersions(links, '1.6.33')).toBeGreaterThan(0);
+    const withLinks = YAML_WITH_MASKING.replace(
+      '        primary_key: true\n',
+      '        primary_key: true\n        links:\n          - label: Order\n            url: "https://x"\n',
+    );
+    const both = versionSkew({ 'model/cubes/orders.yml': withLinks }, { production: '1.6.30', staging: newest });
+    expect(both.refused).toEqual([{ key: 'orders.dimensions.id.links', file: 'model/cubes/orders.yml', line: 16, version: links }]);
+    expect(both.notKnown).toHaveLength(2);
+  });
+
+  it('without a hold production is checked as its channel’s newest patch; with one as it runs; when the settings do not say, a key only one refuses is not known', () => {
+    const files = { 'model/cubes/orders.yml': YAML_WITH_MASKING };
+    const automatic = versionSkew(files, { production: beforeMasking, newestPatch: masking, upgrades: 'automatic', staging: newest });
+    expect(automatic).toMatchObject({ afterMerge: masking, checkedAgainst: [masking], refused: [], notKnown: [] });
+    const held = versionSkew(files, { production: beforeMasking, newestPatch: masking, upgrades: 'held', staging: newest });
+    expect(held.afterMerge).toBeUndefined();
+    expect(held.refused.map((k) => k.key)).toEqual(['orders.measures.total.mask', 'orders.access_policy[0].member_masking']);
+    const unsaid = versionSkew(files, { production: beforeMasking, newestPatch: masking, upgrades: 'not-said', staging: newest });
+    expect(unsaid).toMatchObject({ checkedAgainst: [beforeMasking, masking], refused: [] });
+    expect(unsaid.notKnown).toHaveLength(2);
+    expect(unsaid.notKnownWhy).toContain('do not say whether production holds its version');
+    // A key both candidates refuse stays refused: the oldest covered version has no access policies at all.
+    const policies = versionSkew(files, { production: versions[0]!, newestPatch: versions[1]!, upgrades: 'not-said', staging: newest });
+    expect(policies.refused.map((k) => k.key)).toContain('orders.access_policy');
   });
 });
 

@@ -195,7 +195,13 @@ export function nextView(
     const v = next.cost.versions;
     next.cost = {
       ...next.cost,
-      versions: { ...v, refused: v.refused.slice(0, LEDGER_IMPACT_ROWS), ...(v.unchecked ? { unchecked: short(v.unchecked, 500) } : {}) },
+      versions: {
+        ...v,
+        refused: v.refused.slice(0, LEDGER_IMPACT_ROWS),
+        ...(v.notKnown ? { notKnown: v.notKnown.slice(0, LEDGER_IMPACT_ROWS) } : {}),
+        ...(v.notKnownWhy ? { notKnownWhy: short(v.notKnownWhy, 500) } : {}),
+        ...(v.unchecked ? { unchecked: short(v.unchecked, 500) } : {}),
+      },
     };
   }
   if (next.cost?.rollups) next.cost = { ...next.cost, rollups: ledgerRollups(next.cost.rollups) };
