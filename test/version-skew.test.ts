@@ -5,7 +5,17 @@
  */
 import { describe, expect, it } from 'vitest';
 import table from '../src/model/cube-keys.json' with { type: 'json' };
-import { acceptsKey, acceptsValue, compareVersions, coverageOf, coveredVersions, firstAccepting } from '../src/model/cube-keys.js';
+import { readFileSync } from 'node:fs';
+import {
+  acceptsKey,
+  acceptsValue,
+  compareVersions,
+  coverageOf,
+  coverageStatement,
+  coveredVersions,
+  firstAccepting,
+  missingMinors,
+} from '../src/model/cube-keys.js';
 import { refusedKeys, versionSkew } from '../src/model/version-skew.js';
 import { renderCost, type VersionsView } from '../src/pr/comment/render-cost.js';
 
@@ -93,6 +103,16 @@ const JS_WITH_MASKING = `cube('payments', {
   },
 });
 `;
+
+describe("the table's coverage as docs/impact.md states it", () => {
+  it('is the statement generated from the table, naming every covered patch and the minors it lacks', () => {
+    const statement = coverageStatement();
+    for (const v of versions) expect(statement).toContain(v);
+    expect(missingMinors()).toEqual(expect.arrayContaining(['1.0', '1.4']));
+    const doc = readFileSync(new URL('../docs/impact.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
+    expect(doc).toContain(statement);
+  });
+});
 
 describe('the check', () => {
   it('names each key production refuses, with its file and line, and the version that brought it', () => {
@@ -191,6 +211,29 @@ describe('the Cost section', () => {
     expect(comment).not.toContain('m11.mask');
     expect(comment).toContain('…and 2 more');
     expect(renderCost({ versions: view() }, { target: 'summary' }).join('\n')).toContain('m11.mask');
+  });
+
+  it("says the version production moves to at the merge's deploy, and the keys not known as a warning", () => {
+    const lines = renderCost(
+      {
+        versions: view({
+          production: '1.6.10',
+          afterMerge: '1.6.30',
+          refusedTotal: 0,
+          refused: [],
+          notKnownTotal: 1,
+          notKnown: [{ key: 'orders.measures.total.mask', file: 'model/cubes/orders.yml', line: 10, version: masking }],
+          notKnownWhy: 'the nearest covered versions are 1.6.10 and 1.6.33',
+        }),
+      },
+      { target: 'comment' },
+    ).join('\n');
+    expect(lines).toContain("Production runs Cube `1.6.10` now and will run `1.6.30` after the merge's deploy (automatic patch upgrades).");
+    expect(lines).toContain('⚠️ 1 key not known to production');
+    expect(lines).toContain('`orders.measures.total.mask` (`model/cubes/orders.yml:10`)');
+    expect(lines).toContain('1\\.6\\.10 and 1\\.6\\.33');
+    expect(lines).not.toContain('❌');
+    expect(lines).not.toContain('accepts every key');
   });
 
   it('keeps outside text inert, says an accepted model and an unchecked one', () => {

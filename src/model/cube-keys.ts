@@ -63,11 +63,29 @@ export function coveredByMinor(): { minor: string; patches: string[] }[] {
   return out;
 }
 
+/** The minors between the table's oldest and newest that it holds no patch of (`1.0`, `1.4`). */
+export function missingMinors(): string[] {
+  const held = new Set(coveredByMinor().map((m) => m.minor));
+  const [first, last] = [parseVersion(KEYS.versions[0] as string), parseVersion(KEYS.versions.at(-1) as string)];
+  if (!first || !last) return [];
+  const out: string[] = [];
+  for (let major = first[0]; major <= last[0]; major++) {
+    const from = major === first[0] ? first[1] : 0;
+    const to = major === last[0] ? last[1] : Math.max(...[...held].filter((m) => m.startsWith(`${major}.`)).map((m) => Number(m.split('.')[1])), -1);
+    for (let minor = from; minor <= to; minor++) if (!held.has(`${major}.${minor}`)) out.push(`${major}.${minor}`);
+  }
+  return out;
+}
+
 /** The table's coverage said as it is (docs/impact.md holds this text; a test fails when it drifts). */
 export function coverageStatement(): string {
-  const minors = coveredByMinor();
-  const list = minors.map((m) => `${m.minor}: ${m.patches.join(', ')}`).join('; ');
-  return `The key table covers ${KEYS.versions.length} versions of \`${KEYS.package}\`, only these patches (${list}); any other version, a minor it lacks or a patch between two of these, is not covered.`;
+  const list = coveredByMinor()
+    .map((m) => `${m.minor}: ${m.patches.join(', ')}`)
+    .join('; ');
+  return (
+    `The key table covers ${KEYS.versions.length} versions of \`${KEYS.package}\`, only these patches (${list}). ` +
+    `It holds no patch of ${missingMinors().join(', ')}, and none between two patches listed here: every such version is not covered.`
+  );
 }
 
 const within = (runs: Runs | undefined, version: string): boolean =>

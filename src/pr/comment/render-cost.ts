@@ -75,10 +75,8 @@ export function renderVersions(v: VersionsView | undefined, options: CostOptions
     const shown = options.target === 'comment' ? (v.notKnown ?? []).slice(0, options.rows ?? COMMENT_ROWS) : (v.notKnown ?? []);
     const keys = shown.map((k) => `${code(k.value === undefined ? k.key : `${k.key}: ${k.value}`)} (${code(`${k.file}:${k.line}`)})`).join(', ');
     const more = v.notKnownTotal - shown.length;
-    out.push(
-      '',
-      `⚠️ ${plural(v.notKnownTotal, 'key')} not known to production's Cube: ${keys}${more > 0 ? ` and ${more} more` : ''}. ${text(v.notKnownWhy ?? '')}`,
-    );
+    const why = v.notKnownWhy ? ` (${text(v.notKnownWhy)})` : '';
+    out.push('', `⚠️ ${plural(v.notKnownTotal, 'key')} not known to production's Cube${why}, a warning: ${keys}${more > 0 ? ` and ${more} more` : ''}.`);
   }
   if (v.unchecked) out.push('', `ℹ️ ${text(v.unchecked)}`);
   return out;

@@ -1,0 +1,1 @@
+export{t as doctorCommand}from"./doctor-vaA9WPYZ.js";

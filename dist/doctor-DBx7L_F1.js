@@ -1,1 +1,0 @@
-export{t as doctorCommand}from"./doctor-DZa5qo_9.js";
