@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthenticationError, BadRequestError, ConflictError, NotFoundError, PermissionDeniedError, PlatformClient, collect } from '../src/client/index.js';
 import { verifyJwt } from '../packages/emulator/src/jwt.js';
 import { startEmulator } from '../packages/emulator/src/index.js';
-import { emulatorFixture, snapshot, uploadTree, type EmulatorFixture } from './support/emulator.js';
+import { emulatorFixture, snapshot, type EmulatorFixture } from './support/emulator.js';
 
 let fx: EmulatorFixture;
 let c: PlatformClient;
@@ -212,32 +212,6 @@ describe('versions (section 9)', () => {
     expect(err).toBeInstanceOf(BadRequestError);
     expect((err as Error).message).toContain("release channel's list");
     expect(snapshot(fx.em)).toBe(before);
-  });
-
-  it('releaseChannelVersionHold: a version not the latest is held unless the body says; without a hold a production deploy moves to the channel’s newest patch', async () => {
-    const current = async () => (await c.deployments.versions({ deploymentId: 2 })).items.find((v) => v.isCurrent)!.version;
-    const deploy = (n: number) =>
-      uploadTree(
-        c,
-        2,
-        undefined,
-        { [`model/cubes/hold_${n}.yml`]: `cubes:\n  - name: hold_${n}\n    sql_table: orders\n    measures:\n      - name: count\n        type: count\n` },
-        false,
-      );
-    try {
-      const held = await c.deployments.update({ deploymentId: 2, body: { releaseChannel: 'release', releaseChannelVersion: '1.6.10' } });
-      expect(held.releaseChannelVersionHold).toBe(true);
-      await deploy(1);
-      expect(await current()).toBe('1.6.10');
-      const free = await c.deployments.update({ deploymentId: 2, body: { releaseChannelVersion: '1.6.10', releaseChannelVersionHold: false } });
-      expect(free.releaseChannelVersionHold).toBe(false);
-      expect(await current()).toBe('1.6.10');
-      await deploy(2);
-      expect(await current()).toBe('1.6.33');
-      expect((await c.deployments.settings({ deploymentId: 2 })).releaseChannelVersion).toBe('cubejs/cube:v1.6.33');
-    } finally {
-      await c.deployments.update({ deploymentId: 2, body: { releaseChannel: 'latest', releaseChannelVersionHold: false } });
-    }
   });
 
   it('releaseChannel alone moves to that channel’s latest; templateVariables merge key by key', async () => {

@@ -81,6 +81,17 @@ describe('the versions list', () => {
       production: '1.7.20',
       staging: '1.7.20',
     });
+    // Production's newest patch as its channel lists it; none listed while the channel's head is another minor: that head said.
+    expect(versionsOfList([entry('1.6.33', 'release', true, false), entry('1.6.10', 'release', false, true), entry('1.7.20', 'latest', true, false)])).toEqual({
+      production: '1.6.10',
+      newestPatch: '1.6.33',
+      staging: '1.7.20',
+    });
+    expect(versionsOfList([entry('1.7.20', 'latest', true, false), entry('1.6.10', 'latest', false, true)])).toEqual({
+      production: '1.6.10',
+      staging: '1.7.20',
+      channelHead: '1.7.20',
+    });
     expect(versionsOfList([entry('1.6.30', 'release', true, false)]).problem).toBe(
       'the versions list marks no version current and names no head of the latest channel',
     );

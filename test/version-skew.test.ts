@@ -188,6 +188,12 @@ describe('the check', () => {
     expect(unsaid).toMatchObject({ checkedAgainst: [beforeMasking, masking], refused: [] });
     expect(unsaid.notKnown).toHaveLength(2);
     expect(unsaid.notKnownWhy).toContain('do not say whether production holds its version');
+    // No newer patch listed while the channel's head is another minor: the newest covered patch of the minor stands in.
+    const unlisted = versionSkew(files, { production: beforeMasking, upgrades: 'automatic', channelHead: newest, staging: newest });
+    expect(unlisted).toMatchObject({ checkedAgainst: [beforeMasking, '1.6.65'], refused: [] });
+    expect(unlisted.notKnown).toHaveLength(2);
+    expect(unlisted.notKnownWhy).toContain('shows no patch of 1.6 newer than 1.6.10');
+    expect(versionSkew(files, { production: beforeMasking, upgrades: 'held', channelHead: newest, staging: newest }).refused).toHaveLength(2);
     // A key both candidates refuse stays refused: the oldest covered version has no access policies at all.
     const policies = versionSkew(files, { production: versions[0]!, newestPatch: versions[1]!, upgrades: 'not-said', staging: newest });
     expect(policies.refused.map((k) => k.key)).toContain('orders.access_policy');

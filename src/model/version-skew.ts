@@ -7,7 +7,7 @@
  * does not cover is judged by the covered versions around it: what they disagree on is "not known",
  * never refused on a guess.
  */
-import { acceptsKey, acceptsValue, coverageOf, coveredVersions, enumerated, firstAccepting, knownKey } from './cube-keys.js';
+import { acceptsKey, acceptsValue, compareVersions, coverageOf, coveredByMinor, coveredVersions, enumerated, firstAccepting, knownKey } from './cube-keys.js';
 import { ModelSet, type ModelTexts } from './locate/model-set.js';
 import { itemName, type TreeNode } from './locate/model-tree.js';
 
@@ -37,6 +37,8 @@ export interface ProductionVersions {
   /** The newest patch of production's minor its channel lists, when newer than production's. */
   newestPatch?: string;
   upgrades?: Upgrades;
+  /** The head of production's channel, when it is of another minor and the list shows no newer patch of production's. */
+  channelHead?: string;
 }
 
 /** The versions, and what production's refuses (or may refuse) of the pull request's model. */
@@ -134,10 +136,27 @@ export function judgeKeys(texts: ModelTexts, judge: Judge): { refused: RefusedKe
 export const refusedKeys = (texts: ModelTexts, version: string): RefusedKey[] =>
   judgeKeys(texts, (path, value) => (accepted(version, path, value) ? 'accepts' : 'refuses')).refused;
 
-/** The versions production may run after the merge: its own, the channel's newest patch, or both when the settings do not say. */
+const minorOf = (v: string) => v.split('.').slice(0, 2).join('.');
+
+/**
+ * Where the list shows no newer patch of production's minor while its channel's head is of another one,
+ * the newest patch an upgrade may bring is not listed: the newest covered patch of the minor stands in.
+ */
+function unlistedPatch(v: ProductionVersions): string | undefined {
+  const { production, newestPatch, upgrades, channelHead } = v;
+  if (!production || newestPatch || upgrades === 'held' || !channelHead) return undefined;
+  const last = coveredByMinor()
+    .find((m) => m.minor === minorOf(production))
+    ?.patches.at(-1);
+  return last && compareVersions(last, production) > 0 ? last : undefined;
+}
+
+/** The versions production may run after the merge: its own, the channel's newest patch, or both when the settings (or the list) do not say. */
 export function candidatesOf(v: ProductionVersions): string[] {
   const { production, newestPatch, upgrades } = v;
   if (!production) return [];
+  const unlisted = unlistedPatch(v);
+  if (unlisted) return [production, unlisted];
   if (!newestPatch || newestPatch === production || upgrades === 'held') return [production];
   return upgrades === 'automatic' ? [newestPatch] : [production, newestPatch];
 }
@@ -154,6 +173,7 @@ function gapText(version: string): string | undefined {
 export function versionSkew(texts: ModelTexts | undefined, versions: ProductionVersions): VersionSkew {
   const { production, staging, newestPatch, upgrades } = versions;
   const known: VersionSkew = {
+    ...(versions.channelHead ? { channelHead: versions.channelHead } : {}),
     ...(production ? { production } : {}),
     ...(staging ? { staging } : {}),
     ...(newestPatch ? { newestPatch } : {}),
@@ -179,9 +199,11 @@ export function versionSkew(texts: ModelTexts | undefined, versions: ProductionV
   const found = judgeKeys(texts, together(judges as Judge[]));
   const why = [
     ...candidates.filter((c) => c !== staging).map(gapText),
-    candidates.length > 1
-      ? `the deployment's settings do not say whether production holds its version (releaseChannelVersionHold): it runs ${production} now and would run ${newestPatch} after the merge's deploy with automatic patch upgrades`
-      : undefined,
+    unlistedPatch(versions)
+      ? `the versions list shows no patch of ${minorOf(production)} newer than ${production} on production's channel (its head is ${versions.channelHead}): an automatic patch upgrade at the merge's deploy may bring one, read here as up to ${candidates[1]}, the newest the key table covers`
+      : candidates.length > 1
+        ? `the deployment's settings do not say whether production holds its version (releaseChannelVersionHold): it runs ${production} now and would run ${newestPatch} after the merge's deploy with automatic patch upgrades`
+        : undefined,
   ].filter((w): w is string => !!w);
   return { ...known, checkedAgainst: candidates, ...found, ...(found.notKnown.length && why.length ? { notKnownWhy: why.join('; ') } : {}) };
 }

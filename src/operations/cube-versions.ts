@@ -19,6 +19,8 @@ export interface CubeVersions {
   staging?: string;
   /** The newest patch of production's minor its channel lists, when newer than production's. */
   newestPatch?: string;
+  /** The head of production's channel, when of another minor with no newer patch of production's listed. */
+  channelHead?: string;
   /** Whether production's version moves at the merge's deploy, as its settings say (`not-said` when they do not). */
   upgrades?: Upgrades;
   /** Why a version is not known (the list could not be read, or names none). */
@@ -55,11 +57,15 @@ export function versionsOfList(items: readonly VersionEntry[]): CubeVersions {
   // Automatic upgrades move production to a new patch of its minor in its own channel.
   const patches = production ? items.filter((e) => e.releaseChannel === current?.releaseChannel).map(plainVersion) : [];
   const newestPatch = production ? newest(patches.filter((v) => v && minorOf(v) === minorOf(production) && compareVersions(v, production) > 0)) : undefined;
+  // Its channel's head on another minor, and no newer patch of production's listed: the list may not show every patch.
+  const channelHead = newest(items.filter((e) => e.releaseChannel === current?.releaseChannel && e.isLatestInChannel).map(plainVersion));
+  const headElsewhere = !!production && !newestPatch && !!channelHead && minorOf(channelHead) !== minorOf(production);
   const missing = [production ? '' : 'marks no version current', staging ? '' : 'names no head of the latest channel'].filter(Boolean);
   return {
     ...(production ? { production } : {}),
     ...(staging ? { staging } : {}),
     ...(newestPatch ? { newestPatch } : {}),
+    ...(headElsewhere ? { channelHead } : {}),
     ...(missing.length ? { problem: `the versions list ${missing.join(' and ')}` } : {}),
   };
 }

@@ -164,6 +164,7 @@ export function versionsJson(v: VersionSkew) {
     staging: v.staging ?? null,
     ...(v.upgrades ? { upgrades: v.upgrades } : {}),
     ...(v.newestPatch ? { newestPatch: v.newestPatch } : {}),
+    ...(v.channelHead ? { channelHead: v.channelHead } : {}),
     ...(v.afterMerge ? { afterMerge: v.afterMerge } : {}),
     ...(v.checkedAgainst ? { checkedAgainst: v.checkedAgainst } : {}),
     refused: v.refused.map(key),
