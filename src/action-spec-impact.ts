@@ -96,7 +96,7 @@ export const ACCESS_INPUTS: InputSpec[] = [
 export const FAIL_ON_VERSION_SKEW: InputSpec = {
   name: 'fail-on-version-skew',
   description:
-    "Fail the step (and the `datamodel-ci / cost` check) when production's Cube version refuses a key (or a value) of the pull request's model that staging's newer one accepts: the model would break production after the merge (docs/impact.md, \"Cube version\").",
+    "Fail the step (and the `datamodel-ci / cost` check) when the Cube version production will run after the merge (its own when held, else its channel's newest patch) refuses a key (or a value) of the pull request's model that staging's newer one accepts: the model would break production after the merge. A key the key table cannot settle is a warning, never a failure (docs/impact.md, \"Cube version\").",
   default: 'true',
 };
 
@@ -141,7 +141,8 @@ export const IMPACT_OUTPUT = {
   },
   versionSkewCount: {
     name: 'version-skew-count',
-    description: "Number of keys of the model that production's Cube version refuses (empty when production's version is unknown or outside the key table).",
+    description:
+      "Number of keys of the model that the Cube version production will run after the merge refuses (empty when production's version is unknown or older than the key table); keys not known are not counted.",
   },
   changeSetFile: {
     name: 'change-set-file',

@@ -25,7 +25,7 @@ const counts = { breaking: 0, added: 0, changed: 0, values: 0 };
 /** An impact that compared both layers (and both sides' files: the definition diff ran). */
 const impact = (over: Partial<ImpactResult> = {}): ImpactResult =>
   ({ base: 'main', head: 'preview-pr-1', counts, affected: [], notices: [], definition: { changes: [], values: [] }, ...over }) as unknown as ImpactResult;
-const versions: VersionSkew = { production: '1.7.20', staging: '1.7.20', refused: [] };
+const versions: VersionSkew = { production: '1.7.20', staging: '1.7.20', refused: [], notKnown: [] };
 
 const verdicts = (o: FacetOutcome, s: FacetSettings) => Object.fromEntries(facetChecks(o, s).map((c) => [c.facet, `${c.conclusion}: ${c.title}`]));
 
@@ -71,6 +71,21 @@ describe('the facet checks', () => {
       /^failure: Cube version skew not checked: production's Cube version is unknown/,
     );
     expect(verdicts({ impact: impact(), versions: unknown }, settings({ versionSkew: false })).cost).toMatch(/^neutral: Cube version skew not checked/);
+  });
+
+  it("cost: keys the key table cannot settle for production's Cube are neutral, never a failure (issue 39)", () => {
+    const key = { file: 'model/cubes/orders.yml', line: 3, path: 'cubes.measures.mask', version: '1.6.33' };
+    const notKnown = {
+      ...versions,
+      production: '1.6.30',
+      staging: '1.7.20',
+      checkedAgainst: ['1.6.30'],
+      notKnown: [key],
+      notKnownWhy: 'between 1.6.10 and 1.6.33',
+    } as unknown as VersionSkew;
+    expect(verdicts({ impact: impact(), versions: notKnown }, settings()).cost).toBe(
+      "neutral: Whether production's Cube 1.6.30 accepts 1 key of the model is not known (between 1.6.10 and 1.6.33)",
+    );
   });
 
   it('numbers and access: off and ungated, no check; gated, a failure that says what was not done', () => {

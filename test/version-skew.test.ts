@@ -5,7 +5,17 @@
  */
 import { describe, expect, it } from 'vitest';
 import table from '../src/model/cube-keys.json' with { type: 'json' };
-import { acceptsKey, acceptsValue, compareVersions, coveredVersions, firstAccepting, tableVersionFor } from '../src/model/cube-keys.js';
+import { readFileSync } from 'node:fs';
+import {
+  acceptsKey,
+  acceptsValue,
+  compareVersions,
+  coverageOf,
+  coverageStatement,
+  coveredVersions,
+  firstAccepting,
+  missingMinors,
+} from '../src/model/cube-keys.js';
 import { refusedKeys, versionSkew } from '../src/model/version-skew.js';
 import { renderCost, type VersionsView } from '../src/pr/comment/render-cost.js';
 
@@ -51,14 +61,17 @@ describe('the key table', () => {
     expect(acceptsKey(versions[0]!, 'cube.accessPolicy')).toBe(false);
   });
 
-  it('a running version is read as itself, else the nearest older covered patch of its minor, else not at all', () => {
-    expect(tableVersionFor(newest)).toEqual({ version: newest, exact: true });
-    expect(tableVersionFor(`v${newest}`)).toEqual({ version: newest, exact: true });
+  it('a running version is covered itself, else stands between the nearest covered versions (one side only outside the table)', () => {
+    expect(coverageOf(newest)).toEqual({ exact: newest });
+    expect(coverageOf(`v${newest}`)).toEqual({ exact: newest });
     const [major, minor, patch] = newest.split('.').map(Number) as [number, number, number];
-    expect(tableVersionFor(`${major}.${minor}.${patch + 7}`)).toEqual({ version: newest, exact: false });
-    expect(tableVersionFor(`${major}.${minor + 1}.0`)).toBeUndefined();
-    expect(tableVersionFor('0.20.1')).toBeUndefined();
-    expect(tableVersionFor('latest')).toBeUndefined();
+    expect(coverageOf(`${major}.${minor}.${patch + 7}`)).toEqual({ older: newest });
+    expect(coverageOf('0.20.1')).toEqual({ newer: versions[0] });
+    // A patch inside a hole of the table: the covered patches on both sides, never read as the older one.
+    expect(coverageOf('1.6.30')).toEqual({ older: '1.6.10', newer: '1.6.33' });
+    // A minor the table lacks: the neighbours across minors.
+    expect(coverageOf('1.4.2')).toEqual({ older: '1.3.40', newer: '1.5.10' });
+    expect(coverageOf('latest')).toBeUndefined();
   });
 });
 
@@ -90,6 +103,16 @@ const JS_WITH_MASKING = `cube('payments', {
   },
 });
 `;
+
+describe("the table's coverage as docs/impact.md states it", () => {
+  it('is the statement generated from the table, naming every covered patch and the minors it lacks', () => {
+    const statement = coverageStatement();
+    for (const v of versions) expect(statement).toContain(v);
+    expect(missingMinors()).toEqual(expect.arrayContaining(['1.0', '1.4']));
+    const doc = readFileSync(new URL('../docs/impact.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
+    expect(doc).toContain(statement);
+  });
+});
 
 describe('the check', () => {
   it('names each key production refuses, with its file and line, and the version that brought it', () => {
@@ -124,8 +147,56 @@ describe('the check', () => {
     expect(versionSkew(files, { production: beforeMasking, staging: beforeMasking }).refused).toEqual([]);
     expect(versionSkew(files, { production: beforeMasking, staging: newest }).refused).toHaveLength(2);
     expect(versionSkew(files, { staging: newest })).toMatchObject({ refused: [], unchecked: expect.stringContaining('unknown') });
-    expect(versionSkew(files, { production: '9.1.0', staging: newest }).unchecked).toContain('does not cover');
-    expect(versionSkew(files, { production: '9.1.0', staging: '9.1.0' })).toEqual({ production: '9.1.0', staging: '9.1.0', refused: [] });
+    expect(versionSkew(files, { production: '0.20.1', staging: newest }).unchecked).toContain('does not cover');
+    expect(versionSkew(files, { production: '9.1.0', staging: '9.1.0' })).toEqual({
+      production: '9.1.0',
+      staging: '9.1.0',
+      checkedAgainst: ['9.1.0'],
+      refused: [],
+      notKnown: [],
+    });
+  });
+
+  it('a version inside a hole of the table: a key the covered versions around it disagree on is not known, never refused', () => {
+    const files = { 'model/cubes/orders.yml': YAML_WITH_MASKING };
+    // 1.6.30 lies between beforeMasking (1.6.10) and masking (1.6.33): the table cannot say.
+    expect([beforeMasking, masking]).toEqual(['1.6.10', '1.6.33']);
+    const skew = versionSkew(files, { production: '1.6.30', staging: newest });
+    expect(skew.refused).toEqual([]);
+    expect(skew.notKnown.map((k) => k.key)).toEqual(['orders.measures.total.mask', 'orders.access_policy[0].member_masking']);
+    expect(skew.notKnownWhy).toContain('the nearest covered versions are 1.6.10 and 1.6.33');
+    // A key both covered versions around it refuse is refused: that is no guess (dimension `links` came later).
+    const links = firstAccepting('cube.dimensions.*.links') as string;
+    expect(compareVersions(links, '1.6.33')).toBeGreaterThan(0);
+    const withLinks = YAML_WITH_MASKING.replace(
+      '        primary_key: true\n',
+      '        primary_key: true\n        links:\n          - label: Order\n            url: "https://x"\n',
+    );
+    const both = versionSkew({ 'model/cubes/orders.yml': withLinks }, { production: '1.6.30', staging: newest });
+    expect(both.refused).toEqual([{ key: 'orders.dimensions.id.links', file: 'model/cubes/orders.yml', line: 16, version: links }]);
+    expect(both.notKnown).toHaveLength(2);
+  });
+
+  it('without a hold production is checked as its channel’s newest patch; with one as it runs; when the settings do not say, a key only one refuses is not known', () => {
+    const files = { 'model/cubes/orders.yml': YAML_WITH_MASKING };
+    const automatic = versionSkew(files, { production: beforeMasking, newestPatch: masking, upgrades: 'automatic', staging: newest });
+    expect(automatic).toMatchObject({ afterMerge: masking, checkedAgainst: [masking], refused: [], notKnown: [] });
+    const held = versionSkew(files, { production: beforeMasking, newestPatch: masking, upgrades: 'held', staging: newest });
+    expect(held.afterMerge).toBeUndefined();
+    expect(held.refused.map((k) => k.key)).toEqual(['orders.measures.total.mask', 'orders.access_policy[0].member_masking']);
+    const unsaid = versionSkew(files, { production: beforeMasking, newestPatch: masking, upgrades: 'not-said', staging: newest });
+    expect(unsaid).toMatchObject({ checkedAgainst: [beforeMasking, masking], refused: [] });
+    expect(unsaid.notKnown).toHaveLength(2);
+    expect(unsaid.notKnownWhy).toContain('do not say whether production holds its version');
+    // No newer patch listed while the channel's head is another minor: the newest covered patch of the minor stands in.
+    const unlisted = versionSkew(files, { production: beforeMasking, upgrades: 'automatic', channelHead: newest, staging: newest });
+    expect(unlisted).toMatchObject({ checkedAgainst: [beforeMasking, '1.6.65'], refused: [] });
+    expect(unlisted.notKnown).toHaveLength(2);
+    expect(unlisted.notKnownWhy).toContain('shows no patch of 1.6 newer than 1.6.10');
+    expect(versionSkew(files, { production: beforeMasking, upgrades: 'held', channelHead: newest, staging: newest }).refused).toHaveLength(2);
+    // A key both candidates refuse stays refused: the oldest covered version has no access policies at all.
+    const policies = versionSkew(files, { production: versions[0]!, newestPatch: versions[1]!, upgrades: 'not-said', staging: newest });
+    expect(policies.refused.map((k) => k.key)).toContain('orders.access_policy');
   });
 });
 
@@ -146,6 +217,29 @@ describe('the Cost section', () => {
     expect(comment).not.toContain('m11.mask');
     expect(comment).toContain('…and 2 more');
     expect(renderCost({ versions: view() }, { target: 'summary' }).join('\n')).toContain('m11.mask');
+  });
+
+  it("says the version production moves to at the merge's deploy, and the keys not known as a warning", () => {
+    const lines = renderCost(
+      {
+        versions: view({
+          production: '1.6.10',
+          afterMerge: '1.6.30',
+          refusedTotal: 0,
+          refused: [],
+          notKnownTotal: 1,
+          notKnown: [{ key: 'orders.measures.total.mask', file: 'model/cubes/orders.yml', line: 10, version: masking }],
+          notKnownWhy: 'the nearest covered versions are 1.6.10 and 1.6.33',
+        }),
+      },
+      { target: 'comment' },
+    ).join('\n');
+    expect(lines).toContain("Production runs Cube `1.6.10` now and will run `1.6.30` after the merge's deploy (automatic patch upgrades).");
+    expect(lines).toContain('⚠️ 1 key not known to production');
+    expect(lines).toContain('`orders.measures.total.mask` (`model/cubes/orders.yml:10`)');
+    expect(lines).toContain('1\\.6\\.10 and 1\\.6\\.33');
+    expect(lines).not.toContain('❌');
+    expect(lines).not.toContain('accepts every key');
   });
 
   it('keeps outside text inert, says an accepted model and an unchecked one', () => {

@@ -33,30 +33,59 @@ export function compareVersions(a: string, b: string): number {
 /** The covered versions, oldest first. */
 export const coveredVersions = (): readonly string[] => KEYS.versions;
 
-/** The table's stand-in for a running version. */
-export interface TableVersion {
-  /** The covered version read for it. */
-  version: string;
-  /** The running version is itself covered. */
-  exact: boolean;
-}
+/** Where a running version stands in the table: covered itself, or between the nearest covered versions around it. */
+export type Coverage = { exact: string } | { older?: string; newer?: string };
 
 /**
- * The covered version that answers for `running`: itself, else the nearest older covered patch of its
- * minor (a key added between the two is then reported as refused: the table errs towards saying), else
- * undefined (a minor the table does not hold, or older than its first covered patch).
+ * The table's place for `running`: itself when covered, else the nearest covered versions on either side
+ * (one side only outside the table's range); undefined when `running` is not a plain version. A version
+ * between two covered ones is not read as either: what they disagree on is not known for it.
  */
-export function tableVersionFor(running: string): TableVersion | undefined {
+export function coverageOf(running: string): Coverage | undefined {
   const v = parseVersion(running);
   if (!v) return undefined;
   const plain = v.join('.');
-  if (KEYS.versions.includes(plain)) return { version: plain, exact: true };
-  const older = KEYS.versions.filter((c) => {
-    const p = parseVersion(c);
-    return p?.[0] === v[0] && p[1] === v[1] && p[2] < v[2];
-  });
-  const nearest = older.at(-1);
-  return nearest ? { version: nearest, exact: false } : undefined;
+  if (KEYS.versions.includes(plain)) return { exact: plain };
+  const older = KEYS.versions.filter((c) => compareVersions(c, plain) < 0).at(-1);
+  const newer = KEYS.versions.find((c) => compareVersions(c, plain) > 0);
+  return { ...(older ? { older } : {}), ...(newer ? { newer } : {}) };
+}
+
+/** The minors the table covers, each with its covered patches: `1.6 (1.6.7, 1.6.10, …)`. */
+export function coveredByMinor(): { minor: string; patches: string[] }[] {
+  const out: { minor: string; patches: string[] }[] = [];
+  for (const v of KEYS.versions) {
+    const minor = v.split('.').slice(0, 2).join('.');
+    const last = out.at(-1);
+    if (last?.minor === minor) last.patches.push(v);
+    else out.push({ minor, patches: [v] });
+  }
+  return out;
+}
+
+/** The minors between the table's oldest and newest that it holds no patch of (`1.0`, `1.4`). */
+export function missingMinors(): string[] {
+  const held = new Set(coveredByMinor().map((m) => m.minor));
+  const [first, last] = [parseVersion(KEYS.versions[0] as string), parseVersion(KEYS.versions.at(-1) as string)];
+  if (!first || !last) return [];
+  const out: string[] = [];
+  for (let major = first[0]; major <= last[0]; major++) {
+    const from = major === first[0] ? first[1] : 0;
+    const to = major === last[0] ? last[1] : Math.max(...[...held].filter((m) => m.startsWith(`${major}.`)).map((m) => Number(m.split('.')[1])), -1);
+    for (let minor = from; minor <= to; minor++) if (!held.has(`${major}.${minor}`)) out.push(`${major}.${minor}`);
+  }
+  return out;
+}
+
+/** The table's coverage said as it is (docs/impact.md holds this text; a test fails when it drifts). */
+export function coverageStatement(): string {
+  const list = coveredByMinor()
+    .map((m) => `${m.minor}: ${m.patches.join(', ')}`)
+    .join('; ');
+  return (
+    `The key table covers ${KEYS.versions.length} versions of \`${KEYS.package}\`, only these patches (${list}). ` +
+    `It holds no patch of ${missingMinors().join(', ')}, and none between two patches listed here: every such version is not covered.`
+  );
 }
 
 const within = (runs: Runs | undefined, version: string): boolean =>

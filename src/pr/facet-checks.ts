@@ -282,15 +282,23 @@ function rollupPart(o: FacetOutcome, gated: boolean): Part {
 
 function versionPart(v: VersionSkew | undefined, gated: boolean, why: string | undefined): Part {
   if (!v) return { state: 'unknown', gated, says: `Cube versions not read: ${why ?? 'the impact did not run'}.` };
-  const checked = !!v.checkedAgainst || (!!v.production && v.production === v.staging);
+  const checked = !!v.checkedAgainst?.length || (!!v.production && v.production === v.staging);
   if (!checked) return { state: 'unknown', gated, says: `Cube version skew not checked: ${v.unchecked ?? "production's version is unknown"}.` };
+  // The version production runs after the merge's deploy (its channel's newest patch when upgrades are automatic).
+  const runs = v.afterMerge ?? v.production ?? '';
   const n = v.refused.length;
   if (n)
     return {
       state: gated ? 'failing' : 'concern',
-      says: `Production's Cube ${v.production ?? ''} refuses ${plural(n, 'key')} of the model that staging accepts${gate(gated, 'fail-on-version-skew')}.`,
+      says: `Production's Cube ${runs} refuses ${plural(n, 'key')} of the model that staging accepts${gate(gated, 'fail-on-version-skew')}.`,
     };
-  return { state: 'clear', says: `Production's Cube ${v.production ?? ''} accepts every key of the model.` };
+  // A key the key table cannot settle is a warning, never a failure.
+  if (v.notKnown.length)
+    return {
+      state: 'concern',
+      says: `Whether production's Cube ${runs} accepts ${plural(v.notKnown.length, 'key')} of the model is not known${v.notKnownWhy ? ` (${v.notKnownWhy})` : ''}.`,
+    };
+  return { state: 'clear', says: `Production's Cube ${runs} accepts every key of the model.` };
 }
 
 function costCheck(o: FacetOutcome, s: FacetSettings): FacetCheck | undefined {

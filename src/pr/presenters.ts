@@ -177,35 +177,51 @@ export function presentDbt(r: DbtSyncResult): Presented & { summary: string } {
   };
 }
 
-/** The record of the two Cube versions `--json` and the change-set file carry. */
+/** The record of the Cube versions `--json` and the change-set file carry. */
 export function versionsJson(v: VersionSkew) {
+  const key = (r: VersionSkew['refused'][number]) => ({
+    key: r.key,
+    ...(r.value === undefined ? {} : { value: r.value }),
+    file: r.file,
+    line: r.line,
+    version: r.version,
+  });
   return {
     production: v.production ?? null,
     staging: v.staging ?? null,
-    refused: v.refused.map((r) => ({ key: r.key, ...(r.value === undefined ? {} : { value: r.value }), file: r.file, line: r.line, version: r.version })),
-    ...(v.checkedAgainst && !v.checkedAgainst.exact ? { checkedAgainst: v.checkedAgainst.version } : {}),
+    ...(v.upgrades ? { upgrades: v.upgrades } : {}),
+    ...(v.newestPatch ? { newestPatch: v.newestPatch } : {}),
+    ...(v.channelHead ? { channelHead: v.channelHead } : {}),
+    ...(v.afterMerge ? { afterMerge: v.afterMerge } : {}),
+    ...(v.checkedAgainst ? { checkedAgainst: v.checkedAgainst } : {}),
+    refused: v.refused.map(key),
+    notKnown: v.notKnown.map(key),
+    ...(v.notKnownWhy ? { notKnownWhy: v.notKnownWhy } : {}),
     ...(v.unchecked ? { unchecked: v.unchecked } : {}),
   };
 }
 
 /**
  * The Cube version skew: `version-skew-count` (empty when the model was not checked), the Cost part, and
- * a failure when production's version refuses a key and `fail-on-version-skew` is true.
+ * a failure when the version production will run refuses a key and `fail-on-version-skew` is true; a key
+ * not known to it is a warning, never a failure.
  */
 export function presentVersions(v: VersionSkew, failOnVersionSkew: boolean): Presented & { versions: VersionsView; json: ReturnType<typeof versionsJson> } {
-  const checked = !!v.checkedAgainst || (!!v.production && v.production === v.staging);
+  const checked = !!v.checkedAgainst;
   const versions: VersionsView = {
     ...(v.production ? { production: v.production } : {}),
     ...(v.staging ? { staging: v.staging } : {}),
-    ...(v.checkedAgainst && !v.checkedAgainst.exact ? { readAs: v.checkedAgainst.version } : {}),
+    ...(v.afterMerge ? { afterMerge: v.afterMerge } : {}),
     refusedTotal: v.refused.length,
     refused: v.refused,
+    ...(v.notKnown.length ? { notKnownTotal: v.notKnown.length, notKnown: v.notKnown } : {}),
+    ...(v.notKnownWhy ? { notKnownWhy: v.notKnownWhy } : {}),
     ...(v.unchecked ? { unchecked: v.unchecked } : {}),
   };
   const n = v.refused.length;
   const failure =
     failOnVersionSkew && n
-      ? `production's Cube ${v.production ?? ''} refuses ${plural(n, 'key')} of the model that staging accepts (fail-on-version-skew is true)`
+      ? `production's Cube ${v.afterMerge ?? v.production ?? ''} refuses ${plural(n, 'key')} of the model that staging accepts (fail-on-version-skew is true)`
       : undefined;
   return {
     outputs: { 'version-skew-count': checked ? String(n) : '' },

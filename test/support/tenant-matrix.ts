@@ -32,6 +32,7 @@ const ROWS: Row[] = [
   { name: 'cli-with-repository+lasthash+short-hash+staging-cold', profiles: ['cli-with-repository', 'lasthash-at-commit', 'short-hash', 'staging-cold'] },
   { name: 'github-connected+push-syncs+lasthash', profiles: ['github-connected', 'push-syncs-added-branches', 'lasthash-at-commit'] },
   { name: 'blank-status+stale+no-hash', profiles: ['blank-build-status', 'stale-build-status', 'no-hash'] },
+  { name: 'patch-upgrade-pending+version-hold-unreported', profiles: ['patch-upgrade-pending', 'version-hold-unreported'] },
   { name: 'every profile (no-hash)', profiles: EVERY },
 ];
 
@@ -56,6 +57,8 @@ async function lifecycle(row: Row): Promise<void> {
   const cli = row.profiles.includes('cli-with-repository');
   const github = connected && !cli;
   const cold = row.profiles.includes('staging-cold') || row.profiles.includes('staging-needs-second-wake');
+  const upgrading = row.profiles.includes('patch-upgrade-pending');
+  const holdUnsaid = row.profiles.includes('version-hold-null') || row.profiles.includes('version-hold-unreported');
   // A scaled clock: a build takes 100 ms (long enough that validating too early sees the old model), a
   // warm-up none; an asleep staging environment wakes only when asked.
   const lc: Lifecycle = await startLifecycle({
@@ -106,6 +109,9 @@ async function lifecycle(row: Row): Promise<void> {
       // A branch mirroring a repository keeps what the walk never reads (the repository's .github/).
       if (row.profiles.includes('cli-with-repository')) expect(d().branches[previewBranch]!.head['.github/workflows/ci.yml']).toBeDefined();
       expect(d().branches[previewBranch]!.staging).toBe(true);
+      // Production behind its channel's newest patch with no hold: the review says the version the merge's deploy brings.
+      if (upgrading && !holdUnsaid) expect(text(r)).toContain("production will run 1.7.20 after the merge's deploy (automatic patch upgrades)");
+      if (upgrading) expect(output(r, 'version-skew-count'), text(r)).toBe('0');
     });
     await step('broken push', async () => {
       lc.gh.setHead(PR, sha(PR, 2));
@@ -150,6 +156,8 @@ async function lifecycle(row: Row): Promise<void> {
       // The proof after the merge holds on every tenant: a newer build, the same files and the same layer as validated.
       expect(output(r, 'production-proof'), text(r)).toBe('proven');
       expect(view(PR).text).toContain(`✅ **Production = the validated model** (commit \`${sha(PR, 3).slice(0, 7)}\`)`);
+      // The merge's deploy upgraded production to its channel's newest patch (profile patch-upgrade-pending).
+      if (upgrading) expect(d().version).toBe('1.7.20');
       if (github) {
         // Nothing merged twice: main moved once, by GitHub's push, and is built at the merge commit.
         expect(d().branches.main!.commits).toBe(mainCommits + 1);

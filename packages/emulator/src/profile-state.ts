@@ -3,6 +3,7 @@ import type { Clock } from './clock.js';
 import type { Controls } from './context.js';
 import { connectRepository, disconnectRepository, type Feed } from './deployments/repository.js';
 import type { ProfileName } from './profiles.js';
+import { VERSION_CATALOG, newestPatch } from './deployments/models.js';
 import { seedOtherRepositoryPreviews, seedPlatformWrittenFiles } from './seed/profile-seeds.js';
 import type { State } from './state.js';
 
@@ -27,5 +28,10 @@ export function applyProfiles(env: { state: State; clock: Clock; controls: Contr
     // Data two profiles add the first time they are on (the platform's files first: the previews are made from them).
     if (profiles.includes('platform-written-files')) seedPlatformWrittenFiles(d, env.clock.now());
     if (profiles.includes('another-repository-previews')) seedOtherRepositoryPreviews(d, env.clock.now());
+    // A new patch came to production's channel since its last deploy, and it holds no version.
+    if (profiles.includes('patch-upgrade-pending') && !d.versionHold && d.version === newestPatch(d.releaseChannel, d.version)) {
+      const older = VERSION_CATALOG[d.releaseChannel]?.find((v) => v !== d.version && newestPatch(d.releaseChannel, v) === d.version);
+      if (older) d.version = older;
+    }
   }
 }

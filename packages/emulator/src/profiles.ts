@@ -35,6 +35,9 @@ export const PROFILES = [
   'rollup-only',
   'live-hashes-served',
   'live-hashes-dev-session',
+  'patch-upgrade-pending',
+  'version-hold-null',
+  'version-hold-unreported',
 ] as const;
 
 export type ProfileName = (typeof PROFILES)[number];
@@ -88,6 +91,10 @@ export const PROFILE_SUMMARY: Record<ProfileName, string> = {
     "file-hashes?live=true answers the tree the branch's running instance serves (production's or a staging environment's last successful build), not the branch's git files: they differ after a failed build and while one runs",
   'live-hashes-dev-session':
     "file-hashes?live=true answers the caller's live-preview (dev-mode) tree of the branch: its dev-mode fork's working files when it has one, else the branch's files",
+  'patch-upgrade-pending':
+    "production runs the patch before its channel's newest, with automatic patch upgrades on (no releaseChannelVersionHold): the next production deploy (a merge's) moves it to the newest",
+  'version-hold-null': 'deployment settings say releaseChannelVersionHold null (not false) when no hold is set',
+  'version-hold-unreported': 'deployment settings carry no releaseChannelVersionHold at all, held or not',
 };
 
 /** Profiles that answer the same point two ways cannot be on together. */
@@ -96,6 +103,7 @@ export const EXCLUSIVE: readonly (readonly [ProfileName, ProfileName])[] = [
   ['short-hash', 'blank-build-status'],
   ['duplicate-branch-400', 'create-500-existing'],
   ['live-hashes-served', 'live-hashes-dev-session'],
+  ['version-hold-null', 'version-hold-unreported'],
 ];
 
 /** Parse `a,b` (or a list); the error names the value and the known profiles. */

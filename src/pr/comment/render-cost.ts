@@ -3,7 +3,7 @@
  * part per concern, each a function of its own view that returns its lines (none when it has nothing
  * to say); the section shows the parts that speak under one heading: the Cube version skew, the rollups.
  */
-import type { RefusedKey } from '../../model/version-skew.js';
+import type { NotKnownKey, RefusedKey } from '../../model/version-skew.js';
 import { plural } from '../../report/plural.js';
 import { code, text } from './markdown.js';
 import { renderRollups, type RollupsView } from './render-rollups.js';
@@ -12,11 +12,15 @@ import { renderRollups, type RollupsView } from './render-rollups.js';
 export interface VersionsView {
   production?: string;
   staging?: string;
-  /** The covered version read for production's, when not production's own. */
-  readAs?: string;
+  /** The version production runs after the merge's deploy (automatic patch upgrades), when it moves. */
+  afterMerge?: string;
   refusedTotal: number;
   /** The refused keys (the view keeps the first ones; the job summary has them all). */
   refused: RefusedKey[];
+  /** Keys not known to be accepted by production's Cube (a warning, never a failure). */
+  notKnownTotal?: number;
+  notKnown?: NotKnownKey[];
+  notKnownWhy?: string;
   /** Why the model was not checked against production's version. */
   unchecked?: string;
 }
@@ -48,22 +52,32 @@ function refusedTable(v: VersionsView, options: CostOptions): string[] {
   return [`<details open><summary>${title}</summary>`, '', '| Key | Where | Needs Cube |', '|---|---|---|', ...rows, ...tail, '', '</details>'];
 }
 
-/** The version part: the two versions when they differ, the refused keys, or why the model was not checked. */
+/** The version part: the versions when they differ, the refused keys, the keys not known, or why the model was not checked. */
 export function renderVersions(v: VersionsView | undefined, options: CostOptions): string[] {
   if (!v) return [];
-  const differ = !!v.production && !!v.staging && v.production !== v.staging;
-  if (!differ && !v.refusedTotal && !v.unchecked) return [];
+  const runs = v.afterMerge ?? v.production;
+  const differ = !!runs && !!v.staging && runs !== v.staging;
+  if (!differ && !v.afterMerge && !v.refusedTotal && !v.notKnownTotal && !v.unchecked) return [];
   const out: string[] = [];
-  if (differ) {
-    const readAs = v.readAs ? ` (checked as ${code(v.readAs)}, the nearest version the key table covers)` : '';
+  if (v.afterMerge)
     out.push(
-      `Production runs Cube ${code(v.production as string)}, staging ${code(v.staging as string)}${readAs}: staging validated the model with the newer one.`,
+      `Production runs Cube ${code(v.production as string)} now and will run ${code(v.afterMerge)} after the merge's deploy (automatic patch upgrades).`,
     );
-  }
+  if (differ)
+    out.push(
+      `Production ${v.afterMerge ? 'will run' : 'runs'} Cube ${code(runs)}, staging ${code(v.staging as string)}: staging validated the model with the newer one.`,
+    );
   if (v.refusedTotal) {
     out.push('', `❌ ${plural(v.refusedTotal, 'key')} of the model would break production after the merge: its Cube refuses them.`, '');
     out.push(...refusedTable(v, options));
-  } else if (differ && !v.unchecked) out.push('', `✅ Production's Cube accepts every key of the model.`);
+  } else if (differ && !v.unchecked && !v.notKnownTotal) out.push('', `✅ Production's Cube accepts every key of the model.`);
+  if (v.notKnownTotal) {
+    const shown = options.target === 'comment' ? (v.notKnown ?? []).slice(0, options.rows ?? COMMENT_ROWS) : (v.notKnown ?? []);
+    const keys = shown.map((k) => `${code(k.value === undefined ? k.key : `${k.key}: ${k.value}`)} (${code(`${k.file}:${k.line}`)})`).join(', ');
+    const more = v.notKnownTotal - shown.length;
+    const why = v.notKnownWhy ? ` (${text(v.notKnownWhy)})` : '';
+    out.push('', `⚠️ ${plural(v.notKnownTotal, 'key')} not known to production's Cube${why}, a warning: ${keys}${more > 0 ? ` and ${more} more` : ''}.`);
+  }
   if (v.unchecked) out.push('', `ℹ️ ${text(v.unchecked)}`);
   return out;
 }

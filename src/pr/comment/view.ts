@@ -202,7 +202,13 @@ export function nextView(
     const v = next.cost.versions;
     next.cost = {
       ...next.cost,
-      versions: { ...v, refused: v.refused.slice(0, VIEW_IMPACT_ROWS), ...(v.unchecked ? { unchecked: short(v.unchecked, 500) } : {}) },
+      versions: {
+        ...v,
+        refused: v.refused.slice(0, VIEW_IMPACT_ROWS),
+        ...(v.notKnown ? { notKnown: v.notKnown.slice(0, VIEW_IMPACT_ROWS) } : {}),
+        ...(v.notKnownWhy ? { notKnownWhy: short(v.notKnownWhy, 500) } : {}),
+        ...(v.unchecked ? { unchecked: short(v.unchecked, 500) } : {}),
+      },
     };
   }
   if (next.cost?.rollups) next.cost = { ...next.cost, rollups: viewRollups(next.cost.rollups) };

@@ -6,7 +6,7 @@
  * read off the clock, like a dbt run: no timers, a test advances the clock.
  */
 import { profileOn, type Ctx, type HandlerTable } from '../context.js';
-import { deployModeOf, type DeploymentRec } from '../deployments/models.js';
+import { deployModeOf, upgradeOnDeploy, type DeploymentRec } from '../deployments/models.js';
 import type { BranchRec, BuildRec, FileMap } from './models.js';
 
 /** What builds read: the clock, the durations and the failures tests asked for. */
@@ -58,6 +58,8 @@ function startBuild(env: BuildEnv, d: DeploymentRec, b: BranchRec, kind: BuildRe
   const slow = kind === 'build' ? env.controls.slowNextBuild?.[key] : undefined;
   if (slow !== undefined) delete env.controls.slowNextBuild?.[key];
   const { buildMs, warmupMs } = env.controls.behaviour;
+  // Deploying production is what triggers an automatic patch upgrade (the vendor's update-channels page).
+  if (b.kind === 'deploy' && kind === 'build') upgradeOnDeploy(d);
   const build: BuildRec = {
     jobId: d.nextBuildJobId++,
     kind,

@@ -20,6 +20,8 @@ export interface DeploymentRec extends BuildState {
   settings: JsonObject;
   releaseChannel: string;
   version: string;
+  /** `releaseChannelVersionHold`: production keeps its version at a deploy; without it a production build moves it to its channel's newest patch. */
+  versionHold: boolean;
   templateVariables: JsonObject;
   envVars: EnvVarRec[];
   dbtRuns: DbtRunRec[];
@@ -49,11 +51,27 @@ export function fedFromRepository(d: DeploymentRec): d is DeploymentRec & { conn
   return !!d.connected && deployModeOf(d) === 'git';
 }
 
-/** Runtime versions by channel, newest first (the head of each channel is its latest). */
+/**
+ * Runtime versions by channel, newest first (the head of each channel is its latest). The release
+ * channel's versions straddle a key that came late (`mask`, `member_masking`: 1.6.33 accepts them, 1.6.10
+ * does not) with 1.6.30 between them, a version the key table does not cover.
+ */
 export const VERSION_CATALOG: Record<string, string[]> = {
   latest: ['1.7.20', '1.7.19', '1.7.18'],
-  release: ['1.6.30', '1.6.28', '1.6.25'],
+  release: ['1.6.33', '1.6.30', '1.6.10'],
 };
+
+const minorOf = (v: string) => v.split('.').slice(0, 2).join('.');
+
+/** The newest patch of `version`'s minor on the channel: what an automatic patch upgrade moves to. */
+export function newestPatch(channel: string, version: string): string {
+  return VERSION_CATALOG[channel]?.find((v) => minorOf(v) === minorOf(version)) ?? version;
+}
+
+/** A production deploy: without a hold, production moves to its channel's newest patch (automatic patch upgrades). */
+export function upgradeOnDeploy(d: DeploymentRec): void {
+  if (!d.versionHold) d.version = newestPatch(d.releaseChannel, d.version);
+}
 
 /** What differs between deployments when one is made; the rest starts empty. */
 export type NewDeployment = Pick<DeploymentRec, 'id' | 'name' | 'createdAt' | 'creationStep' | 'settings' | 'envVars'>;
@@ -71,6 +89,7 @@ export function newDeployment(d: NewDeployment): DeploymentRec {
     // (a test moves production to the release channel's older Cube with PUT, as a tenant would).
     releaseChannel: 'latest',
     version: VERSION_CATALOG.latest?.[0] as string,
+    versionHold: false,
     templateVariables: {},
     envVars: d.envVars,
     branches: {},

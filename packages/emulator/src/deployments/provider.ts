@@ -30,6 +30,13 @@ function normalizeVersion(input: string): string | undefined {
   return m?.[1];
 }
 
+/** `releaseChannelVersionHold` as the tenant reports it: a boolean, `null` for no hold (`version-hold-null`), or not at all (`version-hold-unreported`). */
+function holdOf(ctx: Ctx, d: DeploymentRec): { releaseChannelVersionHold?: boolean | null } {
+  if (profileOn(ctx, 'version-hold-unreported')) return {};
+  if (profileOn(ctx, 'version-hold-null')) return { releaseChannelVersionHold: d.versionHold ? true : null };
+  return { releaseChannelVersionHold: d.versionHold };
+}
+
 function settingsOf(ctx: Ctx, d: DeploymentRec) {
   return {
     ...d.settings,
@@ -41,6 +48,7 @@ function settingsOf(ctx: Ctx, d: DeploymentRec) {
     deploymentUrl: deploymentUrl(ctx.origin, d.id),
     releaseChannel: d.releaseChannel,
     releaseChannelVersion: `${IMAGE_REPOSITORY}:v${d.version}`,
+    ...holdOf(ctx, d),
     cubeImageVersion: d.version,
     templateVariables: d.templateVariables,
     deployBranchName: d.deployBranch,
@@ -134,10 +142,12 @@ export const deploymentHandlers: HandlerTable = {
     const body = ctx.body as JsonObject & {
       releaseChannel?: string | null;
       releaseChannelVersion?: string | null;
+      releaseChannelVersionHold?: boolean | null;
       templateVariables?: JsonObject | null;
     };
     const channel = body.releaseChannel ?? d.releaseChannel;
     let version = d.version;
+    let hold = typeof body.releaseChannelVersionHold === 'boolean' ? body.releaseChannelVersionHold : d.versionHold;
     if (body.releaseChannelVersion) {
       const v = normalizeVersion(body.releaseChannelVersion);
       const list = VERSION_CATALOG[channel] ?? [];
@@ -148,19 +158,22 @@ export const deploymentHandlers: HandlerTable = {
         );
       }
       version = v;
+      // A version that is not the channel's latest is held unless the hold is sent (the vendor's PUT prose).
+      if (typeof body.releaseChannelVersionHold !== 'boolean' && v !== list[0]) hold = true;
     } else if (body.releaseChannel) {
       // releaseChannel alone moves the deployment to that channel's latest version.
       const head = VERSION_CATALOG[body.releaseChannel]?.[0];
       if (!head) throw new HttpError(400, `releaseChannel: got ${JSON.stringify(body.releaseChannel)}, expected latest or release`);
       version = head;
     }
-    const { releaseChannel: _c, releaseChannelVersion: _v, templateVariables, ...rest } = body;
+    const { releaseChannel: _c, releaseChannelVersion: _v, releaseChannelVersionHold: _h, templateVariables, ...rest } = body;
     const nextDeploy = rest.deployBranchName;
     if (typeof nextDeploy === 'string' && d.branches[nextDeploy]?.kind !== 'deploy' && d.branches[nextDeploy]?.kind !== 'shared') {
       throw new HttpError(400, `deployBranchName: got ${JSON.stringify(nextDeploy)}, expected an existing shared branch`);
     }
     d.releaseChannel = channel;
     d.version = version;
+    d.versionHold = hold;
     if (templateVariables) d.templateVariables = { ...d.templateVariables, ...templateVariables };
     for (const [k, v] of Object.entries(rest)) {
       if (v === undefined) continue;
