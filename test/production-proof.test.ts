@@ -10,7 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseComment } from '../src/pr/comment/ledger.js';
+import { encodeLedger, parseComment } from '../src/pr/comment/ledger.js';
 import { createGitHubApi } from '../src/github/octokit.js';
 import { productionEnvironment, readProductionRecord } from '../src/pr/production-record.js';
 import { control } from './support/emulator.js';
@@ -170,6 +170,25 @@ describe('the proof after the merge', () => {
     const r = await lc.run(6, 'closed', { command: 'merge-to-default', headSha: head(6), merged: true, mergeCommitSha: merge(6), argv: ['--json'] });
     expect(r.code, text(r)).toBe(0);
     expect(doc(r).result!.proof).toMatchObject({ status: 'not-proven', reason: expect.stringContaining('the merge changed nothing on main') });
+  }, 60_000);
+
+  it("a record whose layer was read from an older build (a staging still serving it) is 'not proven', never 'differs', when production serves the files' members", async () => {
+    await open(8, 'eight');
+    // The record as a stale staging would have left it: the preview's layer digest of another model.
+    const c = lc.gh.comments(8).at(-1)!;
+    const l = parseComment(c.body).ledger!;
+    const stale = { ...l, record: { ...l.record!, layer: { ...l.record!.layer!, digest: '0'.repeat(64) } } };
+    const api = createGitHubApi({ token: 'ghs_edit_token_0123456789', repository: lc.gh.repository, apiUrl: lc.gh.url, ca: lc.gh.ca });
+    await api.updateComment(c.id, c.body.replace(/^(<!-- [^\n]*:ledger )[A-Za-z0-9+/=]*( -->)$/m, `$1${encodeLedger(stale)}$2`));
+    expect(ledger(8)!.record!.layer!.digest).toBe('0'.repeat(64));
+    const { r, json } = await closeMerged(8);
+    expect(r.code, text(r)).toBe(0);
+    expect(json.result!.proof).toMatchObject({
+      status: 'not-proven',
+      files: [],
+      members: [],
+      reason: expect.stringContaining("it serves exactly the members the merge commit's files declare"),
+    });
   }, 60_000);
 
   it('control: a production build slower than proof-wait is "not proven" (never "differs"), and the close succeeds', async () => {

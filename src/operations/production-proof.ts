@@ -157,13 +157,18 @@ export async function proveProduction(ctx: OpContext, input: ProofInput): Promis
     const l = await readLayer();
     if (!l.digest || !l.members) return verdict('not-proven', `production's semantic layer could not be read (${l.problem ?? 'no read'})`);
     if (l.partial) return verdict('not-proven', l.partial);
-    if (l.digest !== whole.layer.digest)
-      return verdict(
-        'differs',
-        `production's semantic layer (${plural(l.members.length, 'member')}, digest ${l.digest.slice(0, 12)}) is not the validated preview's (${plural(whole.layer.members, 'member')}, digest ${whole.layer.digest.slice(0, 12)})`,
-        [],
-        memberChanges(l.members, await declaredMembers(ctx, target, checkout)),
-      );
+    if (l.digest !== whole.layer.digest) {
+      const changed = memberChanges(l.members, await declaredMembers(ctx, target, checkout));
+      const layers = `production's semantic layer (${plural(l.members.length, 'member')}, digest ${l.digest.slice(0, 12)}) is not the validated preview's (${plural(whole.layer.members, 'member')}, digest ${whole.layer.digest.slice(0, 12)})`;
+      // Production serves exactly the members the merge commit's files declare: the record's read of the preview may
+      // have been of an older build (a staging environment still serving it), so nothing shows production wrong.
+      if (!changed.length)
+        return verdict(
+          'not-proven',
+          `${layers}, though it serves exactly the members the merge commit's files declare: the preview's layer may have been read from an older build`,
+        );
+      return verdict('differs', layers, [], changed);
+    }
     const job = build.built.status.buildJobId != null ? ` (job ${String(build.built.status.buildJobId)})` : '';
     return verdict(
       'proven',
