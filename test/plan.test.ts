@@ -144,6 +144,20 @@ describe('datamodel-ci plan', () => {
     expect(leftovers()).toEqual(NOTHING);
   }, 120_000);
 
+  it('a key-queries file naming a member neither side has: bad input (exit 2) with a did-you-mean, no query run, and the branch removed', async () => {
+    const dir = workingCopy(CHANGED);
+    const queries = join(dir, 'key-queries.json');
+    writeFileSync(queries, JSON.stringify({ queries: [{ name: 'Orders by status', query: { measures: ['orders.cuont'], dimensions: ['orders.status'] } }] }));
+    const t = cliIo(fx.em);
+    const code = await runCli(planArgs(dir, '--data-diff', 'values', '--data-diff-queries', queries), t);
+    expect(code, t.stderr.join('\n')).toBe(2);
+    expect(t.stderr.join('\n')).toContain(
+      'key query "Orders by status" names orders.cuont, which production\'s semantic layer does not have, nor the preview\'s (did you mean orders.count?)',
+    );
+    expect(t.stdout.join('\n')).toMatch(/removed what this plan made: branch preview-plan-[0-9a-f]{6} and its staging environment/);
+    expect(leftovers()).toEqual(NOTHING);
+  }, 120_000);
+
   it('Ctrl-C (SIGINT) mid-upload through dev mode: the branch, its staging and the open fork removed even with --keep, and it says so', async () => {
     const dir = workingCopy(CHANGED);
     const t = cliIo(fx.em);

@@ -21,7 +21,7 @@ import { commentBody } from '../pr/comment-body.js';
 import { presentPreview, type PreviewShown } from '../pr/preview.js';
 import { reviewText, stepsText } from '../pr/review-text.js';
 import type { ActionRun } from './action-run.js';
-import { StepFailed } from './exit-codes.js';
+import { InputRefused, StepFailed } from './exit-codes.js';
 import { projectModel } from './pr-preview.js';
 
 type Format = 'text' | 'markdown';
@@ -104,6 +104,8 @@ export async function planCommand(run: ActionRun<'pr'>): Promise<number> {
   // A cancel says so, whatever the abort made a step throw.
   if (o.cancelled) throw new StepFailed('plan: cancelled before the review was complete');
   if (o.error !== undefined) throw o.error instanceof Error ? o.error : new Error(messageOf(o.error));
+  // The key-queries file's own mistake is bad input (exit 2), as `diff` says it.
+  if (o.preview?.numbers?.refused) throw new InputRefused(o.preview.numbers.refused);
   if (shown?.failure) throw new StepFailed(shown.failure, o.preview?.failure ? { cause: o.preview.failureCause } : undefined);
   return 0;
 }
