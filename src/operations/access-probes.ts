@@ -15,7 +15,7 @@ import type { DataDiffLimits } from '../impact/data/types.js';
 import type { DataDiffPlan } from '../impact/data/plan.js';
 import { plural } from '../report/plural.js';
 import type { OpContext } from './context.js';
-import { dataApiClient, dataTarget, loadQuery, mint, type DataTarget, type LoadResult } from './data-api.js';
+import { dataApiClient, dataTarget, loadQuery, mint, type ApiScope, type DataTarget, type LoadResult } from './data-api.js';
 import { environmentMeta, type EnvironmentRef, type ImpactResult } from './impact.js';
 import { buildsOf, REASON_WORDS, type BuildGuard, type RollupBuild } from '../impact/rollups/builds.js';
 import { planQuery } from './rollup-plans.js';
@@ -43,6 +43,9 @@ export interface ProbeRun {
   /** Each probe's time on each side, and each persona's two mints (the bench's bound reads them), ms. */
   ms: { production: number[]; preview: number[]; mints: number[] };
 }
+
+/** A persona's tokens: `/load` (data), its `/meta` for targets not listed yet, `/v1/sql` for the probes' builds. */
+const PROBE_SCOPES: readonly ApiScope[] = ['meta', 'data', 'sql'];
 
 /** One persona's two environments, each a `/load` with that persona's token. */
 interface PersonaTargets {
@@ -85,7 +88,7 @@ async function personaTargets(ctx: OpContext, input: ProbeInput, notices: string
     const context = personaSecurityContext(persona);
     const t0 = Date.now();
     try {
-      const [a, b] = await Promise.all([mint(ctx, input.production, context), mint(ctx, input.staging, context)]);
+      const [a, b] = await Promise.all([mint(ctx, input.production, context, PROBE_SCOPES), mint(ctx, input.staging, context, PROBE_SCOPES)]);
       return {
         persona,
         production: target(input.production, a),

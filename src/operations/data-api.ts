@@ -37,9 +37,23 @@ export async function deploymentDataToken(ctx: OpContext): Promise<string> {
   return cubeApiToken;
 }
 
-/** A data-API token for an environment under `securityContext` (`expiresIn` seconds), masked before anything can print it. */
-export async function mint(ctx: OpContext, env: { id: string }, securityContext: Record<string, unknown>, expiresIn = 900): Promise<string> {
-  const args = { deploymentId: ctx.deploymentId, environmentId: env.id, body: { security_context: securityContext, expires_in: expiresIn } };
+/**
+ * The data API's scopes (Cube's API scopes): `meta` for `/v1/meta`, `data` for `/v1/load` and `/v1/dry-run`,
+ * `sql` for `/v1/sql` (the rollup plans). A tenant's default scopes may lack `sql`, so each token asks for
+ * exactly the scopes its use needs, never more.
+ */
+export type ApiScope = 'meta' | 'data' | 'sql';
+
+/** A data-API token for an environment under `securityContext` with `scopes` (`expiresIn` seconds), masked before anything can print it. */
+export async function mint(
+  ctx: OpContext,
+  env: { id: string },
+  securityContext: Record<string, unknown>,
+  scopes: readonly ApiScope[],
+  expiresIn = 900,
+): Promise<string> {
+  const body = { security_context: securityContext, expires_in: expiresIn, scopes: [...scopes] };
+  const args = { deploymentId: ctx.deploymentId, environmentId: env.id, body };
   // Minting twice only mints an unused second token: retried like a read.
   const token = (await ctx.client.deployments.createEnvironmentToken(args, { signal: ctx.signal, repeatable: true })).data.token;
   ctx.reporter.secret(token);

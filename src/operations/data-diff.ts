@@ -78,7 +78,7 @@ export async function runDataDiff(ctx: OpContext, input: DataDiffInput): Promise
   if (!toRun.length) return result(outcomes([], []), []);
   let tokens: [string, string];
   try {
-    tokens = await Promise.all([mint(ctx, input.production, input.securityContext), mint(ctx, input.staging, input.securityContext)]);
+    tokens = await Promise.all([mint(ctx, input.production, input.securityContext, ['data']), mint(ctx, input.staging, input.securityContext, ['data'])]);
   } catch (e) {
     if (e instanceof AbortedError || ctx.signal?.aborted) throw e;
     return result([], [`the data diff did not run: no data-API token could be minted (${messageOf(e)})`]);

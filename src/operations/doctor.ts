@@ -17,6 +17,7 @@ import { refusesDirectUpload } from './upload-model.js';
 import { remoteTree, uploadTransaction } from './upload-transaction.js';
 import { doctorCleanup, doctorUploadViaDevMode, duplicateAnswer, hashForm, readBuildStates, readStagingUrl, validateBroken } from './doctor-checks.js';
 import { fedChecks, projectRootCheck } from './doctor-fed.js';
+import { planCheck } from './doctor-plan.js';
 
 export type CheckState = 'ok' | 'failed' | 'not checked';
 
@@ -146,6 +147,9 @@ export async function runDoctor(
   }
   const states = await readBuildStates(ctx, [target.deployBranch]).catch((e: unknown) => [`(${messageOf(e)})`]);
   await projectRootCheck(ctx, target, add).catch((e: unknown) => add('project root', 'failed', messageOf(e), 'cannot tell which root files are named from'));
+  // A plan mints a token: with dry-run, not tried.
+  if (ctx.dryRun) skip(['rollup plan'], DRY_RUN);
+  else await planCheck(ctx, add).catch((e: unknown) => add('rollup plan', 'failed', messageOf(e), 'rollup plans may be notices: see the refusal'));
   // Fed from a repository: no tree is written there (a commit would reach the repository); the fed flow's needs are tried.
   if (target.repository) {
     add('build status', 'ok', `deploy branch: ${states.join(', ')}`, 'waits for built before validating');

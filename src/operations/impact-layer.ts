@@ -45,7 +45,7 @@ export function readWholeLayer(
     if (!named.length) return { groups: [] };
     const e = await env.catch(() => undefined);
     if (!e) return { groups: named, problem: 'no environment to read' };
-    const token = mint(ctx, e, personaSecurityContext(everyGroup(named)), 600).then((t) => ({ token: t }));
+    const token = mint(ctx, e, personaSecurityContext(everyGroup(named)), ['meta'], 600).then((t) => ({ token: t }));
     // environmentMeta awaits it at once; a refusal must not go unhandled meanwhile.
     token.catch(() => undefined);
     const r = await environmentMeta(ctx, e, token);

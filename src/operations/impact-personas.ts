@@ -31,7 +31,7 @@ export interface PersonaRead {
  * otherwise would read another user's view, not the persona's.
  */
 async function personaToken(ctx: OpContext, env: EnvironmentRef, persona: Persona): Promise<MetaToken> {
-  return { token: await mint(ctx, env, personaSecurityContext(persona), 600) };
+  return { token: await mint(ctx, env, personaSecurityContext(persona), ['meta'], 600) };
 }
 
 /** Every persona's `/meta` of one environment (none without personas); a failure is that persona's `problem`. */

@@ -130,7 +130,7 @@ export async function metaToken(ctx: OpContext, env: EnvironmentRef): Promise<Me
   // Minting twice only mints an unused second token: retried like a read.
   const opts = { signal: ctx.signal, repeatable: true };
   try {
-    return { token: await mint(ctx, env, {}, 600) };
+    return { token: await mint(ctx, env, {}, ['meta'], 600) };
   } catch (e) {
     if (!refused(e)) throw e;
     const why = `this API key may not mint data-API tokens for ${env.label} (${messageOf(e)})`;

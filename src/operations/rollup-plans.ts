@@ -95,7 +95,7 @@ export async function planGroups(
     const who = g.persona ? `persona ${g.persona.name}` : 'the run';
     let clients: HttpClient[] = [];
     try {
-      const tokens = await Promise.all([mint(ctx, envs.production, context), mint(ctx, envs.staging, context)]);
+      const tokens = await Promise.all([mint(ctx, envs.production, context, ['sql']), mint(ctx, envs.staging, context, ['sql'])]);
       clients = [envs.production, envs.staging].map((env, i) => dataApiClient(ctx, new URL(env.restUrl).origin, tokens[i] as string));
       const paths = [envs.production, envs.staging].map((env) => `${new URL(env.restUrl).pathname}/sql`);
       const side = (i: number, skip: (k: KeyQuery) => boolean) =>

@@ -38,6 +38,8 @@ export const PROFILES = [
   'patch-upgrade-pending',
   'version-hold-null',
   'version-hold-unreported',
+  'default-scopes-no-sql',
+  'mint-ignores-scopes',
 ] as const;
 
 export type ProfileName = (typeof PROFILES)[number];
@@ -95,6 +97,9 @@ export const PROFILE_SUMMARY: Record<ProfileName, string> = {
     "production runs the patch before its channel's newest, with automatic patch upgrades on (no releaseChannelVersionHold): the next production deploy (a merge's) moves it to the newest",
   'version-hold-null': 'deployment settings say releaseChannelVersionHold null (not false) when no hold is set',
   'version-hold-unreported': 'deployment settings carry no releaseChannelVersionHold at all, held or not',
+  'default-scopes-no-sql':
+    "the data API's default scopes are graphql, meta, data (no sql): an environment token minted without scopes is refused on /v1/sql (403 'API scope is missing: sql')",
+  'mint-ignores-scopes': "the environment token mint accepts scopes but ignores them: every token carries the tenant's default scopes",
 };
 
 /** Profiles that answer the same point two ways cannot be on together. */

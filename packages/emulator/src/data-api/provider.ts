@@ -78,7 +78,9 @@ function authenticate(env: DataApiEnv, headers: IncomingHttpHeaders, deploymentI
   if (check.payload.kind === 'meta' && profileOn(env, 'meta-token-scoped')) {
     throw new ApiError(403, { error: 'Invalid token: a metadata token is valid for the metadata API only, not the data API' });
   }
-  const scopes: Scope[] = check.payload.kind === 'meta' ? ['meta'] : ['meta', 'data', 'sql'];
+  // An environment token carries the scopes it was minted with (or the tenant's defaults); the deployment's token every scope.
+  const carried = check.payload.scopes;
+  const scopes: string[] = check.payload.kind === 'meta' ? ['meta'] : Array.isArray(carried) ? (carried as string[]) : ['meta', 'data', 'sql'];
   if (!scopes.includes(scope)) throw new ApiError(403, { error: `API scope is missing: ${scope}` });
   const context = check.payload.securityContext;
   return typeof context === 'object' && context !== null ? (context as Record<string, unknown>) : check.payload;

@@ -119,6 +119,16 @@ function mintedContext(ctx: Ctx, sent: JsonObject): JsonObject {
   return profileOn(ctx, 'minted-context-drops-cubecloud') ? { ...sent, cubeCloud: {} } : sent;
 }
 
+/** The tenant's default API scopes (Cube's `CUBEJS_DEFAULT_API_SCOPES`): under default-scopes-no-sql, Cube's older defaults without `sql`. */
+function defaultScopes(ctx: Ctx): string[] {
+  return profileOn(ctx, 'default-scopes-no-sql') ? ['graphql', 'meta', 'data'] : ['graphql', 'meta', 'data', 'sql'];
+}
+
+/** The scopes an environment token carries: those asked for (under mint-ignores-scopes: the defaults whatever was asked), else the defaults. */
+function mintedScopes(ctx: Ctx, asked: string[] | null | undefined): string[] {
+  return asked && !profileOn(ctx, 'mint-ignores-scopes') ? asked : defaultScopes(ctx);
+}
+
 function mint(ctx: Ctx, claims: Record<string, unknown>, lifetimeSec: number) {
   const iat = Math.floor(ctx.clock.now() / 1000);
   const exp = iat + lifetimeSec;
@@ -234,9 +244,10 @@ export const deploymentHandlers: HandlerTable = {
     const d = requireDeployment(ctx);
     const env = findEnvironment(ctx, d);
     if (profileOn(ctx, 'meta-token-scoped')) throw new HttpError(403, 'this API key may not mint environment tokens');
-    const body = ctx.body as { security_context: JsonObject; expires_in?: number | null };
+    const body = ctx.body as { security_context: JsonObject; expires_in?: number | null; scopes?: string[] | null };
     const securityContext = mintedContext(ctx, body.security_context);
-    const t = mint(ctx, { kind: 'data', deploymentId: d.id, environmentId: env.id, branch: env.branch, securityContext }, body.expires_in ?? 3600);
+    const scopes = mintedScopes(ctx, body.scopes);
+    const t = mint(ctx, { kind: 'data', deploymentId: d.id, environmentId: env.id, branch: env.branch, securityContext, scopes }, body.expires_in ?? 3600);
     return {
       data: {
         token: t.token,

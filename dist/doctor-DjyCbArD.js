@@ -1,0 +1,1 @@
+export{n as doctorCommand}from"./doctor-B6pJuX7d.js";
