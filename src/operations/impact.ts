@@ -93,6 +93,8 @@ export interface EnvironmentRef {
   restUrl: string;
   /** `production`, or `staging of <branch>`: how messages name it. */
   label: string;
+  /** The branch whose model it serves, when the platform says (its validation verdict is asked before a token is minted). */
+  branch?: string;
 }
 
 const refused = (e: unknown) => e instanceof PermissionDeniedError || e instanceof AuthenticationError;
@@ -102,7 +104,7 @@ export async function findEnvironments(ctx: OpContext, branch?: string): Promise
   const envs = await collect(ctx.client.deployments.iterateEnvironments({ deploymentId: ctx.deploymentId, limit: 100 }, { signal: ctx.signal }));
   const ref = (e: schemas.DeploymentEnvironment | undefined, label: string): EnvironmentRef | undefined => {
     const url = e ? environmentRestUrl(e) : undefined;
-    return e && url ? { id: String(e.id), restUrl: normaliseRestUrl(url), label } : undefined;
+    return e && url ? { id: String(e.id), restUrl: normaliseRestUrl(url), label, ...(e.branch ? { branch: e.branch } : {}) } : undefined;
   };
   const staging = branch ? envs.find((e) => e.type === 'staging' && (e.branch === branch || e.name === branch)) : undefined;
   return {
@@ -146,7 +148,10 @@ export async function metaToken(ctx: OpContext, env: EnvironmentRef): Promise<Me
   }
 }
 
-/** A branch's staging environment as the enabling reported it; none without its URL and id. */
+/**
+ * A branch's staging environment as the enabling reported it; none without its URL and id. No branch: the
+ * pull request's run compares only a preview its own validation found valid (asking again could read an older build).
+ */
 function stagingRef(branch: string, s: Pick<EnableStagingResult, 'stagingUrl' | 'environmentId'>): EnvironmentRef | undefined {
   return s.stagingUrl && s.environmentId ? { id: s.environmentId, restUrl: s.stagingUrl, label: `the staging environment of ${branch}` } : undefined;
 }

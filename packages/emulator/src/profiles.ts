@@ -38,6 +38,7 @@ export const PROFILES = [
   'patch-upgrade-pending',
   'version-hold-null',
   'version-hold-unreported',
+  'mint-refuses-uncompiled',
 ] as const;
 
 export type ProfileName = (typeof PROFILES)[number];
@@ -95,6 +96,8 @@ export const PROFILE_SUMMARY: Record<ProfileName, string> = {
     "production runs the patch before its channel's newest, with automatic patch upgrades on (no releaseChannelVersionHold): the next production deploy (a merge's) moves it to the newest",
   'version-hold-null': 'deployment settings say releaseChannelVersionHold null (not false) when no hold is set',
   'version-hold-unreported': 'deployment settings carry no releaseChannelVersionHold at all, held or not',
+  'mint-refuses-uncompiled':
+    "minting an environment's data-API token answers 400 with the compiler's error when the model that environment serves does not compile (by default the token is minted and the data API answers 500 with that error)",
 };
 
 /** Profiles that answer the same point two ways cannot be on together. */
