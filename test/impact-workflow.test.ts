@@ -122,14 +122,12 @@ describe('impact', () => {
     expect(c.reporter.lines.find((l) => l.level === 'warning')?.message).toContain('the semantic layers were not compared');
   });
 
-  it("a staging model that does not compile: /meta unavailable, in the gateway's words", async () => {
+  it("a staging model that does not compile: said from the platform's validation, in the compiler's words, before any /meta", async () => {
     const broken = { ...DEMO_MODEL, 'model/cubes/orders.yml': DEMO_MODEL['model/cubes/orders.yml']!.replace('type: sum', 'type: summ') };
     await branchWith('preview-pr-44', broken);
     const r = await analyseImpact(ctx(), { branch: 'preview-pr-44', deployBranch: 'main' });
     expect(r.changes).toBeUndefined();
-    expect(r.unavailable).toMatch(
-      /^the staging environment of preview-pr-44: GET \/d\/1\/dev-mode\/preview-pr-44\/cubejs-api\/v1\/meta -> 500: Error: Compile errors/,
-    );
+    expect(r.unavailable).toMatch(/^the preview's model does not compile: model\/cubes\/orders\.yml: .*summ/s);
   });
 });
 

@@ -44,16 +44,69 @@ export async function deploymentDataToken(ctx: OpContext): Promise<string> {
  */
 export type ApiScope = 'meta' | 'data' | 'sql';
 
-/** A data-API token for an environment under `securityContext` with `scopes` (`expiresIn` seconds), masked before anything can print it. */
+/** An environment a token is minted for: its id; how messages name it and the branch whose model it serves, when known. */
+export interface MintTarget {
+  id: string;
+  label?: string;
+  branch?: string;
+}
+
+/** A side whose model the platform's validation refuses: said at once, never retried, never minted for. */
+export class ModelDoesNotCompile extends Error {}
+
+/** Each run's verdicts by branch (a run has one reporter): validation is asked once per side and run. */
+const verdicts = new WeakMap<object, Map<string, Promise<string | undefined>>>();
+
+/** `production` or `the preview`, as the review names the sides. */
+const sideName = (env: MintTarget) => (env.label === 'production' ? 'production' : 'the preview');
+
+/**
+ * Why the environment's model does not compile, from the platform's validation of its branch; undefined
+ * when it compiles or validation cannot say (refused, asleep): the reads then find out for themselves.
+ */
+export function compileProblem(ctx: OpContext, env: MintTarget): Promise<string | undefined> {
+  const branch = env.branch;
+  if (!branch) return Promise.resolve(undefined);
+  let run = verdicts.get(ctx.reporter);
+  if (!run) verdicts.set(ctx.reporter, (run = new Map<string, Promise<string | undefined>>()));
+  let verdict = run.get(branch);
+  if (!verdict) {
+    verdict = ctx.client.dataModel.validate({ deploymentId: ctx.deploymentId, query: { branchName: branch } }, { signal: ctx.signal }).then(
+      (r) => {
+        if (r.valid) return undefined;
+        const first = r.errors[0];
+        const text = first ? `${first.fileName ? `${first.fileName}: ` : ''}${first.message.trim()}` : "the platform's validation reports it invalid";
+        const more = r.errors.length > 1 ? ` (and ${r.errors.length - 1} more)` : '';
+        return `${sideName(env)}'s model does not compile: ${text}${more}`;
+      },
+      (e: unknown) => {
+        if (e instanceof AbortedError || ctx.signal?.aborted) throw e;
+        return undefined;
+      },
+    );
+    run.set(branch, verdict);
+  }
+  return verdict;
+}
+
+/**
+ * A data-API token for an environment under `securityContext` with `scopes` (`expiresIn` seconds), masked
+ * before anything can print it. A side whose model does not compile gets none: `ModelDoesNotCompile`, at once.
+ */
 export async function mint(
   ctx: OpContext,
-  env: { id: string },
+  env: MintTarget,
   securityContext: Record<string, unknown>,
   scopes: readonly ApiScope[],
   expiresIn = 900,
 ): Promise<string> {
-  const body = { security_context: securityContext, expires_in: expiresIn, scopes: [...scopes] };
-  const args = { deploymentId: ctx.deploymentId, environmentId: env.id, body };
+  const problem = await compileProblem(ctx, env);
+  if (problem) throw new ModelDoesNotCompile(problem);
+  const args = {
+    deploymentId: ctx.deploymentId,
+    environmentId: env.id,
+    body: { security_context: securityContext, expires_in: expiresIn, scopes: [...scopes] },
+  };
   // Minting twice only mints an unused second token: retried like a read.
   const token = (await ctx.client.deployments.createEnvironmentToken(args, { signal: ctx.signal, repeatable: true })).data.token;
   ctx.reporter.secret(token);

@@ -9,8 +9,7 @@
  * The work is split so the PR lifecycle can overlap it with the upload: `startImpact` reads what does not
  * depend on the pull request (production's `/meta`, the content); `environmentMeta` one environment's; `finishImpact` compares.
  */
-import { environmentRestUrl, normaliseRestUrl, type schemas } from '@datamodel-ci/platform-api';
-import { AbortedError, AuthenticationError, isHtml, PermissionDeniedError, PlatformError, messageOf } from '../client/errors.js';
+import { AbortedError, isHtml, PlatformError, messageOf } from '../client/errors.js';
 import { HttpClient } from '../client/http.js';
 import { collect } from '../client/pagination.js';
 import { DEFAULTS } from '../defaults.js';
@@ -26,13 +25,15 @@ import { flattenSourceTree } from '../impact/definition/files.js';
 import { modelFilesOf, type FileTexts } from '../model/model-files.js';
 import { plural } from '../report/plural.js';
 import type { OpContext } from './context.js';
-import { dataApiClient, deploymentDataToken, mint } from './data-api.js';
+import { dataApiClient } from './data-api.js';
+import { findEnvironments, metaToken, type EnvironmentRef, type MetaToken } from './impact-environments.js';
 import type { EnableStagingResult } from './enable-staging.js';
 import { scanContent, type ContentScan } from './impact-content.js';
 import { groupsOf, layerCheck, readWholeLayer, standIn, wholeReads, type WholeRead } from './impact-layer.js';
 import { compareLayers, readPersonaMetas, type PersonaRead } from './impact-personas.js';
 
 export { scanContent, type ContentScan } from './impact-content.js';
+export { findEnvironments, metaToken, type EnvironmentRef, type MetaToken } from './impact-environments.js';
 
 /** One environment's `/meta`, or why it could not be read. */
 export interface MetaRead {
@@ -87,66 +88,10 @@ export interface ImpactResult {
   };
 }
 
-/** An environment of the deployment, as the impact needs it. */
-export interface EnvironmentRef {
-  id: string;
-  restUrl: string;
-  /** `production`, or `staging of <branch>`: how messages name it. */
-  label: string;
-}
-
-const refused = (e: unknown) => e instanceof PermissionDeniedError || e instanceof AuthenticationError;
-
-/** The production environment and (when given) the branch's staging environment. */
-export async function findEnvironments(ctx: OpContext, branch?: string): Promise<{ production?: EnvironmentRef; staging?: EnvironmentRef }> {
-  const envs = await collect(ctx.client.deployments.iterateEnvironments({ deploymentId: ctx.deploymentId, limit: 100 }, { signal: ctx.signal }));
-  const ref = (e: schemas.DeploymentEnvironment | undefined, label: string): EnvironmentRef | undefined => {
-    const url = e ? environmentRestUrl(e) : undefined;
-    return e && url ? { id: String(e.id), restUrl: normaliseRestUrl(url), label } : undefined;
-  };
-  const staging = branch ? envs.find((e) => e.type === 'staging' && (e.branch === branch || e.name === branch)) : undefined;
-  return {
-    production: ref(
-      envs.find((e) => e.type === 'production'),
-      'production',
-    ),
-    staging: ref(staging, `the staging environment of ${branch}`),
-  };
-}
-
-export interface MetaToken {
-  token: string;
-  notice?: string;
-}
-
 /**
- * A token that may read `/meta` of an environment: the environment's own data-API token; else the
- * deployment's data-API token (`POST /api/v1/deployments/{id}/token`, the one the vendor documents for
- * the data API); a metadata token only as the last resort (the vendor scopes it to its metadata
- * endpoints, and some tenants refuse it on `/cubejs-api/v1/meta`).
+ * A branch's staging environment as the enabling reported it; none without its URL and id. No branch: the
+ * pull request's run compares only a preview its own validation found valid (asking again could read an older build).
  */
-export async function metaToken(ctx: OpContext, env: EnvironmentRef): Promise<MetaToken> {
-  const args = { deploymentId: ctx.deploymentId, environmentId: env.id, body: { security_context: {}, expires_in: 600 } };
-  // Minting twice only mints an unused second token: retried like a read.
-  const opts = { signal: ctx.signal, repeatable: true };
-  try {
-    return { token: await mint(ctx, env, {}, ['meta'], 600) };
-  } catch (e) {
-    if (!refused(e)) throw e;
-    const why = `this API key may not mint data-API tokens for ${env.label} (${messageOf(e)})`;
-    try {
-      const cubeApiToken = await deploymentDataToken(ctx);
-      return { token: cubeApiToken, notice: `${why}: read its /meta with the deployment's data-API token` };
-    } catch (e2) {
-      if (!refused(e2)) throw e2;
-      const t = (await ctx.client.deployments.createMetaSyncToken(args, opts)).data.token;
-      ctx.reporter.secret(t);
-      return { token: t, notice: `${why}, nor the deployment's (${messageOf(e2)}): read its /meta with a metadata token` };
-    }
-  }
-}
-
-/** A branch's staging environment as the enabling reported it; none without its URL and id. */
 function stagingRef(branch: string, s: Pick<EnableStagingResult, 'stagingUrl' | 'environmentId'>): EnvironmentRef | undefined {
   return s.stagingUrl && s.environmentId ? { id: s.environmentId, restUrl: s.stagingUrl, label: `the staging environment of ${branch}` } : undefined;
 }
@@ -397,10 +342,18 @@ export function compareWithProduction(
   const label = `the staging environment of ${input.branch}`;
   const known = stagingRef(input.branch, s);
   const env = known ? Promise.resolve(known) : findEnvironments(ctx, input.branch).then((e) => e.staging);
+  // Minted while the change built, the token may have been refused for the build before it (profile
+  // mint-refuses-uncompiled): validation has passed since, so it is minted once more.
+  const token = s.environmentId
+    ? minted?.catch(async (e: unknown) => {
+        const ref = await env;
+        if (!ref || e instanceof AbortedError || ctx.signal?.aborted) throw e;
+        return metaToken(ctx, ref);
+      })
+    : undefined;
+  token?.catch(() => undefined);
   const head = s.stagingUrl
-    ? environmentMeta(ctx, env, s.environmentId ? minted : undefined).then((r) =>
-        r.problem === 'no environment to read' ? { problem: `${label} is not listed` } : r,
-      )
+    ? environmentMeta(ctx, env, token).then((r) => (r.problem === 'no environment to read' ? { problem: `${label} is not listed` } : r))
     : Promise.resolve({ problem: `${label} is not enabled` });
   const staging = known ? { staging: known } : {};
   const personaHead = s.stagingUrl ? readPersonaMetas(ctx, env, started.personas) : undefined;

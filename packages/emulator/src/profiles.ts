@@ -40,6 +40,7 @@ export const PROFILES = [
   'version-hold-unreported',
   'default-scopes-no-sql',
   'mint-ignores-scopes',
+  'mint-refuses-uncompiled',
 ] as const;
 
 export type ProfileName = (typeof PROFILES)[number];
@@ -100,6 +101,8 @@ export const PROFILE_SUMMARY: Record<ProfileName, string> = {
   'default-scopes-no-sql':
     "the data API's default scopes are graphql, meta, data (no sql): an environment token minted without scopes is refused on /v1/sql (403 'API scope is missing: sql')",
   'mint-ignores-scopes': "the environment token mint accepts scopes but ignores them: every token carries the tenant's default scopes",
+  'mint-refuses-uncompiled':
+    "minting an environment's data-API token answers 400 with the compiler's error when the model that environment serves does not compile (by default the token is minted and the data API answers 500 with that error)",
 };
 
 /** Profiles that answer the same point two ways cannot be on together. */

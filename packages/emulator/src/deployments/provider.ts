@@ -1,7 +1,7 @@
 /** Deployments, environments, tokens, versions, build status, env vars, regions (spec 4.1–4.7, 4.15, 8, 9). */
 import { branchRestUrl } from '@datamodel-ci/platform-api';
 import { makeBranch, sessionBranch } from '../build/branches.js';
-import { buildStatusOf, reconcileRuntimes } from '../build/runtime.js';
+import { buildStatusOf, productionFiles, reconcileRuntimes, stagingFiles } from '../build/runtime.js';
 import { deploymentUrl, HttpError, profileOn, requireDeployment, type Ctx, type HandlerTable } from '../context.js';
 import { textOf, type JsonObject } from '../json.js';
 import { cursorPageWithData, cursorPaginate, offsetPage, type CursorQuery } from '../paging.js';
@@ -135,6 +135,20 @@ function mint(ctx: Ctx, claims: Record<string, unknown>, lifetimeSec: number) {
   return { token: mintToken(ctx, { ...claims, iat, exp }), iat, exp };
 }
 
+/**
+ * Profile mint-refuses-uncompiled: the compile error of the model an environment serves (production's or a
+ * staging environment's last finished build, a dev-mode branch's working tree), or nothing when it compiles.
+ */
+async function servedModelFailure(ctx: Ctx, d: DeploymentRec, branch: string): Promise<string | undefined> {
+  const b = d.branches[branch];
+  if (!b) return undefined;
+  const now = ctx.clock.now();
+  const files = b.kind === 'deploy' ? productionFiles(b, now) : b.kind === 'shared' ? stagingFiles(b, now) : b.files;
+  if (!Object.keys(files).length) return undefined;
+  const compiled = await ctx.engine.compile(files);
+  return compiled.valid ? undefined : (compiled.failure ?? 'Error: Compile errors');
+}
+
 export const deploymentHandlers: HandlerTable = {
   getDeployments(ctx) {
     const q = ctx.query as { offset?: number; limit?: number };
@@ -240,10 +254,14 @@ export const deploymentHandlers: HandlerTable = {
     return { items: [], data: [], pageInfo: null, pagination: { offset: 0, limit: 20, total: 0 } };
   },
 
-  createDeploymentEnvironmentToken(ctx) {
+  async createDeploymentEnvironmentToken(ctx) {
     const d = requireDeployment(ctx);
     const env = findEnvironment(ctx, d);
     if (profileOn(ctx, 'meta-token-scoped')) throw new HttpError(403, 'this API key may not mint environment tokens');
+    if (profileOn(ctx, 'mint-refuses-uncompiled')) {
+      const failure = await servedModelFailure(ctx, d, env.branch);
+      if (failure) throw new HttpError(400, failure);
+    }
     const body = ctx.body as { security_context: JsonObject; expires_in?: number | null; scopes?: string[] | null };
     const securityContext = mintedContext(ctx, body.security_context);
     const scopes = mintedScopes(ctx, body.scopes);

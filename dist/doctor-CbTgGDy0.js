@@ -1,1 +1,0 @@
-export{n as doctorCommand}from"./doctor-2flLKF6B.js";
