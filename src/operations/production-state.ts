@@ -14,7 +14,7 @@ import { unionMeta } from '../impact/access/visibility.js';
 import { readLocal, sha1Of, skippedPath, type LocalFile, type PathFilter } from '../model/local-model.js';
 import { markOf, type BuildMark, type DeployTarget } from './branch-build.js';
 import type { OpContext } from './context.js';
-import { environmentMeta, findEnvironments } from './impact.js';
+import { environmentMeta, findEnvironments, type EnvironmentRef } from './impact.js';
 import { readWholeLayer } from './impact-layer.js';
 import { remoteTree, type Manifest } from './upload-transaction.js';
 
@@ -102,6 +102,9 @@ export interface LayerRead {
   partial?: string;
 }
 
+/** An environment without the branch it serves, so minting for it asks no validation first. */
+const unvalidated = (e: EnvironmentRef | undefined): EnvironmentRef | undefined => e && { id: e.id, restUrl: e.restUrl, label: e.label };
+
 /**
  * Production's layer as the review reads a side: the empty context's `/meta` and, when the model's
  * policies name groups, the read of a user of every one of them, as one union (never what one empty
@@ -110,7 +113,8 @@ export interface LayerRead {
 export async function productionLayer(ctx: OpContext, groups: readonly string[], branch?: string): Promise<LayerRead> {
   try {
     // With `branch`: that branch's staging environment, read the same way (a revert's, before it is merged).
-    const env = findEnvironments(ctx, branch).then((e) => (branch ? e.staging : e.production));
+    // No branch on the ref: the watch and the proof ask no validation before minting (a /meta read that fails says why).
+    const env = findEnvironments(ctx, branch).then((e) => unvalidated(branch ? e.staging : e.production));
     const [empty, whole] = await Promise.all([environmentMeta(ctx, env), readWholeLayer(ctx, env, Promise.resolve([...groups]))]);
     const reads = [empty.meta, whole?.meta].filter((m): m is NonNullable<typeof m> => !!m);
     if (!reads.length) return { problem: [empty.problem, whole?.problem].filter(Boolean).join('; ') || "production's /meta could not be read" };
