@@ -25,6 +25,8 @@ export interface DriftAct {
   say: (line?: string) => void;
   bold: (s: string) => string;
   dim: (s: string) => string;
+  /** Print a body in the demo's box (markers left out). */
+  showBody: (body: string) => void;
 }
 
 /** Plays the watch twice around an out-of-band upload; true when it is green in sync and red with the issue after. */
@@ -72,14 +74,6 @@ export async function playDrift(a: DriftAct): Promise<boolean> {
     return false;
   }
   a.say(a.dim(`  The issue it opened (#${issue.number}, updated in place by later runs, closed when production matches git again):`));
-  a.say(a.dim(`  ${'─'.repeat(70)}`));
-  const body = `# ${issue.title}\n\n${issue.body.replace(/<!--[\s\S]*?-->\n?/g, '').trim()}`;
-  a.say(
-    body
-      .split('\n')
-      .map((l) => `  │ ${l}`)
-      .join('\n'),
-  );
-  a.say(a.dim(`  ${'─'.repeat(70)}`));
+  a.showBody(`# ${issue.title}\n\n${issue.body}`);
   return inSync && caught;
 }

@@ -197,23 +197,24 @@ export async function playDemo(options: { keep?: boolean; print?: (line: string)
     options.onEvent?.({ title, comment: gh.comments(PR).at(-1)?.body ?? '', platformUrl: em.baseUrl, githubUrl: gh.url });
     return Object.fromEntries(outputs);
   };
-  const showComment = () => {
-    const comments = gh.comments(PR);
-    if (comments.length !== 1) ok = false;
-    say(dim(`  The PR comment now (${comments.length} comment${comments.length === 1 ? '' : 's'} on the PR, rewritten in place):`));
-    const body =
-      comments
-        .at(-1)
-        ?.body.replace(/<!--[\s\S]*?-->\n?/g, '')
-        .trim() ?? '(none)';
+  /** A comment's or an issue's body in a box, its hidden markers left out. */
+  const showBody = (body: string) => {
     say(dim(`  ${'─'.repeat(70)}`));
     say(
       body
+        .replace(/<!--[\s\S]*?-->\n?/g, '')
+        .trim()
         .split('\n')
         .map((l) => `  │ ${l}`)
         .join('\n'),
     );
     say(dim(`  ${'─'.repeat(70)}`));
+  };
+  const showComment = () => {
+    const comments = gh.comments(PR);
+    if (comments.length !== 1) ok = false;
+    say(dim(`  The PR comment now (${comments.length} comment${comments.length === 1 ? '' : 's'} on the PR, rewritten in place):`));
+    showBody(comments.at(-1)?.body ?? '(none)');
   };
 
   write({ 'model/cubes/payments.yml': payments });
@@ -314,7 +315,7 @@ export async function playDemo(options: { keep?: boolean; print?: (line: string)
     say(`  ✗ production is not proven: production-proof=${merged['production-proof'] ?? '(none)'}`);
   }
 
-  if (!(await playDrift({ em, gh, userRepo, repo, caFile, say, bold, dim }))) ok = false;
+  if (!(await playDrift({ em, gh, userRepo, repo, caFile, say, bold, dim, showBody }))) ok = false;
 
   say();
   say(`${ok ? '✓ done' : '✗ something did not go as expected'} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);

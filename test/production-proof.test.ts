@@ -208,3 +208,34 @@ describe('the proof after the merge', () => {
     expect(body(5)).toMatch(/⚠️ \*\*Production is not proven\*\* to be the validated model/);
   }, 60_000);
 });
+
+/**
+ * Two pull requests merged one after the other, their closes run in the other order: GitHub merges A then
+ * B, B's close runs first and puts A and B on production, then A's close proves production against A's
+ * merge commit. Production holds B's file too: that is B's merge, not drift. A's merge adds nothing main
+ * lacks, so no build follows it: A's close says "not proven" and why, and does not fail.
+ */
+describe("the proof when a later pull request's close ran first", () => {
+  it('production holding the later merge is "not proven", with why, and the close succeeds', async () => {
+    const a = { 'model/cubes/a81.yml': cube('a81', 1) };
+    const b = { 'model/cubes/b82.yml': cube('b82', 1) };
+    await open(81, 'a81');
+    await open(82, 'b82');
+    // GitHub merges A, then B on top of it: the base branch's head is B's merge commit.
+    lc.gh.addCommit({ sha: merge(81), branch: 'master', files: Object.keys(a), message: 'Merge pull request #81' });
+    lc.gh.addCommit({ sha: merge(82), branch: 'master', files: Object.keys(b), message: 'Merge pull request #82' });
+    // B's close runs first: its merge commit holds A and B.
+    lc.checkout({ ...a, ...b });
+    const closedB = await closeMerged(82);
+    expect(closedB.r.code, text(closedB.r)).toBe(0);
+    // A's close: its checkout (the deploy branch as it is now, and A); production holds B's file as well.
+    lc.checkout(a);
+    const { r, json } = await closeMerged(81);
+    expect(r.code, text(r)).toBe(0);
+    // The merge of A's branch adds nothing main lacks, so no build follows it: not proven, and B's file is no drift.
+    expect(json.result!.proof).toMatchObject({ status: 'not-proven', files: [], members: [] });
+    expect(json.result!.proof.reason).toMatch(/the merge changed nothing on main/);
+    expect(text(r)).not.toMatch(/^error/m);
+    expect(json.outputs['production-proof']).toBe('not-proven');
+  }, 120_000);
+});

@@ -6,6 +6,7 @@
  * (`type: summ` makes Joi try another kind of measure, which says `sql` "is not allowed"), a long list of
  * allowed values as its size, and a near miss as "Did you mean `sum`?". Pure.
  */
+import { editDistance } from './did-you-mean.js';
 import { contextPrefix, isUnknownKey, mistakeClaim, stripAnsi, validatorClaims, type Claim } from './locate/message.js';
 
 export interface CompilerText {
@@ -17,27 +18,12 @@ export interface CompilerText {
   suggestion?: string;
 }
 
-/** Edit distance (insertions, deletions, substitutions), for near misses. */
-export function distance(a: string, b: string): number {
-  const prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0] as number;
-    prev[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const up = prev[j] as number;
-      prev[j] = Math.min(up + 1, (prev[j - 1] as number) + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = up;
-    }
-  }
-  return prev[b.length] as number;
-}
-
 /** The allowed value nearest to `given` (case-insensitive), if within a third of its length (at least 1, at most 3 edits). */
-export function nearest(given: string, allowed: readonly string[]): string | undefined {
+function nearest(given: string, allowed: readonly string[]): string | undefined {
   const budget = Math.min(3, Math.max(1, Math.floor(given.length / 3)));
   let best: { value: string; d: number } | undefined;
   for (const value of allowed) {
-    const d = distance(given.toLowerCase(), value.toLowerCase());
+    const d = editDistance(given, value);
     if (d <= budget && (!best || d < best.d)) best = { value, d };
   }
   return best?.value;

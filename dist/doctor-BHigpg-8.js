@@ -1,0 +1,1 @@
+export{n as doctorCommand}from"./doctor-D1-q4AP6.js";
