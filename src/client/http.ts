@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { Agent as HttpsAgent } from 'node:https';
-import { createSecureContext, type SecureContext } from 'node:tls';
+import type { SecureContext } from 'node:tls';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { AbortedError, ConnectionError, InputError, PlatformError, TimeoutError, errorFromResponse, type RedactedRequest } from './errors.js';
 import { Redactor, type SecretHook } from './redact.js';
-import { loadCa, trustStore } from './trust.js';
+import { loadCa, trustedContext } from './trust.js';
 import { dispatcherTo, proxyRefusal, TunnelAgent } from './proxy.js';
 import { deleteWithEmptyBody } from './empty-delete.js';
 import { parseBaseUrl } from './base-url.js';
@@ -176,10 +176,9 @@ export class HttpClient {
       this.dispatcher = options.dispatcher;
       this.ownsDispatcher = false;
     } else {
-      const ca = options.ca ? trustStore(loadCa(options.ca)) : undefined;
-      // One TLS context for every connection: building it from ~150 CA certificates takes ~20 ms of
-      // CPU, which `ca` alone would spend again on each new connection of the pool.
-      this.secureContext = ca ? createSecureContext({ ca }) : undefined;
+      // One TLS context for every connection (and every client of the same CA): building it from ~150 CA
+      // certificates takes ~20 ms of CPU, which `ca` alone would spend again on each new connection.
+      this.secureContext = options.ca ? trustedContext(loadCa(options.ca)) : undefined;
       const tls = this.secureContext ? { secureContext: this.secureContext } : {};
       const pool = { connections: options.connections ?? 16, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 };
       // Through a proxy the custom CA checks the platform at the end of the tunnel.

@@ -1,7 +1,7 @@
 /** The trust store of the toolkit's HTTPS clients: the public roots, NODE_EXTRA_CA_CERTS and a custom CA. */
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import { InputError } from './errors.js';
 
 const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
@@ -44,4 +44,26 @@ export function trustStore(ca: string): string[] {
   }
   list.push(ca);
   return list;
+}
+
+/** TLS contexts made, by their trust store's text: a few kept (one per CA a process talks to). */
+const contexts = new Map<string, SecureContext>();
+const CONTEXTS_KEPT = 8;
+
+/**
+ * The TLS context trusting `trustStore(ca)`, made once per process for one store: building it parses ~150
+ * certificates (~20 ms of CPU), which each client, and with `ca` each connection, would spend again.
+ * A context only verifies, so clients of one store can share it; the key is the store's text.
+ */
+export function trustedContext(ca: string): SecureContext {
+  const store = trustStore(ca);
+  // The public roots are the same for the whole process: the rest of the store tells stores apart.
+  const key = store.slice(rootCertificates.length).join('\n');
+  let context = contexts.get(key);
+  if (!context) {
+    context = createSecureContext({ ca: store });
+    contexts.set(key, context);
+    if (contexts.size > CONTEXTS_KEPT) contexts.delete(contexts.keys().next().value as string);
+  }
+  return context;
 }

@@ -1,0 +1,1 @@
+export{n as doctorCommand}from"./doctor-Dny5nUB2.js";
