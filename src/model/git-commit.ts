@@ -6,6 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { basename, dirname, resolve } from 'node:path';
 import { readLocal, skippedPath, type LocalFile, type PathFilter } from './local-model.js';
 
 /** The commit's full id, or why the checkout cannot be shown to be it. */
@@ -66,4 +67,20 @@ export async function headCommit(dir: string): Promise<string | undefined> {
   const out = await git(dir, ['rev-parse', '--verify', '--quiet', 'HEAD']).catch(() => '');
   const sha = out.trim();
   return /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(sha) ? sha : undefined;
+}
+
+/** A file as a commit has it: its text, `missing` when the commit has no such file, or why git could not say. */
+export type FileAtCommit = { text: string } | { missing: true } | { problem: string };
+
+/** The file at `path` (in a checkout) as `commit` has it, asked of git in the file's own folder. */
+export async function fileAtCommit(path: string, commit: string): Promise<FileAtCommit> {
+  const dir = dirname(resolve(path));
+  const full = (await git(dir, ['rev-parse', '--verify', '--quiet', `${commit}^{commit}`]).catch(() => '')).trim();
+  if (!full) return { problem: `the commit ${commit.slice(0, 12)} is not in the checkout (actions/checkout with fetch-depth: 0 fetches it)` };
+  // `<commit>:./name` is the path relative to `dir`, wherever the repository's root is.
+  const listed = await git(dir, ['ls-tree', '--name-only', full, '--', basename(path)]).catch((e: unknown) => e as Error);
+  if (listed instanceof Error) return { problem: `git could not list it (${listed.message})` };
+  if (!listed.trim()) return { missing: true };
+  const text = await git(dir, ['show', `${full}:./${basename(path)}`]).catch((e: unknown) => e as Error);
+  return text instanceof Error ? { problem: `git could not read it (${text.message})` } : { text };
 }
