@@ -166,7 +166,7 @@ export async function dataDiffFor(
   // A key query whose load on the preview would build a pre-aggregation runs only when the input allows it.
   const skip = new Map<string, RollupBuild[]>();
   for (const k of picked.run) {
-    const builds = guard && !guard.allow ? keyQueryBuilds(guard, k.name) : [];
+    const builds = guard && !guard.allow && !k.baseOnly ? keyQueryBuilds(guard, k.name) : [];
     if (builds.length) skip.set(k.name, builds);
   }
   ctx.reporter.info(
