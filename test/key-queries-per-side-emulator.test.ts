@@ -29,7 +29,12 @@ const RENAMED: Record<string, string> = {
   [VIEW]: DEMO_ROLLUP_MODEL[VIEW]!.replace('          - status\n', '          - state\n'),
 };
 const byStatus = (d: string) => ({ measures: ['orders.count'], dimensions: [d] });
-const BASE_QUERIES = { queries: [{ name: 'Orders by status', query: byStatus('orders.status') }, { name: 'Orders by id', query: byStatus('orders.id') }] };
+const BASE_QUERIES = {
+  queries: [
+    { name: 'Orders by status', query: byStatus('orders.status') },
+    { name: 'Orders by id', query: byStatus('orders.id') },
+  ],
+};
 const HEAD_QUERIES = {
   queries: [
     { name: 'Orders by status', query: byStatus('orders.state') },
@@ -69,11 +74,6 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => fx.close());
 
-interface Outcome {
-  name: string;
-  status: string;
-}
-
 describe('key queries per side', () => {
   it("the pr action: the renamed member's query runs in its base form on production, unchanged, on the same rollup; new and gone said", async () => {
     const c = checkout();
@@ -100,26 +100,22 @@ describe('key queries per side', () => {
       const log = lines.join('\n');
       expect(code, log).toBe(0);
       const path = /change-set-file=(\S+)/.exec(log)?.[1];
-      const file = JSON.parse(readFileSync(path!, 'utf8')) as { rollups: { query: string }[]; plans?: unknown };
-      // The rollup plans: the query keeps orders_by_status on both sides (no change), planned on production in its base form.
-      expect(file.rollups.filter((r) => r.query === 'Orders by status'), log).toEqual([]);
-      expect(log).not.toMatch(/Orders by status was not planned on production/);
-      const numbers = /numbers-file=(\S+)/.exec(log)?.[1];
-      const outcomes = numbers
-        ? (JSON.parse(readFileSync(numbers, 'utf8')) as { queries: Outcome[] }).queries
-        : /data diff: .*/.exec(log) && [];
+      const file = JSON.parse(readFileSync(path!, 'utf8')) as { rollups: { query: string }[]; rebuilt: { rollup: string; reason: string }[] };
+      // Planned on production in its base form: the same rollup on both sides, and its build SQL (the renamed dimension) seen to change.
+      expect(
+        file.rollups.filter((r) => r.query === 'Orders by status'),
+        log,
+      ).toEqual([]);
+      expect(file.rebuilt.map((r) => [r.rollup, r.reason])).toEqual([['orders.orders_by_status', 'its build SQL changed']]);
+      expect(log).toMatch(/rollups: 2 key query plans on both sides in [\d.]+ s: 0 lost, 0 gained or moved, 1 rebuilt on merge/);
       expect(log).toMatch(/data diff: 3 key queries in [\d.]+ s: 0 changed, 1 unchanged, 1 new, 1 gone, 0 failed/);
-      if (outcomes?.length)
-        expect(outcomes.map((q) => [q.name, q.status])).toEqual([
-          ['Orders by status', 'unchanged'],
-          ['Revenue by state', 'new'],
-          ['Orders by id', 'gone'],
-        ]);
       const body = gh.comments(39).at(-1)!.body;
       expect(body).toMatch(/\*\*Numbers\*\* \(production → preview, 3 key queries .*\): 0 changed, 1 unchanged, 1 new, 1 gone$/m);
       // The gone query ran nowhere: it built nothing.
       expect(body).not.toMatch(/`Orders by id`\) ran on the preview/);
-      expect(body).toContain("gone: only the base's key-queries file has it (not run)");
+      expect(body).toMatch(/^\| Orders by status \| 5 → 5 \| unchanged \|$/m);
+      expect(body).toMatch(/^\| Revenue by state \| .* new on the preview: 5 rows \|$/m);
+      expect(body).toContain("| Orders by id |  | gone: only the base's key-queries file has it (not run) |");
     } finally {
       await gh.close();
     }
@@ -129,7 +125,20 @@ describe('key queries per side', () => {
     const c = checkout();
     const base = join(c.dir, 'base-queries.json');
     writeFileSync(base, JSON.stringify(BASE_QUERIES));
-    const args = (...more: string[]) => ['plan', '--deployment-id', '1', '--model-dir', c.model, '--data-diff', 'values', '--data-diff-build-rollups', 'true', '--data-diff-queries', c.queries, ...more];
+    const args = (...more: string[]) => [
+      'plan',
+      '--deployment-id',
+      '1',
+      '--model-dir',
+      c.model,
+      '--data-diff',
+      'values',
+      '--data-diff-build-rollups',
+      'true',
+      '--data-diff-queries',
+      c.queries,
+      ...more,
+    ];
     const t = cliIo(fx.em);
     expect(await runCli(args('--data-diff-base-queries', base), t), t.stderr.join('\n')).toBe(0);
     const out = t.stdout.join('\n');

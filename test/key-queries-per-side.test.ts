@@ -37,7 +37,12 @@ describe('key queries per side', () => {
       file('Reshaped', { measures: ['orders.count'], dimensions: ['orders.status', 'orders.id'] }),
       file('Added', byStatus('orders.status')),
     ];
-    const base = [file('Same', byStatus('orders.status')), file('Renamed', byStatus('orders.status')), file('Reshaped', byStatus('orders.status')), file('Dropped', byStatus('orders.id'))];
+    const base = [
+      file('Same', byStatus('orders.status')),
+      file('Renamed', byStatus('orders.status')),
+      file('Reshaped', byStatus('orders.status')),
+      file('Dropped', byStatus('orders.id')),
+    ];
     const { queries, notes } = pairKeyQueries(head, base);
     expect(queries.map((k) => [k.name, !!k.headOnly, !!k.baseOnly, k.baseQuery ?? null])).toEqual([
       ['Same', false, false, null],
@@ -58,7 +63,9 @@ describe('key queries per side', () => {
   it("production's rows under the head's names, time dimensions with their grain too", () => {
     const base = { measures: ['orders.count'], dimensions: ['orders.status'], timeDimensions: [{ dimension: 'orders.created_at', granularity: 'month' }] };
     const head = { measures: ['orders.count'], dimensions: ['orders.state'], timeDimensions: [{ dimension: 'orders.placed_at', granularity: 'month' }] };
-    const rows = [{ 'orders.count': '3', 'orders.status': 'done', 'orders.created_at.month': '2025-01-01T00:00:00.000', 'orders.created_at': '2025-01-01T00:00:00.000' }];
+    const rows = [
+      { 'orders.count': '3', 'orders.status': 'done', 'orders.created_at.month': '2025-01-01T00:00:00.000', 'orders.created_at': '2025-01-01T00:00:00.000' },
+    ];
     expect(rowsAsHead(rows, base, head)).toEqual([
       { 'orders.count': '3', 'orders.state': 'done', 'orders.placed_at.month': '2025-01-01T00:00:00.000', 'orders.placed_at': '2025-01-01T00:00:00.000' },
     ]);
@@ -85,7 +92,16 @@ describe('key queries per side', () => {
   it('a gone query never takes a place under the cap; the base form gets the row cap too', () => {
     const renamed = { ...file('Renamed', byStatus('orders.state')), baseQuery: byStatus('orders.status') };
     const gone = { ...file('Gone', byStatus('orders.id')), baseOnly: true };
-    const picked = keyQueries({ file: [gone, renamed], content: [], values: new Map(), changedMeasures: [], addedMeasures: [], head: meta([]), maxQueries: 1, maxRows: 50 });
+    const picked = keyQueries({
+      file: [gone, renamed],
+      content: [],
+      values: new Map(),
+      changedMeasures: [],
+      addedMeasures: [],
+      head: meta([]),
+      maxQueries: 1,
+      maxRows: 50,
+    });
     expect(picked.run.map((k) => [k.name, k.query.limit, k.baseQuery?.limit ?? null])).toEqual([
       ['Renamed', 50, 50],
       ['Gone', undefined, null],

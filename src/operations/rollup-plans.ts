@@ -103,7 +103,13 @@ export async function planGroups(
         mapLimit(g.queries, s.limits.concurrency, (k) =>
           skip(k)
             ? Promise.resolve(undefined)
-            : planQuery(clients[i] as HttpClient, paths[i] as string, { ...k, query: querySide(k, i ? 'preview' : 'production') }, s.limits.queryTimeoutMs, ctx.signal),
+            : planQuery(
+                clients[i] as HttpClient,
+                paths[i] as string,
+                { ...k, query: querySide(k, i ? 'preview' : 'production') },
+                s.limits.queryTimeoutMs,
+                ctx.signal,
+              ),
         );
       const [bases, heads] = await Promise.all([side(0, (k) => !!k.headOnly), side(1, () => false)]);
       g.queries.forEach((k, i) => {

@@ -19,7 +19,16 @@ export function example(action: string): Payload {
 /** A payload for PR `number` at `headSha`; `merged` sets the flag the examples never set. */
 export function pullRequestEvent(
   action: string,
-  opts: { number?: number; headSha?: string; headRef?: string; baseSha?: string; mergeCommitSha?: string; merged?: boolean; fork?: boolean; title?: string } = {},
+  opts: {
+    number?: number;
+    headSha?: string;
+    headRef?: string;
+    baseSha?: string;
+    mergeCommitSha?: string;
+    merged?: boolean;
+    fork?: boolean;
+    title?: string;
+  } = {},
 ): Payload {
   const p = example(action);
   const pr = p.pull_request;

@@ -30,7 +30,7 @@ export function renamedMembers(base: CubeQuery, head: CubeQuery): Map<string, st
   const out = new Map<string, string>();
   const a = shape(base);
   const b = shape(head);
-  const pairs = (xs: string[], ys: string[]) => xs.forEach((x, i) => ys[i] !== undefined && x !== ys[i] && out.set(x, ys[i] as string));
+  const pairs = (xs: string[], ys: string[]) => xs.forEach((x, i) => ys[i] !== undefined && x !== ys[i] && out.set(x, ys[i]));
   pairs(a.measures, b.measures);
   pairs(a.dimensions, b.dimensions);
   pairs(
