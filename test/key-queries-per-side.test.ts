@@ -149,7 +149,18 @@ describe("the base's key-queries file at the event's base commit", () => {
 
     const unknown = await planDataDiff(settings(path), pr('0123456789abcdef0123456789abcdef01234567'));
     expect(unknown.fileQueries).toEqual([file('Orders by status', byStatus('orders.state'))]);
-    expect(unknown.queryNotes?.[0]).toContain('the commit 0123456789ab is not in the checkout (actions/checkout with fetch-depth: 0 fetches it)');
+    expect(unknown.queryNotes?.[0]).toContain(
+      'the commit 0123456789ab is not in the checkout and could not be fetched (actions/checkout with fetch-depth: 0 holds it)',
+    );
+
+    // A shallow clone (actions/checkout's default) lacks the base commit: fetched from its origin.
+    const shallow = join(mkdtempSync(join(tmpdir(), 'dmci-keys-shallow-')), 'repo');
+    git(repo, 'commit', '-qam', 'head');
+    execFileSync('git', ['clone', '-q', '--depth=1', `file://${repo}`, shallow]);
+    expect(() => git(shallow, 'cat-file', '-e', `${base}^{commit}`)).toThrow();
+    const fetched = await planDataDiff(settings(join(shallow, 'ci', 'key-queries.json')), pr(base));
+    expect(fetched.queryNotes).toBeUndefined();
+    expect(fetched.fileQueries).toEqual([{ ...file('Orders by status', byStatus('orders.state')), baseQuery: byStatus('orders.status') }]);
 
     // The input wins over git: the file given is the base's.
     const given = join(repo, 'given.json');
