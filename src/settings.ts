@@ -184,7 +184,11 @@ function readDataDiff(r: InputReader): DataDiffSettings {
   const queriesFile = r.string('data-diff-queries');
   const baseQueriesFile = r.string('data-diff-base-queries');
   if (baseQueriesFile && !queriesFile)
-    throw new InputError('data-diff-base-queries', baseQueriesFile, "data-diff-queries too: the base's key queries are matched with the pull request's by name");
+    throw new InputError(
+      'data-diff-base-queries',
+      baseQueriesFile,
+      "data-diff-queries too: the base's key queries are matched with the pull request's by name",
+    );
   return {
     mode,
     allowPublic: r.bool('data-diff-allow-public'),
