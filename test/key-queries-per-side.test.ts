@@ -162,6 +162,12 @@ describe("the base's key-queries file at the event's base commit", () => {
     expect(fetched.queryNotes).toBeUndefined();
     expect(fetched.fileQueries).toEqual([{ ...file('Orders by status', byStatus('orders.state')), baseQuery: byStatus('orders.status') }]);
 
+    // The base's file given and not readable: bad input naming data-diff-base-queries, before any call.
+    const missing = join(repo, 'no-base.json');
+    await expect(planDataDiff(settings(path, { baseQueriesFile: missing }), pr(base))).rejects.toThrow(
+      `data-diff-base-queries: got ${JSON.stringify(missing)}, expected a readable JSON file of key queries (ENOENT)`,
+    );
+
     // The input wins over git: the file given is the base's.
     const given = join(repo, 'given.json');
     writeFileSync(given, JSON.stringify([file('Orders by status', byStatus('orders.status')), file('Old', byStatus('orders.id'))]));

@@ -22,8 +22,6 @@ export const dirs = {
   file: join(root, 'a-file.txt'),
   /** A personas file naming one persona twice. */
   personasTwice: join(root, 'personas-twice.yml'),
-  /** A good key-queries file. */
-  queries: join(root, 'queries.json'),
 };
 
 function model(name: string, files: Record<string, string | Buffer>): string {
@@ -48,7 +46,6 @@ export function makeBadInputModels(): void {
   symlinkSync(join(root, 'outside.yml'), join(dirs.symlink, 'model', 'escape.yml'));
   writeFileSync(dirs.file, 'x');
   writeFileSync(dirs.personasTwice, 'personas:\n  - name: analyst\n  - name: analyst\n');
-  writeFileSync(dirs.queries, JSON.stringify({ queries: [{ name: 'Orders', query: { measures: ['orders.count'] } }] }));
 }
 
 export interface Case {
@@ -353,20 +350,6 @@ export const cases = (): Case[] => [
     says: ['min-age: got "3 days", expected a duration such as 90s, 30m, 12h or 7d'],
   },
   { name: 'build-rollups yes', command: 'impact', env: { DATAMODEL_CI_DATA_DIFF_BUILD_ROLLUPS: 'yes' }, code: 2, says: ['data-diff-build-rollups: got "yes"'] },
-  {
-    name: 'base queries without the queries',
-    command: 'impact',
-    env: { DATAMODEL_CI_DATA_DIFF_BASE_QUERIES: 'base-queries.json' },
-    code: 2,
-    says: ['data-diff-base-queries: got "base-queries.json", expected data-diff-queries too'],
-  },
-  {
-    name: 'base queries unreadable',
-    command: 'impact',
-    env: { DATAMODEL_CI_DATA_DIFF_QUERIES: dirs.queries, DATAMODEL_CI_DATA_DIFF_BASE_QUERIES: join(root, 'no-base-queries.json') },
-    code: 2,
-    says: [`data-diff-base-queries: got ${JSON.stringify(join(root, 'no-base-queries.json'))}, expected a readable JSON file of key queries (ENOENT)`],
-  },
   { name: 'proof-wait in seconds', command: 'merge-to-default', env: { DATAMODEL_CI_PROOF_WAIT: '900' }, code: 2, says: ['proof-wait: got "900"'] },
   {
     name: 'keep-branch no',
