@@ -36,6 +36,12 @@ export const DATA_DIFF_INPUTS: InputSpec[] = [
     default: '',
   },
   {
+    name: 'data-diff-base-queries',
+    description:
+      "Path of the key-queries file as the base has it (the same form). Production then runs each base query and the preview the pull request's, matched by name; a query only one file has is new or gone. Empty (default): in a pull request's run the file named by `data-diff-queries` is read with git at the event's base commit (fetched from `origin` when the checkout is shallow); elsewhere both sides run the pull request's.",
+    default: '',
+  },
+  {
     name: 'data-diff-security-context',
     description: 'Security context (a JSON object) of the data-API tokens the key queries run with: access policies shape the numbers. Default `{}`.',
     default: '',

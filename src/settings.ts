@@ -182,11 +182,19 @@ function securityContext(r: InputReader): Record<string, unknown> {
 function readDataDiff(r: InputReader): DataDiffSettings {
   const mode = r.oneOf('data-diff', ['off', 'values', 'relative'] as const);
   const queriesFile = r.string('data-diff-queries');
+  const baseQueriesFile = r.string('data-diff-base-queries');
+  if (baseQueriesFile && !queriesFile)
+    throw new InputError(
+      'data-diff-base-queries',
+      baseQueriesFile,
+      "data-diff-queries too: the base's key queries are matched with the pull request's by name",
+    );
   return {
     mode,
     allowPublic: r.bool('data-diff-allow-public'),
     buildRollups: r.bool('data-diff-build-rollups'),
     ...(queriesFile ? { queriesFile } : {}),
+    ...(baseQueriesFile ? { baseQueriesFile } : {}),
     securityContext: securityContext(r),
     limits: {
       maxQueries: r.int('data-diff-max-queries', 1, 500) ?? DEFAULTS.dataDiffMaxQueries,

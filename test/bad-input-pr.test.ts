@@ -63,6 +63,7 @@ const cases = (): { input: string; value: string; says: string }[] => [
   { input: 'data-diff', value: 'maybe', says: 'data-diff: got "maybe", expected "off" or "values" or "relative"' },
   { input: 'data-diff-allow-public', value: 'sure', says: 'data-diff-allow-public: got "sure", expected true or false' },
   { input: 'data-diff-queries', value: join(root, 'no-queries.json'), says: 'expected a readable JSON file of key queries (ENOENT)' },
+  { input: 'data-diff-base-queries', value: 'base.json', says: 'data-diff-base-queries: got "base.json", expected data-diff-queries too' },
   { input: 'data-diff-security-context', value: '["tenant"]', says: 'data-diff-security-context: got "(not shown)", expected a JSON object' },
   { input: 'data-diff-max-queries', value: '0', says: 'data-diff-max-queries: got "0", expected an integer from 1 to 500' },
   { input: 'data-diff-max-rows', value: 'all', says: 'data-diff-max-rows: got "all", expected an integer from 1 to 50000' },

@@ -71,6 +71,7 @@ export const FLAG_PATHS: Readonly<Record<string, 'file' | 'dir'>> = {
   'ca-cert': 'file',
   'model-dir': 'dir',
   'data-diff-queries': 'file',
+  'data-diff-base-queries': 'file',
   personas: 'file',
   out: 'dir',
 };

@@ -97,6 +97,7 @@ const PLAN_INPUTS = new Set([
   'data-diff-allow-public',
   'data-diff-build-rollups',
   'data-diff-queries',
+  'data-diff-base-queries',
   'data-diff-security-context',
   'data-diff-max-queries',
   'data-diff-max-rows',

@@ -8,6 +8,8 @@ export interface PullRequestEvent {
   headSha: string;
   headRef: string;
   baseRef: string;
+  /** The base branch's commit the event names (`base.sha`): the key-queries file as production's side has it is read there. */
+  baseSha?: string;
   title: string;
   merged: boolean;
   /** The merge commit GitHub made (`merge_commit_sha`), once merged. */
@@ -88,6 +90,7 @@ export function pullRequestFromPayload(payload: unknown, source = 'event payload
     headSha,
     headRef: typeof head?.ref === 'string' ? head.ref : '',
     baseRef: typeof base?.ref === 'string' ? base.ref : '',
+    ...(typeof base?.sha === 'string' && /^[0-9a-f]{7,64}$/i.test(base.sha) ? { baseSha: base.sha } : {}),
     title: typeof pr.title === 'string' ? pr.title : '',
     merged: pr.merged === true,
     ...(typeof pr.merge_commit_sha === 'string' && /^[0-9a-f]{7,64}$/i.test(pr.merge_commit_sha) ? { mergeCommitSha: pr.merge_commit_sha } : {}),

@@ -6,15 +6,16 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { basename, dirname, resolve } from 'node:path';
 import { readLocal, skippedPath, type LocalFile, type PathFilter } from './local-model.js';
 
 /** The commit's full id, or why the checkout cannot be shown to be it. */
 export type CommitCheck = { commit: string } | { problem: string };
 
 /** Run git in `dir`; its stdout, or an error whose message is git's own words. */
-function git(dir: string, args: string[]): Promise<string> {
+function git(dir: string, args: string[], timeout = 0): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile('git', ['-C', dir, ...args], { maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' }, (error, stdout, stderr) => {
+    execFile('git', ['-C', dir, ...args], { maxBuffer: 64 * 1024 * 1024, encoding: 'utf8', timeout }, (error, stdout, stderr) => {
       if (!error) return resolve(stdout);
       const code = (error as NodeJS.ErrnoException).code;
       // An empty message: git said nothing (`rev-parse --quiet` of a name it does not know).
@@ -66,4 +67,30 @@ export async function headCommit(dir: string): Promise<string | undefined> {
   const out = await git(dir, ['rev-parse', '--verify', '--quiet', 'HEAD']).catch(() => '');
   const sha = out.trim();
   return /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(sha) ? sha : undefined;
+}
+
+/** How long fetching one missing commit may take (a read of the checkout's own remote). */
+const FETCH_TIMEOUT_MS = 30_000;
+
+/** A file as a commit has it: its text, `missing` when the commit has no such file, or why git could not say. */
+export type FileAtCommit = { text: string } | { missing: true } | { problem: string };
+
+/** The file at `path` (in a checkout) as `commit` has it, asked of git in the file's own folder. */
+export async function fileAtCommit(path: string, commit: string): Promise<FileAtCommit> {
+  const dir = dirname(resolve(path));
+  const find = async () => (await git(dir, ['rev-parse', '--verify', '--quiet', `${commit}^{commit}`]).catch(() => '')).trim();
+  let full = await find();
+  if (!full) {
+    // A shallow checkout (actions/checkout's default) lacks the base commit: fetched once with the checkout's own remote.
+    await git(dir, ['fetch', '--quiet', '--no-tags', '--depth=1', 'origin', commit], FETCH_TIMEOUT_MS).catch(() => '');
+    full = await find();
+  }
+  if (!full)
+    return { problem: `the commit ${commit.slice(0, 12)} is not in the checkout and could not be fetched (actions/checkout with fetch-depth: 0 holds it)` };
+  // `<commit>:./name` is the path relative to `dir`, wherever the repository's root is.
+  const listed = await git(dir, ['ls-tree', '--name-only', full, '--', basename(path)]).catch((e: unknown) => e as Error);
+  if (listed instanceof Error) return { problem: `git could not list it (${listed.message})` };
+  if (!listed.trim()) return { missing: true };
+  const text = await git(dir, ['show', `${full}:./${basename(path)}`]).catch((e: unknown) => e as Error);
+  return text instanceof Error ? { problem: `git could not read it (${text.message})` } : { text };
 }

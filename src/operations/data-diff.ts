@@ -12,6 +12,7 @@ import { dataApiClient, dataTarget, loadQuery, mint, type DataTarget, type LoadR
 import { compareRows, newRows } from '../impact/data/compare.js';
 import { contextShown, type DataDiffLimits, type DataDiffMode, type DataDiffResult, type KeyQuery, type QueryOutcome } from '../impact/data/types.js';
 import { keyQueries } from '../impact/data/key-queries.js';
+import { querySide, rowsAsHead } from '../impact/data/query-sides.js';
 import { checkKeyQueryMembers, unknownMembersText } from '../impact/data/query-members.js';
 import type { DataDiffPlan } from '../impact/data/plan.js';
 import type { DataDiffSettings } from '../impact/data/types.js';
@@ -45,7 +46,9 @@ function outcomeOf(k: KeyQuery, base: LoadResult | undefined, head: LoadResult, 
     return { ...out, status: 'failed', failed: { side, message: (side === 'preview' ? head.error : baseError) ?? '' } };
   }
   if (!base) return { ...out, status: 'new', comparison: newRows(k.query, head.rows ?? [], input.mode, asked) };
-  const comparison = compareRows(k.query, base.rows ?? [], head.rows ?? [], input.limits, input.mode, asked, refreshed);
+  // Production ran the base's version: its rows are read under the pull request's names.
+  const baseRows = k.baseQuery ? rowsAsHead(base.rows ?? [], k.baseQuery, k.query) : (base.rows ?? []);
+  const comparison = compareRows(k.query, baseRows, head.rows ?? [], input.limits, input.mode, asked, refreshed);
   const moved = comparison.added + comparison.removed + comparison.changed > 0;
   return { ...out, status: moved ? 'changed' : 'unchanged', comparison };
 }
@@ -67,11 +70,12 @@ export async function runDataDiff(ctx: OpContext, input: DataDiffInput): Promise
     ...(queries.some((q) => q.refreshed) ? { refreshed: oldestRefresh(queries) } : {}),
   });
   const skipped = (k: KeyQuery) => input.skip?.get(k.name);
-  const toRun = input.queries.filter((k) => !skipped(k));
+  const toRun = input.queries.filter((k) => !skipped(k) && !k.baseOnly);
   const outcomes = (bases: (LoadResult | undefined)[], heads: (LoadResult | undefined)[]) =>
     input.queries.map((k): QueryOutcome => {
       const builds = skipped(k);
       if (builds) return { name: k.name, source: k.source, ...(k.why ? { why: k.why } : {}), query: k.query, status: 'skipped', wouldBuild: builds, ms: {} };
+      if (k.baseOnly) return { name: k.name, source: k.source, ...(k.why ? { why: k.why } : {}), query: k.query, status: 'gone', ms: {} };
       const i = toRun.indexOf(k);
       return outcomeOf(k, bases[i], heads[i] as LoadResult, input);
     });
@@ -93,7 +97,9 @@ export async function runDataDiff(ctx: OpContext, input: DataDiffInput): Promise
   // At most `concurrency` queries in flight on each environment, both asking for fresh answers.
   const each = (side: DataTarget, skip: (k: KeyQuery) => boolean) =>
     mapLimit(toRun, input.limits.concurrency, (k) =>
-      skip(k) ? Promise.resolve(undefined) : loadQuery(side, k.query, input.limits.queryTimeoutMs, ctx.signal, DEFAULTS.dataDiffCacheMode),
+      skip(k)
+        ? Promise.resolve(undefined)
+        : loadQuery(side, querySide(k, side === production ? 'production' : 'preview'), input.limits.queryTimeoutMs, ctx.signal, DEFAULTS.dataDiffCacheMode),
     );
   try {
     const [bases, heads] = await Promise.all([each(production, (k) => !!k.headOnly), each(staging, () => false)]);
@@ -160,7 +166,7 @@ export async function dataDiffFor(
   // A key query whose load on the preview would build a pre-aggregation runs only when the input allows it.
   const skip = new Map<string, RollupBuild[]>();
   for (const k of picked.run) {
-    const builds = guard && !guard.allow ? keyQueryBuilds(guard, k.name) : [];
+    const builds = guard && !guard.allow && !k.baseOnly ? keyQueryBuilds(guard, k.name) : [];
     if (builds.length) skip.set(k.name, builds);
   }
   ctx.reporter.info(
@@ -197,6 +203,7 @@ export interface DataDiffOutcome {
  */
 export function checkFileQueries(ctx: OpContext, plan: DataDiffPlan, impact: ImpactResult): { plan: DataDiffPlan; refused?: DataDiffOutcome } {
   const src = impact.sources;
+  for (const n of plan.queryNotes ?? []) ctx.reporter.info(`data diff: ${n}`);
   if (!plan.fileQueries.length || !src) return { plan };
   const checked = checkKeyQueryMembers(plan.fileQueries, src.baseMeta, src.headMeta);
   for (const p of checked.previewOnly)
@@ -229,7 +236,7 @@ export async function dataDiffStep(ctx: OpContext, plan: DataDiffPlan, impact: I
     .filter((q) => q.status === 'failed')
     .map((q) => `"${q.name}" on ${q.failed?.side ?? '?'}: ${(q.failed?.message ?? '').slice(0, 200)}`);
   ctx.reporter.info(
-    `data diff: ${plural(d.queries.length, 'key query', 'key queries')} in ${(d.elapsedMs / 1000).toFixed(1)} s: ${d.changed} changed, ${count('unchanged')} unchanged, ${count('new')} new, ${count('failed')} failed${failed.length ? ` (${failed.join('; ')})` : ''}${count('skipped') ? `, ${count('skipped')} skipped (they would build a pre-aggregation)` : ''}; ${plural((d.requests?.production ?? 0) + (d.requests?.preview ?? 0), 'data-API request')}`,
+    `data diff: ${plural(d.queries.length, 'key query', 'key queries')} in ${(d.elapsedMs / 1000).toFixed(1)} s: ${d.changed} changed, ${count('unchanged')} unchanged, ${count('new')} new, ${count('gone') ? `${count('gone')} gone, ` : ''}${count('failed')} failed${failed.length ? ` (${failed.join('; ')})` : ''}${count('skipped') ? `, ${count('skipped')} skipped (they would build a pre-aggregation)` : ''}; ${plural((d.requests?.production ?? 0) + (d.requests?.preview ?? 0), 'data-API request')}`,
   );
   return { mode, result: d };
 }

@@ -40,7 +40,9 @@ export function guardOf(plan: DataDiffPlan, impact: ImpactResult, rollups: Rollu
 
 /** What the loads came to: the key queries and probes that were skipped (or ran, allowed) for a build; nothing when none would build. */
 export function buildSkipsOf(guard: BuildGuard, numbers: DataDiffOutcome | undefined, access: AccessOutcome | undefined): BuildSkips | undefined {
-  const queries = (numbers?.result?.queries ?? []).map((q) => ({ name: q.name, builds: q.wouldBuild ?? (guard.allow ? keyQueryBuilds(guard, q.name) : []) }));
+  // A query gone from the pull request's key-queries file ran nowhere: it built nothing.
+  const ran = (numbers?.result?.queries ?? []).filter((q) => q.status !== 'gone');
+  const queries = ran.map((q) => ({ name: q.name, builds: q.wouldBuild ?? (guard.allow ? keyQueryBuilds(guard, q.name) : []) }));
   const probes = (access?.probes ?? []).filter((p) => p.wouldBuild?.length);
   const keyQueries = queries.filter((q) => q.builds.length);
   if (!keyQueries.length && !probes.length) return undefined;

@@ -11,6 +11,7 @@ import { sleep } from '../client/retry.js';
 import { personaSecurityContext, type Persona } from '../impact/access/types.js';
 import type { DataDiffPlan } from '../impact/data/plan.js';
 import type { KeyQuery } from '../impact/data/types.js';
+import { querySide } from '../impact/data/query-sides.js';
 import { plannedRollups, rebuiltRollups, rollupChanges, truncations, type PlanSide, type QueryPlan } from '../impact/rollups/compare.js';
 import type { RollupOutcome } from '../impact/rollups/outcome.js';
 import { rollupLines, rollupWarning } from '../impact/rollups/outcome.js';
@@ -100,7 +101,15 @@ export async function planGroups(
       const paths = [envs.production, envs.staging].map((env) => `${new URL(env.restUrl).pathname}/sql`);
       const side = (i: number, skip: (k: KeyQuery) => boolean) =>
         mapLimit(g.queries, s.limits.concurrency, (k) =>
-          skip(k) ? Promise.resolve(undefined) : planQuery(clients[i] as HttpClient, paths[i] as string, k, s.limits.queryTimeoutMs, ctx.signal),
+          skip(k)
+            ? Promise.resolve(undefined)
+            : planQuery(
+                clients[i] as HttpClient,
+                paths[i] as string,
+                { ...k, query: querySide(k, i ? 'preview' : 'production') },
+                s.limits.queryTimeoutMs,
+                ctx.signal,
+              ),
         );
       const [bases, heads] = await Promise.all([side(0, (k) => !!k.headOnly), side(1, () => false)]);
       g.queries.forEach((k, i) => {
@@ -139,8 +148,10 @@ export async function rollupPlansStep(ctx: OpContext, plan: DataDiffPlan, impact
   };
   const refusal = rollupPlansRefusal(plan, impact);
   if (refusal) return skipped(refusal);
-  const picked = pickKeyQueries(impact, plan.settings, plan.fileQueries);
-  if ('skipped' in picked) return skipped(picked.skipped);
+  const all = pickKeyQueries(impact, plan.settings, plan.fileQueries);
+  if ('skipped' in all) return skipped(all.skipped);
+  // A key query gone from the pull request's file is planned on neither side.
+  const picked = { ...all, run: all.run.filter((k) => !k.baseOnly) };
   return ctx.reporter.group('Rollups: which pre-aggregation serves each key query on production and on the preview', async () => {
     const started = Date.now();
     const room = plan.settings.limits.maxQueries - picked.run.length;

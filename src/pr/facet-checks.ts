@@ -201,7 +201,7 @@ function numbersCheck(o: FacetOutcome, s: FacetSettings): FacetCheck | undefined
   const r = d.result;
   const count = (status: string) => r.queries.filter((q) => q.status === status).length;
   const parts: Part[] = [];
-  const ran = r.queries.length - count('skipped');
+  const ran = r.queries.length - count('skipped') - count('gone');
   if (r.changed)
     parts.push({
       state: gated ? 'failing' : 'concern',

@@ -136,6 +136,7 @@ function queryResult(q: NumbersQueryRow): string {
   if (q.status === 'skipped')
     return `not run: would build ${join((q.wouldBuild ?? []).map((b) => `${cell(b.rollup)} (${REASON_WORDS[b.reason]})`)) || 'a pre-aggregation'}`;
   if (q.status === 'new') return `new on the preview: ${plural(q.rows?.head ?? 0, 'row')}`;
+  if (q.status === 'gone') return "gone: only the base's key-queries file has it (not run)";
   const parts: string[] = [];
   if (q.changed) parts.push(`${plural(q.changed, 'row')} changed`);
   const l = q.largest;

@@ -19,7 +19,16 @@ export function example(action: string): Payload {
 /** A payload for PR `number` at `headSha`; `merged` sets the flag the examples never set. */
 export function pullRequestEvent(
   action: string,
-  opts: { number?: number; headSha?: string; headRef?: string; mergeCommitSha?: string; merged?: boolean; fork?: boolean; title?: string } = {},
+  opts: {
+    number?: number;
+    headSha?: string;
+    headRef?: string;
+    baseSha?: string;
+    mergeCommitSha?: string;
+    merged?: boolean;
+    fork?: boolean;
+    title?: string;
+  } = {},
 ): Payload {
   const p = example(action);
   const pr = p.pull_request;
@@ -29,6 +38,7 @@ export function pullRequestEvent(
   }
   if (opts.headSha) pr.head.sha = opts.headSha;
   if (opts.headRef) pr.head.ref = opts.headRef;
+  if (opts.baseSha) pr.base.sha = opts.baseSha;
   if (opts.mergeCommitSha) pr.merge_commit_sha = opts.mergeCommitSha;
   if (opts.title) pr.title = opts.title;
   if (opts.merged !== undefined) pr.merged = opts.merged;

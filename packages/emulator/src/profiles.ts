@@ -41,6 +41,7 @@ export const PROFILES = [
   'default-scopes-no-sql',
   'mint-ignores-scopes',
   'mint-refuses-uncompiled',
+  'repo-type-deploy-repo',
 ] as const;
 
 export type ProfileName = (typeof PROFILES)[number];
@@ -103,6 +104,8 @@ export const PROFILE_SUMMARY: Record<ProfileName, string> = {
   'mint-ignores-scopes': "the environment token mint accepts scopes but ignores them: every token carries the tenant's default scopes",
   'mint-refuses-uncompiled':
     "minting an environment's data-API token answers 400 with the compiler's error when the model that environment serves does not compile (by default the token is minted and the data API answers 500 with that error)",
+  'repo-type-deploy-repo':
+    'deployment settings say repoType deployRepo for a deployment no outside repository is connected to (its internal Git repository, the Cube Git remote, holds the model); by default repoType is not reported',
 };
 
 /** Profiles that answer the same point two ways cannot be on together. */

@@ -75,14 +75,19 @@ function sqlReportQuery(sqlMembers: string[], members: Map<string, MetaMember>):
 /** A key query with its row cap: its own limit when lower, else `maxRows` (then said to be capped). */
 function withCap(k: KeyQuery, maxRows: number): KeyQuery {
   const own = typeof k.query.limit === 'number' && k.query.limit > 0 ? k.query.limit : undefined;
-  if (own !== undefined && own <= maxRows) return k;
-  return { ...k, query: { ...k.query, limit: maxRows }, capped: true };
+  // Production's version of it (the base's file) is capped too: the two answers stay comparable.
+  const fits = (q: CubeQuery) => typeof q.limit === 'number' && q.limit > 0 && q.limit <= maxRows;
+  const base = k.baseQuery ? { baseQuery: fits(k.baseQuery) ? k.baseQuery : { ...k.baseQuery, limit: maxRows } } : {};
+  if (own !== undefined && own <= maxRows) return { ...k, ...base };
+  return { ...k, query: { ...k.query, limit: maxRows }, ...base, capped: true };
 }
 
 /** Every key query worth running, deduplicated, the first `maxQueries` to run. */
 export function keyQueries(input: KeyQueryInput): KeyQueries {
   const members = metaMembers(input.head);
-  const all: KeyQuery[] = [...input.file];
+  // Gone from the pull request's file: said, never run, so never counted against the cap.
+  const gone = input.file.filter((k) => k.baseOnly);
+  const all: KeyQuery[] = input.file.filter((k) => !k.baseOnly);
   const uses = (q: unknown) => queryUses(q).find((u) => input.values.has(u.member))?.member;
   for (const item of input.content.filter((c) => c.kind === 'report' || c.kind === 'dashboard')) {
     for (const { place, query } of item.queries ?? []) {
@@ -101,11 +106,11 @@ export function keyQueries(input: KeyQueryInput): KeyQueries {
   for (const m of input.addedMeasures) if (members.get(m)?.kind === 'measure') all.push(...probes(m, members, `${m} added`, true));
   const seen = new Set<string>();
   const unique = all.filter((k) => {
-    const id = JSON.stringify([k.query, !!k.headOnly]);
+    const id = JSON.stringify([k.query, !!k.headOnly, k.baseQuery ?? null]);
     if (seen.has(id)) return false;
     seen.add(id);
     return true;
   });
   const run = unique.slice(0, input.maxQueries).map((k) => withCap(k, input.maxRows));
-  return { run, notRun: unique.length - run.length };
+  return { run: [...run, ...gone], notRun: unique.length - run.length };
 }

@@ -3,13 +3,17 @@
  * a public repository needs its own allow; never for a fork's pull request) and the team's key queries,
  * read and checked. The run is an operation (src/operations/data-diff.ts).
  */
+import { InputError } from '../../client/errors.js';
+import { fileAtCommit } from '../../model/git-commit.js';
 import { probesRefusal } from '../access/probes.js';
-import { readKeyQueriesFile } from './queries-file.js';
+import { pairKeyQueries } from './query-sides.js';
+import { parseKeyQueries, readKeyQueriesFile } from './queries-file.js';
 import type { DataDiffSettings, KeyQuery } from './types.js';
 
-/** What the data diff asks of the event: a fork's pull request, a public repository. */
+/** What the data diff asks of the event: a fork's pull request, a public repository, the base commit. */
 export interface PullRequestFacts {
-  pr?: { fork: boolean } | undefined;
+  pr?: { fork: boolean; baseSha?: string } | undefined;
+  group?: { baseSha: string } | undefined;
   repositoryPublic: boolean;
 }
 
@@ -32,12 +36,46 @@ export interface DataDiffPlan {
   probesRefusal?: string;
   /** The pull request comes from a fork: no token is minted for it, whatever the mode (the rollup plans ask). */
   fork?: boolean;
+  /** What the key queries per side came to (the base's file read or not, queries new or gone), said once the run starts. */
+  queryNotes?: string[];
+}
+
+/**
+ * The key queries as the base has them: the `data-diff-base-queries` file (bad input when wrong), else in a
+ * pull request's run the key-queries file at the event's base commit (read with git). The base's own
+ * mistake is not the pull request's: a base file that cannot be read is a note, and both sides run the head's.
+ */
+async function baseKeyQueries(s: DataDiffSettings, run: PullRequestFacts): Promise<{ queries?: KeyQuery[]; note?: string }> {
+  if (s.baseQueriesFile) return { queries: await readKeyQueriesFile(s.baseQueriesFile, 'data-diff-base-queries') };
+  const sha = run.pr?.baseSha ?? run.group?.baseSha;
+  if (!s.queriesFile || !sha) return {};
+  const at = `${s.queriesFile} at the base commit ${sha.slice(0, 7)}`;
+  const both = "both sides run the pull request's key queries";
+  const read = await fileAtCommit(s.queriesFile, sha);
+  if ('missing' in read) return { note: `the base commit has no ${s.queriesFile}: ${both}` };
+  if ('problem' in read) return { note: `${at} could not be read (${read.problem}): ${both}` };
+  try {
+    return { queries: parseKeyQueries(read.text, at) };
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    return { note: `${at} is not a key-queries file (${e.message}): ${both}` };
+  }
 }
 
 export async function planDataDiff(settings: DataDiffSettings, run: PullRequestFacts): Promise<DataDiffPlan> {
   const refusal = dataDiffRefusal(settings, run);
   // Read whenever given, even with the data diff off: a wrong path is said now, not when it is turned on.
-  const fileQueries = settings.queriesFile ? await readKeyQueriesFile(settings.queriesFile) : [];
+  const head = settings.queriesFile ? await readKeyQueriesFile(settings.queriesFile) : [];
+  const base = await baseKeyQueries(settings, run);
+  const paired = base.queries ? pairKeyQueries(head, base.queries) : { queries: head, notes: [] };
+  const queryNotes = [...(base.note ? [base.note] : []), ...paired.notes];
   const probes = probesRefusal(settings, run);
-  return { settings, fileQueries, ...(refusal ? { refusal } : {}), ...(probes ? { probesRefusal: probes } : {}), ...(run.pr?.fork ? { fork: true } : {}) };
+  return {
+    settings,
+    fileQueries: paired.queries,
+    ...(refusal ? { refusal } : {}),
+    ...(probes ? { probesRefusal: probes } : {}),
+    ...(run.pr?.fork ? { fork: true } : {}),
+    ...(queryNotes.length ? { queryNotes } : {}),
+  };
 }

@@ -31,32 +31,37 @@ function problem(q: unknown): string | undefined {
   return undefined;
 }
 
-/** Read the key-queries file at `path`; an InputError names the file and the first item that is wrong. */
-export async function readKeyQueriesFile(path: string): Promise<KeyQuery[]> {
+/** Read the key-queries file at `path`; an InputError names the input, the file and the first item that is wrong. */
+export async function readKeyQueriesFile(path: string, input = INPUT): Promise<KeyQuery[]> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (e) {
-    throw new InputError(INPUT, path, `a readable JSON file of key queries (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    throw new InputError(input, path, `a readable JSON file of key queries (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
+  return parseKeyQueries(text, path, input);
+}
+
+/** A key-queries file's text checked (`path` names it in the error). */
+export function parseKeyQueries(text: string, path: string, input = INPUT): KeyQuery[] {
   let doc: unknown;
   try {
     doc = JSON.parse(text);
   } catch (e) {
-    throw new InputError(INPUT, path, `a JSON file (${(e as Error).message})`);
+    throw new InputError(input, path, `a JSON file (${(e as Error).message})`);
   }
   const items = Array.isArray(doc) ? doc : isObject(doc) ? doc.queries : undefined;
-  if (!Array.isArray(items)) throw new InputError(INPUT, path, 'a JSON file holding { "queries": [ { "name": …, "query": { … } } ] }');
+  if (!Array.isArray(items)) throw new InputError(input, path, 'a JSON file holding { "queries": [ { "name": …, "query": { … } } ] }');
   const names = new Set<string>();
   return items.map((item, i) => {
     const at = `queries[${i}]`;
-    if (!isObject(item)) throw new InputError(INPUT, path, `a file whose ${at} is an object with "name" and "query"`);
+    if (!isObject(item)) throw new InputError(input, path, `a file whose ${at} is an object with "name" and "query"`);
     const name = typeof item.name === 'string' ? item.name.trim() : '';
-    if (!name) throw new InputError(INPUT, path, `a file whose ${at}.name is a non-empty string`);
-    if (names.has(name)) throw new InputError(INPUT, path, `a file whose query names are unique (${at}.name ${JSON.stringify(name)} is used twice)`);
+    if (!name) throw new InputError(input, path, `a file whose ${at}.name is a non-empty string`);
+    if (names.has(name)) throw new InputError(input, path, `a file whose query names are unique (${at}.name ${JSON.stringify(name)} is used twice)`);
     names.add(name);
     const why = problem(item.query);
-    if (why) throw new InputError(INPUT, path, `a file whose ${at}.query is a data API query (it ${why})`);
+    if (why) throw new InputError(input, path, `a file whose ${at}.query is a data API query (it ${why})`);
     return { name, source: 'file' as const, query: item.query as CubeQuery };
   });
 }

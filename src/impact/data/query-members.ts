@@ -35,13 +35,21 @@ export function checkKeyQueryMembers(queries: readonly KeyQuery[], production: M
   const head = namesOf(preview);
   const all = [...new Set([...base, ...head])];
   const out: CheckedKeyQueries = { queries: [], unknown: [], previewOnly: [] };
+  const membersOf = (q: KeyQuery['query']) => [...new Set(queryUses(q).map((u) => u.member))];
   for (const k of queries) {
-    const missing = [...new Set(queryUses(k.query).map((u) => u.member))].filter((m) => !base.has(m));
-    const unknown = missing.filter((m) => !head.has(m));
+    // Gone from the pull request's file: run on neither side, nothing of it to check.
+    if (k.baseOnly) {
+      out.queries.push(k);
+      continue;
+    }
+    const unknown = membersOf(k.query).filter((m) => !base.has(m) && !head.has(m));
     for (const member of unknown) out.unknown.push(explain(k.name, member, all, production, preview));
-    if (missing.length && !unknown.length) {
+    // Production runs the base's version when there is one: its members are the ones production must have.
+    const missing = membersOf(k.baseQuery ?? k.query).filter((m) => !base.has(m));
+    if (missing.length && !unknown.length && !k.headOnly) {
       out.previewOnly.push({ query: k.name, members: missing });
-      out.queries.push({ ...k, headOnly: true });
+      const { baseQuery: _, ...rest } = k;
+      out.queries.push({ ...rest, headOnly: true });
     } else out.queries.push(k);
   }
   return out;

@@ -23,6 +23,10 @@ export interface KeyQuery {
   why?: string;
   /** Runs on the preview only (a measure production does not have yet). */
   headOnly?: boolean;
+  /** What production runs instead of `query`: the base's key-queries file asks this query by the same name otherwise. */
+  baseQuery?: CubeQuery;
+  /** The base's key-queries file has it, the pull request's does not: run on neither side, said "gone". */
+  baseOnly?: boolean;
   /** Its limit is the row cap (`maxRows`), not its own: a full answer may have left rows out. */
   capped?: boolean;
 }
@@ -89,7 +93,7 @@ export interface QueryOutcome {
   source: KeySource;
   why?: string;
   query: CubeQuery;
-  status: 'unchanged' | 'changed' | 'failed' | 'new' | 'skipped';
+  status: 'unchanged' | 'changed' | 'failed' | 'new' | 'gone' | 'skipped';
   comparison?: QueryComparison;
   /** Skipped: its load on the preview would build these pre-aggregations in the shared Cube Store (run on neither side). */
   wouldBuild?: RollupBuild[];
@@ -140,6 +144,8 @@ export interface DataDiffSettings {
   buildRollups?: boolean;
   /** Path of the key-queries file (read by the command before its first call). */
   queriesFile?: string;
+  /** Path of the base's key-queries file (`--data-diff-base-queries`): production runs its queries, matched by name. */
+  baseQueriesFile?: string;
   securityContext: Record<string, unknown>;
   limits: DataDiffLimits;
   failOnChange: boolean;

@@ -44,6 +44,8 @@ export interface NumbersView {
   fresh?: number;
   /** Queries not run: their load on the preview would build a pre-aggregation (absent in views written before). */
   skipped?: number;
+  /** Queries only the base's key-queries file has (gone from the pull request's; absent in views written before). */
+  gone?: number;
   /** Key queries found beyond the cap. */
   notRunQueries: number;
   seconds?: number;
@@ -80,6 +82,7 @@ export function numbersView(r: DataDiffResult | { skipped: string; mode: 'values
     failed: r.queries.filter((q) => q.status === 'failed').length,
     fresh: r.queries.filter((q) => q.status === 'new').length,
     skipped: r.queries.filter((q) => q.status === 'skipped').length,
+    ...(r.queries.some((q) => q.status === 'gone') ? { gone: r.queries.filter((q) => q.status === 'gone').length } : {}),
     notRunQueries: r.notRun,
     seconds: Math.round(r.elapsedMs / 100) / 10,
     queries,
@@ -128,6 +131,7 @@ function result(q: NumbersQueryRow): string {
     return `not run: its load on the preview would build ${(q.wouldBuild ?? []).map((b) => `${code(b.rollup, { cell: true })} (${REASON_WORDS[b.reason]})`).join(', ') || 'a pre-aggregation'} in the shared Cube Store (see Cost)`;
   if (q.status === 'failed') return `failed on ${q.failed?.side === 'both' ? 'both' : (q.failed?.side ?? '?')}: ${text(cut(q.failed?.message ?? '', 160))}`;
   if (q.status === 'new') return `new on the preview: ${plural(q.rows?.head ?? 0, 'row')}`;
+  if (q.status === 'gone') return "gone: only the base's key-queries file has it (not run)";
   const parts: string[] = [];
   if (q.changed) parts.push(`${plural(q.changed, 'row')} changed`);
   const l = q.largest;
@@ -194,11 +198,13 @@ export function renderNumbers(v: NumbersView, options: NumbersRenderOptions, ful
   const rows = comment ? (options.rows ?? DEFAULTS.dataDiffCommentRows) : Number.POSITIVE_INFINITY;
   const fresh = all.fresh ?? 0;
   const skipped = all.skipped ?? 0;
-  const unchanged = all.total - all.changed - all.failed - fresh - skipped;
+  const gone = all.gone ?? 0;
+  const unchanged = all.total - all.changed - all.failed - fresh - skipped - gone;
   const counts = [
     `${all.changed} changed`,
     `${unchanged} unchanged`,
     ...(fresh ? [`${fresh} new`] : []),
+    ...(gone ? [`${gone} gone`] : []),
     ...(all.failed ? [`${all.failed} failed`] : []),
     ...(skipped ? [`${skipped} not run (they would build a pre-aggregation)`] : []),
   ].join(', ');

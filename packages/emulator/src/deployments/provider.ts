@@ -37,9 +37,15 @@ function holdOf(ctx: Ctx, d: DeploymentRec): { releaseChannelVersionHold?: boole
   return { releaseChannelVersionHold: d.versionHold };
 }
 
+/** `repoType` of a deployment no outside repository is connected to: unreported by default, `deployRepo` (its internal Git repository) under `repo-type-deploy-repo`. */
+function repoTypeOf(ctx: Ctx, d: DeploymentRec): { repoType?: string } {
+  return !d.connected && profileOn(ctx, 'repo-type-deploy-repo') ? { repoType: 'deployRepo' } : {};
+}
+
 function settingsOf(ctx: Ctx, d: DeploymentRec) {
   return {
     ...d.settings,
+    ...repoTypeOf(ctx, d),
     id: d.id,
     name: d.name,
     template: textOf(d.settings.template ?? 'single'),

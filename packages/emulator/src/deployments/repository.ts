@@ -75,7 +75,10 @@ function addDotfiles(d: DeploymentRec, b: BranchRec): void {
 export function disconnectRepository(d: DeploymentRec): void {
   const before = d.connected?.before ?? {};
   delete d.connected;
-  d.settings = { ...d.settings, creationMethod: before.creationMethod ?? 'cubecloud', repoType: before.repoType ?? 'deployRepo' };
+  // repoType as before the connection: unreported by default, `deployRepo` only as the profile repo-type-deploy-repo reports it.
+  d.settings = { ...d.settings, creationMethod: before.creationMethod ?? 'cubecloud' };
+  if (before.repoType === undefined) delete d.settings.repoType;
+  else d.settings.repoType = before.repoType;
   if (before.deployMode !== undefined) d.settings.deployMode = before.deployMode;
   delete d.settings.repository;
 }

@@ -1,1 +1,0 @@
-export{n as doctorCommand}from"./doctor-Dny5nUB2.js";
