@@ -77,7 +77,7 @@ function step(
       DATAMODEL_CI_CA_CERT: lc.caFile,
       DATAMODEL_CI_DEPLOYMENT_ID: '1',
       DATAMODEL_CI_GITHUB_TOKEN: 'ghs_project_root_token_0123456789',
-      DATAMODEL_CI_REQUEST_TIMEOUT: '2',
+      DATAMODEL_CI_REQUEST_TIMEOUT: '60', // no emulator fault here: a busy machine's slow answer is not a hang
     },
   });
   let out = '';

@@ -82,7 +82,7 @@ export async function startLifecycle(options: { faults?: string; emulator?: Para
         DATAMODEL_CI_DEPLOYMENT_ID: '1',
         DATAMODEL_CI_GITHUB_TOKEN: 'ghs_lifecycle_token_0123456789',
         DATAMODEL_CI_MODEL_DIR: dir,
-        DATAMODEL_CI_REQUEST_TIMEOUT: '2',
+        DATAMODEL_CI_REQUEST_TIMEOUT: '60', // no emulator fault here: a busy machine's slow answer is not a hang
         GITHUB_REPOSITORY: gh.repository,
         GITHUB_API_URL: gh.url,
         GITHUB_RUN_ID: String(pr),
