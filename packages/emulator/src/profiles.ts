@@ -41,6 +41,7 @@ export const PROFILES = [
   'default-scopes-no-sql',
   'mint-ignores-scopes',
   'mint-refuses-uncompiled',
+  'groups-from-roles',
 ] as const;
 
 export type ProfileName = (typeof PROFILES)[number];
@@ -103,6 +104,8 @@ export const PROFILE_SUMMARY: Record<ProfileName, string> = {
   'mint-ignores-scopes': "the environment token mint accepts scopes but ignores them: every token carries the tenant's default scopes",
   'mint-refuses-uncompiled':
     "minting an environment's data-API token answers 400 with the compiler's error when the model that environment serves does not compile (by default the token is minted and the data API answers 500 with that error)",
+  'groups-from-roles':
+    "access policies read the user's groups from the token's securityContext.roles (the deployment's own contextToGroups reads another claim): neither cubeCloud.groups nor the top-level groups reach them",
 };
 
 /** Profiles that answer the same point two ways cannot be on together. */
@@ -112,6 +115,7 @@ export const EXCLUSIVE: readonly (readonly [ProfileName, ProfileName])[] = [
   ['duplicate-branch-400', 'create-500-existing'],
   ['live-hashes-served', 'live-hashes-dev-session'],
   ['version-hold-null', 'version-hold-unreported'],
+  ['groups-top-level', 'groups-from-roles'],
 ];
 
 /** Parse `a,b` (or a list); the error names the value and the known profiles. */

@@ -7,6 +7,7 @@
 import type { ContentKind } from '../affected.js';
 import type { MetaCube } from '../meta.js';
 import type { RollupBuild } from '../rollups/builds.js';
+import type { GroupsUnreached } from './reach.js';
 
 export interface Persona {
   name: string;
@@ -113,6 +114,8 @@ export interface AccessOutcome {
   targetMeta?: MetaCube[];
   /** Cubes and views the pull request adds under an access policy, with the personas whose preview /meta lists them. */
   newGuarded?: { target: string; seenBy: string[] }[];
+  /** The personas' groups did not reach the policies on this deployment (src/impact/access/reach.ts): no persona's change is fact. */
+  groupsUnreached?: GroupsUnreached;
   /** Persona probes that were found but not run (`data-diff-max-queries`), and why the probes did not run at all. */
   probesNotRun?: { count: number; why?: string };
 }
