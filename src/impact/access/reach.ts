@@ -37,7 +37,7 @@ const EMPTY: Persona = { name: 'the empty security context', groups: [], securit
 const seen = (a: string | undefined) => a === 'full' || a === 'masked';
 
 /** A member whose visibility the side's policies give the persona otherwise than the empty context (undefined: none, or not known). */
-function staticDifference(def: ModelDefinition, persona: Persona): string | undefined {
+export function staticDifference(def: ModelDefinition, persona: Persona): string | undefined {
   for (const c of def.cubes.values()) {
     const policies = c.accessPolicies ?? [];
     if (!c.public || !policies.length) continue;
