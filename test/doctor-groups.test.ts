@@ -91,7 +91,7 @@ describe("doctor: do the personas' groups take effect, and through which claim",
     );
 
     it(
-      "minted-context-drops-cubecloud: the groups never reach; the echo shows the platform rewrote the context; with groups-top-level they reach",
+      'minted-context-drops-cubecloud: the groups never reach; the echo shows the platform rewrote the context; with groups-top-level they reach',
       async () => {
         const c = await check(['minted-context-drops-cubecloud']);
         expect(c.state).toBe('failed');

@@ -30,7 +30,11 @@ const CLAIMS: { claim: string; context: (groups: string[]) => Record<string, unk
 ];
 
 /** `/meta` of production under a token minted with `context`, and where the mint's echo differs from it. */
-async function readAs(ctx: OpContext, env: EnvironmentRef, context: Record<string, unknown>): Promise<{ meta?: MetaDocument; problem?: string; echo: string[] }> {
+async function readAs(
+  ctx: OpContext,
+  env: EnvironmentRef,
+  context: Record<string, unknown>,
+): Promise<{ meta?: MetaDocument; problem?: string; echo: string[] }> {
   let echo: string[] = [];
   const token = mintEchoed(ctx, env, context, ['meta'], 600).then(({ token, echoed }) => {
     echo = contextDifferences(context, echoed);
@@ -62,7 +66,8 @@ export async function groupsCheck(ctx: OpContext, add: AddCheck, deployBranch: s
   const echo = mine.echo.length
     ? `; the mint's echoed security context differs from the one sent at ${mine.echo.slice(0, 4).join(', ')} (the platform rewrote it)`
     : "; the mint's echoed security context is the one sent";
-  if (!empty.meta || !mine.meta) return add(NAME, 'failed', `production's /meta could not be read (${empty.problem ?? mine.problem})${echo}`, 'the personas are read as they can be');
+  if (!empty.meta || !mine.meta)
+    return add(NAME, 'failed', `production's /meta could not be read (${empty.problem ?? mine.problem})${echo}`, 'the personas are read as they can be');
   const tried = `a persona token with group${groups.length > 1 ? 's' : ''} ${list} (at securityContext.cubeCloud.groups and securityContext.groups)`;
   // With no policy naming a group, or groups that change nothing, the reads cannot tell.
   if (!def || !named.length || !staticDifference(def, persona))

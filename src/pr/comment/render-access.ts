@@ -159,8 +159,8 @@ export function renderAccess(v: AccessView, options: AccessRenderOptions, full?:
     unreached
       ? "❔ the personas' groups do not reach the policies on this deployment"
       : all.changeTotal
-      ? `${plural(all.changeTotal, 'change')}${all.gainTotal ? `, ⚠️ ${all.gainTotal} gaining access` : ''}`
-      : 'no persona sees anything differently'
+        ? `${plural(all.changeTotal, 'change')}${all.gainTotal ? `, ⚠️ ${all.gainTotal} gaining access` : ''}`
+        : 'no persona sees anything differently'
   }`;
   const out = [head, ''];
   if (unreached)
