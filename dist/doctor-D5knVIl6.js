@@ -1,0 +1,1 @@
+export{n as doctorCommand}from"./doctor-26Fnr6D0.js";
