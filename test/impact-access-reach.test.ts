@@ -97,7 +97,7 @@ describe('the first access policy, under each group mapping a tenant may have', 
         // The platform that rewrites the context says so: the echo differs at cubeCloud.
         const echo = r.access!.notices.filter((n) => n.includes('carries another security context than the one sent'));
         if (profile === 'minted-context-drops-cubecloud') {
-          expect(echo.join('\n')).toMatch(/persona finance: .*differs at cubeCloud\.userAttributes, cubeCloud\.groups/);
+          expect(echo.join('\n')).toMatch(/personas finance, nobody: .*differs at cubeCloud\.userAttributes, cubeCloud\.groups/);
           expect(u.remedy).toContain('the echoed security_context differs');
         } else expect(echo).toEqual([]);
       },

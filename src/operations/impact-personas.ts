@@ -89,10 +89,12 @@ function calibrate(
   models: DefinitionStep['models'],
 ): void {
   const echoed = [...reads.base, ...reads.head].filter((r) => r.echoDiffers?.length);
-  for (const persona of new Set(echoed.map((r) => r.persona))) {
-    const paths = [...new Set(echoed.filter((r) => r.persona === persona).flatMap((r) => r.echoDiffers!))];
+  if (echoed.length) {
+    // One line for every persona: the platform rewrites each token alike.
+    const who = [...new Set(echoed.map((r) => r.persona.name))];
+    const paths = [...new Set(echoed.flatMap((r) => r.echoDiffers!))];
     access.notices.push(
-      `persona ${persona.name}: the platform's token carries another security context than the one sent (it differs at ${paths.slice(0, 4).join(', ')}${paths.length > 4 ? ' and more' : ''}): what reaches the policies is the platform's`,
+      `${who.length === 1 ? 'persona' : 'personas'} ${who.slice(0, 5).join(', ')}${who.length > 5 ? ' and more' : ''}: the platform's token carries another security context than the one sent (it differs at ${paths.slice(0, 4).join(', ')}${paths.length > 4 ? ' and more' : ''}): what reaches the policies is the platform's`,
     );
   }
   const side = (s: 'production' | 'preview', rs: PersonaRead[], e: MetaDocument | undefined, def: ModelDefinition | undefined) => ({

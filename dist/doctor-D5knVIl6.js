@@ -1,1 +1,0 @@
-export{n as doctorCommand}from"./doctor-26Fnr6D0.js";
