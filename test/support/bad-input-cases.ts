@@ -22,8 +22,6 @@ export const dirs = {
   file: join(root, 'a-file.txt'),
   /** A personas file naming one persona twice. */
   personasTwice: join(root, 'personas-twice.yml'),
-  /** A personas file whose persona names two different group lists. */
-  personasGroupsConflict: join(root, 'personas-groups-conflict.yml'),
 };
 
 function model(name: string, files: Record<string, string | Buffer>): string {
@@ -48,7 +46,6 @@ export function makeBadInputModels(): void {
   symlinkSync(join(root, 'outside.yml'), join(dirs.symlink, 'model', 'escape.yml'));
   writeFileSync(dirs.file, 'x');
   writeFileSync(dirs.personasTwice, 'personas:\n  - name: analyst\n  - name: analyst\n');
-  writeFileSync(dirs.personasGroupsConflict, 'personas:\n  - name: analyst\n    groups: [finance]\n    securityContext: { cubeCloud: { groups: [admin] } }\n');
 }
 
 export interface Case {
@@ -409,13 +406,6 @@ export const cases = (): Case[] => [
     argv: ['diff', '--personas', dirs.personasTwice],
     code: 2,
     says: ['expected a file whose persona names are unique (personas[1].name "analyst" is used twice)'],
-  },
-  {
-    name: 'diff --personas naming two group lists for one persona',
-    command: 'cli',
-    argv: ['diff', '--personas', dirs.personasGroupsConflict],
-    code: 2,
-    says: ['expected a file whose personas[0] names its groups once, or the same groups wherever it names them'],
   },
   {
     name: 'sweep without a repository',
