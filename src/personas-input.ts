@@ -24,6 +24,36 @@ const NAME_MAX = 64;
 
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
+/**
+ * The persona's groups, given in up to three places (`groups`, `securityContext.groups`,
+ * `securityContext.cubeCloud.groups`): every place given must name the same groups, or the file is refused
+ * (the tokens carry one list at both claims; two lists would make the persona's view the deployment's
+ * choice of claim). The one list, deduplicated; none given: no group.
+ */
+function oneGroupList(path: string, at: string, groups: string[] | undefined, context: Record<string, unknown>): string[] {
+  const cubeCloud = context.cubeCloud;
+  if (cubeCloud !== undefined && !isObject(cubeCloud)) throw new InputError(INPUT, path, `a file whose ${at}.securityContext.cubeCloud is a map (an object)`);
+  const given: { where: string; list: string[] }[] = groups ? [{ where: `${at}.groups`, list: groups }] : [];
+  for (const [where, value] of [
+    [`${at}.securityContext.groups`, context.groups],
+    [`${at}.securityContext.cubeCloud.groups`, cubeCloud?.groups],
+  ] as const) {
+    if (value === undefined) continue;
+    if (!Array.isArray(value) || !value.every((g) => typeof g === 'string' && g.trim() !== ''))
+      throw new InputError(INPUT, path, `a file whose ${where} is a list of group names (strings)`);
+    given.push({ where, list: value as string[] });
+  }
+  const key = (l: string[]) => [...new Set(l)].sort().join('\u0000');
+  const differ = given.find((g) => key(g.list) !== key(given[0]!.list));
+  if (differ)
+    throw new InputError(
+      INPUT,
+      path,
+      `a file whose ${at} names its groups once, or the same groups wherever it names them (${given[0]!.where} is ${JSON.stringify(given[0]!.list)}, ${differ.where} is ${JSON.stringify(differ.list)}): the tokens carry one list at both claims`,
+    );
+  return [...new Set(given[0]?.list ?? [])];
+}
+
 /** Parse and check the text of a personas file; `path` names it in errors. */
 export function parsePersonas(text: string, path: string): Persona[] {
   // The YAML reader reads JSON too (JSON is YAML); duplicate keys are refused rather than silently overwritten.
@@ -56,7 +86,7 @@ export function parsePersonas(text: string, path: string): Persona[] {
       throw new InputError(INPUT, path, `a file whose ${at} gives securityContext once (it has securityContext and security_context)`);
     const context = item.securityContext ?? item.security_context ?? {};
     if (!isObject(context)) throw new InputError(INPUT, path, `a file whose ${at}.securityContext is a map (an object)`);
-    return { name, groups: [...new Set(groups as string[])], securityContext: context };
+    return { name, groups: oneGroupList(path, at, item.groups === undefined ? undefined : (groups as string[]), context), securityContext: context };
   });
 }
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateCondition } from '../src/impact/access/condition.js';
 import { entityAccess, rowAccessText, type PolicyDef } from '../src/impact/access/policy.js';
-import type { Persona } from '../src/impact/access/types.js';
+import { personaSecurityContext, type Persona } from '../src/impact/access/types.js';
 import { modelDefinition } from '../src/impact/definition/source.js';
 import { parsePersonas } from '../src/personas-input.js';
 
@@ -179,6 +179,22 @@ describe('the personas file', () => {
     expect(parsePersonas('{"personas":[{"name":"guest"}]}', 'p.json')).toEqual([{ name: 'guest', groups: [], securityContext: {} }]);
   });
 
+  it("takes a persona's groups from wherever it names them, the same list at every place; its token carries them at both claims", () => {
+    const [own] = parsePersonas('personas:\n  - name: a\n    securityContext: { region: EU, cubeCloud: { groups: [finance] } }\n', 'p.yml');
+    expect(own!.groups).toEqual(['finance']);
+    // An absent top-level `groups` never overwrites the persona's own cubeCloud.groups.
+    expect(personaSecurityContext(own!)).toEqual({ region: 'EU', groups: ['finance'], cubeCloud: { userAttributes: {}, groups: ['finance'] } });
+    const [top] = parsePersonas('personas:\n  - name: b\n    securityContext: { groups: [sales] }\n', 'p.yml');
+    expect(personaSecurityContext(top!)).toMatchObject({ groups: ['sales'], cubeCloud: { groups: ['sales'] } });
+    const [same] = parsePersonas('personas:\n  - name: c\n    groups: [x, y]\n    securityContext: { cubeCloud: { groups: [y, x] } }\n', 'p.yml');
+    expect(same!.groups).toEqual(['x', 'y']);
+    // A persona made in code (not from the file) merges its places.
+    expect(personaSecurityContext({ name: 'd', groups: ['a'], securityContext: { cubeCloud: { groups: ['b'], userAttributes: { c: 1 } } } })).toEqual({
+      groups: ['a', 'b'],
+      cubeCloud: { userAttributes: { c: 1 }, groups: ['a', 'b'] },
+    });
+  });
+
   it.each([
     ['personas: [', 'personas: got "personas.yml", expected a YAML or JSON file'],
     ['people: []', 'expected a YAML or JSON file holding { personas:'],
@@ -190,6 +206,16 @@ describe('the personas file', () => {
     ['personas:\n  - name: a\n    securityContext: [x]', 'personas[0].securityContext is a map'],
     ['personas:\n  - name: a\n    role: admin', 'has only name, groups and securityContext (it has "role")'],
     [`personas:\n${Array.from({ length: 21 }, (_, i) => `  - name: p${i}`).join('\n')}`, 'at most 20 personas (the file has 21)'],
+    [
+      'personas:\n  - name: a\n    groups: [finance]\n    securityContext: { cubeCloud: { groups: [admin] } }',
+      'personas[0] names its groups once, or the same groups wherever it names them (personas[0].groups is ["finance"], personas[0].securityContext.cubeCloud.groups is ["admin"])',
+    ],
+    [
+      'personas:\n  - name: a\n    securityContext: { groups: [finance], cubeCloud: { groups: [finance, admin] } }',
+      '(personas[0].securityContext.groups is ["finance"], personas[0].securityContext.cubeCloud.groups is ["finance","admin"])',
+    ],
+    ['personas:\n  - name: a\n    securityContext: { groups: finance }', 'personas[0].securityContext.groups is a list of group names'],
+    ['personas:\n  - name: a\n    securityContext: { cubeCloud: [x] }', 'personas[0].securityContext.cubeCloud is a map'],
   ])('refuses %j', (text, says) => {
     expect(bad(text)).toContain(says);
   });

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { reportContent } from '../src/impact/affected.js';
+import { contextDifferences } from '../src/impact/access/reach.js';
 import type { Persona } from '../src/impact/access/types.js';
 import { unionMeta } from '../src/impact/access/visibility.js';
 import { definitionsFor } from '../src/impact/definition/index.js';
@@ -213,5 +214,58 @@ describe('a cube or view the pull request adds under a policy', () => {
     expect(r.access.newGuarded).toEqual([{ target: 'orders_view', seenBy: ['finance analyst'] }]);
     const open = await definitionsFor(Promise.resolve(baseFiles), files(view()));
     expect((await compareLayers(base, meta(OPEN), personas, open, [])).access.newGuarded).toBeUndefined();
+  });
+});
+
+describe("calibration: do the personas' groups reach the policies (every target, the touched ones too)", () => {
+  it('every persona reading as the empty context where the policy grants finance the view: said, no change reported; a persona no policy names is no evidence', async () => {
+    const defs = await definitionsFor(Promise.resolve(files(view())), files(view(FINANCE_ONLY)));
+    // The marketer alone reads as the empty context, as the policy says it should: nothing to say.
+    const alone = await compareLayers(
+      meta(OPEN),
+      meta(GUARDED),
+      { list: [marketing], base: reads([[marketing, meta(OPEN)]]), head: reads([[marketing, meta(GUARDED)]]) },
+      defs,
+      [report],
+    );
+    expect(alone.access.groupsUnreached).toBeUndefined();
+    expect(alone.access.changes.map((c) => [c.persona, c.change])).toEqual([['marketer', 'hidden']]);
+    // Finance reads as the empty context too, where its group's policy gives it the view: the groups did not reach.
+    const both = await compareLayers(
+      meta(OPEN),
+      meta(GUARDED),
+      {
+        list: [finance, marketing],
+        base: reads([
+          [finance, meta(OPEN)],
+          [marketing, meta(OPEN)],
+        ]),
+        head: Promise.resolve([
+          { persona: finance, read: { meta: meta(GUARDED) }, echoDiffers: ['cubeCloud.groups'] },
+          { persona: marketing, read: { meta: meta(GUARDED) } },
+        ]),
+      },
+      defs,
+      [report],
+    );
+    expect(both.access.groupsUnreached).toMatchObject({ sides: ['preview'] });
+    expect(both.access.groupsUnreached!.evidence[0]).toContain('given to finance analyst by the policies, hidden from the empty context');
+    expect(both.access.groupsUnreached!.remedy).toContain('the echoed security_context differs');
+    expect(both.access.changes).toEqual([]);
+    expect(both.changes.access).toEqual([]);
+    expect(both.access.lost).toEqual([]);
+    expect(both.access.notices).toContainEqual(
+      expect.stringContaining(
+        "persona finance analyst: the platform's token carries another security context than the one sent (it differs at cubeCloud.groups)",
+      ),
+    );
+  });
+
+  it('the echo compared path by path, values never shown', () => {
+    const sent = { groups: ['a'], region: 'EU', cubeCloud: { userAttributes: {}, groups: ['a'] } };
+    expect(contextDifferences(sent, structuredClone(sent))).toEqual([]);
+    expect(contextDifferences(sent, undefined)).toEqual([]);
+    expect(contextDifferences(sent, { groups: ['a'], region: 'EU', cubeCloud: {} })).toEqual(['cubeCloud.userAttributes', 'cubeCloud.groups']);
+    expect(contextDifferences(sent, { groups: ['b'], cubeCloud: sent.cubeCloud, extra: 1 })).toEqual(['groups', 'region', 'extra']);
   });
 });

@@ -249,4 +249,19 @@ describe('tenant profiles: where groups come from', () => {
     },
     SLOW,
   );
+  it(
+    'groups-from-roles: the deployment reads securityContext.roles; neither cubeCloud.groups nor top-level groups reach its policies',
+    async () => {
+      await control(fx.em, 'profiles', { profiles: ['groups-from-roles'] });
+      try {
+        const both = await mint(personaSecurityContext(accessPersona('finance')));
+        expect(Object.keys(await visible(both))).not.toContain('finance_view');
+        const roles = await mint({ roles: ['finance'] });
+        expect(Object.keys(await visible(roles))).toContain('finance_view');
+      } finally {
+        await control(fx.em, 'profiles', { profiles: [] });
+      }
+    },
+    SLOW,
+  );
 });

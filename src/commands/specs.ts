@@ -24,7 +24,7 @@ export const DOCTOR_INPUTS = COMMON_INPUTS.filter((i) =>
 export const doctorSpec: ToolSpec = {
   name: 'doctor',
   summary:
-    'Check a real tenant first, on a throwaway branch it removes: upload path, hashes, build states, validation errors, staging URL, auth scheme, one rollup plan on production (the data API scopes).',
+    'Check a real tenant first, on a throwaway branch it removes: upload path, hashes, build states, validation errors, staging URL, auth scheme, one rollup plan on production (the data API scopes), one persona token (do groups reach the access policies, through which claim).',
   description:
     'One line per check (✓, ✗ or -) on stdout as it is made, then the verdict; exit 1 when a check failed. --dry-run only reads: the checks that write are listed as not made.',
   flags: [...inputFlags(DOCTOR_INPUTS), JSON_FLAG, VERBOSE_FLAG],

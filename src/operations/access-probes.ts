@@ -194,6 +194,8 @@ export async function accessProbeStep(
     return { ...a, probesNotRun: { count, why } };
   };
   if (plan.probesRefusal) return skip(plan.probesRefusal);
+  // Each probe would count the empty context's rows under a persona's name.
+  if (a.groupsUnreached) return skip("the personas' groups do not reach the policies on this deployment");
   const src = impact.sources;
   if (!src?.production) return skip('the deployment lists no production environment');
   if (!src.staging) return skip(`the staging environment of ${impact.head} is not known`);

@@ -100,6 +100,17 @@ export async function mint(
   scopes: readonly ApiScope[],
   expiresIn = 900,
 ): Promise<string> {
+  return (await mintEchoed(ctx, env, securityContext, scopes, expiresIn)).token;
+}
+
+/** `mint`, with the security context the platform says the token carries (its answer's `security_context`: compared with the one sent). */
+export async function mintEchoed(
+  ctx: OpContext,
+  env: MintTarget,
+  securityContext: Record<string, unknown>,
+  scopes: readonly ApiScope[],
+  expiresIn = 900,
+): Promise<{ token: string; echoed: Record<string, unknown> }> {
   const problem = await compileProblem(ctx, env);
   if (problem) throw new ModelDoesNotCompile(problem);
   const args = {
@@ -108,9 +119,9 @@ export async function mint(
     body: { security_context: securityContext, expires_in: expiresIn, scopes: [...scopes] },
   };
   // Minting twice only mints an unused second token: retried like a read.
-  const token = (await ctx.client.deployments.createEnvironmentToken(args, { signal: ctx.signal, repeatable: true })).data.token;
-  ctx.reporter.secret(token);
-  return token;
+  const { data } = await ctx.client.deployments.createEnvironmentToken(args, { signal: ctx.signal, repeatable: true });
+  ctx.reporter.secret(data.token);
+  return { token: data.token, echoed: data.security_context };
 }
 
 /** Cube's cache modes of `/load` (its `cache` parameter; the vendor's default is `stale-if-slow`). */

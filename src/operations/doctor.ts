@@ -17,6 +17,7 @@ import { refusesDirectUpload } from './upload-model.js';
 import { remoteTree, uploadTransaction } from './upload-transaction.js';
 import { doctorCleanup, doctorUploadViaDevMode, duplicateAnswer, hashForm, readBuildStates, readStagingUrl, validateBroken } from './doctor-checks.js';
 import { fedChecks, projectRootCheck } from './doctor-fed.js';
+import { groupsCheck } from './doctor-groups.js';
 import { planCheck } from './doctor-plan.js';
 
 export type CheckState = 'ok' | 'failed' | 'not checked';
@@ -150,6 +151,12 @@ export async function runDoctor(
   // A plan mints a token: with dry-run, not tried.
   if (ctx.dryRun) skip(['rollup plan'], DRY_RUN);
   else await planCheck(ctx, add).catch((e: unknown) => add('rollup plan', 'failed', messageOf(e), 'rollup plans may be notices: see the refusal'));
+  // A persona token is minted too: with dry-run, not tried.
+  if (ctx.dryRun) skip(['persona groups'], DRY_RUN);
+  else
+    await groupsCheck(ctx, add, target.deployBranch, target.deployMode === 'cli').catch((e: unknown) =>
+      add('persona groups', 'failed', messageOf(e), "whether the personas' groups reach the policies is told by each review"),
+    );
   // Fed from a repository: no tree is written there (a commit would reach the repository); the fed flow's needs are tried.
   if (target.repository) {
     add('build status', 'ok', `deploy branch: ${states.join(', ')}`, 'waits for built before validating');

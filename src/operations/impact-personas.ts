@@ -10,28 +10,35 @@ import { DEFAULTS } from '../defaults.js';
 import type { ContentItem } from '../impact/affected.js';
 import { reviewAccess, type PersonaMetas } from '../impact/access/review.js';
 import { personaSecurityContext, type AccessOutcome, type Persona } from '../impact/access/types.js';
+import { contextDifferences, groupsReach, unreachedText } from '../impact/access/reach.js';
 import { explainedNotices, unionMeta, withoutPolicyEffects } from '../impact/access/visibility.js';
 import type { DefinitionStep } from '../impact/definition/index.js';
 import { diffMeta, type ChangeSet } from '../impact/diff.js';
 import { withoutEngineDifferences } from '../impact/engine-version.js';
+import type { ModelDefinition } from '../impact/definition/model.js';
 import type { MetaDocument } from '../impact/meta.js';
 import { mapLimit } from '../model/local-model.js';
 import type { OpContext } from './context.js';
-import { mint } from './data-api.js';
+import { mintEchoed } from './data-api.js';
 import { environmentMeta, type EnvironmentRef, type MetaRead, type MetaToken } from './impact.js';
 
 /** One persona's `/meta` of one environment. */
 export interface PersonaRead {
   persona: Persona;
   read: MetaRead;
+  /** Where the security context the mint echoed differs from the one sent (paths; none: the same). */
+  echoDiffers?: string[];
 }
 
 /**
  * A data-API token carrying the persona's security context. No detour to another token: one minted
  * otherwise would read another user's view, not the persona's.
  */
-async function personaToken(ctx: OpContext, env: EnvironmentRef, persona: Persona): Promise<MetaToken> {
-  return { token: await mint(ctx, env, personaSecurityContext(persona), ['meta'], 600) };
+async function personaToken(ctx: OpContext, env: EnvironmentRef, persona: Persona, echo: (paths: string[]) => void): Promise<MetaToken> {
+  const sent = personaSecurityContext(persona);
+  const { token, echoed } = await mintEchoed(ctx, env, sent, ['meta'], 600);
+  echo(contextDifferences(sent, echoed));
+  return { token };
 }
 
 /** Every persona's `/meta` of one environment (none without personas); a failure is that persona's `problem`. */
@@ -40,14 +47,15 @@ export function readPersonaMetas(ctx: OpContext, env: Promise<EnvironmentRef | u
   const reads = mapLimit(personas, DEFAULTS.accessMetaConcurrency, async (persona): Promise<PersonaRead> => {
     const e = await env.catch(() => undefined);
     if (!e) return { persona, read: { problem: 'no environment to read' } };
-    const token = personaToken(ctx, e, persona);
+    let echoDiffers: string[] = [];
+    const token = personaToken(ctx, e, persona, (paths) => (echoDiffers = paths));
     // environmentMeta awaits it at once; a refusal must not go unhandled meanwhile.
     token.catch(() => undefined);
     const read = await environmentMeta(ctx, e, token).catch((err: unknown) => {
       if (err instanceof AbortedError || ctx.signal?.aborted) throw err;
       return { problem: messageOf(err) };
     });
-    return { persona, read };
+    return { persona, read, ...(echoDiffers.length ? { echoDiffers } : {}) };
   });
   reads.catch(() => undefined);
   return reads;
@@ -66,6 +74,44 @@ function pair(personas: readonly Persona[], base: PersonaRead[], head: PersonaRe
       ...(problems.length ? { problem: problems.join('; ') } : {}),
     };
   });
+}
+
+/**
+ * Calibrate the personas on each side (every cube and view, those the pull request touches too): where every
+ * persona's /meta lists what the empty context's lists while that side's policies say otherwise, their groups
+ * did not reach the policies, and no persona's change is fact (changes and lost content dropped, said instead).
+ * A mint whose echoed security context differs from the one sent is said too.
+ */
+function calibrate(
+  access: AccessOutcome,
+  reads: { base: PersonaRead[]; head: PersonaRead[] },
+  empty: { base?: MetaDocument; head?: MetaDocument },
+  models: DefinitionStep['models'],
+): void {
+  const echoed = [...reads.base, ...reads.head].filter((r) => r.echoDiffers?.length);
+  if (echoed.length) {
+    // One line for every persona: the platform rewrites each token alike.
+    const who = [...new Set(echoed.map((r) => r.persona.name))];
+    const paths = [...new Set(echoed.flatMap((r) => r.echoDiffers!))];
+    access.notices.push(
+      `${who.length === 1 ? 'persona' : 'personas'} ${who.slice(0, 5).join(', ')}${who.length > 5 ? ' and more' : ''}: the platform's token carries another security context than the one sent (it differs at ${paths.slice(0, 4).join(', ')}${paths.length > 4 ? ' and more' : ''}): what reaches the policies is the platform's`,
+    );
+  }
+  const side = (s: 'production' | 'preview', rs: PersonaRead[], e: MetaDocument | undefined, def: ModelDefinition | undefined) => ({
+    side: s,
+    empty: e,
+    reads: rs.filter((r) => r.read.meta).map((r) => ({ persona: r.persona, meta: r.read.meta! })),
+    def,
+  });
+  const unreached = groupsReach(
+    [side('production', reads.base, empty.base, models?.base), side('preview', reads.head, empty.head, models?.head)],
+    echoed.length > 0,
+  );
+  if (!unreached) return;
+  access.groupsUnreached = unreached;
+  access.notices.unshift(`${unreachedText(unreached)}; the personas' changes are not reported`);
+  access.changes = [];
+  access.lost = [];
 }
 
 /** The member diff of the two layers and the access review, from every read of each side. */
@@ -89,6 +135,7 @@ export async function compareLayers(
   defs: DefinitionStep,
   content: ContentItem[],
   whole: { base?: MetaDocument; head?: MetaDocument } = {},
+  empty: { base?: MetaDocument; head?: MetaDocument } = { base, head },
 ): Promise<LayerComparison> {
   const [b, h] = await Promise.all([personas.base ?? Promise.resolve([]), personas.head ?? Promise.resolve([])]);
   const reads = pair(personas.list, b, h);
@@ -108,6 +155,7 @@ export async function compareLayers(
     content,
   });
   access.notices.unshift(...explainedNotices(explained, both.length, !!(whole.base || whole.head)));
+  calibrate(access, { base: b, head: h }, empty, defs.models);
   // The change set carries the access review only when it ran (personas read); the policy targets are always in `access`.
   if (personas.list.length) changes.access = access.changes;
   // What the persona probes need: the personas whole, and the policy targets as any read listed them.

@@ -226,7 +226,18 @@ export async function finishImpact(
   }
   const defs = await definitionsFor(started.baseFiles, input.headFiles);
   const personas = { list: started.personas, base: started.personaBase, ...(input.personaHead ? { head: input.personaHead } : {}) };
-  const layers = await compareLayers(base.meta, headRead.meta, personas, defs, content.items, { base: whole.base?.meta, head: whole.head?.meta });
+  const layers = await compareLayers(
+    base.meta,
+    headRead.meta,
+    personas,
+    defs,
+    content.items,
+    { base: whole.base?.meta, head: whole.head?.meta },
+    {
+      base: empty.meta,
+      head: emptyHead.meta,
+    },
+  );
   result.changes = layers.changes;
   result.access = layers.access;
   if (whole.head && !whole.head.problem) {

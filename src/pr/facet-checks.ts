@@ -229,6 +229,13 @@ function accessCheck(o: FacetOutcome, s: FacetSettings): FacetCheck | undefined 
   const a = o.impact?.access;
   if (why || !a) return verdict('access', [{ state: 'unknown', gated, says: `Who can see what was not compared: ${why ?? 'no access review'}.` }]);
   const parts: Part[] = [];
+  // Fails closed: every persona read as the empty context, so no gain can be ruled out.
+  if (a.groupsUnreached)
+    parts.push({
+      state: gated ? 'unknown' : 'concern',
+      gated,
+      says: `The personas' groups do not reach the policies on this deployment: who can see what is not established (${a.groupsUnreached.remedy}).`,
+    });
   const gains = a.changes.filter((c) => GAINS.has(c.change));
   const personasOf = (list: { persona: string }[]) => [...new Set(list.map((c) => c.persona))];
   if (gains.length) {

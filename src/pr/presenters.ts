@@ -113,6 +113,8 @@ function breakingFailure(r: ImpactResult, failOnBreaking: boolean): string | und
 /** The failure `fail-on-exposure` asks for: a persona gains access (a member or view exposed, a mask lifted, more rows). */
 function exposureFailure(r: ImpactResult, failOnExposure: boolean): string | undefined {
   const gains = (r.access?.changes ?? []).filter((c) => GAINS.has(c.change));
+  if (failOnExposure && r.access?.groupsUnreached)
+    return `${r.head}: the personas' groups do not reach the policies on this deployment, so no gain of access can be ruled out (fail-on-exposure is true)`;
   if (!failOnExposure || !gains.length) return undefined;
   const personas = [...new Set(gains.map((c) => c.persona))];
   return `${r.head} gives ${plural(personas.length, 'persona')} (${personas.slice(0, 5).join(', ')}) more access: ${plural(gains.length, 'change')} (fail-on-exposure is true)`;

@@ -16,8 +16,18 @@ import { presentImpact, presentNumbers } from './presenters.js';
 
 /** Who can see what as the JSON holds it: the changes and the probes' counts, not the personas' contexts. */
 function accessJson(a: AccessOutcome) {
-  const { personas, policyTargets, changes, lost, probes, notices, probesNotRun, newGuarded } = a;
-  return { personas, policyTargets, changes, lost, probes, notices, ...(probesNotRun ? { probesNotRun } : {}), ...(newGuarded ? { newGuarded } : {}) };
+  const { personas, policyTargets, changes, lost, probes, notices, probesNotRun, newGuarded, groupsUnreached } = a;
+  return {
+    personas,
+    policyTargets,
+    changes,
+    lost,
+    probes,
+    notices,
+    ...(probesNotRun ? { probesNotRun } : {}),
+    ...(newGuarded ? { newGuarded } : {}),
+    ...(groupsUnreached ? { groupsUnreached } : {}),
+  };
 }
 
 /** The change set as the JSON file and `--json` give it: everything, nothing cut. */

@@ -106,6 +106,10 @@ export function accessText(a: AccessView): string[] {
       : [];
   const head = `Who can see what (${plural(a.personas.length, 'persona')}: ${join(a.personas.map((p) => cell(p)))}): ${plural(a.changeTotal, 'change')}, ${a.gainTotal} gaining access`;
   const out = [head];
+  if (a.groupsUnreached)
+    out.push(
+      `The personas' groups do not reach the policies on this deployment (${join(a.groupsUnreached.sides)}): nothing is established; what to set: ${cell(a.groupsUnreached.remedy, 400)}`,
+    );
   if (a.changes.length) {
     const rows = a.changes.map((c) => [
       cell(c.persona, 60),

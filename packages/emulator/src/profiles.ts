@@ -42,6 +42,7 @@ export const PROFILES = [
   'mint-ignores-scopes',
   'mint-refuses-uncompiled',
   'repo-type-deploy-repo',
+  'groups-from-roles',
 ] as const;
 
 export type ProfileName = (typeof PROFILES)[number];
@@ -106,6 +107,8 @@ export const PROFILE_SUMMARY: Record<ProfileName, string> = {
     "minting an environment's data-API token answers 400 with the compiler's error when the model that environment serves does not compile (by default the token is minted and the data API answers 500 with that error)",
   'repo-type-deploy-repo':
     'deployment settings say repoType deployRepo for a deployment no outside repository is connected to (its internal Git repository, the Cube Git remote, holds the model); by default repoType is not reported',
+  'groups-from-roles':
+    "access policies read the user's groups from the token's securityContext.roles (the deployment's own contextToGroups reads another claim): neither cubeCloud.groups nor the top-level groups reach them",
 };
 
 /** Profiles that answer the same point two ways cannot be on together. */
@@ -115,6 +118,7 @@ export const EXCLUSIVE: readonly (readonly [ProfileName, ProfileName])[] = [
   ['duplicate-branch-400', 'create-500-existing'],
   ['live-hashes-served', 'live-hashes-dev-session'],
   ['version-hold-null', 'version-hold-unreported'],
+  ['groups-top-level', 'groups-from-roles'],
 ];
 
 /** Parse `a,b` (or a list); the error names the value and the known profiles. */

@@ -7,6 +7,7 @@
 import type { ContentKind } from '../affected.js';
 import type { MetaCube } from '../meta.js';
 import type { RollupBuild } from '../rollups/builds.js';
+import type { GroupsUnreached } from './reach.js';
 
 export interface Persona {
   name: string;
@@ -113,6 +114,8 @@ export interface AccessOutcome {
   targetMeta?: MetaCube[];
   /** Cubes and views the pull request adds under an access policy, with the personas whose preview /meta lists them. */
   newGuarded?: { target: string; seenBy: string[] }[];
+  /** The personas' groups did not reach the policies on this deployment (src/impact/access/reach.ts): no persona's change is fact. */
+  groupsUnreached?: GroupsUnreached;
   /** Persona probes that were found but not run (`data-diff-max-queries`), and why the probes did not run at all. */
   probesNotRun?: { count: number; why?: string };
 }
@@ -120,12 +123,16 @@ export interface AccessOutcome {
 /**
  * The security context a persona's tokens carry: its own context, and its groups where Cube Cloud puts a
  * user's groups (`cubeCloud.groups`, the reserved element the vendor documents) and at the top level
- * (`groups`, where a deployment's own `contextToGroups` commonly reads them), unless the persona's context
- * sets `groups` itself. Which one reaches the policies is the tenant's: docs/api-assumptions.md.
+ * (`groups`, where a deployment's own `contextToGroups` commonly reads them). The groups are every group the
+ * persona names in any of the three places (the personas file refuses places that disagree), so a group
+ * given only in its own context is never overwritten by an absent `groups`. Which claim reaches the policies
+ * is the tenant's: docs/api-assumptions.md.
  */
 export function personaSecurityContext(p: Persona): Record<string, unknown> {
   const own = p.securityContext.cubeCloud;
   const cubeCloud = own && typeof own === 'object' && !Array.isArray(own) ? (own as Record<string, unknown>) : {};
+  const names = (v: unknown): string[] => (Array.isArray(v) ? v.filter((g): g is string => typeof g === 'string') : []);
+  const groups = [...new Set([...p.groups, ...names(p.securityContext.groups), ...names(cubeCloud.groups)])];
   // A Cube Cloud user always carries user attributes: without them `{ userAttributes.x }` fails the request instead of reading nothing.
-  return { groups: p.groups, ...p.securityContext, cubeCloud: { userAttributes: {}, ...cubeCloud, groups: p.groups } };
+  return { ...p.securityContext, groups, cubeCloud: { userAttributes: {}, ...cubeCloud, groups } };
 }

@@ -8,6 +8,7 @@
  */
 import { GAINS, type AccessChange, type AccessChangeKind, type AccessOutcome, type AccessProbe, type LostContent } from '../../impact/access/types.js';
 import { sideText } from '../../impact/access/probes.js';
+import { unreachedText } from '../../impact/access/reach.js';
 import { plural } from '../../report/plural.js';
 import { code, cut, link, plain, text } from './markdown.js';
 import { htmlText } from './render-numbers.js';
@@ -23,6 +24,8 @@ export interface AccessView {
   notices: string[];
   probesNotRun?: { count: number; why?: string };
   newGuarded?: { target: string; seenBy: string[] }[];
+  /** The personas' groups did not reach the policies: what to set (their changes are not reported). */
+  groupsUnreached?: { sides: string[]; remedy: string };
   /** Totals before the view cut the lists. */
   changeTotal: number;
   gainTotal: number;
@@ -39,6 +42,7 @@ export function accessView(a: AccessOutcome): AccessView {
     notices: a.notices,
     ...(a.probesNotRun ? { probesNotRun: a.probesNotRun } : {}),
     ...(a.newGuarded ? { newGuarded: a.newGuarded } : {}),
+    ...(a.groupsUnreached ? { groupsUnreached: { sides: a.groupsUnreached.sides, remedy: a.groupsUnreached.remedy } } : {}),
     changeTotal: a.changes.length,
     gainTotal: a.changes.filter((c) => GAINS.has(c.change)).length,
   };
@@ -149,13 +153,21 @@ export function renderAccess(v: AccessView, options: AccessRenderOptions, full?:
       '',
     ];
   }
-  if (!all.policyTargets.length && !all.changes.length && !all.lost.length && !all.newGuarded?.length) return [];
+  const unreached = all.groupsUnreached;
+  if (!unreached && !all.policyTargets.length && !all.changes.length && !all.lost.length && !all.newGuarded?.length) return [];
   const head = `**Who can see what** (${plural(all.personas.length, 'persona')}; ${plural(all.policyTargets.length, 'access policy', 'access policies')} touched): ${
-    all.changeTotal
-      ? `${plural(all.changeTotal, 'change')}${all.gainTotal ? `, ⚠️ ${all.gainTotal} gaining access` : ''}`
-      : 'no persona sees anything differently'
+    unreached
+      ? "❔ the personas' groups do not reach the policies on this deployment"
+      : all.changeTotal
+        ? `${plural(all.changeTotal, 'change')}${all.gainTotal ? `, ⚠️ ${all.gainTotal} gaining access` : ''}`
+        : 'no persona sees anything differently'
   }`;
   const out = [head, ''];
+  if (unreached)
+    out.push(
+      `Every persona's view ${text(unreached.sides.join(' and '))} equals the empty security context's while the policies say it should differ: nothing here is established. What to set: ${text(cut(unreached.remedy, 400))}.`,
+      '',
+    );
   if (all.policyTargets.length) out.push(`Policies touched: ${names(all.policyTargets)}.`, '');
   for (const g of all.newGuarded ?? []) out.push(newGuardedLine(g, all.personas), '');
   const fold = all.changes.length + all.lost.length > FOLD_AFTER;
@@ -182,6 +194,7 @@ export function accessLines(a: AccessOutcome, max = 20): string[] {
     return a.policyTargets.length ? [`who can see what: policies touched: ${a.policyTargets.map(plain).join(', ')} (no personas file: --personas)`] : [];
   const gains = a.changes.filter((c) => GAINS.has(c.change)).length;
   const probes = a.probes.length ? `; ${plural(a.probes.length, 'persona probe')}` : '';
+  if (a.groupsUnreached) return [`who can see what: ${plural(a.personas.length, 'persona')}: ${plain(unreachedText(a.groupsUnreached))}`];
   const out = [`who can see what: ${plural(a.personas.length, 'persona')}, ${plural(a.changes.length, 'change')}, ${gains} gaining access${probes}`];
   for (const c of a.changes.slice(0, max)) out.push(`  ${plain(c.persona)}: ${c.change} ${plain(c.target)}: ${plain(cut(c.detail, 200))}`);
   if (a.changes.length > max) out.push(`  … ${plural(a.changes.length - max, 'more change')} (--json has them all)`);

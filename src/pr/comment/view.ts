@@ -196,6 +196,9 @@ export function nextView(
         ? { newGuarded: a.newGuarded.slice(0, 5).map((g) => ({ target: short(g.target, 100), seenBy: g.seenBy.slice(0, 10).map((p) => short(p, 60)) })) }
         : {}),
       ...(a.probesNotRun?.why ? { probesNotRun: { ...a.probesNotRun, why: short(a.probesNotRun.why, 200) } } : {}),
+      ...(a.groupsUnreached
+        ? { groupsUnreached: { sides: a.groupsUnreached.sides.slice(0, 2).map((x) => short(x, 20)), remedy: short(a.groupsUnreached.remedy, 400) } }
+        : {}),
     };
   }
   if (next.cost?.versions) {

@@ -86,9 +86,10 @@ function authenticate(env: DataApiEnv, headers: IncomingHttpHeaders, deploymentI
   return typeof context === 'object' && context !== null ? (context as Record<string, unknown>) : check.payload;
 }
 
-/** How the access policies of a model read this request's context (profile groups-top-level: the deployment reads top-level groups). */
+/** How the access policies of a model read this request's context (profiles groups-top-level, groups-from-roles: the deployment's own claim). */
 function accessOf(env: DataApiEnv, securityContext: Record<string, unknown>): AccessContext {
-  return { securityContext, groupsFrom: profileOn(env, 'groups-top-level') ? 'groups' : 'cubeCloud.groups' };
+  const groupsFrom = profileOn(env, 'groups-top-level') ? 'groups' : profileOn(env, 'groups-from-roles') ? 'roles' : 'cubeCloud.groups';
+  return { securityContext, groupsFrom };
 }
 
 /** The query, `queryType` and cache mode (`cache`) of a request: from the URL (GET) or the JSON body (POST). */

@@ -14,7 +14,7 @@ import type { NormalizedQuery } from './query.js';
 import { loadCompiler, type CubeCompilers } from './vendor.js';
 
 /** Where the deployment's `contextToGroups` reads the user's groups (tenant profiles choose: docs/emulator.md). */
-export type GroupsFrom = 'cubeCloud.groups' | 'groups';
+export type GroupsFrom = 'cubeCloud.groups' | 'groups' | 'roles';
 
 /** What decides a request's policies: the token's security context and where its groups are read. */
 export interface AccessContext {
@@ -49,7 +49,7 @@ let apiClass: PolicyApiClass | undefined;
 export function contextToGroups(context: RequestContext): string[] {
   const sc = context.securityContext;
   const cubeCloud = sc.cubeCloud as Record<string, unknown> | undefined;
-  const raw = context.groupsFrom === 'groups' ? sc.groups : cubeCloud?.groups;
+  const raw = context.groupsFrom === 'cubeCloud.groups' ? cubeCloud?.groups : sc[context.groupsFrom];
   if (typeof raw === 'string') return [raw];
   return Array.isArray(raw) ? raw.filter((g): g is string => typeof g === 'string') : [];
 }
