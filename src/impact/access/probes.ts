@@ -151,7 +151,9 @@ export function probeChanges(probes: AccessProbe[], existing: AccessChange[] = [
     else if (after > before && !a.atLeast) {
       if (!(before === 0 && whole('exposed'))) add('rows-widened', evidence);
     } else {
-      const filter = rowFilters.find((f) => f.persona === p.persona && f.target === p.target);
+      const whole = rowFilters.find((f) => f.persona === p.persona && f.target === p.target);
+      // The counted member's own rows where known: Cube resolves rows per member queried.
+      const filter = whole?.members?.[p.counted] ?? whole;
       const [from, to] = filter ? [rowAccessText(filter.production), rowAccessText(filter.preview)] : [];
       if (from !== undefined && to !== undefined && from !== to) add('rows-filter-changed', `row filter ${from} → ${to}; ${evidence}`);
     }

@@ -92,6 +92,8 @@ export interface RowFilterSides {
   target: string;
   production: RowAccess;
   preview: RowAccess;
+  /** Per member (full name), as Cube resolves rows for a query of that member: the probe compares its counted member's. */
+  members?: Record<string, { production: RowAccess; preview: RowAccess }>;
 }
 
 /** The access review of one pull request. */
@@ -111,6 +113,8 @@ export interface AccessOutcome {
   personaDefinitions?: Persona[];
   /** Policy targets as some persona's /meta listed them: the probes pick what to count from these (never in the JSON). */
   targetMeta?: MetaCube[];
+  /** Views over a policy target's cube (not targets themselves): the cube's masks and row filters reach them, so they are probed too. */
+  reachedViews?: string[];
   /** Cubes and views the pull request adds under an access policy, with the personas whose preview /meta lists them. */
   newGuarded?: { target: string; seenBy: string[] }[];
   /** Persona probes that were found but not run (`data-diff-max-queries`), and why the probes did not run at all. */
