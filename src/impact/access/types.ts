@@ -70,6 +70,15 @@ export interface AccessProbe {
   preview: ProbeSide;
   /** Its load on the preview builds (or, skipped, would build) these pre-aggregations in the shared Cube Store. */
   wouldBuild?: RollupBuild[];
+  /** Other queries of the target, run on a side whose count gave no row or was refused: `denied-all` needs every one empty or refused. */
+  checks?: ProbeCheck[];
+}
+
+/** One more query of a probe's target on one side: a dimension's rows (one is enough), to tell a refused count from a deny of every row. */
+export interface ProbeCheck {
+  side: 'production' | 'preview';
+  counted: string;
+  answer: ProbeSide;
 }
 
 /** Saved content a persona's group uses that the persona can no longer see. */
