@@ -18,6 +18,7 @@ import { personaSecurityContext, type Persona } from '../src/impact/access/types
 import { modelDefinition } from '../src/impact/definition/source.js';
 import { ACCESS_SHAPES_MODEL, SHAPE_PERSONAS } from './support/access-shapes.js';
 import { ACCESS_MODEL, ACCESS_PERSONAS } from './support/access-model.js';
+import { ACCESS_PROJECT_MODEL, PROJECT_PERSONAS } from './support/access-projects.js';
 
 type Access = 'full' | 'masked' | 'hidden' | 'denied';
 /** The filter Cube adds to a one-member query, in the files' normal form (`every row` without one). */
@@ -120,6 +121,21 @@ describe("the files' reading of access policies agrees with Cube's own code", ()
     expect(r.rowsAgreed).toBeGreaterThan(20);
     // A persona's tokens carry user attributes (none set: `{}`), so a filter on a missing one reads nothing rather than failing.
     expect(r.refused).toEqual([]);
+  }, 60_000);
+
+  it('on a project shaped like public ones: masks and row filters through views, or-filters, conditional masks, a JavaScript cube', async () => {
+    const r = await compare(ACCESS_PROJECT_MODEL, PROJECT_PERSONAS);
+    expect(r.differ).toEqual([]);
+    expect(r.rowsDiffer).toEqual([]);
+    expect(r.agreed).toBeGreaterThan(100);
+    expect(r.rowsAgreed).toBeGreaterThan(60);
+    // What the comparison covers, in Cube's own answers: a cube's mask and row filter through views.
+    const cubeRows = new Map<string, Rows>();
+    const country = await cubeAccess(ACCESS_PROJECT_MODEL, PROJECT_PERSONAS.find((p) => p.name === 'country-only')!, cubeRows);
+    expect([country.get('buyer_directory.full_name'), country.get('sales_overview.buyers_full_name')]).toEqual(['masked', 'masked']);
+    expect(cubeRows.get('buyer_directory.country')).toBe('rows where buyers.country equals ["Germany"]');
+    const manager = await cubeAccess(ACCESS_PROJECT_MODEL, PROJECT_PERSONAS.find((p) => p.name === 'manager')!);
+    expect([manager.get('sales.revenue'), manager.get('sales_overview.revenue')]).toEqual(['masked', 'masked']);
   }, 60_000);
 
   it('the shapes mean what they say: a union across groups, overlapping policies, masks, conditions', async () => {
