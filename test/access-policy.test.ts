@@ -121,7 +121,7 @@ describe('access policies, per persona', () => {
     expect(rowAccessText({ none: true })).toContain('no rows');
   });
 
-  it("rows as the persona meets them: an equivalent rewrite reads the same, a renamed attribute the same where its value stays", () => {
+  it('rows as the persona meets them: an equivalent rewrite reads the same, a renamed attribute the same where its value stays', () => {
     const rows = (policy: string, who: Persona) => entityAccess(policiesOf(ORDERS + policy), MEMBERS, who, { cube: 'orders' }).rows;
     const before = `      - group: eu
         row_level:

@@ -142,7 +142,9 @@ describe('what the counts show', () => {
   it("the counted member's own rows decide rows-filter-changed: another member's filter moving is no change of the count's", () => {
     const equal = [probe({ rows: 40 }, { rows: 40 })];
     const members = { 'orders_view.count': { production: { all: true } as RowAccess, preview: { all: true } as RowAccess } };
-    expect(probeChanges(equal, [], [{ persona: 'analyst', target: 'orders_view', production: { filter: 'a' }, preview: { filter: 'b' }, members }])).toEqual([]);
+    expect(probeChanges(equal, [], [{ persona: 'analyst', target: 'orders_view', production: { filter: 'a' }, preview: { filter: 'b' }, members }])).toEqual(
+      [],
+    );
   });
 
   it('denied-all only when the other queries of the target give no row either; a refused count beside rows is a notice', () => {
@@ -174,7 +176,10 @@ describe('what the counts show', () => {
     ]);
     expect(checkNotices([none])).toEqual([]);
     // Rows widened where production's count was refused but its other queries answered rows: no widening said.
-    const widened = { ...probe({ refused: 'hidden member' }, { rows: 9 }), checks: [{ side: 'production' as const, counted: 'orders.status', answer: { rows: 1 } }] };
+    const widened = {
+      ...probe({ refused: 'hidden member' }, { rows: 9 }),
+      checks: [{ side: 'production' as const, counted: 'orders.status', answer: { rows: 1 } }],
+    };
     expect(probeChanges([widened])).toEqual([]);
   });
 

@@ -131,10 +131,17 @@ describe("the files' reading of access policies agrees with Cube's own code", ()
     expect(r.rowsAgreed).toBeGreaterThan(60);
     // What the comparison covers, in Cube's own answers: a cube's mask and row filter through views.
     const cubeRows = new Map<string, Rows>();
-    const country = await cubeAccess(ACCESS_PROJECT_MODEL, PROJECT_PERSONAS.find((p) => p.name === 'country-only')!, cubeRows);
+    const country = await cubeAccess(
+      ACCESS_PROJECT_MODEL,
+      PROJECT_PERSONAS.find((p) => p.name === 'country-only')!,
+      cubeRows,
+    );
     expect([country.get('buyer_directory.full_name'), country.get('sales_overview.buyers_full_name')]).toEqual(['masked', 'masked']);
     expect(cubeRows.get('buyer_directory.country')).toBe('rows where buyers.country equals ["Germany"]');
-    const manager = await cubeAccess(ACCESS_PROJECT_MODEL, PROJECT_PERSONAS.find((p) => p.name === 'manager')!);
+    const manager = await cubeAccess(
+      ACCESS_PROJECT_MODEL,
+      PROJECT_PERSONAS.find((p) => p.name === 'manager')!,
+    );
     expect([manager.get('sales.revenue'), manager.get('sales_overview.revenue')]).toEqual(['masked', 'masked']);
   }, 60_000);
 

@@ -60,9 +60,19 @@ const BRANCHES: Record<string, Record<string, string>> = {
 };
 
 /** Sales in Germany by both attributes; one whose context says France while its user attribute says Germany. */
-const SALES_FR: Persona = { name: 'sales_fr', groups: ['sales'], securityContext: { country: 'France', cubeCloud: { userAttributes: { country: 'Germany' } } } };
+const SALES_FR: Persona = {
+  name: 'sales_fr',
+  groups: ['sales'],
+  securityContext: { country: 'France', cubeCloud: { userAttributes: { country: 'Germany' } } },
+};
 
-const ctx = (): OpContext & { reporter: MemoryReporter } => ({ client: fx.admin, deploymentId: 1, reporter: new MemoryReporter(), dryRun: false, ca: fx.em.ca });
+const ctx = (): OpContext & { reporter: MemoryReporter } => ({
+  client: fx.admin,
+  deploymentId: 1,
+  reporter: new MemoryReporter(),
+  dryRun: false,
+  ca: fx.em.ca,
+});
 const limits = { maxQueries: 40, maxRows: 1000, concurrency: 2, queryTimeoutMs: 30_000, absTolerance: 0, relTolerance: 0 };
 const settings: DataDiffSettings = { mode: 'off', allowPublic: false, securityContext: {}, limits, failOnChange: false };
 const modelFiles = (tree: Record<string, string>) => new Map(Object.entries(tree).filter(([p]) => p.startsWith('model/')));

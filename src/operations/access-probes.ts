@@ -249,9 +249,7 @@ export async function accessProbeStep(
     ...(guard && impact.rollupsInModel ? { guard } : {}),
   };
   const r = await ctx.reporter.group('Who can see what: persona probes on production and on the preview', async () => {
-    ctx.reporter.info(
-      `persona probes: ${plural(a.personaDefinitions!.length, 'persona')} on ${plural(targets.length, 'cube or view', 'cubes and views')}`,
-    );
+    ctx.reporter.info(`persona probes: ${plural(a.personaDefinitions!.length, 'persona')} on ${plural(targets.length, 'cube or view', 'cubes and views')}`);
     const run = await runProbes(ctx, input);
     const failed = run.probes.filter((p) => p.production.error !== undefined || p.preview.error !== undefined).length;
     const skipped = run.probes.filter((p) => p.preview.skipped !== undefined).length;

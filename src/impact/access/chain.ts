@@ -75,7 +75,7 @@ export function modelAccess(def: ModelDefinition | undefined, name: string, pers
     if (c.type === 'view') members.set(m, through(access, r.access));
     else if (r.access === 'unknown') members.set(m, 'unknown');
     const parts = [own.memberRows.get(m), ...r.rows];
-    memberRows.set(m, parts.every((x) => x !== undefined) ? allOf(parts as NormalFilter[]) : undefined);
+    memberRows.set(m, parts.every((x) => x !== undefined) ? allOf(parts) : undefined);
   }
   const extra = [...seen.values()];
   return {
@@ -93,7 +93,13 @@ export function viewsOver(base: ModelDefinition | undefined, head: ModelDefiniti
   const out = new Set<string>();
   for (const def of [base, head])
     for (const c of def?.cubes.values() ?? [])
-      if (c.type === 'view' && !targets.includes(c.name) && base?.cubes.has(c.name) && head?.cubes.has(c.name) && cubesUnder(c).some((x) => targets.includes(x)))
+      if (
+        c.type === 'view' &&
+        !targets.includes(c.name) &&
+        base?.cubes.has(c.name) &&
+        head?.cubes.has(c.name) &&
+        cubesUnder(c).some((x) => targets.includes(x))
+      )
         out.add(c.name);
   return [...out].sort();
 }

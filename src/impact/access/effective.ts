@@ -62,7 +62,11 @@ function normal(f: Raw, cube: string, context: Record<string, unknown>): Norm {
   if (!isMap(f)) return { leaf: canon(f) ?? '' };
   for (const kind of ['and', 'or'] as const) {
     const list = field(f, kind);
-    if (Array.isArray(list)) return join(kind, list.map((x) => normal(x, cube, context)));
+    if (Array.isArray(list))
+      return join(
+        kind,
+        list.map((x) => normal(x, cube, context)),
+      );
   }
   const raw = field(f, 'values');
   const values = raw === undefined ? [] : (Array.isArray(raw) ? raw : [raw]).flatMap((v) => valueOf(v, context));
@@ -73,7 +77,10 @@ function normal(f: Raw, cube: string, context: Record<string, unknown>): Norm {
 
 /** A policy's filters (ANDed) as the persona meets them. */
 export const policyFilter = (filters: Raw[], cube: string, context: Record<string, unknown>): Norm =>
-  join('and', filters.map((f) => normal(f, cube, context)));
+  join(
+    'and',
+    filters.map((f) => normal(f, cube, context)),
+  );
 
 /** Parts ORed (policies that grant one member) or ANDed (a view over its cubes), in normal form. */
 export const anyOf = (parts: Norm[]): Norm => join('or', parts);

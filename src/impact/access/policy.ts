@@ -3,9 +3,11 @@
  * and what they give one persona, as Cube decides it (server-core's CompilerApi): a policy applies when
  * its `group`/`groups` match one of the user's groups (`*` matches everyone; no group and no role: every
  * user) and all its `conditions` hold; a member is visible when an applying policy has no `member_level`
- * or includes it without excluding it; masked when only a `member_masking` gives it; rows are unfiltered
- * when an applying policy has no `row_level` or `allow_all`, else the applying policies' filters (AND
- * within one, OR across them). Once a cube has a policy, a user no policy applies to sees nothing. What
+ * or includes it without excluding it; masked when an applying policy's `member_masking` gives it and no
+ * applying policy gives it in full on every row (Cube's conditional mask); rows are unfiltered when an
+ * applying policy has no `row_level` or `allow_all`, else the applying policies' filters (AND within one,
+ * OR across them, each as the persona meets it: effective.ts), and per member the filters of the policies
+ * that grant it. Once a cube has a policy, a user no policy applies to sees nothing. What
  * cannot be told without running the model (a condition it cannot read, a `role`) is "unknown".
  */
 import { canon, field, isCode, isMap, type Raw, type RawMap } from '../definition/model.js';

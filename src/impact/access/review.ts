@@ -8,7 +8,7 @@
  */
 import { affectedContent, type ContentItem } from '../affected.js';
 import type { ChangeSet, MemberChange } from '../diff.js';
-import type { CubeDef, ModelDefinition } from '../definition/model.js';
+import type { ModelDefinition } from '../definition/model.js';
 import { cubeOf, shortName, type MetaDocument } from '../meta.js';
 import { modelAccess, viewsOver } from './chain.js';
 import { rowsOf } from './effective.js';
@@ -120,7 +120,7 @@ function maskingChanges(input: AccessReviewInput, r: PersonaMetas): AccessChange
   const out: AccessChange[] = [];
   const shownBefore = r.base ? visibleMembers(r.base) : undefined;
   const shownAfter = r.head ? visibleMembers(r.head) : undefined;
-  for (const [name, h] of defs.head.cubes) {
+  for (const name of defs.head.cubes.keys()) {
     if (!defs.base.cubes.has(name)) continue;
     const before = staticAccess(defs, 'base', name, r.persona)!;
     const after = staticAccess(defs, 'head', name, r.persona)!;

@@ -1,0 +1,1 @@
+export{n as doctorCommand}from"./doctor-BP3SLUF2.js";
