@@ -212,7 +212,9 @@ describe("what the probes find, with Cube's own policies", () => {
     expect(nobody.production.rows).toBeGreaterThan(0);
     // No error, no refusal: zero rows, which only a probe shows.
     expect(nobody.preview).toEqual({ rows: 0 });
-    expect(a.changes.find((c) => c.persona === 'nobody')?.detail).toBe(`rows ${sideText(nobody.production)} → 0, counted with orders.count: a silent deny`);
+    expect(a.changes.find((c) => c.persona === 'nobody')?.detail).toBe(
+      `rows ${sideText(nobody.production)} → 0, counted with orders.count; orders.status 0, orders.customer_country 0: a silent deny`,
+    );
     const finance = a.probes.find((p) => p.persona === 'finance')!;
     expect(finance.preview).toEqual(finance.production);
   }, 90_000);

@@ -5,8 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  checkNotices,
+  checkQueries,
   countOf,
   counterOf,
+  sideToCheck,
   planProbes,
   probeChanges,
   probesRefusal,
@@ -134,6 +137,50 @@ describe('what the counts show', () => {
     expect(probeChanges(equal, [], sides({ filter: 'x' }, { filter: 'x' }))).toEqual([]);
     expect(probeChanges(equal, [], sides({ unknown: 'a JavaScript filter' }, { filter: 'x' }))).toEqual([]);
     expect(probeChanges(equal)).toEqual([]);
+  });
+
+  it("the counted member's own rows decide rows-filter-changed: another member's filter moving is no change of the count's", () => {
+    const equal = [probe({ rows: 40 }, { rows: 40 })];
+    const members = { 'orders_view.count': { production: { all: true } as RowAccess, preview: { all: true } as RowAccess } };
+    expect(probeChanges(equal, [], [{ persona: 'analyst', target: 'orders_view', production: { filter: 'a' }, preview: { filter: 'b' }, members }])).toEqual(
+      [],
+    );
+  });
+
+  it('denied-all only when the other queries of the target give no row either; a refused count beside rows is a notice', () => {
+    const entry: ProbeCatalogueEntry = {
+      name: 'orders',
+      members: [
+        { name: 'orders.count', kind: 'measure', aggType: 'count' },
+        { name: 'orders.id', kind: 'dimension', primaryKey: true },
+        { name: 'orders.status', kind: 'dimension', type: 'string' },
+        { name: 'orders.created_at', kind: 'dimension', type: 'time' },
+      ],
+    };
+    expect(checkQueries(entry, { member: 'orders.count', byRows: false })).toEqual([
+      { member: 'orders.status', query: { dimensions: ['orders.status'], limit: 1 } },
+      { member: 'orders.id', query: { dimensions: ['orders.id'], limit: 1 } },
+    ]);
+    const zero = probe({ rows: 50 }, { rows: 0 });
+    expect(sideToCheck(zero)).toBe('preview');
+    expect(sideToCheck(probe({ refused: 'hidden member' }, { rows: 3 }))).toBe('production');
+    expect(sideToCheck(probe({ rows: 3 }, { rows: 2 }))).toBeUndefined();
+    const rows = { ...zero, checks: [{ side: 'preview' as const, counted: 'orders.status', answer: { rows: 1, atLeast: true } }] };
+    expect(probeChanges([rows])).toEqual([]);
+    expect(checkNotices([rows])[0]).toContain('orders_view.count gives no row on the preview while orders.status answers rows');
+    const refused = { ...probe({ rows: 50 }, { refused: 'hidden member' }), checks: rows.checks };
+    expect(probeChanges([refused])).toEqual([]);
+    const none = { ...zero, checks: [{ side: 'preview' as const, counted: 'orders.status', answer: { rows: 0 } }] };
+    expect(probeChanges([none]).map((c) => [c.change, c.detail])).toEqual([
+      ['denied-all', 'rows 50 → 0, counted with orders_view.count; orders.status 0: a silent deny'],
+    ]);
+    expect(checkNotices([none])).toEqual([]);
+    // Rows widened where production's count was refused but its other queries answered rows: no widening said.
+    const widened = {
+      ...probe({ refused: 'hidden member' }, { rows: 9 }),
+      checks: [{ side: 'production' as const, counted: 'orders.status', answer: { rows: 1 } }],
+    };
+    expect(probeChanges([widened])).toEqual([]);
   });
 
   it('what /meta said already is not said twice: a refusal under hidden, an answer under exposed', () => {

@@ -119,10 +119,11 @@ describe('a policy-only pull request', () => {
     expect(r.access.lost).toEqual([
       { persona: 'marketer', kind: 'report', id: 7, name: 'Revenue by status', members: ['orders_view.amount', 'orders_view.status'] },
     ]);
-    expect(r.access.rowFilters).toEqual([
+    expect(r.access.rowFilters).toMatchObject([
       { persona: 'finance analyst', target: 'orders_view', production: { all: true }, preview: { all: true } },
       { persona: 'marketer', target: 'orders_view', production: { all: true }, preview: { none: true } },
     ]);
+    expect(r.access.rowFilters![1]!.members!['orders_view.amount']).toEqual({ production: { all: true }, preview: { none: true } });
   });
 
   it('exposed: a policy removed shows the view to a persona it hid it from, and no member is "added"', async () => {

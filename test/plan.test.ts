@@ -92,8 +92,10 @@ describe('datamodel-ci plan', () => {
     expect(out).toMatch(/^ {2}dashboard +Revenue board 1 · Revenue overview +orders_view\.customers_country$/m);
     expect(out).toMatch(/^ {2}notification +Notification 3 \(At 09:00, Monday through Friday\) +orders_view\.customers_country$/m);
     // Who can see what: the persona whose rows narrow, by name, and each persona's probe.
-    expect(out).toMatch(/^Who can see what \(2 personas: analyst and finance\): 1 change, 0 gaining access$/m);
+    // The row policy on orders narrows the view over it too (Cube applies a cube's row filter through its views).
+    expect(out).toMatch(/^Who can see what \(2 personas: analyst and finance\): 2 changes, 0 gaining access$/m);
     expect(out).toMatch(/^ {2}analyst +fewer rows +orders +rows 5 → 4/m);
+    expect(out).toMatch(/^ {2}analyst +fewer rows +orders_view +rows 5 → 4/m);
     expect(out).toMatch(/^ {2}finance +orders +orders\.status +5 +5$/m);
     // Numbers: each key query by name; the one the removed member breaks is named as failed.
     expect(out).toMatch(/^Numbers \(production → preview, 16 key queries\): 15 changed, 1 failed \(Report “Revenue by country”\)$/m);

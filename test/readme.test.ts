@@ -118,10 +118,12 @@ describe('npm run demo', () => {
     expect(stdout).toMatch(/5\. A push removes a member a report uses[\s\S]*breaking-count=2 added-count=2 changed-count=0 affected-content-count=3/);
     // The sixth push adds a row-level policy: the personas of the demo's personas.yml are read, and a probe
     // counts the analyst's orders on both sides (everyone but finance loses the cancelled ones).
-    expect(comments[5]).toContain('**Who can see what** (2 personas; 1 access policy touched): 1 change');
+    // The policy narrows orders_view over orders too: Cube applies the cube's row filter through the view.
+    expect(comments[5]).toContain('**Who can see what** (2 personas; 1 access policy touched): 2 changes');
     expect(comments[5]).toMatch(/\| fewer rows \| `orders` \| rows 5,000 → 4,483, counted with orders\\\.count \|/);
+    expect(comments[5]).toContain('| fewer rows | `orders_view` | rows 5,000 → 4,483, counted with orders');
     expect(comments[5]).toContain('| `finance` | `orders` | `orders.count` | 5,000 | 5,000 |');
-    expect(stdout).toMatch(/6\. A push restores the member[\s\S]*access-changed-count=1 exposed-count=0/);
+    expect(stdout).toMatch(/6\. A push restores the member[\s\S]*access-changed-count=2 exposed-count=0/);
     // The third pull request makes orders.count a distinct count: a values change whose numbers stay the same,
     // and the Cost section has every key query leaving production's rollup (test/demo-rollup.test.ts: Cube's matcher).
     expect(comments[10]).toMatch(/\| `orders\.count` \| measure of cube `orders` \| aggregation count → count\\_distinct/);

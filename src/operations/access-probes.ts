@@ -9,8 +9,18 @@
 import { AbortedError, messageOf, type PlatformError } from '../client/errors.js';
 import { DEFAULTS } from '../defaults.js';
 import { mapLimit } from '../model/local-model.js';
-import { planProbes, countOf, probeChanges, withProbeChanges, type PlannedProbe, type ProbeCatalogueEntry } from '../impact/access/probes.js';
-import { personaSecurityContext, type AccessOutcome, type AccessProbe, type Persona, type ProbeSide } from '../impact/access/types.js';
+import {
+  checkNotices,
+  checkQueries,
+  countOf,
+  planProbes,
+  probeChanges,
+  sideToCheck,
+  withProbeChanges,
+  type PlannedProbe,
+  type ProbeCatalogueEntry,
+} from '../impact/access/probes.js';
+import { personaSecurityContext, type AccessOutcome, type AccessProbe, type Persona, type ProbeCheck, type ProbeSide } from '../impact/access/types.js';
 import type { DataDiffLimits } from '../impact/data/types.js';
 import type { DataDiffPlan } from '../impact/data/plan.js';
 import { plural } from '../report/plural.js';
@@ -138,6 +148,33 @@ async function probeBuilds(ctx: OpContext, input: ProbeInput, run: PlannedProbe[
 const notBuilt = (builds: RollupBuild[]) =>
   `not run: its load on the preview would build ${builds.map((b) => `${b.rollup} (${REASON_WORDS[b.reason]})`).join(', ')} in the shared Cube Store (data-diff-build-rollups: false)`;
 
+/**
+ * A side whose count gave no row (or was refused) while the other counted rows gets a few more queries of
+ * the target (its dimensions, one row each) before `denied-all` is said: a count can need a member the
+ * persona may not read (the primary key) while the target's other members still answer rows.
+ */
+async function checkEmptySides(
+  ctx: OpContext,
+  input: ProbeInput,
+  run: PlannedProbe[],
+  probes: AccessProbe[],
+  catalogue: ProbeCatalogueEntry[],
+  byName: Map<string, PersonaTargets>,
+): Promise<void> {
+  const entries = new Map(catalogue.map((c) => [c.name, c] as const));
+  const work = run.flatMap((p, i) => {
+    const side = sideToCheck(probes[i]!);
+    const t = side && byName.get(p.persona)?.[side];
+    return side && t ? checkQueries(entries.get(p.target), p.counter).map((q) => ({ i, side, t, ...q })) : [];
+  });
+  const answers = await mapLimit(work, input.limits.concurrency, async (w): Promise<ProbeCheck> => {
+    const load = await loadQuery(w.t, w.query, input.limits.queryTimeoutMs, ctx.signal, DEFAULTS.dataDiffCacheMode);
+    const counter = { persona: run[w.i]!.persona, target: run[w.i]!.target, counter: { member: w.member, byRows: true }, query: w.query };
+    return { side: w.side, counted: w.member, answer: sideOf(counter, load, 1) };
+  });
+  for (const [k, w] of work.entries()) (probes[w.i]!.checks ??= []).push(answers[k]!);
+}
+
 /** Every probe on both environments, at most `concurrency` in flight on each. */
 export async function runProbes(ctx: OpContext, input: ProbeInput): Promise<ProbeRun> {
   const started = Date.now();
@@ -171,6 +208,7 @@ export async function runProbes(ctx: OpContext, input: ProbeInput): Promise<Prob
       if (skipped(i)) return { ...probe, production: { skipped: notBuilt(would) }, preview: { skipped: notBuilt(would) } };
       return { ...probe, production: sideOf(p, bases[i], input.limits.maxRows), preview: sideOf(p, heads[i], input.limits.maxRows) };
     });
+    await checkEmptySides(ctx, input, plan.run, probes, catalogue, byName);
     const sum = (side: 'production' | 'preview') => personas.reduce((n, p) => n + p[side].requests, 0);
     const ms = { production: bases.map((l) => l?.ms ?? 0), preview: heads.map((l) => l?.ms ?? 0), mints: personas.map((p) => p.mintMs) };
     return { probes, notRun: plan.notRun, notices, requests: { production: sum('production'), preview: sum('preview') }, elapsedMs: Date.now() - started, ms };
@@ -188,7 +226,9 @@ export async function accessProbeStep(
 ): Promise<AccessOutcome | undefined> {
   const a = impact.access;
   if (!a || !a.policyTargets.length || !a.personaDefinitions?.length || !plan) return a;
-  const count = a.personaDefinitions.length * a.policyTargets.length;
+  // Views over a target's cube read its masks and rows: probed beside the targets.
+  const targets = [...a.policyTargets, ...(a.reachedViews ?? [])];
+  const count = a.personaDefinitions.length * targets.length;
   const skip = (why: string): AccessOutcome => {
     ctx.reporter.notice(`persona probes: not run: ${why}`);
     return { ...a, probesNotRun: { count, why } };
@@ -204,16 +244,14 @@ export async function accessProbeStep(
     production: src.production,
     staging: src.staging,
     personas: a.personaDefinitions,
-    targets: a.policyTargets,
+    targets,
     catalogue: [...(a.targetMeta ?? []), ...headCubes],
     limits: plan.settings.limits,
     // Plans tell what a probe's load would build only where the model has a pre-aggregation.
     ...(guard && impact.rollupsInModel ? { guard } : {}),
   };
   const r = await ctx.reporter.group('Who can see what: persona probes on production and on the preview', async () => {
-    ctx.reporter.info(
-      `persona probes: ${plural(a.personaDefinitions!.length, 'persona')} on ${plural(a.policyTargets.length, 'cube or view', 'cubes and views')}`,
-    );
+    ctx.reporter.info(`persona probes: ${plural(a.personaDefinitions!.length, 'persona')} on ${plural(targets.length, 'cube or view', 'cubes and views')}`);
     const run = await runProbes(ctx, input);
     const failed = run.probes.filter((p) => p.production.error !== undefined || p.preview.error !== undefined).length;
     const skipped = run.probes.filter((p) => p.preview.skipped !== undefined).length;
@@ -223,6 +261,9 @@ export async function accessProbeStep(
     return run;
   });
   for (const n of r.notices) ctx.reporter.notice(`persona probes: ${n}`);
+  const checked = checkNotices(r.probes);
+  for (const n of checked) ctx.reporter.notice(`persona probes: ${n}`);
+  r.notices.push(...checked);
   const changes = withProbeChanges(a.changes, probeChanges(r.probes, a.changes, a.rowFilters), r.probes);
   // The change set's own list (ChangeSet.access) carries the probes' findings too.
   if (impact.changes?.access) impact.changes.access = changes;

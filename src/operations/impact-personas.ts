@@ -159,7 +159,8 @@ export async function compareLayers(
   // The change set carries the access review only when it ran (personas read); the policy targets are always in `access`.
   if (personas.list.length) changes.access = access.changes;
   // What the persona probes need: the personas whole, and the policy targets as any read listed them.
-  const targetMeta = [...headUnion.cubes, ...baseUnion.cubes].filter((c) => access.policyTargets.includes(c.name));
+  const probed = new Set([...access.policyTargets, ...(access.reachedViews ?? [])]);
+  const targetMeta = [...headUnion.cubes, ...baseUnion.cubes].filter((c) => probed.has(c.name));
   return {
     changes,
     access: { ...access, ...(personas.list.length ? { personaDefinitions: [...personas.list] } : {}), targetMeta },

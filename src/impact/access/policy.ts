@@ -3,13 +3,16 @@
  * and what they give one persona, as Cube decides it (server-core's CompilerApi): a policy applies when
  * its `group`/`groups` match one of the user's groups (`*` matches everyone; no group and no role: every
  * user) and all its `conditions` hold; a member is visible when an applying policy has no `member_level`
- * or includes it without excluding it; masked when only a `member_masking` gives it; rows are unfiltered
- * when an applying policy has no `row_level` or `allow_all`, else the applying policies' filters (AND
- * within one, OR across them). Once a cube has a policy, a user no policy applies to sees nothing. What
+ * or includes it without excluding it; masked when an applying policy's `member_masking` gives it and no
+ * applying policy gives it in full on every row (Cube's conditional mask); rows are unfiltered when an
+ * applying policy has no `row_level` or `allow_all`, else the applying policies' filters (AND within one,
+ * OR across them, each as the persona meets it: effective.ts), and per member the filters of the policies
+ * that grant it. Once a cube has a policy, a user no policy applies to sees nothing. What
  * cannot be told without running the model (a condition it cannot read, a `role`) is "unknown".
  */
 import { canon, field, isCode, isMap, type Raw, type RawMap } from '../definition/model.js';
 import { evaluateCondition } from './condition.js';
+import { allOf, anyOf, policyFilter, rowsOf, type NormalFilter } from './effective.js';
 import { personaSecurityContext, type Persona, type RowAccess } from './types.js';
 
 export type { RowAccess } from './types.js';
@@ -31,7 +34,7 @@ export interface PolicyDef {
   memberLevel?: MemberRule;
   memberMasking?: MemberRule;
   /** Absent: every row. */
-  rowLevel?: { allowAll: boolean; filters: string[] };
+  rowLevel?: { allowAll: boolean; filters: string[]; raw?: Raw[] };
   /** Each condition's `if`, as source text. */
   conditions: string[];
 }
@@ -55,6 +58,15 @@ export interface EntityAccess {
   notes: string[];
   /** Groups of the persona that a policy grants by name (not `*`), for the check that groups reach the policies. */
   grantedGroups: string[];
+  /** Each member's rows as Cube resolves them per member (the policies that grant it, ORed); absent: not known. */
+  memberRows: Map<string, NormalFilter | undefined>;
+}
+
+/** How the cube is reached: itself, or through a view (Cube then skips its member rules and keeps its rows). */
+export interface Reach {
+  /** The cube's name, for its members named in filters. */
+  cube?: string;
+  viaView?: boolean;
 }
 
 const text = (v: Raw | undefined): string | undefined =>
@@ -104,7 +116,8 @@ export function readPolicies(raw: Raw | undefined): PolicyDef[] {
     if (isMap(rl)) {
       const filters = field(rl, 'filters');
       const allow = field(rl, 'allowAll');
-      out.rowLevel = { allowAll: allow === true || allow === 'true', filters: Array.isArray(filters) ? filters.map((f) => canon(f) ?? '') : [] };
+      const list = Array.isArray(filters) ? filters : [];
+      out.rowLevel = { allowAll: allow === true || allow === 'true', filters: list.map((f) => canon(f) ?? ''), raw: list };
     }
     const conds = field(p, 'conditions');
     for (const c of Array.isArray(conds) ? conds.filter(isMap) : []) {
@@ -154,31 +167,59 @@ export function policyApplies(p: PolicyDef, persona: Persona): { applies: Tri; w
 
 const lists = (l: MemberList, name: string) => l === '*' || l.includes(name);
 const grants = (rule: MemberRule | undefined, name: string) => !rule || (lists(rule.includes, name) && !lists(rule.excludes, name));
+/** Cube's reading: a policy without `member_level` gives every member in full. */
+const inFull = (p: PolicyDef, name: string) => grants(p.memberLevel, name);
+const inMask = (p: PolicyDef, name: string) => !!p.memberMasking && grants(p.memberMasking, name);
+const filtersRows = (p: PolicyDef) => !!p.rowLevel && !p.rowLevel.allowAll && p.rowLevel.filters.length > 0;
+/** The policies that grant a member (in full or masked); through a view every policy that applies does. */
+const granting = (policies: PolicyDef[], name: string, viaView: boolean) =>
+  policies.filter((p) => viaView || (!p.memberLevel && !p.memberMasking) || inFull(p, name) || inMask(p, name));
 
-/** One member's access under the policies that apply (`maybe`: those whose applying is unknown). */
-function memberAccess(name: string, applying: PolicyDef[], maybe: PolicyDef[]): MemberAccess {
-  if (applying.some((p) => grants(p.memberLevel, name))) return 'full';
-  if (maybe.some((p) => grants(p.memberLevel, name) || (p.memberMasking && grants(p.memberMasking, name)))) return 'unknown';
-  if (applying.some((p) => p.memberMasking && grants(p.memberMasking, name))) return 'masked';
-  return 'hidden';
+/**
+ * One member's access under the policies that apply (`maybe`: those whose applying is unknown), as Cube's
+ * applyRowLevelSecurity decides: masked unless a granting policy gives it in full on every row.
+ */
+function memberAccess(name: string, applying: PolicyDef[], maybe: PolicyDef[], viaView: boolean): MemberAccess {
+  if (maybe.some((p) => granting([p], name, viaView).length)) return 'unknown';
+  const by = granting(applying, name, viaView);
+  if (!by.length) return 'hidden';
+  if (by.some((p) => inFull(p, name) && !filtersRows(p))) return 'full';
+  return by.some((p) => inMask(p, name)) ? 'masked' : 'full';
 }
 
-/** The rows the applying policies give (see the header). */
-function rowAccess(applying: PolicyDef[], maybe: PolicyDef[], why: string[]): RowAccess {
+/** One policy's filters as the persona meets them (every row without `row_level` or with `allow_all`). */
+const filterOf = (p: PolicyDef, reach: Reach, persona: Persona): NormalFilter =>
+  filtersRows(p) ? policyFilter(p.rowLevel!.raw ?? [], reach.cube ?? '', personaSecurityContext(persona)) : allOf([]);
+
+/** A member's rows: the filters of the policies that grant it, ORed (no policy grants it: no row). */
+function memberRows(name: string, applying: PolicyDef[], maybe: PolicyDef[], reach: Reach, persona: Persona): NormalFilter | undefined {
+  if (maybe.some((p) => granting([p], name, !!reach.viaView).length)) return undefined;
+  return anyOf(granting(applying, name, !!reach.viaView).map((p) => filterOf(p, reach, persona)));
+}
+
+/** The rows the applying policies give (see the header), each filter as the persona meets it. */
+function rowAccess(applying: PolicyDef[], maybe: PolicyDef[], why: string[], reach: Reach, persona: Persona): RowAccess {
   // Every row from one policy that applies: no other policy can narrow it (Cube ORs the policies).
-  if (applying.some((p) => !p.rowLevel || p.rowLevel.allowAll)) return { all: true };
+  if (applying.some((p) => !filtersRows(p))) return { all: true };
   if (maybe.length) return { unknown: why.join('; ') || 'a policy whose conditions were not evaluated' };
   if (!applying.length) return { none: true };
-  const parts = applying.map((p) => p.rowLevel!.filters.join(' AND ')).filter(Boolean);
-  if (!parts.length) return { all: true };
-  return { filter: parts.length > 1 ? parts.map((x) => `(${x})`).join(' OR ') : parts[0]! };
+  return rowsOf(anyOf(applying.map((p) => filterOf(p, reach, persona))));
 }
 
 /** What a cube's or view's policies give a persona, for each of `members` (short names). */
-export function entityAccess(policies: PolicyDef[], members: Iterable<string>, persona: Persona): EntityAccess {
+export function entityAccess(policies: PolicyDef[], members: Iterable<string>, persona: Persona, reach: Reach = {}): EntityAccess {
   const all = [...members];
   if (!policies.length)
-    return { policed: false, members: new Map(all.map((m) => [m, 'full'])), rows: { all: true }, applying: [], unknown: [], notes: [], grantedGroups: [] };
+    return {
+      policed: false,
+      members: new Map(all.map((m) => [m, 'full'])),
+      rows: { all: true },
+      applying: [],
+      unknown: [],
+      notes: [],
+      grantedGroups: [],
+      memberRows: new Map(all.map((m) => [m, allOf([])])),
+    };
   const applying: PolicyDef[] = [];
   const maybe: PolicyDef[] = [];
   const unknown: string[] = [];
@@ -195,12 +236,13 @@ export function entityAccess(policies: PolicyDef[], members: Iterable<string>, p
   const grantedGroups = [...new Set(applying.flatMap((p) => (p.groups ?? []).filter((g) => g !== '*' && persona.groups.includes(g))))];
   return {
     policed: true,
-    members: new Map(all.map((m) => [m, memberAccess(m, applying, maybe)])),
-    rows: rowAccess(applying, maybe, unknown),
+    members: new Map(all.map((m) => [m, memberAccess(m, applying, maybe, !!reach.viaView)])),
+    rows: rowAccess(applying, maybe, unknown, reach, persona),
     applying: applying.map(describePolicy),
     unknown,
     notes,
     grantedGroups,
+    memberRows: new Map(all.map((m) => [m, memberRows(m, applying, maybe, reach, persona)])),
   };
 }
 

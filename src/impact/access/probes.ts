@@ -10,7 +10,7 @@
 import { shortName } from '../meta.js';
 import type { CubeQuery, DataDiffSettings } from '../data/types.js';
 import type { PullRequestFacts } from '../data/plan.js';
-import type { AccessChange, AccessProbe, ProbeSide, RowAccess, RowFilterSides } from './types.js';
+import type { AccessChange, AccessProbe, ProbeCheck, ProbeSide, RowAccess, RowFilterSides } from './types.js';
 
 /** A member as a `/meta` lists it, with what the probe needs to pick a counter. */
 export interface ProbeMember {
@@ -111,6 +111,47 @@ export function sideText(s: ProbeSide): string {
   return `${s.atLeast ? '≥ ' : ''}${NUMBER.format(s.rows ?? 0)}`;
 }
 
+/** How many more queries a side whose count gave no row gets before `denied-all` is said. */
+export const CHECKS_PER_SIDE = 2;
+
+/** The other queries of a target: its dimensions other than the counter (the primary key last), each asked for one row. */
+export function checkQueries(entry: ProbeCatalogueEntry | undefined, counter: Counter): { member: string; query: CubeQuery }[] {
+  const dims = (entry?.members ?? []).filter((m) => m.kind === 'dimension' && m.name !== counter.member && m.type !== 'time');
+  const ordered = [...dims.filter((m) => !m.primaryKey), ...dims.filter((m) => m.primaryKey)];
+  return ordered.slice(0, CHECKS_PER_SIDE).map((m) => ({ member: m.name, query: { dimensions: [m.name], limit: 1 } }));
+}
+
+const empty = (s: ProbeSide) => s.error === undefined && s.skipped === undefined && (s.refused !== undefined ? !notInModel(s.refused) : (s.rows ?? 0) === 0);
+
+/** The side (if any) whose count gave no row (or was refused) while the other side counted rows: it gets more queries. */
+export function sideToCheck(p: Pick<AccessProbe, 'production' | 'preview'>): 'production' | 'preview' | undefined {
+  const rows = (s: ProbeSide) => s.refused === undefined && s.error === undefined && s.skipped === undefined && (s.rows ?? 0) > 0;
+  if (empty(p.preview) && rows(p.production)) return 'preview';
+  if (empty(p.production) && rows(p.preview)) return 'production';
+  return undefined;
+}
+
+/** A side of the probe where another query of the target answered rows (or failed): not every row is denied there. */
+function notAllDenied(p: AccessProbe, side: ProbeCheck['side']): ProbeCheck | undefined {
+  return p.checks?.find((c) => c.side === side && !empty(c.answer));
+}
+
+/** What a count that gave no row, while other queries of the target answered rows, says: the count alone is refused. */
+export function checkNotices(probes: AccessProbe[]): string[] {
+  const out: string[] = [];
+  for (const p of probes) {
+    const side = sideToCheck(p);
+    const other = side && notAllDenied(p, side);
+    if (!side || !other) continue;
+    const where = side === 'preview' ? 'the preview' : 'production';
+    const answer = other.answer.error !== undefined ? `failed (${other.answer.error})` : 'answers rows';
+    out.push(
+      `persona ${p.persona}: ${p.counted} gives no row on ${where} while ${other.counted} ${answer}: not every row of ${p.target} is denied (a count needs members the persona may not read, its primary key among them), so no rows change is said from it`,
+    );
+  }
+  return out;
+}
+
 /** Whether `/meta` said `change` of the target or of one of its members already. */
 const has = (existing: AccessChange[], persona: string, target: string, change: AccessChange['change']) =>
   existing.some((c) => c.persona === persona && (c.target === target || c.target.startsWith(`${target}.`)) && c.change === change);
@@ -135,8 +176,15 @@ export function probeChanges(probes: AccessProbe[], existing: AccessChange[] = [
     if ((a.refused !== undefined && notInModel(a.refused)) || (b.refused !== undefined && notInModel(b.refused))) continue;
     const before = a.rows ?? 0;
     const after = b.rows ?? 0;
+    // A count that gives no row says nothing where another query of the target answers rows on that side.
+    const also = (side: ProbeCheck['side']) => {
+      const checks = p.checks?.filter((c) => c.side === side) ?? [];
+      return checks.length ? `; ${checks.map((c) => `${c.counted} ${sideText(c.answer)}`).join(', ')}` : '';
+    };
+    if (notAllDenied(p, 'preview') && before > 0 && (b.refused !== undefined || after === 0)) continue;
+    if (notAllDenied(p, 'production') && after > 0 && (a.refused !== undefined || before === 0)) continue;
     if (b.refused !== undefined) {
-      if (before > 0 && !has(existing, p.persona, p.target, 'hidden')) add('denied-all', `${evidence} (${b.refused})`);
+      if (before > 0 && !has(existing, p.persona, p.target, 'hidden')) add('denied-all', `${evidence}${also('preview')} (${b.refused})`);
       continue;
     }
     if (a.refused !== undefined) {
@@ -146,12 +194,14 @@ export function probeChanges(probes: AccessProbe[], existing: AccessChange[] = [
     // The whole cube or view hidden (exposed) by /meta already: its counts are that change's evidence, not another change.
     const whole = (change: AccessChange['change']) => existing.some((c) => c.persona === p.persona && c.target === p.target && c.change === change);
     if (before > 0 && after === 0) {
-      if (!whole('hidden')) add('denied-all', `${evidence}: a silent deny`);
+      if (!whole('hidden')) add('denied-all', `${evidence}${also('preview')}: a silent deny`);
     } else if (after < before && !b.atLeast) add('rows-narrowed', evidence);
     else if (after > before && !a.atLeast) {
       if (!(before === 0 && whole('exposed'))) add('rows-widened', evidence);
     } else {
-      const filter = rowFilters.find((f) => f.persona === p.persona && f.target === p.target);
+      const whole = rowFilters.find((f) => f.persona === p.persona && f.target === p.target);
+      // The counted member's own rows where known: Cube resolves rows per member queried.
+      const filter = whole?.members?.[p.counted] ?? whole;
       const [from, to] = filter ? [rowAccessText(filter.production), rowAccessText(filter.preview)] : [];
       if (from !== undefined && to !== undefined && from !== to) add('rows-filter-changed', `row filter ${from} → ${to}; ${evidence}`);
     }

@@ -8,8 +8,10 @@
  */
 import { affectedContent, type ContentItem } from '../affected.js';
 import type { ChangeSet, MemberChange } from '../diff.js';
-import type { CubeDef, ModelDefinition } from '../definition/model.js';
+import type { ModelDefinition } from '../definition/model.js';
 import { cubeOf, shortName, type MetaDocument } from '../meta.js';
+import { modelAccess, viewsOver } from './chain.js';
+import { rowsOf } from './effective.js';
 import { entityAccess, type EntityAccess } from './policy.js';
 import type { AccessChange, AccessOutcome, LostContent, Persona, RowFilterSides } from './types.js';
 import { policyTargets, visibleMembers } from './visibility.js';
@@ -34,13 +36,9 @@ export interface AccessReviewInput {
 
 type Side = 'base' | 'head';
 
-/** Public members of a cube's definition, short names. */
-const publicMembers = (c: CubeDef) => [...c.members.values()].filter((m) => m.public).map((m) => m.name);
-
-/** What a side's policies give the persona on a cube (none: the side does not define it). */
+/** What a side's policies give the persona on a cube, or a view with the cubes under it (none: the side does not define it). */
 function staticAccess(defs: AccessReviewInput['defs'], side: Side, cube: string, persona: Persona): EntityAccess | undefined {
-  const c = defs?.[side].cubes.get(cube);
-  return c ? entityAccess(c.accessPolicies ?? [], publicMembers(c), persona) : undefined;
+  return modelAccess(defs?.[side], cube, persona);
 }
 
 /** The static reason, for a detail: `group finance's policy includes it on the preview`, `no policy applies on the preview`. */
@@ -54,6 +52,17 @@ function because(acc: EntityAccess | undefined, member: string | undefined, wher
   if (a === 'hidden') return `; ${where} the policies that apply (${who}) leave it out`;
   if (a === 'masked') return `; ${where} only member_masking gives it (${who})`;
   return `; ${where} it is given by ${who}`;
+}
+
+/** For a view member whose cube decides its mask: `; through the view, cube orders's policies decide it (orders.amount)`. */
+function underView(defs: NonNullable<AccessReviewInput['defs']>, view: string, member: string, persona: Persona): string | undefined {
+  const v = defs.head.cubes.get(view);
+  const alias = v?.type === 'view' ? v.members.get(member)?.alias : undefined;
+  if (!v || !alias) return undefined;
+  const own = (side: Side) => entityAccess(defs[side].cubes.get(view)?.accessPolicies ?? [], [member], persona, { cube: view }).members.get(member);
+  // The view's own policies read the same on both sides: the change comes from the cube under it.
+  if (own('base') !== own('head')) return undefined;
+  return `; it stands for ${alias}: the access policy of ${cubeOf(alias)} reaches it through the view (Cube applies a cube's masks to the views over it)`;
 }
 
 /** Every name a side's model or `/meta` knows (members `cube.member`, cubes by name). */
@@ -111,11 +120,12 @@ function maskingChanges(input: AccessReviewInput, r: PersonaMetas): AccessChange
   const out: AccessChange[] = [];
   const shownBefore = r.base ? visibleMembers(r.base) : undefined;
   const shownAfter = r.head ? visibleMembers(r.head) : undefined;
-  for (const [name, h] of defs.head.cubes) {
-    const b = defs.base.cubes.get(name);
-    if (!b || (!b.accessPolicies && !h.accessPolicies)) continue;
+  for (const name of defs.head.cubes.keys()) {
+    if (!defs.base.cubes.has(name)) continue;
     const before = staticAccess(defs, 'base', name, r.persona)!;
     const after = staticAccess(defs, 'head', name, r.persona)!;
+    // A view without policies of its own still reads the masks of the cubes under it.
+    if (!before.policed && !after.policed) continue;
     for (const [m, now] of after.members) {
       const was = before.members.get(m);
       const full = `${name}.${m}`;
@@ -126,14 +136,14 @@ function maskingChanges(input: AccessReviewInput, r: PersonaMetas): AccessChange
           persona: r.persona.name,
           target: full,
           change: 'masked',
-          detail: `production gives it in full, the preview only masked${because(after, full, 'on the preview')}`,
+          detail: `production gives it in full, the preview only masked${underView(defs, name, m, r.persona) ?? because(after, full, 'on the preview')}`,
         });
       if (was === 'masked' && now === 'full')
         out.push({
           persona: r.persona.name,
           target: full,
           change: 'unmasked',
-          detail: `production gives it masked, the preview in full${because(after, full, 'on the preview')}`,
+          detail: `production gives it masked, the preview in full${underView(defs, name, m, r.persona) ?? because(after, full, 'on the preview')}`,
         });
     }
   }
@@ -157,14 +167,21 @@ function unreachedGrants(input: AccessReviewInput, r: PersonaMetas, touched: Set
   return out;
 }
 
-/** The row filter each side gives each persona on each policy target (the probes tell `rows-filter-changed` by it). */
+/** The row filter each side gives each persona on each target, whole and per member (the probes tell `rows-filter-changed` by it). */
 function rowFilters(input: AccessReviewInput, targets: string[]): RowFilterSides[] {
   const out: RowFilterSides[] = [];
   for (const p of input.personas) {
     for (const t of targets) {
       const production = staticAccess(input.defs, 'base', t, p);
       const preview = staticAccess(input.defs, 'head', t, p);
-      if (production && preview) out.push({ persona: p.name, target: t, production: production.rows, preview: preview.rows });
+      if (!production || !preview) continue;
+      const members: NonNullable<RowFilterSides['members']> = {};
+      for (const [m, rows] of preview.memberRows) {
+        const was = production.memberRows.get(m);
+        const known = (r: typeof rows) => (r ? rowsOf(r) : { unknown: 'a policy whose conditions were not evaluated' });
+        if (production.members.has(m)) members[`${t}.${m}`] = { production: known(was), preview: known(rows) };
+      }
+      out.push({ persona: p.name, target: t, production: production.rows, preview: preview.rows, members });
     }
   }
   return out;
@@ -239,7 +256,10 @@ export function reviewAccess(input: AccessReviewInput): AccessOutcome {
   }
   const guarded = newGuarded(input);
   if (guarded.length) outcome.newGuarded = guarded;
-  const filters = rowFilters(input, outcome.policyTargets);
+  // Views over a cube whose policy changed read its masks and rows too: probed and compared like the targets.
+  const views = viewsOver(input.defs?.base, input.defs?.head, outcome.policyTargets);
+  if (views.length) outcome.reachedViews = views;
+  const filters = rowFilters(input, [...outcome.policyTargets, ...views]);
   if (filters.length) outcome.rowFilters = filters;
   return outcome;
 }

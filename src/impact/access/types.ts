@@ -71,6 +71,15 @@ export interface AccessProbe {
   preview: ProbeSide;
   /** Its load on the preview builds (or, skipped, would build) these pre-aggregations in the shared Cube Store. */
   wouldBuild?: RollupBuild[];
+  /** Other queries of the target, run on a side whose count gave no row or was refused: `denied-all` needs every one empty or refused. */
+  checks?: ProbeCheck[];
+}
+
+/** One more query of a probe's target on one side: a dimension's rows (one is enough), to tell a refused count from a deny of every row. */
+export interface ProbeCheck {
+  side: 'production' | 'preview';
+  counted: string;
+  answer: ProbeSide;
 }
 
 /** Saved content a persona's group uses that the persona can no longer see. */
@@ -93,6 +102,8 @@ export interface RowFilterSides {
   target: string;
   production: RowAccess;
   preview: RowAccess;
+  /** Per member (full name), as Cube resolves rows for a query of that member: the probe compares its counted member's. */
+  members?: Record<string, { production: RowAccess; preview: RowAccess }>;
 }
 
 /** The access review of one pull request. */
@@ -112,6 +123,8 @@ export interface AccessOutcome {
   personaDefinitions?: Persona[];
   /** Policy targets as some persona's /meta listed them: the probes pick what to count from these (never in the JSON). */
   targetMeta?: MetaCube[];
+  /** Views over a policy target's cube (not targets themselves): the cube's masks and row filters reach them, so they are probed too. */
+  reachedViews?: string[];
   /** Cubes and views the pull request adds under an access policy, with the personas whose preview /meta lists them. */
   newGuarded?: { target: string; seenBy: string[] }[];
   /** The personas' groups did not reach the policies on this deployment (src/impact/access/reach.ts): no persona's change is fact. */

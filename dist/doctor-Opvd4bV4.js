@@ -1,0 +1,1 @@
+export{n as doctorCommand}from"./doctor-C6PhHh4T.js";
