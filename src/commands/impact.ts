@@ -43,7 +43,7 @@ export async function impactCommand(run: ActionRun<'impact'>): Promise<number> {
     // Set before the data diff, so a failure there still carries the change set.
     run.setResult({ ...presented.changeSet, versions: versions.json });
     return presented;
-  });
+  }, skew);
   const { rollups, numbers: d, before: impact } = reads;
   const changeSet = { ...impact.changeSet, versions: versions.json };
   const numbers = presentDataDiff(run.records, deploymentId, d, r, inputs.dataDiff.failOnChange);
