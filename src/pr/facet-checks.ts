@@ -10,7 +10,7 @@
  */
 import type { DataDiffOutcome } from '../operations/data-diff.js';
 import type { ImpactResult } from '../operations/impact.js';
-import type { RollupOutcome } from '../impact/rollups/outcome.js';
+import { lostByPullRequest, type RollupOutcome } from '../impact/rollups/outcome.js';
 import { GAINS } from '../impact/access/types.js';
 import { refusedText, type VersionSkew } from '../model/version-skew.js';
 import { repoPath } from '../operations/validate.js';
@@ -264,7 +264,7 @@ function rollupPart(o: FacetOutcome, gated: boolean): Part {
   if (why && !r) return { state: 'unknown', gated, says: `Rollups not planned: ${why}.` };
   if (!r) return { state: 'unknown', gated, says: "Rollups not planned: production's model files were not read." };
   if (r.skipped) return { state: 'unknown', gated, says: `Rollups not planned: ${r.skipped}.` };
-  const lost = r.changes.filter((c) => c.change === 'lost').length;
+  const lost = lostByPullRequest(r.changes);
   if (lost)
     return {
       state: gated ? 'failing' : 'concern',
@@ -272,11 +272,15 @@ function rollupPart(o: FacetOutcome, gated: boolean): Part {
     };
   const more = [
     r.rebuilt.length ? `${plural(r.rebuilt.length, 'pre-aggregation')} rebuilt on merge` : '',
+    r.versions && (r.changes.length || r.versionRebuilt?.length)
+      ? `${plural(r.changes.length + (r.versionRebuilt?.length ?? 0), 'difference')} that ${r.versions}, not counted against the pull request`
+      : '',
     r.truncated.length ? `${plural(r.truncated.length, 'key query', 'key queries')} beyond a build range` : '',
     r.warning ? 'a rollup definition changed (branch builds share production’s Cube Store)' : '',
     r.builds ? 'loads that would build a pre-aggregation' : '',
   ].filter(Boolean);
-  if (more.length) return { state: 'concern', says: `No key query loses its pre-aggregation; ${more.join('; ')}.` };
+  const none = r.versions ? 'No key query is known to lose its pre-aggregation because of the pull request' : 'No key query loses its pre-aggregation';
+  if (more.length) return { state: 'concern', says: `${none}; ${more.join('; ')}.` };
   return { state: 'clear', says: `No key query loses its pre-aggregation (${plural(r.planned, 'plan')}).` };
 }
 

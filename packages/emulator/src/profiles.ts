@@ -41,6 +41,7 @@ export const PROFILES = [
   'default-scopes-no-sql',
   'mint-ignores-scopes',
   'mint-refuses-uncompiled',
+  'production-release-channel',
 ] as const;
 
 export type ProfileName = (typeof PROFILES)[number];
@@ -103,6 +104,8 @@ export const PROFILE_SUMMARY: Record<ProfileName, string> = {
   'mint-ignores-scopes': "the environment token mint accepts scopes but ignores them: every token carries the tenant's default scopes",
   'mint-refuses-uncompiled':
     "minting an environment's data-API token answers 400 with the compiler's error when the model that environment serves does not compile (by default the token is minted and the data API answers 500 with that error)",
+  'production-release-channel':
+    "production runs its release channel's Cube (1.6.33, the JS planner) while staging runs the newest (1.7.20, Tesseract): a rolling-window measure a rollup serves on production is planned with no rollup on staging (cube-js/cube #11419), with no change in the model",
 };
 
 /** Profiles that answer the same point two ways cannot be on together. */
