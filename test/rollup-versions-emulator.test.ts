@@ -11,6 +11,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/main.js';
+import { HttpClient } from '../src/client/http.js';
+import { planQuery } from '../src/operations/rollup-plans.js';
+import { json, startTestServer } from './support/https-server.js';
 import type { DataDiffPlan } from '../src/impact/data/plan.js';
 import type { KeyQuery } from '../src/impact/data/types.js';
 import type { OpContext } from '../src/operations/context.js';
@@ -114,6 +117,47 @@ describe('rollup plans from two Cube versions', () => {
     expect(versions.production).toBe(versions.staging);
     expect(r.versions).toBeUndefined();
     expect(r.changes).toEqual([]);
+  }, 60_000);
+
+  it("a compareDateRange key query is planned (sent as multi, Cube's list of plans read whole), not refused", async () => {
+    const ctx: OpContext = { client: same.admin, deploymentId: 1, reporter: new MemoryReporter(), dryRun: false, ca: same.em.ca };
+    const impact = await analyseImpact(ctx, { branch: 'pr', deployBranch: 'main', headFiles: new Map(Object.entries(UNRELATED_EDIT)), personas: [] });
+    const compared: KeyQuery = {
+      name: 'status, this month against last',
+      source: 'file',
+      query: {
+        measures: ['orders.count'],
+        dimensions: ['orders.status'],
+        timeDimensions: [
+          {
+            dimension: 'orders.created_at',
+            granularity: 'day',
+            compareDateRange: [
+              ['2025-02-01', '2025-02-28'],
+              ['2025-01-01', '2025-01-31'],
+            ],
+          },
+        ],
+      },
+    };
+    const r = await rollupPlansStep(ctx, { ...plan, fileQueries: [compared] }, impact);
+    expect(r.notices).toEqual([]);
+    const p = r.plans?.find((x) => x.query === compared.name);
+    expect(p?.production).toEqual({
+      entries: [expect.objectContaining({ id: 'orders.orders_by_status' }), expect.objectContaining({ id: 'orders.orders_by_status' })],
+    });
+    expect(r.changes).toEqual([]);
+    // On the wire: the query goes with queryType multi, as the data diff sends it; a plain query without.
+    const server = await startTestServer((_q, res) => json(res, 200, [{ sql: { preAggregations: [] } }, { sql: { preAggregations: [] } }]));
+    const client = new HttpClient({ baseUrl: server.baseUrl, apiKey: 't', authScheme: 'raw', ca: server.ca });
+    try {
+      expect(await planQuery(client, '/cubejs-api/v1/sql', compared, 10_000)).toEqual({ entries: [] });
+      await planQuery(client, '/cubejs-api/v1/sql', KEYS[1]!, 10_000);
+      expect(server.requests.map((q) => q.json)).toEqual([{ query: compared.query, queryType: 'multi' }, { query: KEYS[1]!.query }]);
+    } finally {
+      await client.close();
+      await server.close();
+    }
   }, 60_000);
 
   it('datamodel-ci diff --fail-on-rollup-loss passes a pull request with no change in its rollups, and says why the row differs', async () => {
