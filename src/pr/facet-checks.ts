@@ -105,7 +105,7 @@ const GATES: Record<Facet, string> = {
   impact: 'Fails with `fail-on-breaking: true` on a breaking change, or when none could be ruled out; else neutral when something is to look at.',
   numbers: 'Fails with `fail-on-data-change: true` when a key query answers differently, or when they could not be compared.',
   access: 'Fails with `fail-on-exposure: true` when a persona gains access, or when that could not be established.',
-  cost: 'Fails with `fail-on-rollup-loss: true` when a key query loses its pre-aggregation, and with `fail-on-version-skew: true` (the default) when production’s Cube refuses a key, or when either could not be established.',
+  cost: 'Fails with `fail-on-rollup-loss: true` when a key query loses its pre-aggregation (not a loss that may come from the sides’ Cube versions), and with `fail-on-version-skew: true` (the default) when production’s Cube refuses a key, or when either could not be established.',
 };
 
 /** The check the parts make; none when nothing was established and nothing gated. `tail`: markdown under the parts. */
