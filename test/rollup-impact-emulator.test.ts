@@ -22,6 +22,11 @@ import { rollupPlansStep } from '../src/operations/rollup-plans.js';
 import { MemoryReporter } from '../src/report/reporter.js';
 import { cliIo, emulatorFixture, uploadTree, type EmulatorFixture } from './support/emulator.js';
 import { ROLLUP_MODEL, ROLLUP_VARIANTS, ROLLUP_WITH_ROW_FILTER } from './support/rollup-model.js';
+import { modelDefinition } from '../src/impact/definition/source.js';
+import { rollupQuery } from '../src/impact/rollups/definitions.js';
+import { findEnvironments } from '../src/operations/impact.js';
+import { dataApiClient, mint } from '../src/operations/data-api.js';
+import { planQuery } from '../src/operations/rollup-plans.js';
 
 let fx: EmulatorFixture;
 const ORDERS = 'model/cubes/orders.yml';
@@ -125,6 +130,23 @@ describe('rollup plans of key queries on production and on the preview', () => {
     expect(r.rebuilt).toEqual([{ rollup: 'orders.orders_by_status', reason: 'its build SQL changed', partitionGranularity: 'month' }]);
     // The sql_alias rollup, which the pull request does not change, is not listed.
     expect(r.rebuilt.map((b) => b.rollup)).not.toContain('orders.orders_by_customer_country');
+  }, 60_000);
+
+  it("each rollup's own query, as the files give it, is served by that rollup: Cube's matcher says so on production", async () => {
+    const c = ctx();
+    const defs = [...modelDefinition(new Map(Object.entries(ROLLUP_MODEL))).cubes.values()].flatMap((cube) => cube.rollups ?? []);
+    expect(defs.map((d) => d.id).sort()).toEqual(['orders.orders_by_customer_country', 'orders.orders_by_status']);
+    const envs = await findEnvironments(c, 'pr-renamed');
+    const token = await mint(c, envs.production!, {}, ['sql']);
+    const client = dataApiClient(c, new URL(envs.production!.restUrl).origin, token);
+    try {
+      for (const d of defs) {
+        const p = await planQuery(client, `${new URL(envs.production!.restUrl).pathname}/sql`, { name: d.id, source: 'probe', query: rollupQuery(d) }, 30_000);
+        expect('entries' in p && p.entries.filter((e) => e.type === 'rollup').map((e) => e.id), d.id).toEqual([d.id]);
+      }
+    } finally {
+      await client.close();
+    }
   }, 60_000);
 
   it('a second rollup listed first: queries both can serve move to it', async () => {

@@ -74,7 +74,7 @@ describe('rows that may come from the Cube versions', () => {
     } as never;
     const settings = { impact: true, gates: { rollupLoss: true, versionSkew: true }, modelDir: '.' } as never;
     const cost = facetChecks(
-      { impact, rollups: r, versions: { production: '1.6.33', staging: '1.7.20', refused: [], notKnown: [], checkedAgainst: ['1.6.33'] } } as never,
+      { impact, rollups: r, versions: { production: '1.6.33', staging: '1.7.20', refused: [], notKnown: [], checkedAgainst: ['1.6.33'] } },
       settings,
     ).find((c) => c.facet === 'cost');
     expect(JSON.stringify(cost)).toContain('may come from the Cube versions');
