@@ -32,6 +32,7 @@ export const UNIT_TESTS = [
   'reporters',
   'rollup-builds',
   'rollup-compare',
+  'rollup-verdicts',
   'route-table',
   'self-contained',
   'tls',

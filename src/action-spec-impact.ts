@@ -139,11 +139,12 @@ export const IMPACT_OUTPUT = {
   rollupsLostCount: {
     name: 'rollups-lost-count',
     description:
-      'Number of key queries (per persona too) a pre-aggregation serves on production and none on the preview (empty when the rollup plans did not run).',
+      "Number of key queries (per persona too) a pre-aggregation serves on production and none on the preview, none that may come from the sides' Cube versions (empty when the rollup plans did not run).",
   },
   rollupsRebuiltCount: {
     name: 'rollups-rebuilt-count',
-    description: 'Number of pre-aggregations, among those serving a key query, whose tables the merge builds anew (empty when the rollup plans did not run).',
+    description:
+      "Number of pre-aggregations whose tables the merge builds anew, a key query's plans or the rollup's own query on each side telling (empty when the rollup plans did not run); none that may come from the sides' Cube versions.",
   },
   versionSkewCount: {
     name: 'version-skew-count',

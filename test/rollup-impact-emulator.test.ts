@@ -22,12 +22,20 @@ import { rollupPlansStep } from '../src/operations/rollup-plans.js';
 import { MemoryReporter } from '../src/report/reporter.js';
 import { cliIo, emulatorFixture, uploadTree, type EmulatorFixture } from './support/emulator.js';
 import { ROLLUP_MODEL, ROLLUP_VARIANTS, ROLLUP_WITH_ROW_FILTER } from './support/rollup-model.js';
+import { modelDefinition } from '../src/impact/definition/source.js';
+import { rollupQuery } from '../src/impact/rollups/definitions.js';
+import { findEnvironments } from '../src/operations/impact.js';
+import { dataApiClient, mint } from '../src/operations/data-api.js';
+import { planQuery } from '../src/operations/rollup-plans.js';
 
 let fx: EmulatorFixture;
 const ORDERS = 'model/cubes/orders.yml';
 /** The partitioned rollup by the hour: an hourly query gains it, and its build SQL changes. */
 const HOURLY_ROLLUP = { ...ROLLUP_MODEL, [ORDERS]: ROLLUP_MODEL[ORDERS]!.replace('        granularity: day\n', '        granularity: hour\n') };
+/** The partitioned rollup without its status dimension (a real project's commit): no key query is served by it on both sides. */
+const STATUS_DROPPED = { ...ROLLUP_MODEL, [ORDERS]: ROLLUP_MODEL[ORDERS]!.replace('        dimensions: [status]\n', '') };
 const BRANCHES: Record<string, Record<string, string>> = {
+  'pr-status-dropped': STATUS_DROPPED,
   'pr-renamed': ROLLUP_VARIANTS.renamed,
   'pr-reordered': ROLLUP_VARIANTS.reordered,
   'pr-aliased': ROLLUP_VARIANTS.aliasedRenamed,
@@ -116,6 +124,31 @@ describe('rollup plans of key queries on production and on the preview', () => {
     expect(r.changes).toContainEqual({ query: 'by status', production: 'orders.orders_by_status', preview: null, change: 'lost' });
   }, 60_000);
 
+  it('a dimension dropped from a rollup: rebuilt, though no key query is served by it on both sides (its own query planned on each)', async () => {
+    const { r } = await rollupsOf('pr-status-dropped');
+    expect(r.changes).toContainEqual({ query: 'by status', production: 'orders.orders_by_status', preview: null, change: 'lost' });
+    expect(r.rebuilt).toEqual([{ rollup: 'orders.orders_by_status', reason: 'its build SQL changed', partitionGranularity: 'month' }]);
+    // The sql_alias rollup, which the pull request does not change, is not listed.
+    expect(r.rebuilt.map((b) => b.rollup)).not.toContain('orders.orders_by_customer_country');
+  }, 60_000);
+
+  it("each rollup's own query, as the files give it, is served by that rollup: Cube's matcher says so on production", async () => {
+    const c = ctx();
+    const defs = [...modelDefinition(new Map(Object.entries(ROLLUP_MODEL))).cubes.values()].flatMap((cube) => cube.rollups ?? []);
+    expect(defs.map((d) => d.id).sort()).toEqual(['orders.orders_by_customer_country', 'orders.orders_by_status']);
+    const envs = await findEnvironments(c, 'pr-renamed');
+    const token = await mint(c, envs.production!, {}, ['sql']);
+    const client = dataApiClient(c, new URL(envs.production!.restUrl).origin, token);
+    try {
+      for (const d of defs) {
+        const p = await planQuery(client, `${new URL(envs.production!.restUrl).pathname}/sql`, { name: d.id, source: 'probe', query: rollupQuery(d) }, 30_000);
+        expect('entries' in p && p.entries.filter((e) => e.type === 'rollup').map((e) => e.id), d.id).toEqual([d.id]);
+      }
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
   it('a second rollup listed first: queries both can serve move to it', async () => {
     const { r } = await rollupsOf('pr-two');
     expect(r.changes).toContainEqual({ query: 'by status', production: 'orders.orders_by_status', preview: 'orders.counts_by_status', change: 'moved' });
@@ -192,9 +225,10 @@ describe('datamodel-ci diff and the pr lifecycle: the rollups in outputs, --json
     const t = cliIo(fx.em);
     expect(await runCli([...args, '--json'], t)).toBe(0);
     const out = JSON.parse(t.stdout.at(-1)!) as { outputs: Record<string, string>; result: { rollups: unknown[]; rebuilt: unknown[] } };
-    expect(out.outputs).toMatchObject({ 'rollups-lost-count': '1', 'rollups-rebuilt-count': '0' });
+    // The rollup's dimension renamed changes its build: rebuilt, though no key query is served by it on both sides.
+    expect(out.outputs).toMatchObject({ 'rollups-lost-count': '1', 'rollups-rebuilt-count': '1' });
     expect(out.result.rollups).toContainEqual({ query: 'by status', production: 'orders.orders_by_status', preview: null, change: 'lost' });
-    expect(out.result.rebuilt).toEqual([]);
+    expect(out.result.rebuilt).toEqual([{ rollup: 'orders.orders_by_status', reason: 'its build SQL changed', partitionGranularity: 'month' }]);
     // The change-set file holds the rollups and the Cube versions too (for later steps).
     const file = JSON.parse(readFileSync(out.outputs['change-set-file']!, 'utf8')) as Record<string, unknown>;
     expect(file.rollups).toEqual(out.result.rollups);

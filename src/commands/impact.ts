@@ -37,13 +37,19 @@ export async function impactCommand(run: ActionRun<'impact'>): Promise<number> {
   const skew = await checked;
   const versions = presentVersions(skew, inputs.failOnVersionSkew);
   // The rollup plans, then the persona probes (the change set, its file and `--json` carry their evidence), then the data diff.
-  const reads = await readsAfterImpact(run.op, plan, r, () => {
-    const presented = presentChangeSet(run.records, deploymentId, r, inputs.failOnBreaking, inputs.access.failOnExposure);
-    Object.assign(run.out, presented.outputs, versions.outputs, { status: presented.status });
-    // Set before the data diff, so a failure there still carries the change set.
-    run.setResult({ ...presented.changeSet, versions: versions.json });
-    return presented;
-  });
+  const reads = await readsAfterImpact(
+    run.op,
+    plan,
+    r,
+    () => {
+      const presented = presentChangeSet(run.records, deploymentId, r, inputs.failOnBreaking, inputs.access.failOnExposure);
+      Object.assign(run.out, presented.outputs, versions.outputs, { status: presented.status });
+      // Set before the data diff, so a failure there still carries the change set.
+      run.setResult({ ...presented.changeSet, versions: versions.json });
+      return presented;
+    },
+    skew,
+  );
   const { rollups, numbers: d, before: impact } = reads;
   const changeSet = { ...impact.changeSet, versions: versions.json };
   const numbers = presentDataDiff(run.records, deploymentId, d, r, inputs.dataDiff.failOnChange);

@@ -21,6 +21,7 @@ import { parseMeta, type MetaDocument } from '../impact/meta.js';
 import { layerOfReads } from '../impact/layer-digest.js';
 import { definitionsFor, type DefinitionOutcome } from '../impact/definition/index.js';
 import { modelHasRollups } from '../impact/rollups/outcome.js';
+import { rollupPairs, type RollupPair } from '../impact/rollups/definitions.js';
 import { flattenSourceTree } from '../impact/definition/files.js';
 import { modelFilesOf, type FileTexts } from '../model/model-files.js';
 import { plural } from '../report/plural.js';
@@ -76,6 +77,8 @@ export interface ImpactResult {
   layerDigest?: { digest: string; members: number };
   /** Either side's model files define a pre-aggregation (the rollup plans then run even with the data diff off). */
   rollupsInModel?: boolean;
+  /** Rollups both sides define whose build the pull request may change: their own queries are planned too. */
+  rollupPairs?: RollupPair[];
   /** What the data diff reads next: the pull request's `/meta`, the content, the two environments (never in the JSON file). */
   sources?: {
     headMeta: MetaDocument;
@@ -248,6 +251,8 @@ export async function finishImpact(
   if (layer) result.layer = layer;
   if (defs.outcome) result.definition = defs.apply(result.changes);
   if (modelHasRollups(defs.models)) result.rollupsInModel = true;
+  const pairs = rollupPairs(defs.models, result.definition?.changes);
+  if (pairs.length) result.rollupPairs = pairs;
   result.notices.push(...defs.notices);
   result.counts = countChanges(result.changes);
   result.affected = affectedContent(result.changes, content.items, result.definition?.values);

@@ -66,7 +66,7 @@ export async function previewOnPlatform(ctx: OpContext, input: PlatformPreviewIn
   }
   if (o.impact && versions) o.versions = await versions;
   // The rollup plans before any load: the probes and the data diff skip what would build in the shared Cube Store.
-  if (o.impact && input.numbers) ({ rollups: o.rollups, numbers: o.numbers } = await readsAfterImpact(ctx, input.numbers, o.impact));
+  if (o.impact && input.numbers) ({ rollups: o.rollups, numbers: o.numbers } = await readsAfterImpact(ctx, input.numbers, o.impact, undefined, o.versions));
   const headSha = fromRepository ? input.fed?.headSha : input.headSha;
   o.record = await previewRecord(ctx, { local: input.local, excluded: input.excluded, headSha, fed: fromRepository }, o);
   return o;

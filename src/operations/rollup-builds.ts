@@ -7,6 +7,7 @@
 import type { AccessOutcome } from '../impact/access/types.js';
 import type { DataDiffPlan } from '../impact/data/plan.js';
 import { buildGuard, buildSentence, distinctBuilds, keyQueryBuilds, type BuildGuard, type BuildSkips } from '../impact/rollups/builds.js';
+import { HARMLESS_ASPECTS } from '../impact/rollups/definitions.js';
 import type { RollupOutcome } from '../impact/rollups/outcome.js';
 import { accessProbeStep } from './access-probes.js';
 import type { OpContext } from './context.js';
@@ -14,8 +15,7 @@ import { checkFileQueries, dataDiffStep, type DataDiffOutcome } from './data-dif
 import type { ImpactResult } from './impact.js';
 import { rollupPlansStep } from './rollup-plans.js';
 
-/** Definition changes that cannot move a pre-aggregation's tables. */
-const HARMLESS = new Set(['visibility', 'access policy']);
+const HARMLESS = HARMLESS_ASPECTS;
 
 /**
  * The cubes whose pre-aggregations the pull request may change, when the model has any: those whose
@@ -60,17 +60,19 @@ export interface ReadsAfterImpact<T> {
 
 /**
  * The rollup plans, then the probes and the data diff guarded by them, then the line; `beforeDiff` runs
- * between the probes and the data diff (the `impact` command records the change set there).
+ * between the probes and the data diff (the `impact` command records the change set there); `versions`:
+ * the Cube versions the sides run (rows that may come from them are labelled).
  */
 export async function readsAfterImpact<T = void>(
   ctx: OpContext,
   plan: DataDiffPlan,
   impact: ImpactResult,
   beforeDiff: () => T = () => undefined as T,
+  versions?: { production?: string; staging?: string },
 ): Promise<ReadsAfterImpact<T>> {
   // The team's key queries are checked against the semantic layers before any of them runs (the plans first).
   const files = checkFileQueries(ctx, plan, impact);
-  const rollups = await rollupPlansStep(ctx, files.plan, impact);
+  const rollups = await rollupPlansStep(ctx, files.plan, impact, versions);
   const guard = guardOf(files.plan, impact, rollups);
   const access = await accessProbeStep(ctx, files.plan, impact, guard);
   if (access) impact.access = access;

@@ -14,11 +14,12 @@ import type { KeyQuery } from '../impact/data/types.js';
 import { querySide } from '../impact/data/query-sides.js';
 import { plannedRollups, rebuiltRollups, rollupChanges, truncations, type PlanSide, type QueryPlan } from '../impact/rollups/compare.js';
 import type { RollupOutcome } from '../impact/rollups/outcome.js';
-import { rollupLines, rollupWarning } from '../impact/rollups/outcome.js';
+import { lostByPullRequest, rollupLines, rollupWarning, versionLabel } from '../impact/rollups/outcome.js';
+import { rollupQuery, type RollupDef } from '../impact/rollups/definitions.js';
 import { mapLimit } from '../model/local-model.js';
 import { plural } from '../report/plural.js';
 import type { OpContext } from './context.js';
-import { dataApiClient, mint } from './data-api.js';
+import { dataApiClient, mint, needsMulti } from './data-api.js';
 import { cubeOf } from '../impact/meta.js';
 import { pickKeyQueries } from './data-diff.js';
 import type { EnvironmentRef, ImpactResult } from './impact.js';
@@ -27,6 +28,8 @@ import type { EnvironmentRef, ImpactResult } from './impact.js';
 export interface PlanGroup {
   persona?: Persona;
   queries: KeyQuery[];
+  /** Production's own query for each of `queries` (a rollup's, as production's files define it); absent: the same query. */
+  production?: KeyQuery[];
 }
 
 /** One `/v1/sql` plan within `timeoutMs`, asked again while Cube answers "Continue wait" (a cold compile). */
@@ -37,7 +40,9 @@ export async function planQuery(client: HttpClient, path: string, k: KeyQuery, t
     if (left <= 0) return { error: `no plan within ${Math.round(timeoutMs / 1000)} s` };
     let text: string;
     try {
-      text = (await client.send({ method: 'POST', path, json: { query: k.query }, idempotent: true }, { signal, deadline, timeoutMs: left })).text ?? '';
+      // As the data diff sends it: Cube plans a compareDateRange query as one query per range (a list of plans).
+      const json = { query: k.query, ...(needsMulti(k.query) ? { queryType: 'multi' } : {}) };
+      text = (await client.send({ method: 'POST', path, json, idempotent: true }, { signal, deadline, timeoutMs: left })).text ?? '';
     } catch (e) {
       if (e instanceof AbortedError || signal?.aborted) throw e;
       return { error: messageOf(e) };
@@ -100,17 +105,13 @@ export async function planGroups(
       clients = [envs.production, envs.staging].map((env, i) => dataApiClient(ctx, new URL(env.restUrl).origin, tokens[i] as string));
       const paths = [envs.production, envs.staging].map((env) => `${new URL(env.restUrl).pathname}/sql`);
       const side = (i: number, skip: (k: KeyQuery) => boolean) =>
-        mapLimit(g.queries, s.limits.concurrency, (k) =>
-          skip(k)
-            ? Promise.resolve(undefined)
-            : planQuery(
-                clients[i] as HttpClient,
-                paths[i] as string,
-                { ...k, query: querySide(k, i ? 'preview' : 'production') },
-                s.limits.queryTimeoutMs,
-                ctx.signal,
-              ),
-        );
+        mapLimit(g.queries, s.limits.concurrency, (k, n) => {
+          if (skip(k)) return Promise.resolve(undefined);
+          // Production's own form: a rollup's own query as its files define it, a key query as the base's file has it.
+          const own = i === 0 ? (g.production?.[n] ?? k) : k;
+          const query = querySide(own, i ? 'preview' : 'production');
+          return planQuery(clients[i] as HttpClient, paths[i] as string, { ...own, query }, s.limits.queryTimeoutMs, ctx.signal);
+        });
       const [bases, heads] = await Promise.all([side(0, (k) => !!k.headOnly), side(1, () => false)]);
       g.queries.forEach((k, i) => {
         const base = bases[i];
@@ -137,8 +138,24 @@ export function rollupPlansRefusal(plan: DataDiffPlan, impact: ImpactResult): st
   return undefined;
 }
 
-/** The rollup impact of the key queries, after the impact. */
-export async function rollupPlansStep(ctx: OpContext, plan: DataDiffPlan, impact: ImpactResult): Promise<RollupOutcome> {
+/** The rollups' own queries, each side's as its files define it: a rollup whose build changes is seen with no key query on it. */
+export function rollupQueryGroup(impact: ImpactResult, limit: number): { queries: KeyQuery[]; production: KeyQuery[]; notRun: number } {
+  const pairs = impact.rollupPairs ?? [];
+  const taken = pairs.slice(0, Math.max(0, limit));
+  const named = (id: string, r: RollupDef): KeyQuery => ({ name: `rollup ${id}'s own query`, source: 'probe', query: rollupQuery(r) });
+  return { queries: taken.map((p) => named(p.id, p.head)), production: taken.map((p) => named(p.id, p.base)), notRun: pairs.length - taken.length };
+}
+
+/**
+ * The rollup impact of the key queries, after the impact. `versions`: the Cube versions production and the
+ * preview run; when they differ, every row is labelled as one that may come from them (docs/impact.md).
+ */
+export async function rollupPlansStep(
+  ctx: OpContext,
+  plan: DataDiffPlan,
+  impact: ImpactResult,
+  versions?: { production?: string; staging?: string },
+): Promise<RollupOutcome> {
   const warning = rollupWarning(impact);
   if (warning) ctx.reporter.warning(`rollups: ${warning}`);
   const base = { changes: [], rebuilt: [], truncated: [], notices: [], planned: 0, notRun: 0, ...(warning ? { warning } : {}) };
@@ -156,23 +173,35 @@ export async function rollupPlansStep(ctx: OpContext, plan: DataDiffPlan, impact
     const started = Date.now();
     const room = plan.settings.limits.maxQueries - picked.run.length;
     const personas = personaGroups(impact, picked.run, room);
-    const groups: PlanGroup[] = [{ queries: picked.run }, ...personas.groups];
+    // Each changed rollup's own query, planned with the run's key queries (one token per side), each side's definition.
+    const own = rollupQueryGroup(impact, plan.settings.limits.maxQueries);
+    const run: PlanGroup = { queries: [...picked.run, ...own.queries], production: [...picked.run, ...own.production] };
     const notices: string[] = [];
-    const plans = await planGroups(ctx, picked, groups, plan.settings, notices);
+    const all = await planGroups(ctx, picked, [run, ...personas.groups], plan.settings, notices);
+    const ownNames = new Set(own.queries.map((k) => k.name));
+    const plans = all.filter((p) => p.persona || !ownNames.has(p.query));
+    const ownPlans = all.filter((p) => !p.persona && ownNames.has(p.query));
+    const label = versionLabel(versions);
+    const rebuilt = rebuiltRollups(plans, ownPlans, label);
+    if (own.notRun)
+      notices.push(`${plural(own.notRun, 'changed rollup')}' own queries not planned (data-diff-max-queries): whether they are rebuilt is not known`);
     const r: RollupOutcome = {
       ...base,
-      changes: rollupChanges(plans),
-      rebuilt: rebuiltRollups(plans),
+      changes: rollupChanges(plans, label),
+      rebuilt: rebuilt.filter((b) => !b.versions),
       truncated: truncations(plans),
       notices,
       planned: plans.length,
       notRun: picked.notRun + personas.notRun,
       plans,
+      ...(label ? { versions: label, versionRebuilt: rebuilt.filter((b) => b.versions) } : {}),
+      ...(ownPlans.length ? { rollupQueries: ownPlans.length } : {}),
     };
     for (const n of notices) ctx.reporter.notice(`rollups: ${n}`);
-    const lost = r.changes.filter((c) => c.change === 'lost').length;
+    if (label) ctx.reporter.notice(`rollups: production and the preview run other Cube versions: every difference below ${label}, not from the pull request`);
+    const lost = lostByPullRequest(r.changes);
     ctx.reporter.info(
-      `rollups: ${plural(r.planned, 'key query plan', 'key query plans')} on both sides in ${((Date.now() - started) / 1000).toFixed(1)} s: ${lost} lost, ${r.changes.length - lost} gained or moved, ${r.rebuilt.length} rebuilt on merge`,
+      `rollups: ${plural(r.planned, 'key query plan', 'key query plans')} on both sides${ownPlans.length ? ` (and ${plural(ownPlans.length, "rollup's own query", "rollups' own queries")})` : ''} in ${((Date.now() - started) / 1000).toFixed(1)} s: ${lost} lost, ${r.changes.length - lost} gained, moved or from the versions, ${r.rebuilt.length} rebuilt on merge`,
     );
     for (const line of rollupLines(r)) ctx.reporter.info(line);
     return r;

@@ -10,7 +10,7 @@
  */
 import type { DataDiffOutcome } from '../operations/data-diff.js';
 import type { ImpactResult } from '../operations/impact.js';
-import type { RollupOutcome } from '../impact/rollups/outcome.js';
+import { lostByPullRequest, type RollupOutcome } from '../impact/rollups/outcome.js';
 import { GAINS } from '../impact/access/types.js';
 import { refusedText, type VersionSkew } from '../model/version-skew.js';
 import { repoPath } from '../operations/validate.js';
@@ -105,7 +105,7 @@ const GATES: Record<Facet, string> = {
   impact: 'Fails with `fail-on-breaking: true` on a breaking change, or when none could be ruled out; else neutral when something is to look at.',
   numbers: 'Fails with `fail-on-data-change: true` when a key query answers differently, or when they could not be compared.',
   access: 'Fails with `fail-on-exposure: true` when a persona gains access, or when that could not be established.',
-  cost: 'Fails with `fail-on-rollup-loss: true` when a key query loses its pre-aggregation, and with `fail-on-version-skew: true` (the default) when production’s Cube refuses a key, or when either could not be established.',
+  cost: 'Fails with `fail-on-rollup-loss: true` when a key query loses its pre-aggregation (not a loss that may come from the sides’ Cube versions), and with `fail-on-version-skew: true` (the default) when production’s Cube refuses a key, or when either could not be established.',
 };
 
 /** The check the parts make; none when nothing was established and nothing gated. `tail`: markdown under the parts. */
@@ -271,7 +271,7 @@ function rollupPart(o: FacetOutcome, gated: boolean): Part {
   if (why && !r) return { state: 'unknown', gated, says: `Rollups not planned: ${why}.` };
   if (!r) return { state: 'unknown', gated, says: "Rollups not planned: production's model files were not read." };
   if (r.skipped) return { state: 'unknown', gated, says: `Rollups not planned: ${r.skipped}.` };
-  const lost = r.changes.filter((c) => c.change === 'lost').length;
+  const lost = lostByPullRequest(r.changes);
   if (lost)
     return {
       state: gated ? 'failing' : 'concern',
@@ -279,11 +279,15 @@ function rollupPart(o: FacetOutcome, gated: boolean): Part {
     };
   const more = [
     r.rebuilt.length ? `${plural(r.rebuilt.length, 'pre-aggregation')} rebuilt on merge` : '',
+    r.versions && (r.changes.length || r.versionRebuilt?.length)
+      ? `${plural(r.changes.length + (r.versionRebuilt?.length ?? 0), 'difference')} that ${r.versions}, not counted against the pull request`
+      : '',
     r.truncated.length ? `${plural(r.truncated.length, 'key query', 'key queries')} beyond a build range` : '',
     r.warning ? 'a rollup definition changed (branch builds share production’s Cube Store)' : '',
     r.builds ? 'loads that would build a pre-aggregation' : '',
   ].filter(Boolean);
-  if (more.length) return { state: 'concern', says: `No key query loses its pre-aggregation; ${more.join('; ')}.` };
+  const none = r.versions ? 'No key query is known to lose its pre-aggregation because of the pull request' : 'No key query loses its pre-aggregation';
+  if (more.length) return { state: 'concern', says: `${none}; ${more.join('; ')}.` };
   return { state: 'clear', says: `No key query loses its pre-aggregation (${plural(r.planned, 'plan')}).` };
 }
 

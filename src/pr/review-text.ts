@@ -200,12 +200,15 @@ export function costText(c: CostView): string[] {
     const rows = r.groups.flatMap((g) => {
       const names = g.queries.map((q) => `${cell(q.query, 80)}${q.persona ? ` (${cell(q.persona, 40)})` : ''}`);
       if (g.total > g.queries.length) names.push(`and ${g.total - g.queries.length} more`);
-      const head = [g.production ? cell(g.production) : '—', g.preview ? cell(g.preview) : '—', g.change === 'lost' ? 'LOST: reaches the warehouse' : g.change];
+      const word = g.versions ? `${g.change} (${g.versions})` : g.change === 'lost' ? 'LOST: reaches the warehouse' : g.change;
+      const head = [g.production ? cell(g.production) : '—', g.preview ? cell(g.preview) : '—', word];
       return names.map((n, i) => [...(i === 0 ? head : ['', '', '']), n]);
     });
     out.push('', ...textTable(['PRODUCTION', 'PREVIEW', 'ROLLUP', 'KEY QUERY'], rows));
   }
   for (const b of r.rebuilt) out.push(`Rebuilt on merge: ${cell(b.rollup)}: ${cell(b.reason, 200)}`);
+  for (const b of r.versionRebuilt ?? [])
+    out.push(`Built otherwise on the preview (not counted as rebuilt): ${cell(b.rollup)}: ${cell(b.reason, 200)}: ${cell(b.versions ?? '', 200)}`);
   for (const t of r.truncated)
     out.push(
       `Build range: ${cell(t.query, 80)} asks ${t.queryRange.map((d) => d.slice(0, 10)).join(' to ')} of ${cell(t.rollup)}${t.buildRange ? `, built for ${t.buildRange.map((d) => d.slice(0, 10)).join(' to ')}` : ' (build range not known)'}`,

@@ -157,7 +157,8 @@ async function lifecycle(row: Row): Promise<void> {
       expect(output(r, 'production-proof'), text(r)).toBe('proven');
       expect(view(PR).text).toContain(`✅ **Production = the validated model** (commit \`${sha(PR, 3).slice(0, 7)}\`)`);
       // The merge's deploy upgraded production to its channel's newest patch (profile patch-upgrade-pending).
-      if (upgrading) expect(d().version).toBe('1.7.20');
+      // On the release channel (profile production-release-channel) the newest patch is 1.6.33.
+      if (upgrading) expect(d().version).toBe(row.profiles.includes('production-release-channel') ? '1.6.33' : '1.7.20');
       if (github) {
         // Nothing merged twice: main moved once, by GitHub's push, and is built at the merge commit.
         expect(d().branches.main!.commits).toBe(mainCommits + 1);

@@ -28,6 +28,11 @@ export function applyProfiles(env: { state: State; clock: Clock; controls: Contr
     // Data two profiles add the first time they are on (the platform's files first: the previews are made from them).
     if (profiles.includes('platform-written-files')) seedPlatformWrittenFiles(d, env.clock.now());
     if (profiles.includes('another-repository-previews')) seedOtherRepositoryPreviews(d, env.clock.now());
+    // Production follows the release channel (the vendor's other channel): an older Cube than staging's newest.
+    if (profiles.includes('production-release-channel') && !d.versionHold && d.releaseChannel !== 'release') {
+      d.releaseChannel = 'release';
+      d.version = VERSION_CATALOG.release?.[0] ?? d.version;
+    }
     // A new patch came to production's channel since its last deploy, and it holds no version.
     if (profiles.includes('patch-upgrade-pending') && !d.versionHold && d.version === newestPatch(d.releaseChannel, d.version)) {
       const older = VERSION_CATALOG[d.releaseChannel]?.find((v) => v !== d.version && newestPatch(d.releaseChannel, v) === d.version);

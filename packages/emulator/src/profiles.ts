@@ -43,6 +43,7 @@ export const PROFILES = [
   'mint-refuses-uncompiled',
   'repo-type-deploy-repo',
   'groups-from-roles',
+  'production-release-channel',
 ] as const;
 
 export type ProfileName = (typeof PROFILES)[number];
@@ -109,6 +110,8 @@ export const PROFILE_SUMMARY: Record<ProfileName, string> = {
     'deployment settings say repoType deployRepo for a deployment no outside repository is connected to (its internal Git repository, the Cube Git remote, holds the model); by default repoType is not reported',
   'groups-from-roles':
     "access policies read the user's groups from the token's securityContext.roles (the deployment's own contextToGroups reads another claim): neither cubeCloud.groups nor the top-level groups reach them",
+  'production-release-channel':
+    "production runs its release channel's Cube (1.6.33, the JS planner) while staging runs the newest (1.7.20, Tesseract): a rolling-window measure a rollup serves on production is planned with no rollup on staging (cube-js/cube #11419), with no change in the model",
 };
 
 /** Profiles that answer the same point two ways cannot be on together. */

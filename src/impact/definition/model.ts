@@ -6,6 +6,7 @@
  */
 import { keyVariants, snakeCase } from '../../model/locate/model-tree.js';
 import { readPolicies, type PolicyDef } from '../access/policy.js';
+import { readRollups, type RollupDef } from '../rollups/definitions.js';
 
 /** Source text of an expression the reader does not evaluate: compared as text. */
 export interface Code {
@@ -88,6 +89,8 @@ export interface CubeDef {
   accessPolicies?: PolicyDef[];
   /** Canonical text of the pre-aggregations (they change speed, not numbers). */
   preAggregations?: string;
+  /** The rollups whose own query can be planned (src/impact/rollups/definitions.ts); absent with none. */
+  rollups?: RollupDef[];
   /** Views: the join paths of their cubes (`orders.customers`). */
   paths?: string[];
 }
@@ -222,6 +225,8 @@ function baseCube(e: RawEntity): CubeDef {
   if (policies.length) cube.accessPolicies = policies;
   const pre = field(b, 'preAggregations');
   if (pre !== undefined) cube.preAggregations = canon(pre);
+  const rollups = readRollups(e.name, pre);
+  if (rollups.length) cube.rollups = rollups;
   return cube;
 }
 

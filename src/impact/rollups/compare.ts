@@ -41,6 +41,8 @@ export interface RollupChange {
   production: string | null;
   preview: string | null;
   change: RollupChangeKind;
+  /** Set when the sides run other Cube versions (or planners): the row may come from them, not from the pull request. */
+  versions?: string;
 }
 
 /** A rollup whose tables the merge builds anew (`partitions` only where the platform says: it does not yet). */
@@ -49,6 +51,8 @@ export interface RebuiltRollup {
   reason: string;
   partitionGranularity?: string;
   partitions?: number;
+  /** Set when the sides run other Cube versions (or planners): the rebuild may come from them. */
+  versions?: string;
 }
 
 /** A key query served by a partitioned rollup whose build range does not cover the query's date range. */
@@ -73,10 +77,10 @@ function rangeSqlOf(v: unknown): [string, string] | undefined {
   return a !== undefined && b !== undefined ? [a, b] : undefined;
 }
 
-/** The pre-aggregations of one `/v1/sql` answer (`{ sql: { preAggregations } }`); an answer without them plans none. */
-export function plannedRollups(body: unknown): PlanSide {
+/** The entries of one plan (`{ sql: { preAggregations } }`), or undefined when the answer holds none. */
+function entriesOf(body: unknown): PlannedRollup[] | undefined {
   const sql = (body as { sql?: { preAggregations?: unknown } } | undefined)?.sql;
-  if (!sql || typeof sql !== 'object') return { error: `an answer without a plan (keys ${Object.keys(body ?? {}).join(', ') || 'none'})` };
+  if (!sql || typeof sql !== 'object') return undefined;
   const list = Array.isArray(sql.preAggregations) ? (sql.preAggregations as Record<string, unknown>[]) : [];
   const entries: PlannedRollup[] = [];
   for (const e of list) {
@@ -94,29 +98,60 @@ export function plannedRollups(body: unknown): PlanSide {
     const defined = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
     entries.push({ id, ...defined, ...(rangeSql ? { rangeSql } : {}), ...(matchedRange ? { matchedRange } : {}) });
   }
-  return { entries };
+  return entries;
 }
+
+/**
+ * The pre-aggregations of one `/v1/sql` answer: `{ sql: { preAggregations } }`, or for a query Cube splits
+ * (a `compareDateRange`'s ranges, a blending query's parts) a list of such plans, whose entries together
+ * serve it; an answer without a plan is an error, never "no rollup".
+ */
+export function plannedRollups(body: unknown): PlanSide {
+  const parts = Array.isArray(body) && body.length ? body.map(entriesOf) : [entriesOf(body)];
+  if (parts.some((p) => !p)) {
+    const keys = Array.isArray(body) ? `a list of ${body.length}` : `keys ${Object.keys(body ?? {}).join(', ') || 'none'}`;
+    return { error: `an answer without a plan (${keys})` };
+  }
+  return { entries: parts.flatMap((p) => p ?? []) };
+}
+
+const isRollup = (e: PlannedRollup) => e.type !== 'originalSql' && e.type !== 'original_sql';
 
 /** The rollup serving a query: the first entry that is not an `original_sql` copy of a cube's source. */
 export function servingRollup(side: PlanSide | undefined): PlannedRollup | null {
   if (!side || 'error' in side) return null;
-  return side.entries.find((e) => e.type !== 'originalSql' && e.type !== 'original_sql') ?? null;
+  return side.entries.find(isRollup) ?? null;
 }
 
 /** Two entries are one rollup when they name the same tables (a `sql_alias` keeps them), else the same id. */
 const sameRollup = (a: PlannedRollup, b: PlannedRollup) => (a.tableName && b.tableName ? a.tableName === b.tableName : a.id === b.id);
 
-/** Queries that lose, gain or move their rollup; a side that failed to plan is not compared. */
-export function rollupChanges(plans: readonly QueryPlan[]): RollupChange[] {
+/** Every rollup serving a query, each once: Tesseract may serve one query (its sub-queries, its ranges) by several. */
+export function servingRollups(side: PlanSide | undefined): PlannedRollup[] {
+  if (!side || 'error' in side) return [];
+  const out: PlannedRollup[] = [];
+  for (const e of side.entries) if (isRollup(e) && !out.some((o) => sameRollup(o, e))) out.push(e);
+  return out;
+}
+
+const sameSet = (a: PlannedRollup[], b: PlannedRollup[]) => a.length === b.length && a.every((x) => b.some((y) => sameRollup(x, y)));
+const names = (s: PlannedRollup[]) => (s.length ? s.map((e) => e.id).join(' + ') : null);
+
+/**
+ * Queries that lose, gain or move their rollups (the set serving each, compared whole); a side that failed
+ * to plan is not compared. `versions`: the sides run other Cube versions (or planners), so each row may come
+ * from them rather than from the pull request (the label every row then carries).
+ */
+export function rollupChanges(plans: readonly QueryPlan[], versions?: string): RollupChange[] {
   const out: RollupChange[] = [];
   for (const p of plans) {
     if (!p.production || 'error' in p.production || 'error' in p.preview) continue;
-    const base = servingRollup(p.production);
-    const head = servingRollup(p.preview);
-    if (!base && !head) continue;
-    if (base && head && sameRollup(base, head)) continue;
-    const change: RollupChangeKind = base && head ? 'moved' : base ? 'lost' : 'gained';
-    out.push({ query: p.query, ...(p.persona ? { persona: p.persona } : {}), production: base?.id ?? null, preview: head?.id ?? null, change });
+    const base = servingRollups(p.production);
+    const head = servingRollups(p.preview);
+    if (sameSet(base, head)) continue;
+    const change: RollupChangeKind = base.length && head.length ? 'moved' : base.length ? 'lost' : 'gained';
+    const persona = p.persona ? { persona: p.persona } : {};
+    out.push({ query: p.query, ...persona, production: names(base), preview: names(head), change, ...(versions ? { versions } : {}) });
   }
   return out;
 }
@@ -135,23 +170,42 @@ function structureChange(base: PlannedRollup, head: PlannedRollup): string | und
   return reasons.length ? reasons.join('; ') : undefined;
 }
 
+/** Each rollup as one side's plans describe it (the first description of each id). */
+function described(sides: readonly (PlanSide | undefined)[]): Map<string, PlannedRollup> {
+  const out = new Map<string, PlannedRollup>();
+  for (const s of sides) if (s && !('error' in s)) for (const e of s.entries) if (isRollup(e) && !out.has(e.id)) out.set(e.id, e);
+  return out;
+}
+
 /**
- * Rollups whose tables the merge builds anew: per query, production's serving rollup against the preview's,
- * when they are one rollup (same id or same tables) or a rename with the same build SQL. A rollup that
- * serves no key query is not seen here.
+ * Rollups whose tables the merge builds anew: every rollup both sides' plans describe under one id (a key
+ * query's plan, or the rollup's own query planned on each side: `own`) whose structure differs, and per key
+ * query a rename with the same build SQL. `versions`: the label of rows that may come from the Cube versions.
  */
-export function rebuiltRollups(plans: readonly QueryPlan[]): RebuiltRollup[] {
+export function rebuiltRollups(plans: readonly QueryPlan[], own: readonly QueryPlan[] = [], versions?: string): RebuiltRollup[] {
   const found = new Map<string, RebuiltRollup>();
+  const add = (head: PlannedRollup, reason: string) =>
+    found.set(head.id, {
+      rollup: head.id,
+      reason,
+      ...(head.partitionGranularity ? { partitionGranularity: head.partitionGranularity } : {}),
+      ...(versions ? { versions } : {}),
+    });
+  const all = [...plans, ...own];
+  const base = described(all.map((p) => p.production));
+  const head = described(all.map((p) => p.preview));
+  for (const [id, h] of head) {
+    const b = base.get(id);
+    const why = b && structureChange(b, h);
+    if (why) add(h, why);
+  }
   for (const p of plans) {
-    const base = servingRollup(p.production);
-    const head = servingRollup(p.preview);
-    if (!base || !head || found.has(head.id)) continue;
-    const renamed = base.id !== head.id && !sameRollup(base, head);
-    if (renamed && withoutTable(base) !== withoutTable(head)) continue;
-    const why = structureChange(base, head);
-    if (!why) continue;
-    const reason = renamed ? `renamed from ${base.id}: Cube names its tables after the rollup` : why;
-    found.set(head.id, { rollup: head.id, reason, ...(head.partitionGranularity ? { partitionGranularity: head.partitionGranularity } : {}) });
+    const b = servingRollup(p.production);
+    const h = servingRollup(p.preview);
+    if (!b || !h || b.id === h.id || found.has(h.id) || base.has(h.id)) continue;
+    // A rename: one rollup serving the query on each side, the same build SQL under another id.
+    if (!sameRollup(b, h) && withoutTable(b) === withoutTable(h) && structureChange(b, h))
+      add(h, `renamed from ${b.id}: Cube names its tables after the rollup`);
   }
   return [...found.values()];
 }

@@ -5,7 +5,7 @@
  * (query, persona and rollup names, platform messages) is shown as code or escaped text.
  */
 import type { RebuiltRollup, RollupChange, RollupTruncation } from '../../impact/rollups/compare.js';
-import type { RollupOutcome } from '../../impact/rollups/outcome.js';
+import { lostByPullRequest, type RollupOutcome } from '../../impact/rollups/outcome.js';
 import { buildSentence, type BuildSkips } from '../../impact/rollups/builds.js';
 import { plural } from '../../report/plural.js';
 import { code, cut, text } from './markdown.js';
@@ -15,6 +15,8 @@ export interface RollupGroup {
   production: string | null;
   preview: string | null;
   change: RollupChange['change'];
+  /** The row may come from the Cube versions the sides run (the label), not from the pull request. */
+  versions?: string;
   /** Key queries in the group (the names below may be fewer). */
   total: number;
   queries: { query: string; persona?: string }[];
@@ -25,9 +27,13 @@ export interface RollupsView {
   /** The key queries that change rollup, grouped by the change (the rollup lost, gained or moved between). */
   groups: RollupGroup[];
   rebuilt: RebuiltRollup[];
+  /** Rollups built otherwise on the two sides while they run other Cube versions (not counted as rebuilt). */
+  versionRebuilt?: RebuiltRollup[];
   truncated: RollupTruncation[];
-  /** How many of each there were, when the lists were capped. */
-  totals: { changes: number; lost: number; rebuilt: number; truncated: number };
+  /** How many of each there were, when the lists were capped (`lost`: the pull request's, none that may come from the versions). */
+  totals: { changes: number; lost: number; rebuilt: number; truncated: number; versionRebuilt?: number };
+  /** Set when the sides run other Cube versions or planners: what every row may come from. */
+  versions?: string;
   planned: number;
   notRun: number;
   warning?: string;
@@ -46,16 +52,24 @@ const GROUP_NAMES = 3;
 
 const name = (s: string) => cut(s, 120);
 
+const shortRebuilt = (b: RebuiltRollup): RebuiltRollup => ({
+  ...b,
+  rollup: name(b.rollup),
+  reason: cut(b.reason, 300),
+  ...(b.versions ? { versions: cut(b.versions, 200) } : {}),
+});
+
 /** The view of a run's rollup plans, whole (the job summary's); names cut. */
 export function rollupsView(r: RollupOutcome): RollupsView {
   const persona = (p?: string) => (p ? { persona: cut(p, 60) } : {});
   const groups = new Map<string, RollupGroup>();
   for (const c of r.changes) {
-    const key = JSON.stringify([c.change, c.production, c.preview]);
+    const key = JSON.stringify([c.change, c.production, c.preview, c.versions]);
     const g = groups.get(key) ?? {
       production: c.production && name(c.production),
       preview: c.preview && name(c.preview),
       change: c.change,
+      ...(c.versions ? { versions: cut(c.versions, 200) } : {}),
       total: 0,
       queries: [],
     };
@@ -67,9 +81,17 @@ export function rollupsView(r: RollupOutcome): RollupsView {
   const rank: Record<RollupChange['change'], number> = { lost: 0, moved: 1, gained: 2 };
   return {
     groups: [...groups.values()].sort((a, b) => rank[a.change] - rank[b.change] || b.total - a.total),
-    rebuilt: r.rebuilt.map((b) => ({ ...b, rollup: name(b.rollup), reason: cut(b.reason, 300) })),
+    rebuilt: r.rebuilt.map(shortRebuilt),
+    ...(r.versionRebuilt?.length ? { versionRebuilt: r.versionRebuilt.map(shortRebuilt) } : {}),
     truncated: r.truncated.map((t) => ({ ...t, query: name(t.query), ...persona(t.persona), rollup: name(t.rollup) })),
-    totals: { changes: r.changes.length, lost: r.changes.filter((c) => c.change === 'lost').length, rebuilt: r.rebuilt.length, truncated: r.truncated.length },
+    totals: {
+      changes: r.changes.length,
+      lost: lostByPullRequest(r.changes),
+      rebuilt: r.rebuilt.length,
+      truncated: r.truncated.length,
+      ...(r.versionRebuilt?.length ? { versionRebuilt: r.versionRebuilt.length } : {}),
+    },
+    ...(r.versions ? { versions: cut(r.versions, 200) } : {}),
     planned: r.planned,
     notRun: r.notRun,
     ...(r.warning ? { warning: cut(r.warning, 400) } : {}),
@@ -86,6 +108,7 @@ export const viewRollups = (v: RollupsView): RollupsView => ({
   ...v,
   groups: v.groups.slice(0, ROLLUP_ROWS).map((g) => ({ ...g, queries: g.queries.slice(0, GROUP_NAMES + 1) })),
   rebuilt: v.rebuilt.slice(0, ROLLUP_ROWS),
+  ...(v.versionRebuilt ? { versionRebuilt: v.versionRebuilt.slice(0, ROLLUP_ROWS) } : {}),
   truncated: v.truncated.slice(0, ROLLUP_ROWS),
   notices: v.notices.slice(0, 3),
   // The line names the first key queries (and says how many more): the view keeps those.
@@ -112,7 +135,8 @@ function changeTable(v: RollupsView, comment: boolean): string[] {
     return `${shown.map((q) => `${code(q.query, { cell: true })}${who(q.persona)}`).join(', ')}${rest > 0 ? ` and ${rest} more` : ''}`;
   };
   const rows = v.groups.map(
-    (g) => `| ${rollupCell(g.production)} → ${rollupCell(g.preview)} | ${WORDS[g.change]} | ${plural(g.total, 'key query', 'key queries')}: ${names(g)} |`,
+    (g) =>
+      `| ${rollupCell(g.production)} → ${rollupCell(g.preview)} | ${g.versions ? `${g.change}: ${text(g.versions)}` : WORDS[g.change]} | ${plural(g.total, 'key query', 'key queries')}: ${names(g)} |`,
   );
   const shown = v.groups.reduce((n, g) => n + g.total, 0);
   return [
@@ -130,6 +154,20 @@ function rebuiltLines(v: RollupsView): string[] {
     (b) => `- ${code(b.rollup)}: ${text(b.reason)}${b.partitionGranularity ? ` (partitioned by ${text(b.partitionGranularity)}: every partition)` : ''}`,
   );
   return [`Rebuilt on merge (${plural(v.totals.rebuilt, 'rollup')}):`, '', ...lines, '', ...more(v.rebuilt.length, v.totals.rebuilt, 'rollup', 'rollups')];
+}
+
+function versionRebuiltLines(v: RollupsView): string[] {
+  const list = v.versionRebuilt ?? [];
+  if (!list.length) return [];
+  const total = v.totals.versionRebuilt ?? list.length;
+  const lines = list.map((b) => `- ${code(b.rollup)}: ${text(b.reason)}: ${text(b.versions ?? '')}`);
+  return [
+    `Built otherwise on the preview, not counted as rebuilt (${plural(total, 'rollup')}):`,
+    '',
+    ...lines,
+    '',
+    ...more(list.length, total, 'rollup', 'rollups'),
+  ];
 }
 
 function truncationLines(v: RollupsView): string[] {
@@ -150,8 +188,23 @@ export function renderRollups(v: RollupsView, options: { target: 'comment' | 'su
   if (v.skipped) return [...warning, `Rollups not planned: ${text(v.skipped)}`, ''];
   const lost = v.totals.lost;
   const head = `Rollups (production → preview, ${plural(v.planned, 'key query plan', 'key query plans')}): ${v.totals.changes ? `${v.totals.changes} changed (${lost} lost)` : 'no key query changes rollup'}, ${plural(v.totals.rebuilt, 'rollup')} rebuilt on merge`;
-  const out = [head, '', ...warning, ...changeTable(v, options.target === 'comment'), ...rebuiltLines(v), ...truncationLines(v)];
-  out.push('Only rollups serving a key query are seen: one that serves none is not compared.', '');
+  const versions = v.versions
+    ? [
+        `⚠️ Production and the preview plan with other Cube versions: every row ${text(v.versions)}, not from this pull request; none counts for fail-on-rollup-loss or as rebuilt.`,
+        '',
+      ]
+    : [];
+  const out = [
+    head,
+    '',
+    ...warning,
+    ...versions,
+    ...changeTable(v, options.target === 'comment'),
+    ...rebuiltLines(v),
+    ...versionRebuiltLines(v),
+    ...truncationLines(v),
+  ];
+  out.push('Rollups are compared where a key query reaches them, and each rollup the pull request may change by its own query.', '');
   if (v.notRun) out.push(`${plural(v.notRun, 'more key query', 'more key queries')} found but not planned (data-diff-max-queries).`, '');
   for (const n of v.notices) out.push(`- ${text(n)}`);
   return out;

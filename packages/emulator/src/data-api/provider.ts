@@ -29,6 +29,8 @@ import { scheduledPreAggregations } from '../engine/refresh.js';
 import { verifyJwt } from '../jwt.js';
 import type { State } from '../state.js';
 import { build, missingTables, notBuiltMessage, refreshed } from './cube-store.js';
+import { namesRollingWindow, plansWithTesseract } from '../engine/planners.js';
+import { VERSION_CATALOG } from '../deployments/models.js';
 
 export interface DataRequest {
   method: string;
@@ -119,6 +121,12 @@ function normalizedQueries(params: { query: unknown; cache?: unknown }, now: num
 export function dataApi(env: DataApiEnv): (req: DataRequest) => Promise<DataResponse> {
   /** Polls answered "Continue wait" so far, by deployment, branch and query. */
   const waits = new Map<string, number>();
+
+  /** The Cube an environment runs: production its deployment's version, every other environment the newest. */
+  function cubeVersionOf(deploymentId: number, production: boolean): string {
+    const d = env.state.deployments.find((x) => x.id === deploymentId);
+    return production && d ? d.version : (VERSION_CATALOG.latest?.[0] ?? d?.version ?? '');
+  }
 
   async function compiledModel(
     deploymentId: number,
@@ -219,7 +227,9 @@ export function dataApi(env: DataApiEnv): (req: DataRequest) => Promise<DataResp
       // Cube's gateway applies the access policies to each query before it builds its SQL (a deny: no rows, no error).
       const guarded: NormalizedQuery[] = [];
       for (const q of queries) guarded.push(await applyPolicies(compilers, q, access));
-      const built = guarded.map((q) => buildSql(compilers, q, context));
+      // Profile production-release-channel: an environment on a Cube that plans with Tesseract serves no rolling-window measure from a rollup.
+      const tesseract = profileOn(env, 'production-release-channel') && plansWithTesseract(cubeVersionOf(deploymentId, production));
+      const built = guarded.map((q) => buildSql(compilers, q, context, tesseract && namesRollingWindow(compilers, q)));
       // The gateway answers a list of SQL for anything but a regular query.
       if (m[3] === 'sql') return { status: 200, body: queryType === 'regularQuery' ? sqlBody(built[0] as BuiltSql) : built.map(sqlBody) };
       if (m[3] === 'dry-run') return { status: 200, body: dryRunBody(queryType, guarded, built) };

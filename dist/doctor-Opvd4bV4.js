@@ -1,1 +1,0 @@
-export{n as doctorCommand}from"./doctor-C6PhHh4T.js";

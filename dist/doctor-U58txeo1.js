@@ -1,0 +1,1 @@
+export{n as doctorCommand}from"./doctor-DfTM2_Vs.js";
