@@ -152,8 +152,12 @@ describe('a pull request that changes a rollup: its key queries are not run on t
     expect(probes.map((p) => p.persona)).toEqual(['analyst']);
     expect(probes[0]!.preview.skipped).toContain('orders.orders_by_status (changed)');
     expect(probes[0]!.production.skipped).toBeDefined();
-    expect(out.result.rollupBuilds?.probes).toBe(1);
-    expect(buildLine(text)[0]).toMatch(/1 persona probe not run on the preview/);
+    // The view over orders is probed beside it (a cube's rows reach the views over it), and skipped likewise.
+    const view = out.result.access!.probes.filter((p) => p.target === 'orders_view');
+    expect(view.map((p) => p.persona)).toEqual(['analyst']);
+    expect(view[0]!.preview.skipped).toContain('orders.orders_by_status (changed)');
+    expect(out.result.rollupBuilds?.probes).toBe(2);
+    expect(buildLine(text)[0]).toMatch(/2 persona probes not run on the preview/);
     // The plans first, then the probes and the data diff.
     expect(text.indexOf('key query plans on both sides')).toBeLessThan(text.indexOf('persona probes:'));
     expect(text.indexOf('persona probes:')).toBeLessThan(text.indexOf('data diff:'));
