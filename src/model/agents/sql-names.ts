@@ -84,7 +84,7 @@ export async function sqlNames(sql: string): Promise<SqlNames> {
   // A schema-qualified table (`information_schema.tables`) is the SQL API's catalogue, never a cube.
   const plain = fromItems.filter((f) => typeof f.table === 'string' && !f.db && !f.expr);
   const tables = [...new Set(plain.map((f) => f.table as string).filter((t) => !ctes.has(t.toLowerCase())))];
-  const root = Array.isArray(ast) ? (ast.length === 1 ? ast[0] : undefined) : ast;
+  const root: unknown = Array.isArray(ast) ? (ast.length === 1 ? (ast[0] as unknown) : undefined) : ast;
   const simple = isNode(root) && selects.length === 1 && selects[0] === root && !ctes.size && fromItems.length === plain.length;
   if (!simple) return { tables, columns: [], columnsResolved: false };
   const byAlias = new Map<string, string>();
