@@ -9,9 +9,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runActionCommand } from '../src/commands/index.js';
+import { runCli } from '../src/main.js';
 import type { Io } from '../src/io.js';
 import { DEMO_MODEL, startGitHubStandin, type GitHubStandin } from '../packages/emulator/src/index.js';
-import { emulatorFixture, type EmulatorFixture } from './support/emulator.js';
+import { cliIo, emulatorFixture, type EmulatorFixture } from './support/emulator.js';
 import { pullRequestEvent, writeEvent } from './support/payloads.js';
 
 let fx: EmulatorFixture;
@@ -144,4 +145,16 @@ describe('the agents folder in a pull request run', () => {
       await gh.close();
     }
   });
+
+  it('plan names the findings in its review, by file and line, with what the removal breaks', async () => {
+    const { 'model/views/orders_view.yml': _dropped, ...rest } = DEMO_MODEL;
+    const dir = folder({ ...rest, ...AGENTS });
+    const t = cliIo(fx.em);
+    const code = await runCli(['plan', '--deployment-id', '1', '--model-dir', dir], t);
+    const out = t.stdout.join('\n');
+    expect(code, t.stderr.join('\n')).toBe(1);
+    expect(out).toMatch(/^Agents \(agents\/\): 1 agent, 1 certified query, 2 eval questions; names checked against the preview's compiled model: 3 errors, 0 warnings$/m);
+    expect(out).toMatch(/^ {2}REMOVED view orders_view breaks agents order-desk; eval questions order_count$/m);
+    expect(out).toContain(`  ERROR ${dir}/agents/config.yml:8: agent order-desk lists view orders_view in \`accessible_views\`, which this pull request removes`);
+  }, 120_000);
 });
