@@ -153,8 +153,12 @@ describe('the agents folder in a pull request run', () => {
     const code = await runCli(['plan', '--deployment-id', '1', '--model-dir', dir], t);
     const out = t.stdout.join('\n');
     expect(code, t.stderr.join('\n')).toBe(1);
-    expect(out).toMatch(/^Agents \(agents\/\): 1 agent, 1 certified query, 2 eval questions; names checked against the preview's compiled model: 3 errors, 0 warnings$/m);
+    expect(out).toMatch(
+      /^Agents \(agents\/\): 1 agent, 1 certified query, 2 eval questions; names checked against the preview's compiled model: 3 errors, 0 warnings$/m,
+    );
     expect(out).toMatch(/^ {2}REMOVED view orders_view breaks agents order-desk; eval questions order_count$/m);
-    expect(out).toContain(`  ERROR ${dir}/agents/config.yml:8: agent order-desk lists view orders_view in \`accessible_views\`, which this pull request removes`);
+    expect(out).toContain(
+      `  ERROR ${dir}/agents/config.yml:8: agent order-desk lists view orders_view in \`accessible_views\`, which this pull request removes`,
+    );
   }, 120_000);
 });
