@@ -1,1 +1,0 @@
-export{n as doctorCommand}from"./doctor-D1-q4AP6.js";
