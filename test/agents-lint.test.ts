@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkAgents, namesFromFiles, namesFromMeta, readAgentsFolder, type AgentsCheck } from '../src/model/agents/index.js';
 import { sqlNames } from '../src/model/agents/sql-names.js';
+import { agentsView, renderAgents } from '../src/pr/comment/render-agents.js';
 import { fixtureTexts, under } from './support/agents-fixtures.js';
 
 const shop = fixtureTexts('agents-shop');
@@ -78,6 +79,7 @@ describe('the agents folder, read', () => {
       'error unknown-table agents/eval_questions/main.yml:16',
       'error mixed-forms agents/mixed.yml:1',
       'error kind agents/notes/what.md:1',
+      'error duplicate-rule agents/rules/bad.md:1',
       'error value agents/rules/bad.md:3',
       'error frontmatter agents/rules/plain.md:1',
     ]);
@@ -182,5 +184,25 @@ describe('the names a query of the SQL API uses', () => {
     expect(joined).toEqual({ tables: ['sales', 'orders'], columns: [{ table: 'orders', column: 'count' }], columnsResolved: false });
     expect((await sqlNames('SELECT table_name FROM information_schema.tables')).tables).toEqual([]);
     expect((await sqlNames('SELEKT nothing')).problem).toBeTruthy();
+  });
+});
+
+describe('the Agents section', () => {
+  it('renders outside text inert: names in code spans, messages escaped, no mention or link of its own', async () => {
+    const texts = new Map([
+      ...model,
+      [
+        'agents/config.yml',
+        'agents:\n  - name: "@octocat <img src=x onerror=alert(1)>"\n    space: auto\n    accessible_views:\n      - "[x](https://evil.example)"\n',
+      ],
+    ]);
+    const c = await checkAgents(texts, { head: namesFromFiles(model) });
+    const md = renderAgents(agentsView(c!), { target: 'comment', repoUrl: 'https://github.com/o/r', headSha: 'abc' }).join('\n');
+    // Backslash-escaped, the tag and the link show as text; the mention is broken by a zero-width space.
+    expect(md).toContain('\\<img src\\=x onerror\\=alert\\(1\\)\\>');
+    expect(md).not.toMatch(/(^|[^\\])<img/);
+    expect(md).not.toContain('](https://evil.example)');
+    expect(md).not.toMatch(/@octocat/);
+    expect(md).toContain('[agents/config\\.yml\\:5](https://github.com/o/r/blob/abc/agents/config.yml#L5)');
   });
 });
