@@ -107,6 +107,8 @@ describe('the agents folder in a pull request run', () => {
       ]);
       expect(check!.annotations[0]!.message).toBe('agent order-desk lists view orders_view in `accessible_views`, which this pull request removes');
       const comment = gh.comments(61).at(-1)!.body;
+      // The verdict under the heading leads with them: nothing above the section reads as green.
+      expect(comment).toMatch(/^\*\*❌ 3 errors in `agents\/` · /m);
       expect(comment).toContain(
         "**Agents** (`agents/`: 1 agent, 1 certified query, 2 eval questions; names checked against the preview's compiled model): ❌ 3 errors",
       );
