@@ -11,6 +11,7 @@ export const UNIT_TESTS = [
   'access-policy',
   'access-review',
   'adaptive-pool',
+  'agents-lint',
   'boundaries',
   'cli-docs',
   'compiler-text',

@@ -30,7 +30,8 @@ export async function bundle(outDir) {
     },
     logLevel: 'warn',
   });
-  writeFileSync(join(outDir, 'licenses.txt'), bundledLicences(result.output, OURS).text);
+  // Line ends as git keeps them (`eol=lf`): a licence written with CRLF would differ from a fresh clone's.
+  writeFileSync(join(outDir, 'licenses.txt'), bundledLicences(result.output, OURS).text.replace(/\r\n?/g, '\n'));
   writeFileSync(join(outDir, 'package.json'), '{\n  "type": "module"\n}\n');
   chmodSync(join(outDir, 'index.js'), 0o755);
 }

@@ -148,6 +148,7 @@ const O = {
     name: 'error-count',
     description: 'Number of validation errors (root causes: an error that only echoes another, such as a join to the cube that failed, is counted under it).',
   },
+  agentsErrors: { name: 'agents-errors', description: 'Errors the check of the `agents/` folder found (docs/agents.md); empty without the folder.' },
   stagingUrl: { name: 'staging-url', description: 'REST API address of the staging environment.' },
   environmentId: { name: 'environment-id', description: 'Id of the staging environment.' },
   syncJobId: { name: 'sync-job-id', description: 'Id of the dbt sync run.' },

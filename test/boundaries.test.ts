@@ -111,7 +111,8 @@ describe('import boundaries', () => {
       expect(emulatorFileWith(marker), `no emulator file contains ${marker}`).toBeDefined();
       for (const f of parts) expect(readFileSync(join(REPO, 'dist', f), 'utf8').includes(marker), `dist/${f} contains ${marker}`).toBe(false);
     }
-    expect(parts.reduce((sum, f) => sum + statSync(join(REPO, 'dist', f)).size, 0)).toBeLessThan(2_000_000);
+    // 2.3 MB: the agents check's SQL grammar (node-sql-parser's PostgreSQL part, ~315 KB) is loaded only for an agents/ folder with SQL.
+    expect(parts.reduce((sum, f) => sum + statSync(join(REPO, 'dist', f)).size, 0)).toBeLessThan(2_300_000);
   });
 });
 

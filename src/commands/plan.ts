@@ -126,6 +126,11 @@ function show(run: ActionRun<'pr'>, o: PlanOutcome, shown: PreviewShown, flags: 
   // The errors: in the text review on stdout; else where the JSON document or the log has them.
   if (flags.format !== 'text' || flags.json)
     for (const e of shown.errors) run.reporter.error([e.message, ...(e.notes ?? [])].join('\n'), { file: e.file, line: e.line, title: 'data model' });
+  if (flags.format !== 'text' || flags.json)
+    for (const f of shown.agents?.findings ?? []) {
+      if (f.level === 'error') run.reporter.error(f.message, { file: f.file, line: f.line, title: 'agents' });
+      else run.reporter.warning(f.message, { file: f.file, line: f.line, title: 'agents' });
+    }
   if (flags.json) return;
   if (flags.format === 'markdown') {
     // What the comment's ledger would hold of this run (its thread adds it the same way).
@@ -133,7 +138,7 @@ function show(run: ActionRun<'pr'>, o: PlanOutcome, shown: PreviewShown, flags: 
     return;
   }
   const title = `Plan of ${run.settings.modelDir} against production (${shown.view.deployBranch ?? 'the deploy branch'}) of deployment ${run.settings.deploymentId}, on ${o.branch}`;
-  const parts = { impact: shown.impact, access: shown.access, numbers: shown.numbers, cost: shown.cost, files };
+  const parts = { impact: shown.impact, access: shown.access, numbers: shown.numbers, cost: shown.cost, agents: shown.agents, files };
   for (const line of [title, '', ...stepsText(shown.view, shown.errors), '', ...reviewText(parts)]) run.print(line);
   run.print('');
 }

@@ -107,6 +107,7 @@ function report(run: ActionRun<'pr'>, results: ModelResult[]): number {
       ? { valid: String(previewed.every((r) => r.out.valid === 'true')), 'error-count': sum('error-count') }
       : {}),
     ...(previewed.some((r) => r.out.deleted !== undefined) ? { deleted: sum('deleted') } : {}),
+    ...(previewed.some((r) => r.out['agents-errors'] !== undefined) ? { 'agents-errors': sum('agents-errors') } : {}),
     ...(previewed.some((r) => r.out.merged !== undefined) ? { merged: String(previewed.some((r) => r.out.merged === 'true')) } : {}),
     // The proofs after the merge: the worst of them (one model differing is production differing).
     ...(proofs.length ? { 'production-proof': ['differs', 'not-proven', 'proven'].find((p) => proofs.includes(p)) ?? '' } : {}),

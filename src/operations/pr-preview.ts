@@ -18,6 +18,7 @@ import type { Persona } from '../impact/access/types.js';
 import { runRepositoryPreview } from './repository-feed.js';
 import { runPreview } from './upload-preview.js';
 import { previewRecord } from './preview-record.js';
+import { agentsCheckOf } from './agents-check.js';
 
 export interface PlatformPreviewInput extends PreviewInput {
   /** A repository-fed deployment: the PR's head branch and commit, and the folder its errors are placed under. */
@@ -68,6 +69,7 @@ export async function previewOnPlatform(ctx: OpContext, input: PlatformPreviewIn
   // The rollup plans before any load: the probes and the data diff skip what would build in the shared Cube Store.
   if (o.impact && input.numbers) ({ rollups: o.rollups, numbers: o.numbers } = await readsAfterImpact(ctx, input.numbers, o.impact, undefined, o.versions));
   const headSha = fromRepository ? input.fed?.headSha : input.headSha;
+  o.agents = await agentsCheckOf(input.local, input.fed?.modelDir ?? input.modelDir, o, input.modelFiles);
   o.record = await previewRecord(ctx, { local: input.local, excluded: input.excluded, headSha, fed: fromRepository }, o);
   return o;
 }

@@ -4,6 +4,7 @@
  * imports another for its types.
  */
 import type { RollupOutcome } from '../impact/rollups/outcome.js';
+import type { AgentsCheck } from '../model/agents/index.js';
 import type { EnableStagingResult, SmokeOptions } from './enable-staging.js';
 import type { ImpactResult, MetaToken } from './impact.js';
 import type { VersionSkew } from '../model/version-skew.js';
@@ -68,6 +69,8 @@ export interface PreviewOutcome {
   versions?: VersionSkew;
   /** What the push that validated was (absent when it did not validate on a build accepted as its own). */
   record?: ValidationRecord;
+  /** The offline check of the `agents/` folder (absent when the model has none). */
+  agents?: AgentsCheck;
 }
 
 /** One flow's outcome, and the impact's token for its staging environment (minted while the model built). */

@@ -13,6 +13,7 @@ import type { PullRequestSide } from './pull-request.js';
 import { changesOf } from './changed-files.js';
 import type { Facet, FacetCheck } from './facet-checks.js';
 import { plural } from '../report/plural.js';
+import type { AgentsCheck, AgentsFinding } from '../model/agents/index.js';
 
 /** Annotations GitHub takes in one check-run request. */
 const PER_REQUEST = 50;
@@ -41,14 +42,24 @@ export interface CheckVerdict {
  * commands. The check passes only on a valid model whose build the door accepted as the push's;
  * `unproven` (or no accepted build) makes it a failure that says why.
  */
-export async function annotate(side: PullRequestSide, errors: ModelError[], result: CheckVerdict, unproven?: string): Promise<void> {
+export async function annotate(side: PullRequestSide, errors: ModelError[], result: CheckVerdict, unproven?: string, agents?: AgentsCheck): Promise<void> {
   const placed = errors.filter((e): e is ModelError & { file: string; line: number } => !!e.file && !!e.line);
   const why = unproven ?? (result.valid && !result.accepted ? `${result.branch} compiles, but its build was not shown to be this push's` : undefined);
-  if (await writeCheck(side, 'no check run (the token may not write checks)', (github, head) => checkRun(side, github, head, errors, placed, result, why)))
+  const findings = agents?.findings ?? [];
+  if (
+    await writeCheck(side, 'no check run (the token may not write checks)', (github, head) =>
+      checkRun(side, github, head, errors, placed, result, why, findings, agents?.folder.folder),
+    )
+  )
     return;
   const inActions = side.event.runId !== undefined;
   const shown = inActions ? errors.slice(0, PER_STEP) : errors;
   for (const e of shown) side.reporter.error(annotationText(e), { file: e.file, line: e.line, ...(e.column ? { column: e.column } : {}), title: 'data model' });
+  // The agents' findings after the model's errors: GitHub shows the first ten a step writes.
+  for (const f of findings.slice(0, inActions ? Math.max(0, PER_STEP - shown.length) : findings.length)) {
+    if (f.level === 'error') side.reporter.error(f.message, { file: f.file, line: f.line, title: 'agents' });
+    else side.reporter.warning(f.message, { file: f.file, line: f.line, title: 'agents' });
+  }
   if (shown.length < errors.length) {
     side.reporter.warning(
       `${plural(errors.length - shown.length, 'more error')} ${errors.length - shown.length === 1 ? 'is' : 'are'} not shown as annotations (GitHub shows ${PER_STEP} per step); every error is in the job summary. Grant the job \`checks: write\` to get them all as annotations of the "${side.checkName}" check.`,
@@ -108,8 +119,19 @@ async function checkRun(
   placed: (ModelError & { file: string; line: number })[],
   r: CheckVerdict,
   unproven: string | undefined,
+  findings: readonly AgentsFinding[] = [],
+  folder = 'agents',
 ): Promise<void> {
-  const annotations: CheckAnnotation[] = placed.map((e) => ({
+  const agentNotes: CheckAnnotation[] = findings.map((f) => ({
+    path: f.file,
+    startLine: f.line,
+    endLine: f.line,
+    level: f.level === 'error' ? 'failure' : 'warning',
+    message: f.message.slice(0, 64_000),
+    title: 'agents',
+  }));
+  const agentErrors = findings.filter((f) => f.level === 'error').length;
+  const modelNotes: CheckAnnotation[] = placed.map((e) => ({
     path: e.file,
     startLine: e.line,
     endLine: e.line,
@@ -118,17 +140,31 @@ async function checkRun(
     message: annotationText(e).slice(0, 64_000),
     title: 'data model',
   }));
-  const passes = r.valid && !!r.accepted && !unproven;
-  const title = passes ? `${r.branch}: valid` : r.valid ? `${r.branch}: not proven` : `${r.branch}: ${plural(errors.length, 'error')}`;
+  const annotations = [...modelNotes, ...agentNotes];
+  const compiles = r.valid && !!r.accepted && !unproven;
+  // The agents' errors fail the check too: an agent that lists a view the model lost breaks on merge.
+  const passes = compiles && !agentErrors;
+  const agentsLine = findings.length
+    ? ` The ${folder}/ folder: ${plural(agentErrors, 'error')}${findings.length > agentErrors ? `, ${plural(findings.length - agentErrors, 'warning')}` : ''}, annotated on their lines.`
+    : '';
+  const title = compiles
+    ? agentErrors
+      ? `${r.branch}: ${plural(agentErrors, 'error')} in ${folder}/`
+      : `${r.branch}: valid`
+    : r.valid
+      ? `${r.branch}: not proven`
+      : `${r.branch}: ${plural(errors.length, 'error')}`;
   const echoes = echoCount(errors);
   const folded = echoes
     ? ` ${plural(echoes, 'more error')} only ${echoes === 1 ? 'echoes' : 'echo'} them (a cube or view that depends on a failed one) and ${echoes === 1 ? 'is' : 'are'} named under ${errors.length === 1 ? 'it' : 'the error it echoes'}.`
     : '';
-  const summary = passes
-    ? `The data model compiles on the platform (its build proven this push's by ${r.accepted!.proof}).`
-    : r.valid
-      ? `Not proven: ${unproven}.`
-      : `${plural(errors.length, 'error')} from the platform's compiler; ${placed.length} placed on a line.${placed.length < errors.length ? ' The others are in the job summary.' : ''}${folded}`;
+  const summary =
+    (compiles
+      ? `The data model compiles on the platform (its build proven this push's by ${r.accepted!.proof}).`
+      : r.valid
+        ? `Not proven: ${unproven}.`
+        : `${plural(errors.length, 'error')} from the platform's compiler; ${placed.length} placed on a line.${placed.length < errors.length ? ' The others are in the job summary.' : ''}${folded}`) +
+    agentsLine;
   await completedCheck(side, github, { name: side.checkName, headSha: head, conclusion: passes ? 'success' : 'failure', title, summary, annotations });
 }
 

@@ -15,6 +15,8 @@ import type { ImpactView } from './comment/render-impact.js';
 import type { NumbersView } from './comment/render-numbers.js';
 import type { AccessView } from './comment/render-access.js';
 import type { CostView } from './comment/render-cost.js';
+import { agentsView, type AgentsView } from './comment/render-agents.js';
+import { plural } from '../report/plural.js';
 import type { PreviewView, ViewError } from './comment/view.js';
 import { deployPreview } from './deployment.js';
 import { presentStaging, presentUpload, presentValidation, presentVersions, type Outputs } from './presenters.js';
@@ -57,6 +59,8 @@ export interface PreviewShown {
   access?: AccessView;
   /** The whole Cost section (the Cube version skew). */
   cost?: CostView;
+  /** The whole check of the `agents/` folder. */
+  agents?: AgentsView;
   /** The change set, for `--json`'s `result`. */
   result?: unknown;
 }
@@ -81,6 +85,12 @@ export function presentPreview(o: PreviewOutcome, s: PreviewSettings): PreviewSh
     Object.assign(view, p.view);
     shown.errors = p.errors;
     failures.push(p.failure);
+  }
+  if (o.agents) {
+    const a = (view.agents = shown.agents = agentsView(o.agents));
+    outputs['agents-errors'] = String(a.errors);
+    // Its errors fail the step as the model's do (fail-on-invalid): the agents break on merge.
+    if (a.errors && s.failOnInvalid) failures.push(`the ${a.folder}/ folder has ${plural(a.errors, 'error')} (the Agents section lists them)`);
   }
   if (o.staging) {
     const p = presentStaging(o.staging);
@@ -144,13 +154,13 @@ export async function writePreview(
   facets?: FacetSettings,
 ): Promise<void> {
   const writes: Promise<unknown>[] = [];
-  if (o.validation) writes.push(annotate(side, o.validation.errors, o.validation));
+  if (o.validation) writes.push(annotate(side, o.validation.errors, o.validation, undefined, o.agents));
   if (facets) {
     const notRun = impactNotRun(o);
     const { impact, numbers, rollups, versions } = o;
     writes.push(writeFacetChecks(side, facetChecks({ impact, numbers, rollups, versions, ...(notRun ? { notRun } : {}) }, facets)));
   }
-  const { errors, impact, numbers, access, cost } = shown;
+  const { errors, impact, numbers, access, cost, agents } = shown;
   writes.push(
     publish(side, shown.view, shown.ledger, {
       errors,
@@ -158,6 +168,7 @@ export async function writePreview(
       ...(numbers ? { numbers } : {}),
       ...(access ? { access } : {}),
       ...(cost ? { cost } : {}),
+      ...(agents ? { agents } : {}),
     }),
   );
   const stagingUrl = o.staging?.stagingUrl;

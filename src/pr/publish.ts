@@ -9,6 +9,7 @@ import { keepRunView, readRunView } from './comment/view-store.js';
 import type { ImpactView } from './comment/render-impact.js';
 import type { NumbersView } from './comment/render-numbers.js';
 import type { AccessView } from './comment/render-access.js';
+import type { AgentsView } from './comment/render-agents.js';
 import type { CostView } from './comment/render-cost.js';
 import { PREVIEW_TITLE, renderPreview } from './comment/render-preview.js';
 import { code } from './comment/markdown.js';
@@ -54,6 +55,8 @@ export interface PublishOptions {
   access?: AccessView;
   /** The whole Cost section of the run, for the job summary. */
   cost?: CostView;
+  /** The whole check of the `agents/` folder, for the job summary. */
+  agents?: AgentsView;
 }
 
 /** With several models, each model's job summary is headed by its folder and deployment (one model: as is). */
@@ -112,6 +115,7 @@ export async function publish(side: PullRequestSide, update: ViewUpdate, ledger:
             ...(options.numbers ? { numbers: options.numbers } : {}),
             ...(options.access ? { access: options.access } : {}),
             ...(options.cost ? { cost: options.cost } : {}),
+            ...(options.agents ? { agents: options.agents } : {}),
           },
         ),
       ),

@@ -12,6 +12,7 @@ import { plural } from '../report/plural.js';
 import { textTable } from '../report/text-table.js';
 import { cut, plain } from './comment/markdown.js';
 import type { AccessView } from './comment/render-access.js';
+import type { AgentsView } from './comment/render-agents.js';
 import type { CostView } from './comment/render-cost.js';
 import type { ImpactChangeRow, ImpactView } from './comment/render-impact.js';
 import { num, percent, type NumbersQueryRow, type NumbersView } from './comment/render-numbers.js';
@@ -23,6 +24,7 @@ export interface ReviewParts {
   access?: AccessView;
   numbers?: NumbersView;
   cost?: CostView;
+  agents?: AgentsView;
   /** The detail files the run wrote (the change set, the data diff). */
   files?: { changeSet?: string; dataDiff?: string };
 }
@@ -238,6 +240,24 @@ export function stepsText(v: Partial<PreviewView>, errors: readonly ViewError[])
   return out;
 }
 
+/** The check of the `agents/` folder: its counts, the removals with what they break, each finding at its place. */
+export function agentsText(a: AgentsView): string[] {
+  const against = a.source === 'compiled' ? "the preview's compiled model" : "the pull request's model files";
+  const out = [
+    `Agents (${cell(a.folder, 200)}/): ${plural(a.agents, 'agent')}, ${plural(a.certifiedQueries, 'certified query', 'certified queries')}, ${plural(a.evalQuestions, 'eval question')}; names checked against ${against}: ${plural(a.errors, 'error')}, ${plural(a.warnings, 'warning')}`,
+  ];
+  for (const b of a.broken) {
+    const who = [
+      b.agents.length ? `agents ${b.agents.map((x) => cell(x)).join(', ')}` : '',
+      b.certifiedQueries.length ? `certified queries ${b.certifiedQueries.map((x) => cell(x)).join(', ')}` : '',
+      b.evalQuestions.length ? `eval questions ${b.evalQuestions.map((x) => cell(x)).join(', ')}` : '',
+    ].filter(Boolean);
+    out.push(`  REMOVED ${b.kind} ${cell(b.name, 200)} breaks ${who.join('; ') || 'nothing the folder names'}`);
+  }
+  for (const f of a.findings) out.push(`  ${f.level === 'error' ? 'ERROR' : 'warning'} ${cell(f.file, 200)}:${f.line}: ${cell(f.message, 600)}`);
+  return out;
+}
+
 /** The whole review: each part that has something to say, a blank line between them, then the files. */
 export function reviewText(p: ReviewParts): string[] {
   const parts = [
@@ -245,6 +265,7 @@ export function reviewText(p: ReviewParts): string[] {
     p.access ? accessText(p.access) : [],
     p.numbers ? numbersText(p.numbers) : [],
     p.cost ? costText(p.cost) : [],
+    p.agents ? agentsText(p.agents) : [],
   ];
   const files = [p.files?.changeSet && `change set ${p.files.changeSet}`, p.files?.dataDiff && `data diff ${p.files.dataDiff}`].filter((f): f is string => !!f);
   if (files.length) parts.push([`Detail files: ${files.join('; ')}`]);

@@ -30,6 +30,18 @@ function convert(node: unknown, pos: (offset: number) => Pos, fallback: Pos): Tr
   return out;
 }
 
+/** A YAML text as a position tree, with its syntax errors' lines (the agents folder reads its files so). */
+export function yamlTree(text: string): { root?: TreeNode; errors: { line: number; message: string }[] } {
+  const counter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: counter, uniqueKeys: false, prettyErrors: false });
+  const pos = (offset: number): Pos => {
+    const p = counter.linePos(offset);
+    return { line: p.line, column: p.col };
+  };
+  const errors = doc.errors.map((e) => ({ line: pos(e.pos[0]).line, message: e.message.split('\n', 1)[0] as string }));
+  return doc.contents ? { root: convert(doc.contents, pos, { line: 1, column: 1 }), errors } : { errors };
+}
+
 export function readYamlModel(path: string, text: string): ModelFile {
   const counter = new LineCounter();
   const lines = text.split(/\r?\n/);

@@ -12,6 +12,7 @@ import { renderAccess, type AccessView } from './render-access.js';
 import { costHeadline, renderCost, type CostView } from './render-cost.js';
 import { DEFAULT_COMMENT_ERRORS, errorBlock, files } from './render-errors.js';
 import { renderProof } from './render-proof.js';
+import { renderAgents, type AgentsView } from './render-agents.js';
 import { verdict } from './render-verdict.js';
 import { code, codeLink, cut, link, text } from './markdown.js';
 import type { PreviewView, ViewError } from './view.js';
@@ -36,6 +37,8 @@ export interface RenderOptions {
   access?: AccessView;
   /** The whole Cost section of the run (the view keeps only the first rows). */
   cost?: CostView;
+  /** The whole check of the `agents/` folder (the view keeps only the first findings). */
+  agents?: AgentsView;
   /** `headlines`: each section in its one line, the steps in one line (a comment that would not fit GitHub's limit otherwise). */
   detail?: 'full' | 'headlines';
   /** Show the commit, run and update time (the several models' comment shows them once, at its end). */
@@ -233,6 +236,8 @@ function sections(v: PreviewView, options: RenderOptions): string[][] {
   if (v.impact) out.push(renderImpact(v.impact, { target: options.target, ...rows, ...runUrl }, options.impact));
   if (v.access) out.push(renderAccess(v.access, { target: options.target, ...runUrl }, options.access));
   if (v.numbers) out.push(renderNumbers(v.numbers, { target: options.target, ...runUrl }, options.numbers));
+  const links = v.repoUrl ? { repoUrl: v.repoUrl, headSha: v.headSha } : {};
+  if (v.agents) out.push(renderAgents(v.agents, { target: options.target, ...links }, options.agents));
   const cost = options.cost ?? v.cost;
   if (options.detail === 'headlines') {
     const head = out.map((p) => p.slice(0, 1)).filter((p) => p.length);

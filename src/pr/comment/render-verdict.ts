@@ -96,6 +96,8 @@ export function verdict(v: PreviewView): string | undefined {
   if (v.state !== 'ready') return undefined;
   const i = v.impact;
   const parts = [
+    // The model compiles, but the agents break on merge: said first, never under a green word.
+    ...(v.agents?.errors ? [`❌ ${plural(v.agents.errors, 'error')} in ${code(`${v.agents.folder}/`)}`] : []),
     ...(i ? impactParts(i, v.numbers) : []),
     ...(v.numbers ? numbersParts(v.numbers, !!i?.content && contentWords(i.content.numbers) !== '') : []),
     ...(v.access ? accessParts(v.access) : []),

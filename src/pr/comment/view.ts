@@ -8,6 +8,7 @@ import type { ImpactContentRow, ImpactView } from './render-impact.js';
 import type { AccessView } from './render-access.js';
 import type { NumbersView } from './render-numbers.js';
 import type { CostView } from './render-cost.js';
+import { keptAgentsView, type AgentsView } from './render-agents.js';
 import { proofView, type ProofView } from './render-proof.js';
 import { viewRollups } from './render-rollups.js';
 
@@ -62,6 +63,8 @@ export interface PreviewView {
   access?: AccessView;
   /** What the merge costs beyond the diff (the Cube version skew). */
   cost?: CostView;
+  /** The offline check of the `agents/` folder (absent when the folder does not exist). */
+  agents?: AgentsView;
   /** What failed, when the run failed on the platform (or its input was refused), with the fix the terminal shows. */
   failure?: { step: string; message: string; hint?: string };
   /** Branches a failed close left on the platform (a rerun or the sweep removes them). */
@@ -214,6 +217,7 @@ export function nextView(
       },
     };
   }
+  if (next.agents) next.agents = keptAgentsView(next.agents);
   if (next.cost?.rollups) next.cost = { ...next.cost, rollups: viewRollups(next.cost.rollups) };
   if (next.merge?.proof) {
     const proof = proofView(next.merge.proof);

@@ -1,1 +1,0 @@
-export{n as doctorCommand}from"./doctor-DfTM2_Vs.js";
