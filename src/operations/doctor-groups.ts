@@ -69,11 +69,11 @@ export async function groupsCheck(ctx: OpContext, add: AddCheck, deployBranch: s
   if (!empty.meta || !mine.meta)
     return add(NAME, 'failed', `production's /meta could not be read (${empty.problem ?? mine.problem})${echo}`, 'the personas are read as they can be');
   const tried = `a persona token with group${groups.length > 1 ? 's' : ''} ${list} (at securityContext.cubeCloud.groups and securityContext.groups)`;
-  // With no policy naming a group, or groups that change nothing, the reads cannot tell.
+  // With no policy naming a group, or groups that change nothing, the reads cannot tell: not checked, never ok.
   if (!def || !named.length || !staticDifference(def, persona))
     return add(
       NAME,
-      'ok',
+      'not checked',
       `${tried}: ${files instanceof Error ? `production's files could not be read (${files.message})` : "no access policy of production's model gives a group more or less than the empty context"}, so whether groups take effect cannot be told here${echo}`,
       'calibrates the personas on every review: where their groups do not reach the policies, it says so and fail-on-exposure fails',
     );
