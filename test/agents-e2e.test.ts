@@ -136,6 +136,24 @@ describe('the agents folder in a pull request run', () => {
     }
   });
 
+  it('a policy that hides the view from the empty context only: no removal, the layer every group reads is the model', async () => {
+    const gh = await startGitHubStandin();
+    try {
+      gh.addPull({ number: 64, headSha: `${'a'.repeat(39)}4`, headRef: 'guard-orders-view' });
+      const guarded = `${DEMO_MODEL['model/views/orders_view.yml']!.trimEnd()}\n    access_policy:\n      - group: finance\n        member_level:\n          includes: "*"\n`;
+      const dir = folder({ ...DEMO_MODEL, 'model/views/orders_view.yml': guarded, ...AGENTS });
+      const r = await pr(gh, 64, dir);
+      expect(r.code, r.log).toBe(0);
+      const [check] = validation(gh);
+      expect(check!.annotations).toEqual([]);
+      const comment = gh.comments(64).at(-1)!.body;
+      expect(comment).toContain("names checked against the preview's compiled model): ✅ no findings");
+      expect(comment).not.toContain('removed by this pull request');
+    } finally {
+      await gh.close();
+    }
+  });
+
   it('no agents folder: no section', async () => {
     const gh = await startGitHubStandin();
     try {

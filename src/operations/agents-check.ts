@@ -40,8 +40,9 @@ async function check(local: readonly ModelEntry[], o: Pick<PreviewOutcome, 'impa
   const sources = o.impact?.sources;
   // A layer read only in part (access policies the reads did not cover) would show names as missing.
   const whole = !!sources && (!o.impact?.layer || o.impact.layer.whole);
-  if (sources && whole)
-    return checkAgents(texts, { head: namesFromMeta(sources.headMeta), base: placed(namesFromMeta(sources.baseMeta), sources.files?.base) });
+  // The layer every read listed, not the empty context's alone: a view a policy hides from no group is no removal.
+  const [head, base] = [sources?.layers?.head ?? sources?.headMeta, sources?.layers?.base ?? sources?.baseMeta];
+  if (head && base && whole) return checkAgents(texts, { head: namesFromMeta(head), base: placed(namesFromMeta(base), sources?.files?.base) });
   const files = modelFiles ?? modelFilesOf(await modelTexts(local, (p) => /\.(ya?ml|[cm]?js|jinja|py)$/i.test(p)));
   return checkAgents(texts, { head: namesFromFiles(files) });
 }

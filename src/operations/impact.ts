@@ -83,6 +83,8 @@ export interface ImpactResult {
   sources?: {
     headMeta: MetaDocument;
     baseMeta: MetaDocument;
+    /** Each side's layer: every member some read (the empty context's, every group's, the personas') listed. */
+    layers?: { base: MetaDocument; head: MetaDocument };
     content: ContentItem[];
     production?: EnvironmentRef;
     staging?: EnvironmentRef;
@@ -262,6 +264,7 @@ export async function finishImpact(
   result.sources = {
     headMeta: headRead.meta,
     baseMeta: base.meta,
+    layers: layers.unions,
     content: content.items,
     ...(production ? { production } : {}),
     ...(staging ? { staging } : {}),
