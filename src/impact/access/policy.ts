@@ -10,7 +10,7 @@
  * that grant it. Once a cube has a policy, a user no policy applies to sees nothing. What
  * cannot be told without running the model (a condition it cannot read, a `role`) is "unknown".
  */
-import { canon, field, isCode, isMap, type Raw, type RawMap } from '../definition/model.js';
+import { canon, field, isCode, isMap, type Raw, type RawMap } from '../base/model-definition.js';
 import { evaluateCondition } from './condition.js';
 import { allOf, anyOf, policyFilter, rowsOf, type NormalFilter } from './effective.js';
 import { personaSecurityContext, type Persona, type RowAccess } from './types.js';

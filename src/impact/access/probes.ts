@@ -7,7 +7,7 @@
  * `data-diff-max-queries`, on a budget of its own beside the key queries. The run is an operation
  * (src/operations/access-probes.ts).
  */
-import { shortName } from '../meta.js';
+import { shortName } from '../base/meta.js';
 import type { CubeQuery, DataDiffSettings } from '../data/types.js';
 import type { PullRequestFacts } from '../data/plan.js';
 import type { AccessChange, AccessProbe, ProbeCheck, ProbeSide, RowAccess, RowFilterSides } from './types.js';

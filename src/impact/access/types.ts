@@ -4,8 +4,8 @@
  * the preview is read with data-API tokens minted under that persona's security context, so Cube's own
  * access policies decide what it sees. How groups reach the policies is in `personaSecurityContext`.
  */
-import type { ContentKind } from '../affected.js';
-import type { MetaCube } from '../meta.js';
+import type { ContentKind } from '../base/affected.js';
+import type { MetaCube } from '../base/meta.js';
 import type { RollupBuild } from '../rollups/builds.js';
 import type { GroupsUnreached } from './reach.js';
 

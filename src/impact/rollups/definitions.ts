@@ -5,7 +5,7 @@
  * into a query (a `rollup_join`, `rollup_lambda`, `original_sql`, members written as code it does not read)
  * is left out, never guessed.
  */
-import { field, isCode, isMap, type Raw } from '../definition/model.js';
+import { field, isCode, isMap, type Raw } from '../base/model-definition.js';
 import type { CubeQuery } from '../data/types.js';
 
 export interface RollupDef {

@@ -1,5 +1,5 @@
 /** What the rollup plans came to, the warning a changed rollup earns, and whether a model has pre-aggregations. */
-import type { ModelDefinition } from '../definition/model.js';
+import type { ModelDefinition } from '../base/model-definition.js';
 import type { DefinitionOutcome } from '../definition/index.js';
 import type { QueryPlan, RebuiltRollup, RollupChange, RollupTruncation } from './compare.js';
 import type { BuildSkips } from './builds.js';

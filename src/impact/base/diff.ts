@@ -6,8 +6,8 @@
  * standing for another). Non-breaking: what adds or only relabels (a member or granularity added, a
  * title, description or format changed).
  */
-import { snakeCase } from '../model/locate/model-tree.js';
-import type { AccessChange } from './access/types.js';
+import { snakeCase } from '../../model/locate/model-tree.js';
+import type { AccessChange } from '../access/types.js';
 import { shortName, type MemberKind, type MetaCube, type MetaDocument, type MetaMember } from './meta.js';
 
 export type ChangeKind = 'added' | 'removed' | 'private' | 'renamed' | 'view-lost' | 'changed';
