@@ -9,7 +9,8 @@
  */
 import type { CubeDef, ModelDefinition } from '../base/model-definition.js';
 import type { MetaDocument } from '../base/meta.js';
-import { describePolicy, entityAccess, type MemberList, type MemberRule, type PolicyDef } from './policy.js';
+import type { MemberList, MemberRule, PolicyDef } from '../base/policies.js';
+import { describePolicy, entityAccess } from './policy.js';
 import type { Persona } from './types.js';
 import { visibleMembers } from './visibility.js';
 

@@ -7,7 +7,7 @@
  * title, description or format changed).
  */
 import { snakeCase } from '../../model/locate/model-tree.js';
-import type { AccessChange } from '../access/types.js';
+import type { AccessChange } from './types.js';
 import { shortName, type MemberKind, type MetaCube, type MetaDocument, type MetaMember } from './meta.js';
 
 export type ChangeKind = 'added' | 'removed' | 'private' | 'renamed' | 'view-lost' | 'changed';

@@ -5,8 +5,8 @@
  * is text in one canonical form: YAML `{CUBE}.amount` and JS `${CUBE}.amount` read the same.
  */
 import { keyVariants, snakeCase } from '../../model/locate/model-tree.js';
-import { readPolicies, type PolicyDef } from '../access/policy.js';
-import { readRollups, type RollupDef } from '../rollups/definitions.js';
+import { readPolicies, type PolicyDef } from './policies.js';
+import { readRollups, type RollupDef } from './rollup-definitions.js';
 
 /** Source text of an expression the reader does not evaluate: compared as text. */
 export interface Code {
