@@ -1,7 +1,7 @@
 /**
  * The shapes several facets share: a data-API query (the data diff's, the probes', a rollup's own), a load
  * that would build a rollup (the data diff's and the probes'), and an access change (the change set carries
- * them). Each facet re-exports the ones it names.
+ * them). A facet re-exports the ones its callers outside src/impact/ take from it.
  */
 
 /** A query in the data API's REST format (the fields the data diff reads; the rest passes through). */

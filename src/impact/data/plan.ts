@@ -10,8 +10,6 @@ import { pairKeyQueries } from './query-sides.js';
 import { parseKeyQueries, readKeyQueriesFile } from './queries-file.js';
 import type { DataDiffSettings, KeyQuery } from './types.js';
 
-export type { PullRequestFacts } from '../base/pull-request.js';
-
 /** Why the data diff does not run here, or nothing when it may. */
 export function dataDiffRefusal(s: DataDiffSettings, run: PullRequestFacts): string | undefined {
   if (s.mode === 'off') return 'the data diff is off (input data-diff: values or relative turns it on)';

@@ -9,7 +9,7 @@
 import type { BuildReason, RollupBuild } from '../base/types.js';
 import type { PlanSide, PlannedRollup, QueryPlan, RebuiltRollup } from './compare.js';
 
-export type { BuildReason, RollupBuild } from '../base/types.js';
+export type { RollupBuild } from '../base/types.js';
 
 /** What production's plans say it has built: its tables (name and structure), and the rollups' ids and table names. */
 export interface ProductionTables {
