@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { evaluateCondition } from '../src/impact/access/condition.js';
-import { entityAccess, rowAccessText, type PolicyDef } from '../src/impact/access/policy.js';
+import { entityAccess, rowAccessText } from '../src/impact/access/policy.js';
+import type { PolicyDef } from '../src/impact/base/policies.js';
 import { personaSecurityContext, type Persona } from '../src/impact/access/types.js';
 import { modelDefinition } from '../src/impact/definition/source.js';
 import { parsePersonas } from '../src/personas-input.js';

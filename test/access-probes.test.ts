@@ -12,12 +12,12 @@ import {
   sideToCheck,
   planProbes,
   probeChanges,
-  probesRefusal,
   withProbeChanges,
   type PlannedProbe,
   type ProbeCatalogueEntry,
 } from '../src/impact/access/probes.js';
 import type { AccessChange, AccessProbe, ProbeSide, RowAccess } from '../src/impact/access/types.js';
+import { probesRefusal } from '../src/impact/base/pull-request.js';
 import { planDataDiff } from '../src/impact/data/plan.js';
 import type { DataDiffSettings } from '../src/impact/data/types.js';
 

@@ -5,13 +5,13 @@
  * content it loses; a persona whose groups do not reach production's policies is said, not reported.
  */
 import { describe, expect, it } from 'vitest';
-import { reportContent } from '../src/impact/affected.js';
+import { reportContent } from '../src/impact/base/affected.js';
 import { contextDifferences } from '../src/impact/access/reach.js';
 import type { Persona } from '../src/impact/access/types.js';
 import { unionMeta } from '../src/impact/access/visibility.js';
 import { definitionsFor } from '../src/impact/definition/index.js';
-import type { MetaDocument } from '../src/impact/meta.js';
-import { parseMeta } from '../src/impact/meta.js';
+import type { MetaDocument } from '../src/impact/base/meta.js';
+import { parseMeta } from '../src/impact/base/meta.js';
 import { compareLayers, type PersonaRead } from '../src/operations/impact-personas.js';
 
 const finance: Persona = { name: 'finance analyst', groups: ['finance'], securityContext: {} };

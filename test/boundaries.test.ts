@@ -93,6 +93,18 @@ describe('import boundaries', () => {
     expect(violations('src/impact', (i) => !i.path || /^src\/(impact|model|client)\//.test(i.path))).toEqual([]);
   });
 
+  it("src/impact/'s facets are peers: each folder imports of src/impact/ only itself and base/, and base/ imports no facet", () => {
+    const folders = readdirSync(join(REPO, 'src/impact'), { withFileTypes: true }).filter((e) => e.isDirectory());
+    const facets = folders.map((e) => e.name).filter((n) => n !== 'base');
+    // The rule has something to hold: the base and the four facets are there.
+    expect(folders.map((e) => e.name)).toContain('base');
+    expect(facets).toEqual(expect.arrayContaining(['access', 'data', 'definition', 'rollups']));
+    for (const folder of ['base', ...facets]) {
+      const ok = (i: Import) => !i.path?.startsWith('src/impact/') || i.path.startsWith(`src/impact/${folder}/`) || i.path.startsWith('src/impact/base/');
+      expect(violations(`src/impact/${folder}`, ok), folder).toEqual([]);
+    }
+  });
+
   it('only src/pr/ writes to GitHub (comments, check runs, deployments, issues); src/github/ is the port it writes through', () => {
     const writes = /\.(createComment|updateComment|createCheckRun|addCheckRunAnnotations|createDeployment|createDeploymentStatus|createIssue|updateIssue)\(/;
     const writers = sources('src')

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { affectedContent, type ContentItem } from '../src/impact/affected.js';
-import type { ChangeSet, MemberChange } from '../src/impact/diff.js';
+import { affectedContent, type ContentItem } from '../src/impact/base/affected.js';
+import type { ChangeSet, MemberChange } from '../src/impact/base/diff.js';
 import { contextShown } from '../src/impact/data/types.js';
 import { impactSummaryLine } from '../src/operations/impact.js';
 import {

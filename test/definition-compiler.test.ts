@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEMO_MODEL } from '../packages/emulator/src/index.js';
 import { compileFiles } from '../packages/emulator/src/engine/compile.js';
-import type { ModelDefinition } from '../src/impact/definition/model.js';
+import type { ModelDefinition } from '../src/impact/base/model-definition.js';
 import { modelDefinition } from '../src/impact/definition/source.js';
 import { REPOINTED, RENAMED, SCHOOL_MODEL } from './support/school-model.js';
 

@@ -4,9 +4,9 @@
  * published dashboard's id or public id, never by the workbook's id (a number space of its own).
  */
 import { describe, expect, it } from 'vitest';
-import { affectedContent, dashboardContent, notificationContent, reportContent } from '../src/impact/affected.js';
-import type { ChangeSet } from '../src/impact/diff.js';
-import { sqlUses } from '../src/impact/sql-uses.js';
+import { affectedContent, dashboardContent, notificationContent, reportContent } from '../src/impact/base/affected.js';
+import type { ChangeSet } from '../src/impact/base/diff.js';
+import { sqlUses } from '../src/impact/base/sql-uses.js';
 
 const members = (sql: string) => sqlUses(sql).map((u) => u.member);
 

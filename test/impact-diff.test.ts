@@ -8,8 +8,8 @@ import { filesOf } from '../packages/emulator/src/build/trees.js';
 import { DEMO_MODEL } from '../packages/emulator/src/index.js';
 import { metaBody } from '../packages/emulator/src/engine/meta.js';
 import { compileTree } from '../packages/emulator/src/engine/model.js';
-import { countChanges, diffMeta } from '../src/impact/diff.js';
-import { parseMeta, type MetaDocument } from '../src/impact/meta.js';
+import { countChanges, diffMeta } from '../src/impact/base/diff.js';
+import { parseMeta, type MetaDocument } from '../src/impact/base/meta.js';
 import { privateIn } from '../src/impact/definition/merge.js';
 import { modelDefinition } from '../src/impact/definition/source.js';
 

@@ -7,9 +7,9 @@ import { composeComment, COMMENT_LIMIT } from '../src/pr/comment/ledger.js';
 import { nextView } from '../src/pr/comment/view.js';
 import { impactView, renderImpact } from '../src/pr/comment/render-impact.js';
 import { renderPreview } from '../src/pr/comment/render-preview.js';
-import { affectedContent, dashboardContent, notificationContent, reportContent } from '../src/impact/affected.js';
-import type { ChangeSet, MemberChange } from '../src/impact/diff.js';
-import { controlUses, queryUses } from '../src/impact/references.js';
+import { affectedContent, dashboardContent, notificationContent, reportContent } from '../src/impact/base/affected.js';
+import type { ChangeSet, MemberChange } from '../src/impact/base/diff.js';
+import { controlUses, queryUses } from '../src/impact/base/references.js';
 import { impactSummaryLine, type ImpactResult } from '../src/operations/impact.js';
 
 const removed = (member: string, extra: Partial<MemberChange> = {}): MemberChange => ({

@@ -13,7 +13,7 @@ import { checkKeyQueryMembers } from '../src/impact/data/query-members.js';
 import { keyQueries } from '../src/impact/data/key-queries.js';
 import { planDataDiff } from '../src/impact/data/plan.js';
 import type { DataDiffSettings, KeyQuery } from '../src/impact/data/types.js';
-import type { MetaDocument } from '../src/impact/meta.js';
+import type { MetaDocument } from '../src/impact/base/meta.js';
 
 const file = (name: string, query: KeyQuery['query']): KeyQuery => ({ name, source: 'file', query });
 const byStatus = (d: string) => ({ measures: ['orders.count'], dimensions: [d] });

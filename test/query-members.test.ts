@@ -1,6 +1,6 @@
 /** The team's key queries checked against the two semantic layers' `/meta` before any of them runs (pure logic). */
 import { describe, expect, it } from 'vitest';
-import type { MetaDocument } from '../src/impact/meta.js';
+import type { MetaDocument } from '../src/impact/base/meta.js';
 import type { KeyQuery } from '../src/impact/data/types.js';
 import { checkKeyQueryMembers, unknownMembersText } from '../src/impact/data/query-members.js';
 

@@ -218,7 +218,7 @@ describe('where it shows', () => {
   it('terminal lines, the warning and whether a model has rollups', () => {
     expect(rollupLines(OUTCOME)[0]).toBe('rollups: Revenue <script>@team (sales|eu): lost: orders.orders_by_status → none');
     const change = { cube: 'orders', cubeType: 'cube' as const, aspect: 'pre-aggregations', class: 'non-breaking' as const, detail: 'x' };
-    expect(rollupWarning({ definition: { changes: [change], values: [] } })).toContain('#11889');
+    expect(rollupWarning({ definition: { changes: [change] } })).toContain('#11889');
     expect(rollupWarning({})).toBeUndefined();
     const withRollup = modelDefinition(
       new Map([['model/cubes/o.yml', 'cubes:\n  - name: o\n    sql_table: t\n    pre_aggregations:\n      - name: r\n        measures: [count]\n']]),

@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { plannedRollups, rebuiltRollups, rollupChanges, type PlanSide, type QueryPlan } from '../src/impact/rollups/compare.js';
-import { readRollups, rollupPairs, rollupQuery } from '../src/impact/rollups/definitions.js';
+import { readRollups } from '../src/impact/base/rollup-definitions.js';
+import { rollupPairs, rollupQuery } from '../src/impact/rollups/definitions.js';
 import { lostByPullRequest, plannerOf, versionLabel, type RollupOutcome } from '../src/impact/rollups/outcome.js';
 import { modelDefinition } from '../src/impact/definition/source.js';
 import { renderCost } from '../src/pr/comment/render-cost.js';

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkLayer, declaredUnderPolicy, layerNotice, policyGroups, type LayerCheck } from '../src/impact/access/layer.js';
 import { modelDefinition } from '../src/impact/definition/source.js';
-import { parseMeta, type MetaDocument } from '../src/impact/meta.js';
+import { parseMeta, type MetaDocument } from '../src/impact/base/meta.js';
 import { impactSummaryLine, type ImpactResult } from '../src/operations/impact.js';
 import { impactView, renderImpact } from '../src/pr/comment/render-impact.js';
 import { nextView } from '../src/pr/comment/view.js';

@@ -7,7 +7,7 @@
  * (1.6); numeric members gained a derived `formatDescription` (1.7). `meta.ts` reads formats in a form
  * all versions share; this drops the title changes that differ only in letter case.
  */
-import type { ChangeSet } from './diff.js';
+import type { ChangeSet } from './base/diff.js';
 
 /** `title Customer Id → Customer ID`: a detail that only a newer titleize explains. */
 function caseOnlyTitle(detail: string): boolean {

@@ -6,8 +6,8 @@
  * type: `/meta` words a count as `type: number, aggType: count`, a file as `type: count`.
  */
 import { createHash } from 'node:crypto';
-import type { ModelDefinition } from './definition/model.js';
-import type { MetaDocument } from './meta.js';
+import type { ModelDefinition } from './base/model-definition.js';
+import type { MetaDocument } from './base/meta.js';
 import { unionMeta } from './access/visibility.js';
 
 export interface LayerMember {

@@ -6,7 +6,7 @@
 import { AbortedError, AuthenticationError, PermissionDeniedError, messageOf } from '../client/errors.js';
 import { collect } from '../client/pagination.js';
 import { DEFAULTS } from '../defaults.js';
-import { dashboardContent, notificationContent, reportContent, type ContentCounts, type ContentItem } from '../impact/affected.js';
+import { dashboardContent, notificationContent, reportContent, type ContentCounts, type ContentItem } from '../impact/base/affected.js';
 import type { OpContext } from './context.js';
 
 export interface ContentScan {

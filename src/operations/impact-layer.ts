@@ -10,7 +10,7 @@ import { everyGroup, checkLayer, policyGroups, type LayerCheck, type LayerSide, 
 import { personaSecurityContext } from '../impact/access/types.js';
 import type { DefinitionStep } from '../impact/definition/index.js';
 import { modelDefinition } from '../impact/definition/source.js';
-import type { MetaDocument } from '../impact/meta.js';
+import type { MetaDocument } from '../impact/base/meta.js';
 import type { FileTexts } from '../model/model-files.js';
 import type { OpContext } from './context.js';
 import { mint } from './data-api.js';

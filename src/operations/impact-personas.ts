@@ -7,16 +7,16 @@
  */
 import { AbortedError, messageOf } from '../client/errors.js';
 import { DEFAULTS } from '../defaults.js';
-import type { ContentItem } from '../impact/affected.js';
+import type { ContentItem } from '../impact/base/affected.js';
 import { reviewAccess, type PersonaMetas } from '../impact/access/review.js';
 import { personaSecurityContext, type AccessOutcome, type Persona } from '../impact/access/types.js';
 import { contextDifferences, groupsReach, unreachedText } from '../impact/access/reach.js';
 import { explainedNotices, unionMeta, withoutPolicyEffects } from '../impact/access/visibility.js';
 import type { DefinitionStep } from '../impact/definition/index.js';
-import { diffMeta, type ChangeSet } from '../impact/diff.js';
+import { diffMeta, type ChangeSet } from '../impact/base/diff.js';
 import { withoutEngineDifferences } from '../impact/engine-version.js';
-import type { ModelDefinition } from '../impact/definition/model.js';
-import type { MetaDocument } from '../impact/meta.js';
+import type { ModelDefinition } from '../impact/base/model-definition.js';
+import type { MetaDocument } from '../impact/base/meta.js';
 import { mapLimit } from '../model/local-model.js';
 import type { OpContext } from './context.js';
 import { mintEchoed } from './data-api.js';

@@ -13,11 +13,11 @@ import { AbortedError, isHtml, PlatformError, messageOf } from '../client/errors
 import { HttpClient } from '../client/http.js';
 import { collect } from '../client/pagination.js';
 import { DEFAULTS } from '../defaults.js';
-import { affectedContent, breaksContent, countContent, type AffectedItem, type ContentCounts, type ContentItem } from '../impact/affected.js';
+import { affectedContent, breaksContent, countContent, type AffectedItem, type ContentCounts, type ContentItem } from '../impact/base/affected.js';
 import { layerNotice, type LayerCheck } from '../impact/access/layer.js';
 import type { AccessOutcome, Persona } from '../impact/access/types.js';
-import { countChanges, type ChangeCounts, type ChangeSet } from '../impact/diff.js';
-import { parseMeta, type MetaDocument } from '../impact/meta.js';
+import { countChanges, type ChangeCounts, type ChangeSet } from '../impact/base/diff.js';
+import { parseMeta, type MetaDocument } from '../impact/base/meta.js';
 import { layerOfReads } from '../impact/layer-digest.js';
 import { definitionsFor, type DefinitionOutcome } from '../impact/definition/index.js';
 import { modelHasRollups } from '../impact/rollups/outcome.js';

@@ -20,7 +20,7 @@ import { mapLimit } from '../model/local-model.js';
 import { plural } from '../report/plural.js';
 import type { OpContext } from './context.js';
 import { dataApiClient, mint, needsMulti } from './data-api.js';
-import { cubeOf } from '../impact/meta.js';
+import { cubeOf } from '../impact/base/meta.js';
 import { pickKeyQueries } from './data-diff.js';
 import type { EnvironmentRef, ImpactResult } from './impact.js';
 

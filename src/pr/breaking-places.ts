@@ -5,8 +5,8 @@
  * (production's file carried onto the pull request's: the line the diff shows beside the removal). A
  * member declared in no file the run holds keeps no line (the check's summary still names it).
  */
-import { cubeOf, shortName } from '../impact/meta.js';
-import type { MemberChange } from '../impact/diff.js';
+import { cubeOf, shortName } from '../impact/base/meta.js';
+import type { MemberChange } from '../impact/base/diff.js';
 import { carryLine } from '../model/line-map.js';
 import { DeclaredMembers, type Declared } from '../model/locate/declared.js';
 import type { ImpactResult } from '../operations/impact.js';

@@ -4,8 +4,8 @@
  * cube's member rules there but keeps its masks and its row filters, and a persona no policy of the cube
  * applies to reads no row of it (server-core's applyRowLevelSecurity, `cubesAccessedViaView`).
  */
-import type { CubeDef, ModelDefinition } from '../definition/model.js';
-import { cubeOf, shortName } from '../meta.js';
+import type { CubeDef, ModelDefinition } from '../base/model-definition.js';
+import { cubeOf, shortName } from '../base/meta.js';
 import { allOf, anyOf, type NormalFilter } from './effective.js';
 import { entityAccess, type EntityAccess, type MemberAccess } from './policy.js';
 import type { Persona } from './types.js';

@@ -5,7 +5,7 @@
  * cube, an attribute renamed that holds the same value) reads the same, and only a change of what the
  * persona's rows are filtered by reads as a change. A value it cannot evaluate stays as written.
  */
-import { canon, field, isCode, isMap, type Raw } from '../definition/model.js';
+import { canon, field, isCode, isMap, type Raw } from '../base/model-definition.js';
 import { evaluateCondition } from './condition.js';
 
 /** A filter in normal form: a leaf's text, or `and`/`or` of sorted, distinct, flattened parts. */

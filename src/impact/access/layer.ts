@@ -7,9 +7,10 @@
  * under a policy are checked against every read of that side: one that no read lists is out of the
  * review's sight, and the breaking verdict is not established.
  */
-import type { CubeDef, ModelDefinition } from '../definition/model.js';
-import type { MetaDocument } from '../meta.js';
-import { describePolicy, entityAccess, type MemberList, type MemberRule, type PolicyDef } from './policy.js';
+import type { CubeDef, ModelDefinition } from '../base/model-definition.js';
+import type { MetaDocument } from '../base/meta.js';
+import type { MemberList, MemberRule, PolicyDef } from '../base/policies.js';
+import { describePolicy, entityAccess } from './policy.js';
 import type { Persona } from './types.js';
 import { visibleMembers } from './visibility.js';
 

@@ -7,9 +7,8 @@
  * `data-diff-max-queries`, on a budget of its own beside the key queries. The run is an operation
  * (src/operations/access-probes.ts).
  */
-import { shortName } from '../meta.js';
-import type { CubeQuery, DataDiffSettings } from '../data/types.js';
-import type { PullRequestFacts } from '../data/plan.js';
+import { shortName } from '../base/meta.js';
+import type { CubeQuery } from '../base/types.js';
 import type { AccessChange, AccessProbe, ProbeCheck, ProbeSide, RowAccess, RowFilterSides } from './types.js';
 
 /** A member as a `/meta` lists it, with what the probe needs to pick a counter. */
@@ -84,14 +83,6 @@ export function planProbes(input: { targets: string[]; personas: string[]; catal
   const rank = new Map(input.personas.map((p, i) => [p, i] as const));
   const run = all.slice(0, cap).sort((x, y) => (rank.get(x.persona) ?? 0) - (rank.get(y.persona) ?? 0));
   return { run, notRun: Math.max(0, all.length - cap), uncounted };
-}
-
-/** Why the probes do not run here: never for a fork, and a public repository needs the data diff's own allow; `off` does not stop them. */
-export function probesRefusal(s: Pick<DataDiffSettings, 'allowPublic'>, run: PullRequestFacts): string | undefined {
-  if (run.pr?.fork) return "this pull request comes from a fork: persona probes never run for one (production's row counts would reach its author)";
-  if (run.repositoryPublic && !s.allowPublic)
-    return "the repository is public: production's row counts would be public in this comment; data-diff-allow-public: true allows the persona probes";
-  return undefined;
 }
 
 /** One side's answer as a count: the measure's value, or the rows returned (`atLeast` at the cap). */

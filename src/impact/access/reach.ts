@@ -6,8 +6,8 @@
  * carry did not reach the policies, and no persona's change is fact. The echoed security context of the
  * personas' mints, where it differs from the one sent, says why.
  */
-import type { ModelDefinition } from '../definition/model.js';
-import type { MetaDocument } from '../meta.js';
+import type { ModelDefinition } from '../base/model-definition.js';
+import type { MetaDocument } from '../base/meta.js';
 import { entityAccess } from './policy.js';
 import type { Persona } from './types.js';
 import { visibleMembers } from './visibility.js';

@@ -6,10 +6,10 @@
  * policies on production (a policy grants its group a cube the pull request does not touch, and
  * production's `/meta` hides it) gets a notice, and its changes are not reported as fact.
  */
-import { affectedContent, type ContentItem } from '../affected.js';
-import type { ChangeSet, MemberChange } from '../diff.js';
-import type { ModelDefinition } from '../definition/model.js';
-import { cubeOf, shortName, type MetaDocument } from '../meta.js';
+import { affectedContent, type ContentItem } from '../base/affected.js';
+import type { ChangeSet, MemberChange } from '../base/diff.js';
+import type { ModelDefinition } from '../base/model-definition.js';
+import { cubeOf, shortName, type MetaDocument } from '../base/meta.js';
 import { modelAccess, viewsOver } from './chain.js';
 import { rowsOf } from './effective.js';
 import { entityAccess, type EntityAccess } from './policy.js';

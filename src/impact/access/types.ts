@@ -4,25 +4,18 @@
  * the preview is read with data-API tokens minted under that persona's security context, so Cube's own
  * access policies decide what it sees. How groups reach the policies is in `personaSecurityContext`.
  */
-import type { ContentKind } from '../affected.js';
-import type { MetaCube } from '../meta.js';
-import type { RollupBuild } from '../rollups/builds.js';
+import type { ContentKind } from '../base/affected.js';
+import type { MetaCube } from '../base/meta.js';
+import type { AccessChange, AccessChangeKind, RollupBuild } from '../base/types.js';
 import type { GroupsUnreached } from './reach.js';
+
+export type { AccessChange, AccessChangeKind } from '../base/types.js';
 
 export interface Persona {
   name: string;
   groups: string[];
   securityContext: Record<string, unknown>;
 }
-
-/**
- * hidden / exposed: a member, cube or view the persona could see and no longer can (or the reverse);
- * masked / unmasked: the persona now reads a member's mask instead of its value (or the reverse);
- * rows-narrowed / rows-widened: the persona's probe counts fewer (more) rows on the preview;
- * rows-filter-changed: the row filter that applies changed, the counts did not move;
- * denied-all: the persona's probe answers no rows at all on the preview (a silent deny), where production answered some.
- */
-export type AccessChangeKind = 'hidden' | 'exposed' | 'masked' | 'unmasked' | 'rows-narrowed' | 'rows-widened' | 'rows-filter-changed' | 'denied-all';
 
 export const ACCESS_CHANGE_KINDS: readonly AccessChangeKind[] = [
   'hidden',
@@ -37,15 +30,6 @@ export const ACCESS_CHANGE_KINDS: readonly AccessChangeKind[] = [
 
 /** Kinds by which a persona gains access (`fail-on-exposure`, `exposed-count`). */
 export const GAINS: ReadonlySet<AccessChangeKind> = new Set(['exposed', 'unmasked', 'rows-widened']);
-
-export interface AccessChange {
-  persona: string;
-  /** A member's full name (`orders.amount`), or a cube's or view's name. */
-  target: string;
-  change: AccessChangeKind;
-  /** One short phrase: why, with the evidence (`group finance no longer in the view's policy`, `rows 1,204 → 0`). */
-  detail: string;
-}
 
 /** One side of a persona probe: a count, or why there is none. */
 export interface ProbeSide {

@@ -4,9 +4,9 @@
  * member or cube that a side's `/meta` reads do not list while that side's model still defines it under an
  * access policy is hidden by the policy, not removed (nor, the other way, added).
  */
-import type { ChangeSet, CubeChange, MemberChange } from '../diff.js';
-import type { CubeDef, ModelDefinition } from '../definition/model.js';
-import { shortName, type MetaCube, type MetaDocument } from '../meta.js';
+import type { ChangeSet, CubeChange, MemberChange } from '../base/diff.js';
+import type { CubeDef, ModelDefinition } from '../base/model-definition.js';
+import { shortName, type MetaCube, type MetaDocument } from '../base/meta.js';
 
 /** Every cube and member any of the reads lists; a member visible in one read is visible in the union. */
 export function unionMeta(docs: readonly MetaDocument[]): MetaDocument {

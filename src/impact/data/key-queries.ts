@@ -5,9 +5,9 @@
  * its total, by month over the last 12 months its main time dimension has, and by the first string
  * dimension of its cube (the first 20 values). Capped at `maxQueries`; every query capped at `maxRows`.
  */
-import type { ContentItem } from '../affected.js';
-import { queryUses } from '../references.js';
-import type { MetaDocument, MetaMember } from '../meta.js';
+import type { ContentItem } from '../base/affected.js';
+import { queryUses } from '../base/references.js';
+import type { MetaDocument, MetaMember } from '../base/meta.js';
 import type { CubeQuery, KeyQuery } from './types.js';
 
 export interface KeyQueryInput {

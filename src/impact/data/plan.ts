@@ -5,17 +5,10 @@
  */
 import { InputError } from '../../client/errors.js';
 import { fileAtCommit } from '../../model/git-commit.js';
-import { probesRefusal } from '../access/probes.js';
+import { probesRefusal, type PullRequestFacts } from '../base/pull-request.js';
 import { pairKeyQueries } from './query-sides.js';
 import { parseKeyQueries, readKeyQueriesFile } from './queries-file.js';
 import type { DataDiffSettings, KeyQuery } from './types.js';
-
-/** What the data diff asks of the event: a fork's pull request, a public repository, the base commit. */
-export interface PullRequestFacts {
-  pr?: { fork: boolean; baseSha?: string } | undefined;
-  group?: { baseSha: string } | undefined;
-  repositoryPublic: boolean;
-}
 
 /** Why the data diff does not run here, or nothing when it may. */
 export function dataDiffRefusal(s: DataDiffSettings, run: PullRequestFacts): string | undefined {

@@ -5,8 +5,8 @@
  * only the preview has (the pull request adds it) makes its query run on the preview only, all rows new.
  */
 import { didYouMean } from '../../model/did-you-mean.js';
-import type { MetaDocument } from '../meta.js';
-import { queryUses } from '../references.js';
+import type { MetaDocument } from '../base/meta.js';
+import { queryUses } from '../base/references.js';
 import type { KeyQuery } from './types.js';
 
 /** A member a key query names that neither side has, with what it may have meant. */

@@ -1,17 +1,7 @@
 /** The data diff's shapes: key queries, how each ran on the two environments, and what moved. */
-import type { RollupBuild } from '../rollups/builds.js';
+import type { CubeQuery, RollupBuild } from '../base/types.js';
 
-/** A query in the data API's REST format (the fields the data diff reads; the rest passes through). */
-export interface CubeQuery {
-  measures?: string[];
-  dimensions?: string[];
-  timeDimensions?: { dimension: string; granularity?: string; dateRange?: unknown; compareDateRange?: unknown }[];
-  segments?: string[];
-  filters?: unknown[];
-  order?: unknown;
-  limit?: number;
-  [key: string]: unknown;
-}
+export type { CubeQuery } from '../base/types.js';
 
 export type KeySource = 'file' | 'report' | 'dashboard' | 'probe';
 

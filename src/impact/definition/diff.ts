@@ -7,7 +7,7 @@
  * and tables it crosses), and follows a values change to every member whose numbers it moves.
  */
 import { snakeCase } from '../../model/locate/model-tree.js';
-import type { CubeDef, MemberDef, MemberKind, ModelDefinition } from './model.js';
+import type { CubeDef, MemberDef, MemberKind, ModelDefinition } from '../base/model-definition.js';
 import { cubeRenames, pathHops, withRenames } from './resolve.js';
 
 export type ChangeClass = 'breaking' | 'values' | 'non-breaking';

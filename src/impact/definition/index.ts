@@ -2,15 +2,15 @@
  * The definition diff of two sides' model files: the changes, the members whose numbers move, and what was
  * not read; and the same as a step of the impact (what could not be read becomes a notice).
  */
-import type { ChangeSet, DiffOptions } from '../diff.js';
+import type { ChangeSet, DiffOptions } from '../base/diff.js';
 import type { FileTexts } from './files.js';
 import { diffDefinitions, valuesChanged, type DefinitionChange, type ValuesChanged } from './diff.js';
 import { mergeDefinitions, privateIn } from './merge.js';
-import type { ModelDefinition } from './model.js';
+import type { ModelDefinition } from '../base/model-definition.js';
 import { modelDefinition } from './source.js';
 
 export type { ChangeClass, DefinitionChange, ValuesChanged } from './diff.js';
-export type { ModelDefinition } from './model.js';
+export type { ModelDefinition } from '../base/model-definition.js';
 
 export interface DefinitionComparison {
   base: ModelDefinition;

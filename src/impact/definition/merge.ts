@@ -5,9 +5,9 @@
  * itself (its table, joins, primary key, access policy) becomes a row of its own, and so does a rename
  * `/meta` does not show (a cube that is not public).
  */
-import { order, type ChangeSet, type CubeChange, type MemberChange } from '../diff.js';
+import { order, type ChangeSet, type CubeChange, type MemberChange } from '../base/diff.js';
 import type { DefinitionChange } from './diff.js';
-import type { ModelDefinition } from './model.js';
+import type { ModelDefinition } from '../base/model-definition.js';
 
 const RANK = { breaking: 0, values: 1, 'non-breaking': 2 } as const;
 

@@ -3,7 +3,7 @@
  * table is the same cube (its joins and the views that reach it follow it), and a view's join path is the
  * cubes and tables it crosses, each hop with the join that reaches it.
  */
-import type { CubeDef, JoinDef, MemberDef, ModelDefinition } from './model.js';
+import type { CubeDef, JoinDef, MemberDef, ModelDefinition } from '../base/model-definition.js';
 
 /** A cube's data: its table (or sql) and data source. */
 const dataOf = (c: CubeDef): string | undefined =>

@@ -7,7 +7,7 @@
  */
 import { parse as parseYaml } from 'yaml';
 import { modelCalls, parseJs, type EsNode } from '../../model/locate/js-model.js';
-import { isMap, resolveModel, type ModelDefinition, type RawMap, type Raw, type ReadModel } from './model.js';
+import { isMap, resolveModel, type ModelDefinition, type RawMap, type Raw, type ReadModel } from '../base/model-definition.js';
 
 /** The compiler's own test for a YAML file that goes through Jinja first. */
 const TEMPLATE = /{%|%}|{{|}}/;

@@ -6,21 +6,10 @@
  * (Cube tells tables apart by name and structure: build SQL, indexes, partitions), or a rollup the merge
  * rebuilds. Pure: the plans are made in src/operations/rollup-plans.ts, the loads skipped by their callers.
  */
+import type { BuildReason, RollupBuild } from '../base/types.js';
 import type { PlanSide, PlannedRollup, QueryPlan, RebuiltRollup } from './compare.js';
 
-/**
- * Why a load would build: `changed`, production's plans name the rollup with other tables (or the merge
- * rebuilds it); `unseen`, production's plans never name it (a new rollup, or one no production plan reaches:
- * the plans cannot tell them apart); `unplanned`, the preview's plan is not known and the pull request may
- * change a rollup.
- */
-export type BuildReason = 'changed' | 'unseen' | 'unplanned';
-
-export interface RollupBuild {
-  /** The rollup (`orders.orders_by_status`); for `unplanned`, the cubes whose pre-aggregations may change. */
-  rollup: string;
-  reason: BuildReason;
-}
+export type { RollupBuild } from '../base/types.js';
 
 /** What production's plans say it has built: its tables (name and structure), and the rollups' ids and table names. */
 export interface ProductionTables {

@@ -1,6 +1,5 @@
 /** What the rollup plans came to, the warning a changed rollup earns, and whether a model has pre-aggregations. */
-import type { ModelDefinition } from '../definition/model.js';
-import type { DefinitionOutcome } from '../definition/index.js';
+import type { ModelDefinition } from '../base/model-definition.js';
 import type { QueryPlan, RebuiltRollup, RollupChange, RollupTruncation } from './compare.js';
 import type { BuildSkips } from './builds.js';
 import { parseVersion } from '../../model/cube-keys.js';
@@ -61,7 +60,7 @@ export function modelHasRollups(models: { base?: ModelDefinition; head: ModelDef
 }
 
 /** The warning for a pull request that changes any rollup definition (the definition diff's `pre-aggregations` aspect). */
-export function rollupWarning(impact: { definition?: DefinitionOutcome }): string | undefined {
+export function rollupWarning(impact: { definition?: { changes: readonly { cube: string; aspect: string }[] } }): string | undefined {
   const cubes = [...new Set((impact.definition?.changes ?? []).filter((c) => c.aspect === 'pre-aggregations').map((c) => c.cube))];
   if (!cubes.length) return undefined;
   return `this pull request changes the pre-aggregations of ${cubes.join(', ')}: its branch builds them in production's Cube Store, which branch environments share (cube-js/cube #11889)`;

@@ -28,7 +28,7 @@ export interface ModelNames {
   complete: boolean;
 }
 
-/** The shape of `/meta` this needs (src/impact/meta.ts's MetaDocument has it). */
+/** The shape of `/meta` this needs (src/impact/base/meta.ts's MetaDocument has it). */
 export interface MetaLike {
   cubes: { name: string; type: 'cube' | 'view'; members: { name: string }[] }[];
 }

@@ -3,9 +3,9 @@
  * tables of the breaking changes, the content they break and the other changes. The comment shows the
  * first rows of each table and points to the job summary, which shows them all.
  */
-import { countContent, type AffectedItem, type ContentCounts, type ContentEffect, type ContentKind } from '../../impact/affected.js';
-import { ownRow, type CubeChange, type MemberChange } from '../../impact/diff.js';
-import type { MemberKind } from '../../impact/meta.js';
+import { countContent, type AffectedItem, type ContentCounts, type ContentEffect, type ContentKind } from '../../impact/base/affected.js';
+import { ownRow, type CubeChange, type MemberChange } from '../../impact/base/diff.js';
+import type { MemberKind } from '../../impact/base/meta.js';
 import { impactSummaryLine, type ImpactResult } from '../../operations/impact.js';
 import { code, cut, link, text } from './markdown.js';
 import { plural } from '../../report/plural.js';
