@@ -1,5 +1,6 @@
 /** App config, theme and the OpenAPI document. */
-import type { HandlerTable } from '../context.js';
+import { profileOn, type HandlerTable } from '../context.js';
+import { evaluationSpecPaths } from '../evals/routes.js';
 import { buildOpenApiDocument } from '../openapi.js';
 
 function appTheme(origin: string) {
@@ -38,6 +39,9 @@ export const appHandlers: HandlerTable = {
   },
 
   getSpec(ctx) {
-    return buildOpenApiDocument(ctx.origin);
+    const doc = buildOpenApiDocument(ctx.origin);
+    // Evaluations are a preview feature outside the contract: listed only where the tenant has them.
+    if (!profileOn(ctx, 'no-evaluations')) Object.assign(doc.paths as Record<string, unknown>, evaluationSpecPaths());
+    return doc;
   },
 };

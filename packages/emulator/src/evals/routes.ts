@@ -1,0 +1,171 @@
+/**
+ * The evaluation endpoints, outside the contract's route table (the vendor's OpenAPI file lacks them;
+ * the tenant's own `GET /api/v1/spec` says whether they exist): start a run, read it, page its results
+ * with `first`/`after`, list the runs. Profiles: `no-evaluations` (404, not in the spec),
+ * `evaluation-incomplete` (a results page with hasNextPage and no endCursor), `evaluation-never-finishes`.
+ */
+import type { IncomingMessage } from 'node:http';
+import { authenticate } from '../auth.js';
+import type { Clock } from '../clock.js';
+import { HttpError, profileOn, type Controls } from '../context.js';
+import type { Engine } from '../engine/index.js';
+import { readBody } from '../http.js';
+import { cursorPaginate } from '../paging.js';
+import type { State } from '../state.js';
+import { EVAL_MS_PER_QUESTION, runView, startRun } from './runs.js';
+
+/** `/api/v1/deployments/{id}/evaluations[/{evaluationId}[/results]]`. */
+export const EVALUATION_PATH = /^\/api\/v1\/deployments\/([^/]+)\/evaluations(?:\/([^/]+)(\/results)?)?\/?$/;
+
+/** A results page when `first` is not given: small, so a client must follow the cursor. */
+export const DEFAULT_RESULTS_PAGE = 5;
+const MAX_PAGE = 100;
+
+export interface EvalsEnv {
+  state: State;
+  clock: Clock;
+  controls: Controls;
+  engine: Engine;
+}
+
+function count(raw: string | null, name: string, fallback: number): number {
+  if (raw === null) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new HttpError(400, `query.${name}: got ${JSON.stringify(raw)}, expected a positive integer`);
+  return Math.min(n, MAX_PAGE);
+}
+
+function optionalText(body: Record<string, unknown>, key: string): string | undefined {
+  const v = body[key];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string' || v === '') throw new HttpError(400, `body.${key}: got ${JSON.stringify(v)}, expected a non-empty string`);
+  return v;
+}
+
+export async function serveEvaluations(env: EvalsEnv, req: IncomingMessage, method: string, url: URL): Promise<unknown> {
+  const m = EVALUATION_PATH.exec(url.pathname) as RegExpExecArray;
+  const raw = await readBody(req);
+  if (profileOn(env, 'no-evaluations')) throw new HttpError(404, `no such endpoint: ${method} ${url.pathname}`);
+  const principal = authenticate(env.state, env.clock, undefined, req.headers.authorization);
+  const deploymentId = Number(m[1]);
+  if (!Number.isInteger(deploymentId)) throw new HttpError(400, `deploymentId: got ${JSON.stringify(m[1])}, expected an integer`);
+  if (principal.key.deploymentIds && !principal.key.deploymentIds.includes(deploymentId)) {
+    throw new HttpError(403, `this API key is scoped to deployment(s) ${principal.key.deploymentIds.join(', ')}, not ${deploymentId}`);
+  }
+  const d = env.state.deployments.find((x) => x.id === deploymentId);
+  if (!d) throw new HttpError(404, `deployment ${deploymentId} not found`);
+  const runs = (d.evaluations ??= []);
+  const now = env.clock.now();
+
+  if (!m[2]) {
+    if (method === 'GET') {
+      const q = { first: count(url.searchParams.get('first'), 'first', 20), after: url.searchParams.get('after') ?? undefined };
+      return cursorPaginate(
+        [...runs].reverse().map((r) => runView(r, now)),
+        q,
+      );
+    }
+    if (method !== 'POST') throw new HttpError(405, `${method} is not allowed on ${url.pathname}; allowed: GET, POST`);
+    let body: Record<string, unknown>;
+    try {
+      body = raw.length ? (JSON.parse(raw.toString('utf8')) as Record<string, unknown>) : {};
+    } catch {
+      throw new HttpError(400, 'body: malformed JSON');
+    }
+    if (!body || typeof body !== 'object' || Array.isArray(body)) throw new HttpError(400, 'body: expected a JSON object');
+    const branchName = optionalText(body, 'branchName');
+    if (!branchName) throw new HttpError(400, 'body.branchName: required: the branch whose model and agents the run uses');
+    if (!d.branches[branchName]) throw new HttpError(404, `branch ${JSON.stringify(branchName)} not found in deployment ${d.id}`);
+    const run = await startRun(
+      { clock: env.clock, engine: env.engine, answers: env.controls.evalAnswers ?? {} },
+      d,
+      { branchName, agentName: optionalText(body, 'agentName'), questionFile: optionalText(body, 'questionFile') },
+      profileOn(env, 'evaluation-never-finishes'),
+    );
+    runs.push(run);
+    return runView(run, env.clock.now());
+  }
+
+  if (method !== 'GET') throw new HttpError(405, `${method} is not allowed on ${url.pathname}; allowed: GET`);
+  const id = decodeURIComponent(m[2]);
+  const run = runs.find((r) => r.id === id);
+  if (!run) throw new HttpError(404, `evaluation ${JSON.stringify(id)} not found in deployment ${d.id}`);
+  if (!m[3]) return runView(run, now);
+  // A running run shows the results of the questions done so far, in order.
+  const done = now >= run.finishAt ? run.results.length : Math.floor((now - run.createdAt) / EVAL_MS_PER_QUESTION);
+  const page = cursorPaginate(run.results.slice(0, Math.min(done, run.results.length)), {
+    first: count(url.searchParams.get('first'), 'first', DEFAULT_RESULTS_PAGE),
+    after: url.searchParams.get('after') ?? undefined,
+  });
+  if (profileOn(env, 'evaluation-incomplete') && now >= run.finishAt)
+    return { items: page.items, pageInfo: { ...page.pageInfo, hasNextPage: true, endCursor: null } };
+  return page;
+}
+
+const ERROR = { $ref: '#/components/responses/Error' };
+const json = (description: string, schema: Record<string, unknown>) => ({ description, content: { 'application/json': { schema } } });
+const idParam = (name: string) => ({ name, in: 'path', required: true, schema: { type: name === 'deploymentId' ? 'integer' : 'string' } });
+const errors = { '400': ERROR, '401': ERROR, '403': ERROR, '404': ERROR };
+const RUN = {
+  type: 'object',
+  properties: { id: { type: 'string' }, status: { type: 'string', enum: ['running', 'completed', 'failed'] } },
+  required: ['id', 'status'],
+};
+
+/** The evaluation endpoints as the tenant's own spec lists them (none under profile `no-evaluations`). */
+export function evaluationSpecPaths(): Record<string, unknown> {
+  const base = '/api/v1/deployments/{deploymentId}/evaluations';
+  return {
+    [base]: {
+      post: {
+        operationId: 'startEvaluation',
+        summary: "Start an evaluation run of a branch's agent on its eval questions",
+        tags: ['evaluations'],
+        parameters: [idParam('deploymentId')],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                properties: { branchName: { type: 'string' }, agentName: { type: 'string' }, questionFile: { type: 'string' } },
+                required: ['branchName'],
+              },
+            },
+          },
+        },
+        responses: { '200': json('The run started', RUN), ...errors },
+      },
+      get: {
+        operationId: 'listEvaluations',
+        summary: 'List evaluation runs',
+        tags: ['evaluations'],
+        parameters: [idParam('deploymentId')],
+        responses: { '200': json('Runs', { type: 'object' }), ...errors },
+      },
+    },
+    [`${base}/{evaluationId}`]: {
+      get: {
+        operationId: 'getEvaluation',
+        summary: 'An evaluation run',
+        tags: ['evaluations'],
+        parameters: [idParam('deploymentId'), idParam('evaluationId')],
+        responses: { '200': json('The run', RUN), ...errors },
+      },
+    },
+    [`${base}/{evaluationId}/results`]: {
+      get: {
+        operationId: 'listEvaluationResults',
+        summary: "An evaluation run's per-question results, paged",
+        tags: ['evaluations'],
+        parameters: [
+          idParam('deploymentId'),
+          idParam('evaluationId'),
+          { name: 'first', in: 'query', required: false, schema: { type: 'integer' } },
+          { name: 'after', in: 'query', required: false, schema: { type: 'string' } },
+        ],
+        responses: { '200': json('A page of results', { type: 'object', properties: { items: { type: 'array' }, pageInfo: { type: 'object' } } }), ...errors },
+      },
+    },
+  };
+}
