@@ -17,7 +17,7 @@ export function canonical(v: unknown): string {
   if (v === null || v === undefined) return 'null';
   const n = typeof v === 'number' ? v : typeof v === 'string' && /^\s*-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i.test(v) ? Number(v) : Number.NaN;
   if (Number.isFinite(n)) return `n:${Number(n.toPrecision(4))}`;
-  return `s:${String(v)}`;
+  return `s:${typeof v === 'string' ? v : JSON.stringify(v)}`;
 }
 
 const sortedKey = (values: string[]) => [...values].sort().join('\u0000');

@@ -76,7 +76,7 @@ export function readCertifiedQueries(files: FileMap): Map<string, string> {
       const name = textOf(fm?.name);
       if (!m || !name || (fm?.kind !== undefined && fm.kind !== 'certified_query')) continue;
       const fenced = /```(?:sql)?\s*\n([\s\S]*?)```/i.exec(m[2] as string);
-      const sql = textOf(fm?.sql_query) ?? (fenced?.[1] ?? (m[2] as string)).trim();
+      const sql = textOf(fm?.sql_query) ?? (fenced?.[1] ?? m[2]).trim();
       if (sql) out.set(`${textOf(fm?.space) ?? 'auto'}/${name}`, sql);
     }
   }

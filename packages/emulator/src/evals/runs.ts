@@ -61,10 +61,15 @@ async function runQuery(env: EvalEnv, d: DeploymentRec, compilers: CubeCompilers
   const built = buildSql(compilers, q, {}, true);
   const db = await env.engine.database(d.id);
   const result = await db.query(built.sql[0], built.sql[1]);
-  return { sql: built.sql[0], rows: result.rows.map((r) => Object.values(r as Record<string, unknown>)) };
+  return { sql: built.sql[0], rows: result.rows.map((r) => Object.values(r)) };
 }
 
-const message = (e: unknown) => (e as { message?: unknown })?.message ?? (e as { body?: { error?: unknown } })?.body?.error ?? String(e);
+/** An error's text: an Error's message, or the gateway's `{ error }` of an ApiError's body. */
+function message(e: unknown): string {
+  const body = (e as { body?: { error?: unknown } } | null)?.body?.error;
+  if (typeof body === 'string') return body;
+  return e instanceof Error ? e.message : JSON.stringify(e);
+}
 
 async function gradeOne(env: EvalEnv, d: DeploymentRec, compilers: CubeCompilers, cubes: MetaCube[], certified: Map<string, string>, q: EvalQuestion) {
   const base = { questionName: q.name, questionTextSnapshot: q.question, agentSql: null, groundTruthSql: null, failureAnalysis: null };
