@@ -113,8 +113,10 @@ describe('a run on a branch', () => {
   it('grades every question of the branch, paged, once the run has taken its time on the clock', async () => {
     const { run, items, pages, by } = await runToEnd(fx, 'evals-base');
     expect(run).toMatchObject({ status: 'completed', branchName: 'evals-base', agentName: 'auto', totalQuestions: 7, passedQuestions: 3 });
-    expect(pages.map((p) => p.items.length)).toEqual([5, 2]);
-    expect(pages[0].pageInfo).toMatchObject({ hasNextPage: true, endCursor: '5' });
+    // By default one page holds the whole run: the vendor's CLI reads one page without `first`.
+    expect(pages.map((p) => p.items.length)).toEqual([7]);
+    expect(pages[0].pageInfo).toMatchObject({ hasNextPage: false, endCursor: '7' });
+    expect(Number.isInteger(run.id)).toBe(true);
     expect(items.map((i) => i.questionName)).toEqual([
       'orders_by_status',
       'amount_by_status',
@@ -163,7 +165,7 @@ describe('a run on a branch', () => {
     expect(second.items.map((i: any) => i.questionName)).toEqual(['top_status', 'unsupported_truth', 'missing_certified']);
     expect(second.pageInfo.hasNextPage).toBe(true);
     expect((await page('?first=0')).status).toBe(400);
-    expect((await api(fx.em, 'GET', '/api/v1/deployments/1/evaluations/eval-nope')).status).toBe(404);
+    expect((await api(fx.em, 'GET', '/api/v1/deployments/1/evaluations/999999')).status).toBe(404);
     expect((await api(fx.em, 'POST', '/api/v1/deployments/1/evaluations', { branchName: 'no-such-branch' })).status).toBe(404);
     expect((await api(fx.em, 'POST', '/api/v1/deployments/1/evaluations', {})).body.error).toContain('body.branchName');
   });
@@ -210,7 +212,23 @@ describe('profiles', () => {
       const { id } = (await api(f.em, 'POST', '/api/v1/deployments/1/evaluations', { branchName: 'evals-base' })).body;
       f.em.clock.advance(24 * 3_600_000);
       expect((await api(f.em, 'GET', `/api/v1/deployments/1/evaluations/${id}`)).body).toMatchObject({ status: 'running', completedAt: null });
-      expect((await api(f.em, 'GET', `/api/v1/deployments/1/evaluations/${id}/results`)).body.items.length).toBeLessThan(7);
+      expect((await api(f.em, 'GET', `/api/v1/deployments/1/evaluations/${id}/results`)).body).toMatchObject({ items: [], pageInfo: { hasNextPage: false } });
+    } finally {
+      await f.close();
+    }
+  }, 60_000);
+
+  it('evaluation-results-paged: a page without `first` holds 5 results; the cursor reads the rest', async () => {
+    const f = await emulatorFixture({ profiles: ['evaluation-results-paged'] });
+    try {
+      await branchWith(f, 'evals-base', tree());
+      await control(f.em, 'evals/answers', { answers: ANSWERS });
+      const { items, pages, run } = await runToEnd(f, 'evals-base');
+      expect(pages.map((p) => p.items.length)).toEqual([5, 2]);
+      expect(pages[0].pageInfo).toMatchObject({ hasNextPage: true, endCursor: '5' });
+      expect(pages[1].pageInfo).toMatchObject({ hasNextPage: false, endCursor: '7' });
+      expect(new Set(items.map((i) => i.questionName)).size).toBe(7);
+      expect(run.passedQuestions).toBe(3);
     } finally {
       await f.close();
     }

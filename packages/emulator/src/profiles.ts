@@ -47,6 +47,7 @@ export const PROFILES = [
   'no-evaluations',
   'evaluation-incomplete',
   'evaluation-never-finishes',
+  'evaluation-results-paged',
 ] as const;
 
 export type ProfileName = (typeof PROFILES)[number];
@@ -120,6 +121,8 @@ export const PROFILE_SUMMARY: Record<ProfileName, string> = {
   'evaluation-incomplete':
     "a completed evaluation run's results page says hasNextPage: true with no endCursor (the page the vendor's CLI refuses as incomplete), on every page",
   'evaluation-never-finishes': 'an evaluation run reads as running forever: its status never leaves running and its results stay empty',
+  'evaluation-results-paged':
+    "an evaluation run's results page holds 5 results when the request gives no `first` (by default a page holds the whole run): a client must follow pageInfo.endCursor",
 };
 
 /** Profiles that answer the same point two ways cannot be on together. */
@@ -132,6 +135,7 @@ export const EXCLUSIVE: readonly (readonly [ProfileName, ProfileName])[] = [
   ['groups-top-level', 'groups-from-roles'],
   ['no-evaluations', 'evaluation-incomplete'],
   ['no-evaluations', 'evaluation-never-finishes'],
+  ['no-evaluations', 'evaluation-results-paged'],
 ];
 
 /** Parse `a,b` (or a list); the error names the value and the known profiles. */

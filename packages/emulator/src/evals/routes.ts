@@ -2,7 +2,8 @@
  * The evaluation endpoints, outside the contract's route table (the vendor's OpenAPI file lacks them;
  * the tenant's own `GET /api/v1/spec` says whether they exist): start a run, read it, page its results
  * with `first`/`after`, list the runs. Profiles: `no-evaluations` (404, not in the spec),
- * `evaluation-incomplete` (a results page with hasNextPage and no endCursor), `evaluation-never-finishes`.
+ * `evaluation-incomplete` (a results page with hasNextPage and no endCursor), `evaluation-never-finishes`,
+ * `evaluation-results-paged` (a small default page).
  */
 import type { IncomingMessage } from 'node:http';
 import { authenticate } from '../auth.js';
@@ -17,8 +18,13 @@ import { EVAL_MS_PER_QUESTION, runView, startRun } from './runs.js';
 /** `/api/v1/deployments/{id}/evaluations[/{evaluationId}[/results]]`. */
 export const EVALUATION_PATH = /^\/api\/v1\/deployments\/([^/]+)\/evaluations(?:\/([^/]+)(\/results)?)?\/?$/;
 
-/** A results page when `first` is not given: small, so a client must follow the cursor. */
-export const DEFAULT_RESULTS_PAGE = 5;
+/**
+ * A results page when `first` is not given. The vendor's CLI reads one page without `first` and refuses it
+ * unless hasNextPage is false, so a tenant's default page holds a whole run; under profile
+ * `evaluation-results-paged` it is small, and a client must follow the cursor.
+ */
+export const DEFAULT_RESULTS_PAGE = 100;
+export const PAGED_RESULTS_PAGE = 5;
 const MAX_PAGE = 100;
 
 export interface EvalsEnv {
@@ -81,6 +87,7 @@ export async function serveEvaluations(env: EvalsEnv, req: IncomingMessage, meth
       d,
       { branchName, agentName: optionalText(body, 'agentName'), questionFile: optionalText(body, 'questionFile') },
       profileOn(env, 'evaluation-never-finishes'),
+      1000 + env.state.deployments.reduce((n, x) => n + (x.evaluations?.length ?? 0), 0) + 1,
     );
     runs.push(run);
     return runView(run, env.clock.now());
@@ -88,13 +95,14 @@ export async function serveEvaluations(env: EvalsEnv, req: IncomingMessage, meth
 
   if (method !== 'GET') throw new HttpError(405, `${method} is not allowed on ${url.pathname}; allowed: GET`);
   const id = decodeURIComponent(m[2]);
-  const run = runs.find((r) => r.id === id);
+  const run = runs.find((r) => String(r.id) === id);
   if (!run) throw new HttpError(404, `evaluation ${JSON.stringify(id)} not found in deployment ${d.id}`);
   if (!m[3]) return runView(run, now);
   // A running run shows the results of the questions done so far, in order.
-  const done = now >= run.finishAt ? run.results.length : Math.floor((now - run.createdAt) / EVAL_MS_PER_QUESTION);
+  const stuck = run.finishAt === Number.MAX_SAFE_INTEGER;
+  const done = now >= run.finishAt ? run.results.length : stuck ? 0 : Math.floor((now - run.createdAt) / EVAL_MS_PER_QUESTION);
   const page = cursorPaginate(run.results.slice(0, Math.min(done, run.results.length)), {
-    first: count(url.searchParams.get('first'), 'first', DEFAULT_RESULTS_PAGE),
+    first: count(url.searchParams.get('first'), 'first', profileOn(env, 'evaluation-results-paged') ? PAGED_RESULTS_PAGE : DEFAULT_RESULTS_PAGE),
     after: url.searchParams.get('after') ?? undefined,
   });
   if (profileOn(env, 'evaluation-incomplete') && now >= run.finishAt)
@@ -104,11 +112,11 @@ export async function serveEvaluations(env: EvalsEnv, req: IncomingMessage, meth
 
 const ERROR = { $ref: '#/components/responses/Error' };
 const json = (description: string, schema: Record<string, unknown>) => ({ description, content: { 'application/json': { schema } } });
-const idParam = (name: string) => ({ name, in: 'path', required: true, schema: { type: name === 'deploymentId' ? 'integer' : 'string' } });
+const idParam = (name: string) => ({ name, in: 'path', required: true, schema: { type: 'integer' } });
 const errors = { '400': ERROR, '401': ERROR, '403': ERROR, '404': ERROR };
 const RUN = {
   type: 'object',
-  properties: { id: { type: 'string' }, status: { type: 'string', enum: ['running', 'completed', 'failed'] } },
+  properties: { id: { type: 'integer' }, status: { type: 'string', enum: ['running', 'completed', 'failed'] } },
   required: ['id', 'status'],
 };
 

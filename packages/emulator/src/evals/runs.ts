@@ -4,7 +4,6 @@
  * model and the deployment's data, graded (./grade.ts). The work is done at the start; the run reads as
  * running until `EVAL_MS_PER_QUESTION` per question has passed on the emulator's clock.
  */
-import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { DeploymentRec } from '../deployments/models.js';
 import type { Engine } from '../engine/index.js';
@@ -23,7 +22,7 @@ export type Verdict = 'pass' | 'fail' | 'review' | 'error';
 
 /** One result as the results endpoint answers it (field names: docs/emulator.md). */
 export interface EvalResultRec {
-  id: string;
+  id: number;
   questionName: string;
   questionTextSnapshot: string;
   verdict: Verdict;
@@ -35,7 +34,8 @@ export interface EvalResultRec {
 }
 
 export interface EvalRunRec {
-  id: string;
+  /** An integer: the vendor's CLI parses the started run's `id` as one (evals.rs). */
+  id: number;
   deploymentId: number;
   branchName: string;
   agentName: string;
@@ -113,11 +113,12 @@ export async function startRun(
   d: DeploymentRec,
   body: { branchName: string; agentName?: string | undefined; questionFile?: string | undefined },
   neverFinishes: boolean,
+  id: number,
 ): Promise<EvalRunRec> {
   const b = d.branches[body.branchName];
   const now = env.clock.now();
   const run: EvalRunRec = {
-    id: `eval-${randomBytes(6).toString('hex')}`,
+    id,
     deploymentId: d.id,
     branchName: body.branchName,
     agentName: body.agentName ?? 'auto',
@@ -135,7 +136,7 @@ export async function startRun(
     const cubes = visibleCubes(compiled.compilers);
     const certified = readCertifiedQueries(files);
     for (const [i, q] of questions.entries()) {
-      run.results.push({ id: `${run.id}-${i + 1}`, ...(await gradeOne(env, d, compiled.compilers, cubes, certified, q)) });
+      run.results.push({ id: run.id * 1000 + i + 1, ...(await gradeOne(env, d, compiled.compilers, cubes, certified, q)) });
     }
   }
   run.finishAt = neverFinishes ? Number.MAX_SAFE_INTEGER : now + EVAL_MS_PER_QUESTION * Math.max(1, questions.length);
