@@ -23,6 +23,20 @@ const QUESTIONS = `eval_questions:
   - name: cancelled_orders
     question: How many orders were cancelled?
     sql: SELECT MEASURE(count) FROM orders WHERE status = 'cancelled'
+  - name: cancelled_certified
+    question: How many cancelled orders do we have?
+    certifiedQuery: cancelled_orders
+`;
+/** A certified query as a Markdown file: its SQL in the body's fenced block. */
+const CERTIFIED_MD = `---
+name: cancelled_orders
+user_request: how many orders were cancelled
+---
+The count of cancelled orders.
+
+\`\`\`sql
+SELECT MEASURE(count) AS cancelled FROM orders WHERE status IN ('cancelled')
+\`\`\`
 `;
 const MORE_QUESTIONS = `eval_questions:
   - name: top_status
@@ -48,6 +62,7 @@ const tree = (orders = ORDERS_WITH_CANCELLED) => ({
   ...DEMO_MODEL,
   'model/cubes/orders.yml': orders,
   'agents/config.yml': CONFIG,
+  'agents/certified_queries/cancelled_orders.md': CERTIFIED_MD,
   'agents/eval_questions/main.yml': QUESTIONS,
   'agents/eval_questions/more.yml': MORE_QUESTIONS,
 });
@@ -57,6 +72,7 @@ const ANSWERS = {
   'How many orders are there in each status?': { measures: ['orders.count'], dimensions: ['orders.status'], order: [['orders.status', 'asc']] },
   amount_by_status: { measures: ['orders_view.total_amount', 'orders_view.count'], dimensions: ['orders_view.status'] },
   'How many orders were cancelled?': { measures: ['orders.cancelled_count'] },
+  cancelled_certified: { measures: ['orders.cancelled_count'] },
   'Which three statuses have the most orders?': { measures: ['orders.count'], dimensions: ['orders.status'], order: [['orders.count', 'desc']], limit: 2 },
   'What is the count with a subquery?': { measures: ['orders.count'] },
   'What is our churn?': { measures: ['orders.count'] },
@@ -112,22 +128,23 @@ afterAll(() => fx.close());
 describe('a run on a branch', () => {
   it('grades every question of the branch, paged, once the run has taken its time on the clock', async () => {
     const { run, items, pages, by } = await runToEnd(fx, 'evals-base');
-    expect(run).toMatchObject({ status: 'completed', branchName: 'evals-base', agentName: 'auto', totalQuestions: 7, passedQuestions: 3 });
+    expect(run).toMatchObject({ status: 'completed', branchName: 'evals-base', agentName: 'auto', totalQuestions: 8, passedQuestions: 4 });
     // By default one page holds the whole run: the vendor's CLI reads one page without `first`.
-    expect(pages.map((p) => p.items.length)).toEqual([7]);
-    expect(pages[0].pageInfo).toMatchObject({ hasNextPage: false, endCursor: '7' });
+    expect(pages.map((p) => p.items.length)).toEqual([8]);
+    expect(pages[0].pageInfo).toMatchObject({ hasNextPage: false, endCursor: '8' });
     expect(Number.isInteger(run.id)).toBe(true);
     expect(items.map((i) => i.questionName)).toEqual([
       'orders_by_status',
       'amount_by_status',
       'cancelled_orders',
+      'cancelled_certified',
       'top_status',
       'unsupported_truth',
       'missing_certified',
       'unanswered',
     ]);
     // Sort-invariant; a view's names and extra columns pass; the certified query's SQL is run as the truth.
-    for (const name of ['orders_by_status', 'amount_by_status', 'cancelled_orders'])
+    for (const name of ['orders_by_status', 'amount_by_status', 'cancelled_orders', 'cancelled_certified'])
       expect(by(name)).toMatchObject({ verdict: 'pass', score: 1, scoreReason: null });
     expect(by('amount_by_status').groundTruthSql).toContain('MEASURE(total_amount)');
     expect(by('orders_by_status').questionTextSnapshot).toBe('How many orders are there in each status?');
@@ -149,6 +166,8 @@ describe('a run on a branch', () => {
     const pr = await runToEnd(fx, 'evals-pr');
     expect(base.by('cancelled_orders').verdict).toBe('pass');
     expect(pr.by('cancelled_orders')).toMatchObject({ verdict: 'fail', score: 0, scoreReason: 'Value mismatch' });
+    expect(pr.by('cancelled_certified')).toMatchObject({ verdict: 'fail', scoreReason: 'Value mismatch' });
+    expect(pr.by('orders_by_status').verdict).toBe('pass');
     expect(pr.run.passedQuestions).toBe(2);
   });
 
@@ -162,7 +181,7 @@ describe('a run on a branch', () => {
     const first = (await page('?first=3')).body;
     expect(first.items).toHaveLength(3);
     const second = (await page(`?first=3&after=${first.pageInfo.endCursor}`)).body;
-    expect(second.items.map((i: any) => i.questionName)).toEqual(['top_status', 'unsupported_truth', 'missing_certified']);
+    expect(second.items.map((i: any) => i.questionName)).toEqual(['cancelled_certified', 'top_status', 'unsupported_truth']);
     expect(second.pageInfo.hasNextPage).toBe(true);
     expect((await page('?first=0')).status).toBe(400);
     expect((await api(fx.em, 'GET', '/api/v1/deployments/1/evaluations/999999')).status).toBe(404);
@@ -198,7 +217,7 @@ describe('profiles', () => {
       f.em.clock.advance(60_000);
       expect((await api(f.em, 'GET', `/api/v1/deployments/1/evaluations/${id}`)).body.status).toBe('completed');
       const page = (await api(f.em, 'GET', `/api/v1/deployments/1/evaluations/${id}/results?first=100`)).body;
-      expect(page.items).toHaveLength(7);
+      expect(page.items).toHaveLength(8);
       expect(page.pageInfo).toMatchObject({ hasNextPage: true, endCursor: null });
     } finally {
       await f.close();
@@ -224,11 +243,11 @@ describe('profiles', () => {
       await branchWith(f, 'evals-base', tree());
       await control(f.em, 'evals/answers', { answers: ANSWERS });
       const { items, pages, run } = await runToEnd(f, 'evals-base');
-      expect(pages.map((p) => p.items.length)).toEqual([5, 2]);
+      expect(pages.map((p) => p.items.length)).toEqual([5, 3]);
       expect(pages[0].pageInfo).toMatchObject({ hasNextPage: true, endCursor: '5' });
-      expect(pages[1].pageInfo).toMatchObject({ hasNextPage: false, endCursor: '7' });
-      expect(new Set(items.map((i) => i.questionName)).size).toBe(7);
-      expect(run.passedQuestions).toBe(3);
+      expect(pages[1].pageInfo).toMatchObject({ hasNextPage: false, endCursor: '8' });
+      expect(new Set(items.map((i) => i.questionName)).size).toBe(8);
+      expect(run.passedQuestions).toBe(4);
     } finally {
       await f.close();
     }

@@ -1,6 +1,5 @@
 /** App config, theme and the OpenAPI document. */
 import { profileOn, type HandlerTable } from '../context.js';
-import { evaluationSpecPaths } from '../evals/routes.js';
 import { buildOpenApiDocument } from '../openapi.js';
 
 function appTheme(origin: string) {
@@ -39,9 +38,7 @@ export const appHandlers: HandlerTable = {
   },
 
   getSpec(ctx) {
-    const doc = buildOpenApiDocument(ctx.origin);
     // Evaluations are a preview feature outside the contract: listed only where the tenant has them.
-    if (!profileOn(ctx, 'no-evaluations')) Object.assign(doc.paths as Record<string, unknown>, evaluationSpecPaths());
-    return doc;
+    return buildOpenApiDocument(ctx.origin, { evaluations: !profileOn(ctx, 'no-evaluations') });
   },
 };

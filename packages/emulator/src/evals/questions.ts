@@ -75,8 +75,9 @@ export function readCertifiedQueries(files: FileMap): Map<string, string> {
       const fm = m ? (readYaml(m[1] as string) as Record<string, unknown> | undefined) : undefined;
       const name = textOf(fm?.name);
       if (!m || !name || (fm?.kind !== undefined && fm.kind !== 'certified_query')) continue;
-      const fenced = /```(?:sql)?\s*\n([\s\S]*?)```/i.exec(m[2] as string);
-      const sql = textOf(fm?.sql_query) ?? (fenced?.[1] ?? m[2]).trim();
+      const body = m[2] ?? '';
+      const fenced = /```(?:sql)?\s*\n([\s\S]*?)```/i.exec(body);
+      const sql = textOf(fm?.sql_query) ?? (fenced?.[1] ?? body).trim();
       if (sql) out.set(`${textOf(fm?.space) ?? 'auto'}/${name}`, sql);
     }
   }
