@@ -189,6 +189,26 @@ describe('a run on a branch', () => {
     expect((await api(fx.em, 'POST', '/api/v1/deployments/1/evaluations', {})).body.error).toContain('body.branchName');
   });
 
+  it('questionFile keeps one file under agents/; a model that does not compile fails the run; bad answers are refused', async () => {
+    const one = await api(fx.em, 'POST', '/api/v1/deployments/1/evaluations', { branchName: 'evals-base', questionFile: 'eval_questions/more.yml' });
+    expect(one.body).toMatchObject({ questionFile: 'eval_questions/more.yml', status: 'running' });
+    fx.em.clock.advance(60_000);
+    const page = (await api(fx.em, 'GET', `/api/v1/deployments/1/evaluations/${one.body.id}/results`)).body;
+    expect(page.items.map((i: any) => i.questionName)).toEqual(['top_status', 'unsupported_truth', 'missing_certified', 'unanswered']);
+
+    await branchWith(fx, 'evals-broken', { ...tree(), 'model/cubes/orders.yml': ORDERS_WITH_CANCELLED.replace('type: count', 'type: cnt') });
+    const broken = await api(fx.em, 'POST', '/api/v1/deployments/1/evaluations', { branchName: 'evals-broken' });
+    fx.em.clock.advance(60_000);
+    const run = (await api(fx.em, 'GET', `/api/v1/deployments/1/evaluations/${broken.body.id}`)).body;
+    expect(run).toMatchObject({ status: 'failed', totalQuestions: 0, accuracy: null });
+    expect(run.error).toContain('does not compile');
+
+    await expect(control(fx.em, 'evals/answers', { answers: { 'Is anyone there?': 'SELECT 1' } })).rejects.toThrow(
+      /answers\["Is anyone there\?"\]: got "SELECT 1", expected a REST query object or null/,
+    );
+    expect((await control(fx.em, 'evals/answers')).answers).toEqual(ANSWERS);
+  });
+
   it('the tenant spec lists the evaluation endpoints', async () => {
     const spec = (await api(fx.em, 'GET', '/api/v1/spec')).body;
     expect(Object.keys(spec.paths)).toEqual(expect.arrayContaining(['/api/v1/deployments/{deploymentId}/evaluations/{evaluationId}/results']));
