@@ -127,6 +127,8 @@ export interface Controls {
   minted: string[];
   /** The phases (and durations) of every dbt sync started from now on; default `DBT_PHASES`. */
   dbtPhases?: DbtPhasePlan[];
+  /** The evaluations' fixture agent: a REST query per question text or name (`POST /_emulator/evals/answers`). */
+  evalAnswers?: Record<string, unknown>;
 }
 
 /** Is this tenant profile on? */

@@ -75,6 +75,11 @@ export function serveControl(s: Steering, req: IncomingMessage, res: ServerRespo
     if (body.savedRef !== undefined) d.dbtSavedRef = text(body.savedRef, 'savedRef', 'a branch of the dbt project');
     return send(res, 200, { deploymentId: d.id, older: d.olderDeployment, savedRef: d.dbtSavedRef ?? 'main' });
   }
+  if (method === 'GET' && path === '/_emulator/evals/answers') return send(res, 200, { answers: controls.evalAnswers ?? {} });
+  if (method === 'POST' && path === '/_emulator/evals/answers') {
+    controls.evalAnswers = { ...(body.replace === true ? {} : controls.evalAnswers), ...recordedAnswers(body.answers) };
+    return send(res, 200, { answers: controls.evalAnswers });
+  }
   if (method === 'GET' && path === '/_emulator/profiles') return send(res, 200, { on: controls.profiles, available: PROFILE_SUMMARY });
   if (method === 'POST' && path === '/_emulator/profiles') {
     const given: unknown = body.profiles;
@@ -152,4 +157,17 @@ function deploymentOf(s: Steering, id: unknown): DeploymentRec {
   if (!d)
     throw new HttpError(400, `deploymentId: got ${JSON.stringify(id)}, expected the id of a deployment (${s.state.deployments.map((x) => x.id).join(', ')})`);
   return d;
+}
+
+/** The fixture agent's answers: question text or name -> a REST query (an object), or null (the agent runs no query). */
+function recordedAnswers(given: unknown): Record<string, unknown> {
+  if (!given || typeof given !== 'object' || Array.isArray(given)) {
+    throw new HttpError(400, `answers: got ${JSON.stringify(given)}, expected an object of question text or name -> REST query (or null)`);
+  }
+  for (const [question, query] of Object.entries(given)) {
+    if (query !== null && (typeof query !== 'object' || Array.isArray(query))) {
+      throw new HttpError(400, `answers[${JSON.stringify(question)}]: got ${JSON.stringify(query)}, expected a REST query object or null`);
+    }
+  }
+  return given as Record<string, unknown>;
 }

@@ -6,6 +6,7 @@
 import { routeTable } from '@datamodel-ci/platform-api';
 import { pathParams, type Endpoint } from '@datamodel-ci/platform-api';
 import { z } from 'zod';
+import { evaluationSpecPaths } from './evals/spec.js';
 
 type Json = Record<string, unknown>;
 
@@ -123,8 +124,11 @@ function responses(e: Endpoint, components: Record<string, Json>): Json {
   return { [status]: ok, '400': ERROR_REF, '401': ERROR_REF, '403': ERROR_REF, '404': ERROR_REF };
 }
 
-/** The OpenAPI 3.1.0 document of every endpoint of the route table (one operation each). */
-export function buildOpenApiDocument(origin?: string): Json {
+/**
+ * The OpenAPI 3.1.0 document of every endpoint of the route table (one operation each), and the
+ * evaluation endpoints unless `evaluations` is false (the tenant has none: profile `no-evaluations`).
+ */
+export function buildOpenApiDocument(origin?: string, options: { evaluations?: boolean } = {}): Json {
   const components: Record<string, Json> = {
     Error: { type: 'object', properties: { error: { type: 'string' } }, required: ['error'] },
   };
@@ -147,6 +151,7 @@ export function buildOpenApiDocument(origin?: string): Json {
       item[e.method.toLowerCase()] = op;
     }
   }
+  if (options.evaluations !== false) Object.assign(paths, evaluationSpecPaths());
   return {
     openapi: '3.1.0',
     info: {
@@ -155,7 +160,7 @@ export function buildOpenApiDocument(origin?: string): Json {
       description: 'Generated from the route table of the datamodel-ci client; served by its emulator.',
     },
     servers: [origin ? { url: origin, description: 'this emulator' } : { url: '/' }],
-    tags: Object.keys(routeTable).map((name) => ({ name })),
+    tags: [...Object.keys(routeTable), ...(options.evaluations !== false ? ['evaluations'] : [])].map((name) => ({ name })),
     security: [{ bearerAuth: [] }, { apiKeyAuth: [] }],
     paths,
     components: {

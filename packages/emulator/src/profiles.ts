@@ -44,6 +44,10 @@ export const PROFILES = [
   'repo-type-deploy-repo',
   'groups-from-roles',
   'production-release-channel',
+  'no-evaluations',
+  'evaluation-incomplete',
+  'evaluation-never-finishes',
+  'evaluation-results-paged',
 ] as const;
 
 export type ProfileName = (typeof PROFILES)[number];
@@ -112,6 +116,13 @@ export const PROFILE_SUMMARY: Record<ProfileName, string> = {
     "access policies read the user's groups from the token's securityContext.roles (the deployment's own contextToGroups reads another claim): neither cubeCloud.groups nor the top-level groups reach them",
   'production-release-channel':
     "production runs its release channel's Cube (1.6.33, the JS planner) while staging runs the newest (1.7.20, Tesseract): a rolling-window measure a rollup serves on production is planned with no rollup on staging (cube-js/cube #11419), with no change in the model",
+  'no-evaluations':
+    'the tenant has no evaluations (a preview feature off for the account): the evaluation endpoints answer 404 and GET /api/v1/spec does not list them',
+  'evaluation-incomplete':
+    "a completed evaluation run's results page says hasNextPage: true with no endCursor (the page the vendor's CLI refuses as incomplete), on every page",
+  'evaluation-never-finishes': 'an evaluation run reads as running forever: its status never leaves running and its results stay empty',
+  'evaluation-results-paged':
+    "an evaluation run's results page holds 5 results when the request gives no `first` (by default a page holds the whole run): a client must follow pageInfo.endCursor",
 };
 
 /** Profiles that answer the same point two ways cannot be on together. */
@@ -122,6 +133,9 @@ export const EXCLUSIVE: readonly (readonly [ProfileName, ProfileName])[] = [
   ['live-hashes-served', 'live-hashes-dev-session'],
   ['version-hold-null', 'version-hold-unreported'],
   ['groups-top-level', 'groups-from-roles'],
+  ['no-evaluations', 'evaluation-incomplete'],
+  ['no-evaluations', 'evaluation-never-finishes'],
+  ['no-evaluations', 'evaluation-results-paged'],
 ];
 
 /** Parse `a,b` (or a list); the error names the value and the known profiles. */

@@ -9,6 +9,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Clock, type ClockOptions } from './clock.js';
+import { EVALUATION_PATH, serveEvaluations } from './evals/routes.js';
 import { behaviourWith, DEFAULT_BEHAVIOUR, deploymentUrl, HttpError, profileOn, type Controls } from './context.js';
 import { serveControl } from './control.js';
 import { dataApi } from './data-api/provider.js';
@@ -220,6 +221,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       // A /load may build a pre-aggregation in the Cube Store (state kept with --state-dir).
       if (path.endsWith('/load')) dirty = true;
       return send(res, out.status, out.body);
+    }
+    if (EVALUATION_PATH.test(path)) {
+      counts.evaluations = (counts.evaluations ?? 0) + 1;
+      const answer = await serveEvaluations({ state, clock, controls, engine }, req, method, url);
+      if (method !== 'GET') dirty = true;
+      return send(res, 200, answer);
     }
     return api(req, res, method, url);
   }

@@ -1,5 +1,5 @@
 /** App config, theme and the OpenAPI document. */
-import type { HandlerTable } from '../context.js';
+import { profileOn, type HandlerTable } from '../context.js';
 import { buildOpenApiDocument } from '../openapi.js';
 
 function appTheme(origin: string) {
@@ -38,6 +38,7 @@ export const appHandlers: HandlerTable = {
   },
 
   getSpec(ctx) {
-    return buildOpenApiDocument(ctx.origin);
+    // Evaluations are a preview feature outside the contract: listed only where the tenant has them.
+    return buildOpenApiDocument(ctx.origin, { evaluations: !profileOn(ctx, 'no-evaluations') });
   },
 };

@@ -1,6 +1,7 @@
 /** State of a deployment: its settings and runtime, plus the build and dbt state it carries. */
 import type { BuildState } from '../build/models.js';
 import type { DbtRunRec } from '../dbt/models.js';
+import type { EvalRunRec } from '../evals/runs.js';
 import type { JsonObject } from '../json.js';
 import type { ConnectedRepo } from './repository.js';
 import type { CubeStoreRec } from '../data-api/cube-store.js';
@@ -25,6 +26,8 @@ export interface DeploymentRec extends BuildState {
   templateVariables: JsonObject;
   envVars: EnvVarRec[];
   dbtRuns: DbtRunRec[];
+  /** Evaluation runs of the deployment's agents (evals/runs.ts); absent until the first. */
+  evaluations?: EvalRunRec[];
   /** An older deployment: dbt sync ignores `ref` and syncs `dbtSavedRef` (measured by the vendor). */
   olderDeployment?: boolean;
   /** The branch of the dbt project a sync uses when no `ref` is given (default `main`). */
