@@ -32,7 +32,7 @@ export interface EvalDeltaOptions {
   clock?: EvalClock;
 }
 
-export const NO_EVALUATIONS = 'this tenant has no evaluations: the eval delta was skipped';
+export const NO_EVALUATIONS = 'this tenant has no evaluations; the eval delta was skipped';
 
 const EVALUATIONS_PATH = /^\/api\/v1\/deployments\/\{[^}]+\}\/evaluations\/?$/;
 
