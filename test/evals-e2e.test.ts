@@ -9,9 +9,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runActionCommand } from '../src/commands/index.js';
+import { runCli } from '../src/main.js';
 import type { Io } from '../src/io.js';
 import { DEMO_MODEL, startGitHubStandin, type GitHubStandin } from '../packages/emulator/src/index.js';
-import { control, emulatorFixture, uploadTree, type EmulatorFixture } from './support/emulator.js';
+import { cliIo, control, emulatorFixture, uploadTree, type EmulatorFixture } from './support/emulator.js';
 import { pullRequestEvent, writeEvent } from './support/payloads.js';
 
 const ORDERS = (DEMO_MODEL['model/cubes/orders.yml'] as string).replace(
@@ -112,4 +113,25 @@ describe('the eval delta in a pull request run', () => {
       await f.close();
     }
   }, 120_000);
+
+  it('plan prints the eval delta in the terminal, and --json carries every question of both sides', async () => {
+    const dir = folder(tree(ORDERS.replace("status = 'cancelled'", "status <> 'cancelled'")));
+    const t = cliIo(fx.em);
+    const tick = setInterval(() => fx.em.clock.advance(60_000), 100);
+    try {
+      const code = await runCli(['plan', '--deployment-id', '1', '--model-dir', dir, '--evals', 'on'], t);
+      const out = t.stdout.join('\n');
+      // Advisory without fail-on-eval-regression: the plan succeeds and says what newly fails.
+      expect(code, t.stderr.join('\n')).toBe(0);
+      expect(out).toMatch(/^Agent evals: production \(main\) 2\/2; this change \(\S+\) 1\/2$/m);
+      expect(out).toMatch(/^ {2}NEWLY FAILING cancelled_orders: pass -> fail: Value mismatch$/m);
+      const j = cliIo(fx.em);
+      expect(await runCli(['plan', '--deployment-id', '1', '--model-dir', dir, '--evals', 'on', '--json'], j), j.stderr.join('\n')).toBe(0);
+      const evals = JSON.parse(j.stdout.join('\n')).result.evals;
+      expect(evals.production.questions.map((q: { label: string }) => q.label)).toEqual(['orders_by_status', 'cancelled_orders']);
+      expect(evals.newlyFailing).toEqual([{ label: 'cancelled_orders', production: 'pass', preview: 'fail', reason: 'Value mismatch' }]);
+    } finally {
+      clearInterval(tick);
+    }
+  }, 180_000);
 });
