@@ -1,4 +1,6 @@
 import { ACCESS_INPUTS, DATA_DIFF_INPUTS, FAIL_ON_BREAKING, FAIL_ON_VERSION_SKEW, IMPACT_OUTPUT, IMPACT_OUTPUTS } from './action-spec-impact.js';
+import { EVAL_INPUTS, EVAL_OUTPUTS } from './action-spec-agents.js';
+import { PR_OWN_INPUTS, PR_PREVIEW_INPUTS } from './action-spec-pr.js';
 import { REVERT_INPUTS, REVERT_OUTPUT } from './action-spec-revert.js';
 import { DEFAULTS } from './defaults.js';
 import { DRIFT_INPUTS, DRIFT_OUTPUTS } from './drift-input.js';
@@ -317,48 +319,18 @@ export const ACTIONS: ActionSpec[] = [
       'Data-model preview per pull request: a shared branch, the model uploaded and validated, an always-on staging environment and one PR comment; merge or clean up on close; in a merge queue, the merge commit validated. Several models with `deployments`.',
     inputs: [
       BRANCH,
-      {
-        name: 'merge-on-close',
-        description:
-          "When the PR is merged: `auto` (default) merges the preview into the deploy branch unless the deployment is fed from a connected repository (GitHub's merge deploys it) or refuses merges (`deployBranchMergeAllowed: false`); `true` always merges (refused on such a deployment, before any write); `false` never.",
-        default: 'auto',
-      },
-      { name: 'fail-on-invalid', description: 'Fail the job when the model is invalid.', default: 'true' },
-      { name: 'smoke-test', description: 'Query the staging environment once it is enabled.', default: 'false' },
-      { name: 'concurrency', description: 'Files uploaded in parallel at most (the connection pool holds 16).', default: String(DEFAULTS.uploadConcurrency) },
-      {
-        name: 'remove-on-upstream',
-        description:
-          "At cleanup, also delete the preview branch's git ref in the deployment's connected repository: only for a branch whose name the toolkit generates and that a run of the PR created, as its comment's ledger records (`false` keeps the ref).",
-        default: 'true',
-      },
+      ...PR_OWN_INPUTS,
       EXCLUDE,
       UPLOAD_VIA,
       DEPLOY_ON_MERGE,
       PROOF_WAIT,
       ALLOW_MODEL_DELETION,
-      {
-        name: 'environment-prefix',
-        description:
-          'GitHub deployment per PR (the PR shows "View deployment"): environment `<environment-prefix><number>`, pointing at the preview; needs `deployments: write`. Empty: no GitHub deployment.',
-        default: 'preview-pr-',
-      },
-      {
-        name: 'preflight',
-        description:
-          'Run `datamodel-ci doctor` first (a throwaway branch, removed after): checks the upload path, hashes, build states, validation errors and staging URL on your tenant, and uploads the way it found to work.',
-        default: 'false',
-      },
-      {
-        name: 'impact',
-        description:
-          "After a valid validation, compare the PR's semantic layer with production's and list the content its breaking changes hit (a section of the comment).",
-        default: 'true',
-      },
+      ...PR_PREVIEW_INPUTS,
       FAIL_ON_BREAKING,
       ...DATA_DIFF_INPUTS,
       ...ACCESS_INPUTS,
       FAIL_ON_VERSION_SKEW,
+      ...EVAL_INPUTS,
       ...MODELS_INPUTS,
       ...CREDENTIALS,
     ],
@@ -385,7 +357,7 @@ function rootOutputs(): OutputSpec[] {
     I.rollupsRebuiltCount,
     I.versionSkewCount,
   ];
-  return [...Object.values(own), ...counts, previews, I.changeSetFile];
+  return [...Object.values(own), ...counts, previews, I.changeSetFile, ...EVAL_OUTPUTS];
 }
 
 export function actionSpec(command: CommandName): ActionSpec {

@@ -100,6 +100,16 @@ export const DEFAULTS = {
    * (input `proof-wait`): then it says "not proven" (the vendor's CLI waits 15 minutes for a build).
    */
   productionProofWait: '15m',
+  /** The eval delta (input `evals`): off unless asked; a run costs the tenant an agent answer per question. */
+  evals: 'off',
+  /** A newly failing eval question fails the check (input `fail-on-eval-regression`): advisory first. */
+  failOnEvalRegression: false,
+  /** How long an evaluation run may take before it is "not compared" (input `evals-timeout`; the vendor's CLI waits 30m). */
+  evalsTimeout: '30m',
+  /** The eval wait's status reads, ms, on the client's clock. */
+  evalsPollMs: 5_000,
+  /** Results pages followed at most: a server whose cursor never ends makes the side "not compared". */
+  evalsMaxPages: 1_000,
   /** Sweep: only branches whose PR closed at least this long ago (input `min-age`). */
   sweepMinAge: '1h',
 } as const;

@@ -82,6 +82,8 @@ export interface CommandInputs {
     deploymentsConcurrency: number;
     /** Preview a model the pull request does not touch. */
     previewUntouched: boolean;
+    /** The agents' eval delta (`evals: on`); undefined when off. */
+    evals?: EvalSettings;
   };
 }
 
@@ -284,8 +286,26 @@ const readers: Readers = {
     failOnVersionSkew: r.bool('fail-on-version-skew'),
     deploymentsConcurrency: r.int('deployments-concurrency', 1, 8) ?? DEFAULTS.deploymentsConcurrency,
     previewUntouched: r.bool('preview-untouched'),
+    ...readEvals(r),
   }),
 };
+
+/** The agents' eval delta: `evals`, `fail-on-eval-regression`, `evals-timeout`, `evals-agent`. */
+export interface EvalSettings {
+  failOnRegression: boolean;
+  timeoutMs: number;
+  agent?: string;
+}
+
+function readEvals(r: InputReader): { evals?: EvalSettings } {
+  const on = r.oneOf('evals', ['off', 'on'] as const) === 'on';
+  const failOnRegression = r.bool('fail-on-eval-regression');
+  const timeoutMs = r.duration('evals-timeout');
+  if (timeoutMs <= 0) throw new InputError('evals-timeout', r.string('evals-timeout') ?? '', 'a duration above zero such as 30m');
+  const agent = r.string('evals-agent');
+  if (agent !== undefined && !/^[\w.-]{1,100}$/.test(agent)) throw new InputError('evals-agent', agent, 'an agent name (letters, digits, `_`, `-`, `.`)');
+  return on ? { evals: { failOnRegression, timeoutMs, ...(agent ? { agent } : {}) } } : {};
+}
 
 /** Read and check every input of `command`; throws an InputError on the first bad one. */
 export function readSettings<C extends CommandName>(command: C, source: Source): Settings<C> {

@@ -5,6 +5,7 @@ import { branchesApi } from './areas/branches.js';
 import { dataModelApi } from './areas/data-model.js';
 import { dbtSyncApi } from './areas/dbt-sync.js';
 import { deploymentsApi } from './areas/deployments.js';
+import { evaluationsApi } from './areas/evaluations.js';
 import { embedApi } from './areas/embed.js';
 import { githubApi } from './areas/github.js';
 import { notificationsApi } from './areas/notifications.js';
@@ -33,6 +34,7 @@ export class PlatformClient {
   readonly embed: ReturnType<typeof embedApi>;
   readonly workspace: ReturnType<typeof workspaceApi>;
   readonly app: ReturnType<typeof appApi>;
+  readonly evaluations: ReturnType<typeof evaluationsApi>;
 
   constructor(options: ClientOptions) {
     const http = new HttpClient(options);
@@ -51,6 +53,7 @@ export class PlatformClient {
     this.embed = embedApi(http);
     this.workspace = workspaceApi(http);
     this.app = appApi(http);
+    this.evaluations = evaluationsApi(http);
   }
 
   /** Close the keep-alive pool. */

@@ -74,6 +74,7 @@ export async function planCommand(run: ActionRun<'pr'>): Promise<number> {
     commitMessage: `datamodel-ci plan of ${modelDir}${headSha === 'local' ? '' : ` at ${headSha.slice(0, 7)}`}`,
     allowModelDeletion: inputs.allowModelDeletion,
     smokeTest: inputs.smokeTest,
+    ...(inputs.evals ? { evals: inputs.evals } : {}),
     smoke: { timeoutMs: DEFAULTS.smokeTimeoutSeconds * 1000 },
     modelFiles,
     numbers,
@@ -138,7 +139,7 @@ function show(run: ActionRun<'pr'>, o: PlanOutcome, shown: PreviewShown, flags: 
     return;
   }
   const title = `Plan of ${run.settings.modelDir} against production (${shown.view.deployBranch ?? 'the deploy branch'}) of deployment ${run.settings.deploymentId}, on ${o.branch}`;
-  const parts = { impact: shown.impact, access: shown.access, numbers: shown.numbers, cost: shown.cost, agents: shown.agents, files };
+  const parts = { impact: shown.impact, access: shown.access, numbers: shown.numbers, cost: shown.cost, agents: shown.agents, evals: shown.view.evals, files };
   for (const line of [title, '', ...stepsText(shown.view, shown.errors), '', ...reviewText(parts)]) run.print(line);
   run.print('');
 }

@@ -130,6 +130,7 @@ export async function previewModel(
       commitMessage: side.commitMessage(),
       allowModelDeletion: inputs.allowModelDeletion,
       smokeTest: inputs.smokeTest,
+      ...(inputs.evals ? { evals: inputs.evals } : {}),
       smoke: { timeoutMs: DEFAULTS.smokeTimeoutSeconds * 1000 },
       impact: inputs.impact,
       modelFiles,

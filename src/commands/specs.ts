@@ -110,6 +110,10 @@ const PLAN_INPUTS = new Set([
   'personas',
   'fail-on-exposure',
   'fail-on-version-skew',
+  'evals',
+  'fail-on-eval-regression',
+  'evals-timeout',
+  'evals-agent',
 ]);
 
 /** What plan's branch is named (the pr action's own says `pr-<number>`). */

@@ -19,6 +19,7 @@ import { runRepositoryPreview } from './repository-feed.js';
 import { runPreview } from './upload-preview.js';
 import { previewRecord } from './preview-record.js';
 import { agentsCheckOf } from './agents-check.js';
+import { evalDelta } from './evals/run.js';
 
 export interface PlatformPreviewInput extends PreviewInput {
   /** A repository-fed deployment: the PR's head branch and commit, and the folder its errors are placed under. */
@@ -70,6 +71,11 @@ export async function previewOnPlatform(ctx: OpContext, input: PlatformPreviewIn
   if (o.impact && input.numbers) ({ rollups: o.rollups, numbers: o.numbers } = await readsAfterImpact(ctx, input.numbers, o.impact, undefined, o.versions));
   const headSha = fromRepository ? input.fed?.headSha : input.headSha;
   o.agents = await agentsCheckOf(input.local, input.fed?.modelDir ?? input.modelDir, o, input.modelFiles);
+  // The eval delta on the validated branch against the deploy branch (`evals: on`): its own bounded wait.
+  if (input.evals && o.validation?.valid && !o.failure && !o.stale && !ctx.dryRun)
+    o.evals = await ctx.reporter.group('Agent evals', () =>
+      evalDelta(ctx, { previewBranch: o.branch, productionBranch: input.deployBranch, ...(input.evals as NonNullable<PreviewInput['evals']>) }),
+    );
   o.record = await previewRecord(ctx, { local: input.local, excluded: input.excluded, headSha, fed: fromRepository }, o);
   return o;
 }

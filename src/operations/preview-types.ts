@@ -10,6 +10,7 @@ import type { ImpactResult, MetaToken } from './impact.js';
 import type { VersionSkew } from '../model/version-skew.js';
 import type { FileTexts } from '../model/model-files.js';
 import type { DataDiffOutcome } from './data-diff.js';
+import type { EvalDelta } from './evals/delta.js';
 import type { LocalFile, PathFilter } from '../model/local-model.js';
 import type { UploadResult, UploadVia } from './upload-model.js';
 import type { ValidateResult } from './validate.js';
@@ -45,6 +46,8 @@ export interface PreviewInput {
   excluded: PathFilter;
   /** The commit the preview is of (the validation record names it). */
   headSha?: string;
+  /** The agents' eval delta (`evals: on`): the wait's bound, the gate, the agent. */
+  evals?: { timeoutMs: number; failOnRegression: boolean; agent?: string };
 }
 
 export interface PreviewOutcome {
@@ -71,6 +74,8 @@ export interface PreviewOutcome {
   record?: ValidationRecord;
   /** The offline check of the `agents/` folder (absent when the model has none). */
   agents?: AgentsCheck;
+  /** The agents' eval delta, when asked and the model is valid. */
+  evals?: EvalDelta;
 }
 
 /** One flow's outcome, and the impact's token for its staging environment (minted while the model built). */

@@ -16,6 +16,8 @@ import type { NumbersView } from './comment/render-numbers.js';
 import type { AccessView } from './comment/render-access.js';
 import type { CostView } from './comment/render-cost.js';
 import { agentsView, type AgentsView } from './comment/render-agents.js';
+import { evalsView } from './comment/render-evals.js';
+import { EVAL_OUTPUT } from '../action-spec-agents.js';
 import { plural } from '../report/plural.js';
 import type { PreviewView, ViewError } from './comment/view.js';
 import { deployPreview } from './deployment.js';
@@ -92,6 +94,20 @@ export function presentPreview(o: PreviewOutcome, s: PreviewSettings): PreviewSh
     // Its errors fail the step as the model's do (fail-on-invalid): the agents break on merge.
     if (a.errors && s.failOnInvalid) failures.push(`the ${a.folder}/ folder has ${plural(a.errors, 'error')} (the Agents section lists them)`);
   }
+  if (o.evals) {
+    const e = (view.evals = evalsView(o.evals));
+    if (e.state === 'ran') {
+      outputs[EVAL_OUTPUT.accuracyProduction.name] = e.production.accuracy ?? '';
+      outputs[EVAL_OUTPUT.accuracyPreview.name] = e.preview.accuracy ?? '';
+      outputs[EVAL_OUTPUT.regressionsCount.name] = e.compared ? String(e.newlyFailing.length) : '';
+      if (e.fails)
+        failures.push(
+          e.compared
+            ? `${plural(e.newlyFailing.length, 'eval question')} newly failing (fail-on-eval-regression)`
+            : 'the agent evals were not compared (fail-on-eval-regression)',
+        );
+    }
+  }
   if (o.staging) {
     const p = presentStaging(o.staging);
     Object.assign(outputs, p.outputs);
@@ -126,6 +142,8 @@ export function presentPreview(o: PreviewOutcome, s: PreviewSettings): PreviewSh
     if (shown.result !== undefined) shown.result = { ...(shown.result as object), versions: v.json };
     failures.push(v.failure);
   }
+  // The eval delta whole (every question of both sides) in `--json` and the change-set file.
+  if (o.evals?.state === 'ran') shown.result = { ...(shown.result ?? {}), evals: o.evals };
   // The validation record: lean in the comment's ledger (the close carries it to the merge), whole in the change-set file and `--json`.
   if (o.record) {
     shown.ledger.record = leanRecord(o.record);

@@ -13,6 +13,7 @@ import { textTable } from '../report/text-table.js';
 import { cut, plain } from './comment/markdown.js';
 import type { AccessView } from './comment/render-access.js';
 import type { AgentsView } from './comment/render-agents.js';
+import type { EvalsView } from './comment/render-evals.js';
 import type { CostView } from './comment/render-cost.js';
 import type { ImpactChangeRow, ImpactView } from './comment/render-impact.js';
 import { num, percent, type NumbersQueryRow, type NumbersView } from './comment/render-numbers.js';
@@ -25,6 +26,8 @@ export interface ReviewParts {
   numbers?: NumbersView;
   cost?: CostView;
   agents?: AgentsView;
+  /** The agents' eval delta (`evals: on`). */
+  evals?: EvalsView;
   /** The detail files the run wrote (the change set, the data diff). */
   files?: { changeSet?: string; dataDiff?: string };
 }
@@ -258,6 +261,19 @@ export function agentsText(a: AgentsView): string[] {
   return out;
 }
 
+/** The eval delta: accuracy per side (or why not compared), then each question whose verdict moved, with its reason. */
+export function evalsText(v: EvalsView): string[] {
+  if (v.state === 'absent') return [`Agent evals: ${cell(v.line, 300)}`];
+  const side = (name: string, s: { branch: string; accuracy?: string; reason?: string }) =>
+    `${name} (${cell(s.branch, 200)}) ${s.accuracy ?? `not compared: ${cell(s.reason ?? '', 500)}`}`;
+  const out = [`Agent evals: ${side('production', v.production)}; ${side('this change', v.preview)}${v.compared ? '' : ' (never a pass)'}`];
+  for (const c of v.newlyFailing)
+    out.push(`  NEWLY FAILING ${cell(c.label, 200)}: ${c.production} -> ${c.preview}${c.reason ? `: ${cell(c.reason, 300)}` : ''}`);
+  for (const c of v.newlyPassing)
+    out.push(`  newly passing ${cell(c.label, 200)}: ${c.production} -> ${c.preview}${c.reason ? ` (was: ${cell(c.reason, 300)})` : ''}`);
+  return out;
+}
+
 /** The whole review: each part that has something to say, a blank line between them, then the files. */
 export function reviewText(p: ReviewParts): string[] {
   const parts = [
@@ -266,6 +282,7 @@ export function reviewText(p: ReviewParts): string[] {
     p.numbers ? numbersText(p.numbers) : [],
     p.cost ? costText(p.cost) : [],
     p.agents ? agentsText(p.agents) : [],
+    p.evals ? evalsText(p.evals) : [],
   ];
   const files = [p.files?.changeSet && `change set ${p.files.changeSet}`, p.files?.dataDiff && `data diff ${p.files.dataDiff}`].filter((f): f is string => !!f);
   if (files.length) parts.push([`Detail files: ${files.join('; ')}`]);

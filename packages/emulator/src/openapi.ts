@@ -134,6 +134,8 @@ export function buildOpenApiDocument(origin?: string, options: { evaluations?: b
   };
   const paths: Record<string, Json> = {};
   for (const [area, table] of Object.entries(routeTable)) {
+    // The evaluation endpoints come from ./evals/spec.ts, and only where the tenant has them.
+    if (area === 'evaluations') continue;
     for (const e of Object.values(table) as Endpoint[]) {
       const op: Json = {
         operationId: e.id,
@@ -160,7 +162,7 @@ export function buildOpenApiDocument(origin?: string, options: { evaluations?: b
       description: 'Generated from the route table of the datamodel-ci client; served by its emulator.',
     },
     servers: [origin ? { url: origin, description: 'this emulator' } : { url: '/' }],
-    tags: [...Object.keys(routeTable), ...(options.evaluations !== false ? ['evaluations'] : [])].map((name) => ({ name })),
+    tags: [...Object.keys(routeTable).filter((a) => a !== 'evaluations'), ...(options.evaluations !== false ? ['evaluations'] : [])].map((name) => ({ name })),
     security: [{ bearerAuth: [] }, { apiKeyAuth: [] }],
     paths,
     components: {

@@ -13,6 +13,7 @@ import { costHeadline, renderCost, type CostView } from './render-cost.js';
 import { DEFAULT_COMMENT_ERRORS, errorBlock, files } from './render-errors.js';
 import { renderProof } from './render-proof.js';
 import { renderAgents, type AgentsView } from './render-agents.js';
+import { renderEvals } from './render-evals.js';
 import { verdict } from './render-verdict.js';
 import { code, codeLink, cut, link, text } from './markdown.js';
 import type { PreviewView, ViewError } from './view.js';
@@ -238,6 +239,7 @@ function sections(v: PreviewView, options: RenderOptions): string[][] {
   if (v.numbers) out.push(renderNumbers(v.numbers, { target: options.target, ...runUrl }, options.numbers));
   const links = v.repoUrl ? { repoUrl: v.repoUrl, headSha: v.headSha } : {};
   if (v.agents) out.push(renderAgents(v.agents, { target: options.target, ...links }, options.agents));
+  if (v.evals) out.push(renderEvals(v.evals, options.target));
   const cost = options.cost ?? v.cost;
   if (options.detail === 'headlines') {
     const head = out.map((p) => p.slice(0, 1)).filter((p) => p.length);

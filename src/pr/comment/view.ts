@@ -9,6 +9,7 @@ import type { AccessView } from './render-access.js';
 import type { NumbersView } from './render-numbers.js';
 import type { CostView } from './render-cost.js';
 import { keptAgentsView, type AgentsView } from './render-agents.js';
+import { keptEvalsView, type EvalsView } from './render-evals.js';
 import { proofView, type ProofView } from './render-proof.js';
 import { viewRollups } from './render-rollups.js';
 
@@ -65,6 +66,8 @@ export interface PreviewView {
   cost?: CostView;
   /** The offline check of the `agents/` folder (absent when the folder does not exist). */
   agents?: AgentsView;
+  /** The agents' eval delta (`evals: on`), or the one line of a tenant without evaluations. */
+  evals?: EvalsView;
   /** What failed, when the run failed on the platform (or its input was refused), with the fix the terminal shows. */
   failure?: { step: string; message: string; hint?: string };
   /** Branches a failed close left on the platform (a rerun or the sweep removes them). */
@@ -218,6 +221,7 @@ export function nextView(
     };
   }
   if (next.agents) next.agents = keptAgentsView(next.agents);
+  if (next.evals) next.evals = keptEvalsView(next.evals);
   if (next.cost?.rollups) next.cost = { ...next.cost, rollups: viewRollups(next.cost.rollups) };
   if (next.merge?.proof) {
     const proof = proofView(next.merge.proof);

@@ -1,5 +1,5 @@
 /**
- * The evaluation endpoints, outside the contract's route table (the vendor's OpenAPI file lacks them;
+ * The evaluation endpoints, served before the contract's router (the vendor's OpenAPI file lacks them;
  * the tenant's own `GET /api/v1/spec` says whether they exist): start a run, read it, page its results
  * with `first`/`after`, list the runs. Profiles: `no-evaluations` (404, not in the spec),
  * `evaluation-incomplete` (a results page with hasNextPage and no endCursor), `evaluation-never-finishes`,

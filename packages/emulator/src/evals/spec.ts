@@ -1,6 +1,7 @@
 /**
- * The evaluation endpoints as the tenant's own `GET /api/v1/spec` lists them (they are not in the
- * contract's route table, nor in the vendor's OpenAPI file): none under profile `no-evaluations`.
+ * The evaluation endpoints as the tenant's own `GET /api/v1/spec` lists them (not in the vendor's OpenAPI
+ * file; in the contract through packages/platform-api/overlay/evals.yaml, with the same operation ids, but
+ * listed from here so that profile `no-evaluations` lists none).
  */
 
 const ERROR = { $ref: '#/components/responses/Error' };

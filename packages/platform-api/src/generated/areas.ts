@@ -209,6 +209,13 @@ export const workspaceEndpoints = {
 
 export const appEndpoints = { config: endpoints.getAppConfig, theme: endpoints.getAppTheme, spec: endpoints.getSpec } as const;
 
+export const evaluationEndpoints = {
+  start: endpoints.startEvaluation,
+  list: endpoints.listEvaluations,
+  get: endpoints.getEvaluation,
+  results: endpoints.listEvaluationResults,
+} as const;
+
 /** Every endpoint of the contract, by area: the client binds it, the emulator serves it. */
 export const routeTable = {
   deployments: deploymentEndpoints,
@@ -225,4 +232,5 @@ export const routeTable = {
   embed: embedEndpoints,
   workspace: workspaceEndpoints,
   app: appEndpoints,
+  evaluations: evaluationEndpoints,
 } as const satisfies Record<string, Record<string, Endpoint>>;

@@ -1009,6 +1009,27 @@ export const EnvVariablesListResponse = z.preprocess(
 );
 export type EnvVariablesListResponse = z.infer<typeof EnvVariablesListResponse>;
 
+export const EvaluationResultsPage = z.looseObject({ items: z.unknown().nullish(), pageInfo: z.unknown().nullish() });
+export type EvaluationResultsPage = z.infer<typeof EvaluationResultsPage>;
+
+export const EvaluationRun = z.looseObject({
+  id: z.union([z.number().int(), z.string()]).transform((v) => String(v)),
+  status: z.string().nullish(),
+  branchName: z.string().nullish(),
+  agentName: z.string().nullish(),
+  questionFile: z.string().nullish(),
+  createdAt: z.string().nullish(),
+  completedAt: z.string().nullish(),
+  totalQuestions: ReadInt.nullish(),
+  passedQuestions: ReadInt.nullish(),
+  accuracy: ReadNumber.nullish(),
+  error: z.string().nullish(),
+});
+export type EvaluationRun = z.infer<typeof EvaluationRun>;
+
+export const EvaluationRunsPage = z.looseObject({ items: z.array(EvaluationRun).nullish(), pageInfo: PageInfo.nullish() });
+export type EvaluationRunsPage = z.infer<typeof EvaluationRunsPage>;
+
 export const FileHash = z.looseObject({ hash: z.string() });
 export type FileHash = z.infer<typeof FileHash>;
 
@@ -2401,6 +2422,12 @@ export const StartDbtSyncInput = z.looseObject({
 });
 
 export const StartDevModeRequest = z.looseObject({ branchName: z.string().min(1).nullish() });
+
+export const StartEvaluationInput = z.looseObject({
+  branchName: z.string().min(1),
+  agentName: z.string().min(1).optional(),
+  questionFile: z.string().min(1).optional(),
+});
 
 export const TenantSettingsInput = z.looseObject({
   auditLogEnabled: z.boolean().nullish(),

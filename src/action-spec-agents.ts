@@ -1,0 +1,46 @@
+import type { InputSpec, OutputSpec } from './action-spec.js';
+import { DEFAULTS } from './defaults.js';
+
+/** The inputs and outputs of the agents' eval delta (issue 40, docs/agents.md): the `pr` action takes them. */
+
+export const EVAL_INPUTS: InputSpec[] = [
+  {
+    name: 'evals',
+    description:
+      "`off` (default) or `on`: when the tenant has evaluations, run the agents' eval questions on the PR's shared branch and on the deploy branch, and show accuracy on each side and the questions that newly fail or pass (a tenant without them gets one line). Each run costs the tenant an agent answer per question.",
+    default: DEFAULTS.evals,
+  },
+  {
+    name: 'fail-on-eval-regression',
+    description:
+      'Fail the step when a question that passes on production fails on the PR, and when the runs could not be compared (a run not finished within `evals-timeout`, an incomplete results page, no results). Default false: advisory.',
+    default: String(DEFAULTS.failOnEvalRegression),
+  },
+  {
+    name: 'evals-timeout',
+    description: 'How long each evaluation run may take (a duration such as 90s, 30m or 2h); a run not finished by then is "not compared", never a pass.',
+    default: DEFAULTS.evalsTimeout,
+  },
+  {
+    name: 'evals-agent',
+    description: "The agent the runs ask (its name in the `agents/` folder); empty (default): the platform's default agent.",
+    default: '',
+  },
+];
+
+export const EVAL_OUTPUT = {
+  accuracyPreview: {
+    name: 'eval-accuracy-preview',
+    description: 'Eval questions passed on the PR, as `passed/total` (empty when the evals did not run or that side was not compared).',
+  },
+  accuracyProduction: {
+    name: 'eval-accuracy-production',
+    description: 'Eval questions passed on production, as `passed/total` (empty when the evals did not run or that side was not compared).',
+  },
+  regressionsCount: {
+    name: 'eval-regressions-count',
+    description: 'Number of eval questions that pass on production and fail on the PR (empty unless both sides were compared).',
+  },
+} satisfies Record<string, OutputSpec>;
+
+export const EVAL_OUTPUTS: OutputSpec[] = Object.values(EVAL_OUTPUT);
