@@ -181,4 +181,17 @@ describe('the agents folder in a pull request run', () => {
       `  ERROR ${dir}/agents/config.yml:8: agent order-desk lists view orders_view in \`accessible_views\`, which this pull request removes`,
     );
   }, 120_000);
+
+  it('plan --json carries the check: its findings by file and line, what the removal breaks, the model used', async () => {
+    const { 'model/views/orders_view.yml': _dropped, ...rest } = DEMO_MODEL;
+    const dir = folder({ ...rest, ...AGENTS });
+    const t = cliIo(fx.em);
+    const code = await runCli(['plan', '--deployment-id', '1', '--model-dir', dir, '--json'], t);
+    expect(code, t.stderr.join('\n')).toBe(1);
+    const agents = JSON.parse(t.stdout.join('\n')).result.agents;
+    expect(agents).toMatchObject({ folder: 'agents', source: expect.stringMatching(/meta|compiled/), counts: { agents: 1, evalQuestions: 2 } });
+    expect(agents.findings.filter((f: { level: string }) => f.level === 'error')).toHaveLength(3);
+    expect(agents.findings[0]).toMatchObject({ file: `${dir}/agents/config.yml`, line: 8 });
+    expect(agents.broken.map((b: { name: string }) => b.name)).toContain('orders_view');
+  }, 120_000);
 });

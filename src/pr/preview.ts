@@ -144,6 +144,11 @@ export function presentPreview(o: PreviewOutcome, s: PreviewSettings): PreviewSh
   }
   // The eval delta whole (every question of both sides) in `--json` and the change-set file.
   if (o.evals?.state === 'ran') shown.result = { ...(shown.result ?? {}), evals: o.evals };
+  // The agents folder's check: its findings by file and line, what removals break, and which model was used.
+  if (o.agents) {
+    const { source, findings, broken, counts } = o.agents;
+    shown.result = { ...(shown.result ?? {}), agents: { folder: o.agents.folder.folder, source, findings, broken, counts } };
+  }
   // The validation record: lean in the comment's ledger (the close carries it to the merge), whole in the change-set file and `--json`.
   if (o.record) {
     shown.ledger.record = leanRecord(o.record);
