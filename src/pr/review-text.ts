@@ -266,7 +266,9 @@ export function evalsText(v: EvalsView): string[] {
   if (v.state === 'absent') return [`Agent evals: ${cell(v.line, 300)}`];
   const side = (name: string, s: { branch: string; accuracy?: string; reason?: string }) =>
     `${name} (${cell(s.branch, 200)}) ${s.accuracy ?? `not compared: ${cell(s.reason ?? '', 500)}`}`;
-  const out = [`Agent evals: ${side('production', v.production)}; ${side('this change', v.preview)}${v.compared ? '' : ': no delta, and nothing here is a pass'}`];
+  const out = [
+    `Agent evals: ${side('production', v.production)}; ${side('this change', v.preview)}${v.compared ? '' : ': no delta, and nothing here is a pass'}`,
+  ];
   for (const c of v.newlyFailing)
     out.push(`  NEWLY FAILING ${cell(c.label, 200)}: ${c.production} -> ${c.preview}${c.reason ? `: ${cell(c.reason, 300)}` : ''}`);
   for (const c of v.newlyPassing)
