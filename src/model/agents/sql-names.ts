@@ -5,6 +5,7 @@
  * certain: one SELECT without subqueries or CTEs, each column qualified by a table (or its alias) or the
  * query's one table. Anything else names no member: no error is ever guessed.
  */
+import { messageOf } from '../../client/errors.js';
 
 /** A column of a cube or view, as the query writes it. */
 export interface SqlColumn {
@@ -68,8 +69,7 @@ export async function sqlNames(sql: string): Promise<SqlNames> {
   try {
     ast = (await sqlParser()).astify(sql, { database: 'postgresql' });
   } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
-    return { tables: [], columns: [], columnsResolved: false, problem: message.split('\n', 1)[0] as string };
+    return { tables: [], columns: [], columnsResolved: false, problem: messageOf(e).split('\n', 1)[0] as string };
   }
   const all = nodes(ast);
   const selects = all.filter(isSelect);

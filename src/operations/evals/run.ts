@@ -6,7 +6,7 @@
  * not a whole page (items not a list, hasNextPage missing, not a boolean, or true with no cursor to follow)
  * is "not compared", and zero results is never a pass.
  */
-import { NotFoundError } from '../../client/errors.js';
+import { messageOf, NotFoundError } from '../../client/errors.js';
 import { sleep } from '../../client/retry.js';
 import { DEFAULTS } from '../../defaults.js';
 import type { OpContext } from '../context.js';
@@ -46,8 +46,6 @@ async function specListsEvaluations(ctx: OpContext): Promise<boolean | undefined
     return undefined;
   }
 }
-
-const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 class NotCompared extends Error {}
 
@@ -112,7 +110,7 @@ async function sideOf(ctx: OpContext, branch: string, runId: string, start: numb
     return { compared: true, branch, runId, passed: questions.filter((q) => q.passed).length, total: questions.length, questions };
   } catch (e) {
     if (ctx.signal?.aborted) throw e;
-    return { compared: false, branch, runId, reason: e instanceof NotCompared ? e.message : `run ${runId}: ${message(e)}` };
+    return { compared: false, branch, runId, reason: e instanceof NotCompared ? e.message : `run ${runId}: ${messageOf(e)}` };
   }
 }
 
@@ -129,7 +127,7 @@ export async function evalDelta(ctx: OpContext, o: EvalDeltaOptions): Promise<Ev
       if (ctx.signal?.aborted) throw e;
       // A 404 on the first start, where the spec did not say, is the tenant without evaluations.
       if (e instanceof NotFoundError && listed === undefined && started.length === 0) return { state: 'absent', line: NO_EVALUATIONS };
-      started.push({ branch, reason: `the run on ${branch} did not start: ${message(e)}` });
+      started.push({ branch, reason: `the run on ${branch} did not start: ${messageOf(e)}` });
     }
   }
   const start = clock.now();
