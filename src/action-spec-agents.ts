@@ -1,6 +1,14 @@
 import type { InputSpec, OutputSpec } from './action-spec.js';
 import { DEFAULTS } from './defaults.js';
 
+/** Where the agents' configuration lives: the actions that check the folder (`pr`, `impact`, `validate`) and doctor take it. */
+export const AGENTS_FOLDER_INPUT: InputSpec = {
+  name: 'agents-folder',
+  description:
+    "The folder of the agents' YAML and Markdown configuration, relative to `model-dir`: set it to the deployment's `CUBE_CLOUD_AGENTS_CONFIG_PATH` when that moves it (`doctor` compares the two). The check of the folder runs whenever it holds a file (docs/agents.md).",
+  default: DEFAULTS.agentsFolder,
+};
+
 /** The inputs and outputs of the agents' eval delta (issue 40, docs/agents.md): the `pr` action takes them. */
 
 export const EVAL_INPUTS: InputSpec[] = [

@@ -1,5 +1,5 @@
 import { ACCESS_INPUTS, DATA_DIFF_INPUTS, FAIL_ON_BREAKING, FAIL_ON_VERSION_SKEW, IMPACT_OUTPUT, IMPACT_OUTPUTS } from './action-spec-impact.js';
-import { EVAL_INPUTS, EVAL_OUTPUTS } from './action-spec-agents.js';
+import { AGENTS_FOLDER_INPUT, EVAL_INPUTS, EVAL_OUTPUTS } from './action-spec-agents.js';
 import { PR_OWN_INPUTS, PR_PREVIEW_INPUTS } from './action-spec-pr.js';
 import { REVERT_INPUTS, REVERT_OUTPUT } from './action-spec-revert.js';
 import { DEFAULTS } from './defaults.js';
@@ -203,7 +203,12 @@ export const ACTIONS: ActionSpec[] = [
     dir: 'actions/validate',
     title: 'datamodel-ci: validate',
     description: "Validate a branch with the platform's own compiler; annotate errors on the repository files.",
-    inputs: [BRANCH, { name: 'fail-on-invalid', description: 'Fail the step when the model is invalid.', default: 'true' }, ...CREDENTIALS],
+    inputs: [
+      BRANCH,
+      { name: 'fail-on-invalid', description: 'Fail the step when the model is invalid.', default: 'true' },
+      AGENTS_FOLDER_INPUT,
+      ...CREDENTIALS,
+    ],
     outputs: [O.branch, O.valid, O.errorCount, O.status, O.skipped],
   },
   {
@@ -290,7 +295,7 @@ export const ACTIONS: ActionSpec[] = [
     title: 'datamodel-ci: impact',
     description:
       "Compare the semantic layer of the PR's staging environment with production's (`/meta` of each) and list the reports, dashboards and notifications the breaking changes hit.",
-    inputs: [BRANCH, FAIL_ON_BREAKING, ...DATA_DIFF_INPUTS, ...ACCESS_INPUTS, FAIL_ON_VERSION_SKEW, ...CREDENTIALS],
+    inputs: [BRANCH, FAIL_ON_BREAKING, ...DATA_DIFF_INPUTS, ...ACCESS_INPUTS, FAIL_ON_VERSION_SKEW, AGENTS_FOLDER_INPUT, ...CREDENTIALS],
     outputs: [O.branch, ...IMPACT_OUTPUTS, O.status, O.skipped],
   },
   {
@@ -330,6 +335,7 @@ export const ACTIONS: ActionSpec[] = [
       ...DATA_DIFF_INPUTS,
       ...ACCESS_INPUTS,
       FAIL_ON_VERSION_SKEW,
+      AGENTS_FOLDER_INPUT,
       ...EVAL_INPUTS,
       ...MODELS_INPUTS,
       ...CREDENTIALS,

@@ -100,6 +100,8 @@ export const DEFAULTS = {
    * (input `proof-wait`): then it says "not proven" (the vendor's CLI waits 15 minutes for a build).
    */
   productionProofWait: '15m',
+  /** The agents folder under model-dir (input `agents-folder`): the default of the deployment's `CUBE_CLOUD_AGENTS_CONFIG_PATH`. */
+  agentsFolder: 'agents',
   /** The eval delta (input `evals`): off unless asked; a run costs the tenant an agent answer per question. */
   evals: 'off',
   /** A newly failing eval question fails the check (input `fail-on-eval-regression`): advisory first. */

@@ -17,6 +17,7 @@ import { readRevertInputs, type RevertInputs } from './revert-input.js';
 
 export { InputReader, sourceOf, type Source } from './input-reader.js';
 import { InputReader, type Source } from './input-reader.js';
+import { readAgentsFolderInput } from './agents-input.js';
 
 export interface ConnectionSettings {
   apiUrl: string;
@@ -51,12 +52,20 @@ export interface AccessSettings {
 export interface CommandInputs {
   'start-dev-branch': { branch?: string };
   'upload-model': { branch?: string; concurrency: number; commitMessage?: string; exclude: string[]; via: UploadVia; allowModelDeletion: boolean };
-  validate: { branch?: string; failOnInvalid: boolean };
+  validate: { branch?: string; failOnInvalid: boolean; agentsFolder: string };
   'enable-staging': { branch?: string; smokeTest: boolean; smokeTimeoutMs: number };
   'dbt-sync-and-wait': { ref?: string; branchName?: string; source: 'git' | 'manifest'; timeoutMs: number; firstPollMs: number };
   'merge-to-default': { branch?: string; keepBranch: boolean; message?: string; exclude: string[]; allowModelDeletion: boolean } & MergeInputs;
   'cleanup-branch': { branch?: string; mode: 'pr' | 'sweep'; minAgeMs: number; removeOnUpstream: boolean; deleteOrphans: boolean };
-  impact: { branch?: string; failOnBreaking: boolean; dataDiff: DataDiffSettings; access: AccessSettings; failOnVersionSkew: boolean };
+  impact: {
+    branch?: string;
+    failOnBreaking: boolean;
+    dataDiff: DataDiffSettings;
+    access: AccessSettings;
+    failOnVersionSkew: boolean;
+    /** The agents' configuration folder under model-dir (`agents-folder`). */
+    agentsFolder: string;
+  };
   drift: DriftInputs;
   revert: RevertInputs;
   pr: MergeInputs & {
@@ -82,6 +91,8 @@ export interface CommandInputs {
     deploymentsConcurrency: number;
     /** Preview a model the pull request does not touch. */
     previewUntouched: boolean;
+    /** The agents' configuration folder under model-dir (`agents-folder`). */
+    agentsFolder: string;
     /** The agents' eval delta (`evals: on`); undefined when off. */
     evals?: EvalSettings;
   };
@@ -229,7 +240,7 @@ const readers: Readers = {
     via: r.oneOf('upload-via', UPLOAD_VIAS),
     allowModelDeletion: r.bool('allow-model-deletion'),
   }),
-  validate: (r) => ({ branch: r.branch('branch'), failOnInvalid: r.bool('fail-on-invalid') }),
+  validate: (r) => ({ branch: r.branch('branch'), failOnInvalid: r.bool('fail-on-invalid'), agentsFolder: readAgentsFolderInput(r) }),
   'enable-staging': (r) => ({
     branch: r.branch('branch'),
     smokeTest: r.bool('smoke-test'),
@@ -263,6 +274,7 @@ const readers: Readers = {
     dataDiff: readDataDiff(r),
     access: readAccess(r),
     failOnVersionSkew: r.bool('fail-on-version-skew'),
+    agentsFolder: readAgentsFolderInput(r),
   }),
   drift: readDriftInputs,
   revert: readRevertInputs,
@@ -286,6 +298,7 @@ const readers: Readers = {
     failOnVersionSkew: r.bool('fail-on-version-skew'),
     deploymentsConcurrency: r.int('deployments-concurrency', 1, 8) ?? DEFAULTS.deploymentsConcurrency,
     previewUntouched: r.bool('preview-untouched'),
+    agentsFolder: readAgentsFolderInput(r),
     ...readEvals(r),
   }),
 };

@@ -78,6 +78,7 @@ const cases = (): { input: string; value: string; says: string }[] => [
   { input: 'evals-timeout', value: '30', says: 'evals-timeout: got "30", expected a duration such as 90s, 30m, 12h or 7d' },
   { input: 'evals-timeout', value: '0m', says: 'evals-timeout: got "0m", expected a duration above zero such as 30m' },
   { input: 'evals-agent', value: 'sales desk', says: 'evals-agent: got "sales desk", expected an agent name' },
+  { input: 'agents-folder', value: '../agents', says: 'agents-folder: got "../agents", expected a folder inside model-dir' },
   { input: 'data-diff-build-rollups', value: 'yes', says: 'data-diff-build-rollups: got "yes", expected true or false' },
   { input: 'deployments', value: 'analytics: [1', says: 'deployments: got "analytics: [1", expected a map of model folder to deployment' },
   { input: 'deployments', value: '- analytics', says: 'deployments: got "- analytics", expected a map of model folder to deployment' },

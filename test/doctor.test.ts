@@ -152,7 +152,7 @@ describe('doctor', () => {
     expect(r.out[0]).toBe('datamodel-ci doctor: deployment 1 (dry run: reads only)');
     expect(r.out.join('\n')).not.toContain('every check passed');
     expect(r.out.at(-1)).toBe(
-      '4 checks passed, 10 checks not made: content-length, rollup plan, persona groups, duplicate branch, upload, hash algorithm, staging URL, hash form, staging wake, validation errors (a dry run only reads: run without --dry-run to make them)',
+      '5 checks passed, 10 checks not made: content-length, rollup plan, persona groups, duplicate branch, upload, hash algorithm, staging URL, hash form, staging wake, validation errors (a dry run only reads: run without --dry-run to make them)',
     );
     expect(r.err.filter((l) => /^[✓✗-] /.test(l))).toEqual([]);
     expect(JSON.stringify(writes())).toBe(w0);

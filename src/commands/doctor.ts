@@ -7,7 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { request } from 'undici';
 import { dispatcherTo } from '../client/proxy.js';
 import { PlatformClient } from '../client/client.js';
+import { readAgentsFolderInput } from '../agents-input.js';
 import { InputError } from '../client/errors.js';
+import { DEFAULTS } from '../defaults.js';
 import { HttpClient, authSchemeFor } from '../client/http.js';
 import { loadCa, trustStore } from '../client/trust.js';
 import type { ModelTarget } from '../deployments-input.js';
@@ -61,6 +63,7 @@ export async function doctorFor(
   reporter: Reporter,
   dryRun: boolean,
   onCheck: (check: Check) => void = (c) => checkLines(c).forEach((l) => reporter.info(l)),
+  agentsFolder: string = DEFAULTS.agentsFolder,
 ): Promise<DoctorReport> {
   const apiKey = connection.apiKey;
   if (!apiKey) throw new InputError('api-key', undefined, 'an API key (--api-key or DATAMODEL_CI_API_KEY)');
@@ -82,6 +85,7 @@ export async function doctorFor(
       {
         apiKey,
         authScheme: scheme,
+        agentsFolder,
         onCheck,
         probes: {
           otherScheme: async () => {
@@ -130,9 +134,15 @@ export async function doctorFor(
  * The `preflight` input of the PR lifecycle: the doctor's checks on a model's deployment, once, before its
  * preview (in the job summary); `upload-via: auto` takes the way it found.
  */
-export async function preflight(reporter: Reporter, connection: ConnectionSettings, target: ModelTarget, via: UploadVia): Promise<UploadVia> {
+export async function preflight(
+  reporter: Reporter,
+  connection: ConnectionSettings,
+  target: ModelTarget,
+  via: UploadVia,
+  agentsFolder: string = DEFAULTS.agentsFolder,
+): Promise<UploadVia> {
   const report = await reporter.group('Preflight: datamodel-ci doctor', () =>
-    doctorFor({ ...connection, apiUrl: target.apiUrl }, target.deploymentId, reporter, false),
+    doctorFor({ ...connection, apiUrl: target.apiUrl }, target.deploymentId, reporter, false, undefined, agentsFolder),
   );
   reporter.summary(`### datamodel-ci: preflight\n\n\`\`\`text\n${renderDoctor(report).join('\n')}\n\`\`\``);
   if (!report.uploadVia) throw new StepFailed('preflight: no way to upload a model to a shared branch with this key (see the doctor lines above)');
@@ -146,13 +156,14 @@ export async function doctorCommand(argv: string[], io: Io): Promise<number> {
   const deploymentId = r.int('deployment-id', 1);
   if (deploymentId === undefined) throw new InputError('deployment-id', undefined, 'the id of the platform deployment (a positive integer)');
   const dryRun = r.bool('dry-run');
+  const agentsFolder = readAgentsFolderInput(r);
   if (!connection.apiKey) throw new InputError('api-key', undefined, 'an API key (--api-key or DATAMODEL_CI_API_KEY)');
   const json = flags.json === true;
   const reporter = json ? new JsonReporter(io.err, flags.verbose === true, io.status) : new TerminalReporter(io.err, io.err, flags.verbose === true, io.status);
   // In a terminal each check is printed once, as it is made (a full run takes minutes); --json prints one document at the end.
   if (!json) io.out(`datamodel-ci doctor: deployment ${deploymentId}${dryRun ? ' (dry run: reads only)' : ''}`);
   const onCheck = json ? (c: Check) => reporter.progress('doctor', `${MARK[c.state]} ${c.name}`) : (c: Check) => checkLines(c).forEach((l) => io.out(l));
-  const report = await doctorFor(connection, deploymentId, reporter, dryRun, onCheck);
+  const report = await doctorFor(connection, deploymentId, reporter, dryRun, onCheck, agentsFolder);
   if (json) io.out(JSON.stringify(report));
   else io.out(doctorVerdict(report));
   return report.checks.some((c) => c.state === 'failed') ? 1 : 0;

@@ -74,6 +74,7 @@ export async function planCommand(run: ActionRun<'pr'>): Promise<number> {
     commitMessage: `datamodel-ci plan of ${modelDir}${headSha === 'local' ? '' : ` at ${headSha.slice(0, 7)}`}`,
     allowModelDeletion: inputs.allowModelDeletion,
     smokeTest: inputs.smokeTest,
+    agentsFolder: inputs.agentsFolder,
     ...(inputs.evals ? { evals: inputs.evals } : {}),
     smoke: { timeoutMs: DEFAULTS.smokeTimeoutSeconds * 1000 },
     modelFiles,

@@ -78,7 +78,7 @@ export async function readyModel(
   personas: Persona[] = [],
 ): Promise<ReadyModel> {
   const { inputs, connection, dryRun } = run.settings;
-  const via = inputs.preflight && !dryRun ? await preflight(run.reporter, connection, target, inputs.via) : inputs.via;
+  const via = inputs.preflight && !dryRun ? await preflight(run.reporter, connection, target, inputs.via, inputs.agentsFolder) : inputs.via;
   return { local, via, numbers, ...(personas.length ? { personas } : {}), ...(reads ? { reads } : {}) };
 }
 
@@ -130,6 +130,7 @@ export async function previewModel(
       commitMessage: side.commitMessage(),
       allowModelDeletion: inputs.allowModelDeletion,
       smokeTest: inputs.smokeTest,
+      agentsFolder: inputs.agentsFolder,
       ...(inputs.evals ? { evals: inputs.evals } : {}),
       smoke: { timeoutMs: DEFAULTS.smokeTimeoutSeconds * 1000 },
       impact: inputs.impact,

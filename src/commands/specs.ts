@@ -3,6 +3,7 @@
  * Kept apart from what the commands do, so the command table, help and completion load none of it.
  */
 import { COMMON_INPUTS } from '../action-spec.js';
+import { AGENTS_FOLDER_INPUT } from '../action-spec-agents.js';
 import { ACTION_FLAGS, cliFlag, CONNECTION_FLAGS, inputFlags, JSON_FLAG, VERBOSE_FLAG, type CommandSpec, type FlagDoc } from './spec.js';
 
 /** A command's table entry without its run (the command table adds it, loaded on first use). */
@@ -16,15 +17,16 @@ export const checkSpec: ToolSpec = {
   action: false,
 };
 
-/** The inputs of `doctor`: the connection, the deployment and dry run. */
-export const DOCTOR_INPUTS = COMMON_INPUTS.filter((i) =>
-  ['api-url', 'api-key', 'auth-scheme', 'ca-cert', 'request-timeout', 'deployment-id', 'dry-run'].includes(i.name),
-);
+/** The inputs of `doctor`: the connection, the deployment, dry run, and the agents folder it compares with the deployment's. */
+export const DOCTOR_INPUTS = [
+  ...COMMON_INPUTS.filter((i) => ['api-url', 'api-key', 'auth-scheme', 'ca-cert', 'request-timeout', 'deployment-id', 'dry-run'].includes(i.name)),
+  AGENTS_FOLDER_INPUT,
+];
 
 export const doctorSpec: ToolSpec = {
   name: 'doctor',
   summary:
-    'Check a real tenant first, on a throwaway branch it removes: upload path, hashes, build states, validation errors, staging URL, auth scheme, one rollup plan on production (the data API scopes), one persona token (do groups reach the access policies, through which claim).',
+    'Check a real tenant first, on a throwaway branch it removes: upload path, hashes, build states, validation errors, staging URL, auth scheme, one rollup plan on production (the data API scopes), one persona token (do groups reach the access policies, through which claim), and the agents folder the deployment loads (CUBE_CLOUD_AGENTS_CONFIG_PATH) beside --agents-folder.',
   description:
     'One line per check (✓, ✗ or -) on stdout as it is made, then the verdict; exit 1 when a check failed. --dry-run only reads: the checks that write are listed as not made.',
   flags: [...inputFlags(DOCTOR_INPUTS), JSON_FLAG, VERBOSE_FLAG],
@@ -110,6 +112,7 @@ const PLAN_INPUTS = new Set([
   'personas',
   'fail-on-exposure',
   'fail-on-version-skew',
+  'agents-folder',
   'evals',
   'fail-on-eval-regression',
   'evals-timeout',

@@ -4,7 +4,7 @@
  * compiled it) when the impact read it whole, with production's as the base (a name only production
  * has is a removal); else against the pull request's model files, with no base.
  */
-import { agentsPaths, checkAgents, namesFromFiles, namesFromMeta, type AgentsCheck, type ModelNames } from '../model/agents/index.js';
+import { agentsPaths, checkAgents, DEFAULT_AGENTS_FOLDER, namesFromFiles, namesFromMeta, type AgentsCheck, type ModelNames } from '../model/agents/index.js';
 import { modelTexts, type ModelEntry } from '../model/local-model.js';
 import { modelFilesOf, type FileTexts } from '../model/model-files.js';
 import type { PreviewOutcome } from './preview-types.js';
@@ -27,14 +27,25 @@ export async function agentsCheckOf(
   modelDir: string,
   o: Pick<PreviewOutcome, 'impact'>,
   modelFiles?: FileTexts,
+  folder = DEFAULT_AGENTS_FOLDER,
 ): Promise<AgentsCheck | undefined> {
-  const c = await check(local, o, modelFiles);
+  const c = await check(local, o, folder, modelFiles);
   if (c) c.findings = c.findings.map((f) => ({ ...f, file: repoPath(modelDir, f.file) }));
   return c;
 }
 
-async function check(local: readonly ModelEntry[], o: Pick<PreviewOutcome, 'impact'>, modelFiles?: FileTexts): Promise<AgentsCheck | undefined> {
-  const paths = new Set(agentsPaths(local.map((f) => f.path)));
+async function check(
+  local: readonly ModelEntry[],
+  o: Pick<PreviewOutcome, 'impact'>,
+  folder: string,
+  modelFiles?: FileTexts,
+): Promise<AgentsCheck | undefined> {
+  const paths = new Set(
+    agentsPaths(
+      local.map((f) => f.path),
+      folder,
+    ),
+  );
   if (!paths.size) return undefined;
   const texts = await modelTexts(local, (p) => paths.has(p));
   const sources = o.impact?.sources;
@@ -42,7 +53,7 @@ async function check(local: readonly ModelEntry[], o: Pick<PreviewOutcome, 'impa
   const whole = !!sources && (!o.impact?.layer || o.impact.layer.whole);
   // The layer every read listed, not the empty context's alone: a view a policy hides from no group is no removal.
   const [head, base] = [sources?.layers?.head ?? sources?.headMeta, sources?.layers?.base ?? sources?.baseMeta];
-  if (head && base && whole) return checkAgents(texts, { head: namesFromMeta(head), base: placed(namesFromMeta(base), sources?.files?.base) });
+  if (head && base && whole) return checkAgents(texts, { head: namesFromMeta(head), base: placed(namesFromMeta(base), sources?.files?.base) }, folder);
   const files = modelFiles ?? modelFilesOf(await modelTexts(local, (p) => /\.(ya?ml|[cm]?js|jinja|py)$/i.test(p)));
-  return checkAgents(texts, { head: namesFromFiles(files) });
+  return checkAgents(texts, { head: namesFromFiles(files) }, folder);
 }

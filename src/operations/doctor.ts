@@ -17,6 +17,7 @@ import { refusesDirectUpload } from './upload-model.js';
 import { remoteTree, uploadTransaction } from './upload-transaction.js';
 import { doctorCleanup, doctorUploadViaDevMode, duplicateAnswer, hashForm, readBuildStates, readStagingUrl, validateBroken } from './doctor-checks.js';
 import { fedChecks, projectRootCheck } from './doctor-fed.js';
+import { agentsFolderCheck } from './doctor-agents.js';
 import { groupsCheck } from './doctor-groups.js';
 import { planCheck } from './doctor-plan.js';
 
@@ -99,7 +100,7 @@ export const DRY_RUN = 'dry run: the doctor only reads';
 export async function runDoctor(
   ctx: OpContext,
   /** `onCheck`: told of each check as it is made (the caller prints it, once). */
-  options: { apiKey: string; authScheme?: string; branch?: string; probes?: DoctorProbes; onCheck?: (check: Check) => void },
+  options: { apiKey: string; authScheme?: string; branch?: string; agentsFolder?: string; probes?: DoctorProbes; onCheck?: (check: Check) => void },
 ): Promise<DoctorReport> {
   const branch = options.branch ?? `datamodel-ci-doctor-${randomBytes(4).toString('hex')}`;
   const checks: Check[] = [];
@@ -147,6 +148,7 @@ export async function runDoctor(
     );
   }
   const states = await readBuildStates(ctx, [target.deployBranch]).catch((e: unknown) => [`(${messageOf(e)})`]);
+  await agentsFolderCheck(ctx, add, options.agentsFolder ?? DEFAULTS.agentsFolder);
   await projectRootCheck(ctx, target, add).catch((e: unknown) => add('project root', 'failed', messageOf(e), 'cannot tell which root files are named from'));
   // A plan mints a token: with dry-run, not tried.
   if (ctx.dryRun) skip(['rollup plan'], DRY_RUN);

@@ -70,7 +70,7 @@ export async function previewOnPlatform(ctx: OpContext, input: PlatformPreviewIn
   // The rollup plans before any load: the probes and the data diff skip what would build in the shared Cube Store.
   if (o.impact && input.numbers) ({ rollups: o.rollups, numbers: o.numbers } = await readsAfterImpact(ctx, input.numbers, o.impact, undefined, o.versions));
   const headSha = fromRepository ? input.fed?.headSha : input.headSha;
-  o.agents = await agentsCheckOf(input.local, input.fed?.modelDir ?? input.modelDir, o, input.modelFiles);
+  o.agents = await agentsCheckOf(input.local, input.fed?.modelDir ?? input.modelDir, o, input.modelFiles, input.agentsFolder);
   // The eval delta on the validated branch against the deploy branch (`evals: on`): its own bounded wait.
   if (input.evals && o.validation?.valid && !o.failure && !o.stale && !ctx.dryRun)
     o.evals = await ctx.reporter.group('Agent evals', () =>

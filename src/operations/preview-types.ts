@@ -46,6 +46,8 @@ export interface PreviewInput {
   excluded: PathFilter;
   /** The commit the preview is of (the validation record names it). */
   headSha?: string;
+  /** The agents' configuration folder under model-dir (input `agents-folder`; default `agents`). */
+  agentsFolder?: string;
   /** The agents' eval delta (`evals: on`): the wait's bound, the gate, the agent. */
   evals?: { timeoutMs: number; failOnRegression: boolean; agent?: string };
 }

@@ -48,6 +48,7 @@ export const PROFILES = [
   'evaluation-incomplete',
   'evaluation-never-finishes',
   'evaluation-results-paged',
+  'env-vars-all-masked',
 ] as const;
 
 export type ProfileName = (typeof PROFILES)[number];
@@ -123,6 +124,8 @@ export const PROFILE_SUMMARY: Record<ProfileName, string> = {
   'evaluation-never-finishes': 'an evaluation run reads as running forever: its status never leaves running and its results stay empty',
   'evaluation-results-paged':
     "an evaluation run's results page holds 5 results when the request gives no `first` (by default a page holds the whole run): a client must follow pageInfo.endCursor",
+  'env-vars-all-masked':
+    "GET …/env-vars answers every value as `[ENCRYPTED]`, not only the secret-named ones the vendor file names (PASS, SECRET, TOKEN, KEY, CREDENTIAL): doctor cannot read the deployment's agents settings",
 };
 
 /** Profiles that answer the same point two ways cannot be on together. */

@@ -23,6 +23,8 @@ export function deploymentsApi(http: HttpClient) {
     },
     /** Every version a deployment can switch to, across pages. */
     iterateVersions: cursorIterator(http, deploymentEndpoints.versions),
+    /** Every environment variable of a deployment, across cursor pages (secret-named values read `[ENCRYPTED]`). */
+    iterateEnvVars: cursorIterator(http, deploymentEndpoints.envVars),
     /** Every log line matching the filters, across pages. */
     iterateLogs: cursorIterator(http, deploymentEndpoints.logs),
   };

@@ -7,7 +7,7 @@ import { textOf, type JsonObject } from '../json.js';
 import { cursorPageWithData, cursorPaginate, offsetPage, type CursorQuery } from '../paging.js';
 import { mintToken } from '../tokens.js';
 import type { BranchRec } from '../build/models.js';
-import { fedFromRepository, newDeployment, VERSION_CATALOG, type DeploymentRec } from './models.js';
+import { fedFromRepository, newDeployment, VERSION_CATALOG, type DeploymentRec, type EnvVarRec } from './models.js';
 import { connectRepository } from './repository.js';
 
 const IMAGE_REPOSITORY = 'cubejs/cube';
@@ -153,6 +153,11 @@ async function servedModelFailure(ctx: Ctx, d: DeploymentRec, branch: string): P
   if (!Object.keys(files).length) return undefined;
   const compiled = await ctx.engine.compile(files);
   return compiled.valid ? undefined : (compiled.failure ?? 'Error: Compile errors');
+}
+
+/** A secret-named variable (PASS, SECRET, TOKEN, KEY, CREDENTIAL in its name) reads `[ENCRYPTED]`, as the vendor file says; profile `env-vars-all-masked`: every one. */
+function shownEnvValue(ctx: Ctx, v: EnvVarRec): string {
+  return profileOn(ctx, 'env-vars-all-masked') || /PASS|SECRET|TOKEN|KEY|CREDENTIAL/i.test(v.name) ? '[ENCRYPTED]' : v.value;
 }
 
 export const deploymentHandlers: HandlerTable = {
@@ -326,7 +331,7 @@ export const deploymentHandlers: HandlerTable = {
 
   getEnvVariables(ctx) {
     const d = requireDeployment(ctx);
-    const items = d.envVars.map((v) => ({ name: v.name, value: '[ENCRYPTED]' }));
+    const items = d.envVars.map((v) => ({ name: v.name, value: shownEnvValue(ctx, v) }));
     return cursorPageWithData(items, ctx.query as CursorQuery);
   },
 
@@ -338,7 +343,7 @@ export const deploymentHandlers: HandlerTable = {
       if (existing) existing.value = v.value;
       else d.envVars.push({ name: v.name, value: v.value });
     }
-    const items = d.envVars.map((v) => ({ name: v.name, value: '[ENCRYPTED]' }));
+    const items = d.envVars.map((v) => ({ name: v.name, value: shownEnvValue(ctx, v) }));
     return { items, data: items, pageInfo: null };
   },
 

@@ -1,0 +1,1 @@
+export{n as doctorCommand}from"./doctor-5z9uCNvw.js";
