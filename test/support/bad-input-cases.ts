@@ -10,6 +10,7 @@ import { DEMO_MODEL } from '../../packages/emulator/src/index.js';
 import { CREDENTIAL_CASES } from './bad-input-credentials.js';
 import { DRIFT_CASES } from './bad-input-drift.js';
 import { AGENTS_CASES } from './bad-input-agents.js';
+import { VALUE_CASES } from './bad-input-values.js';
 import { writeEvent } from './payloads.js';
 
 export const root = mkdtempSync(join(tmpdir(), 'dmci-bad-'));
@@ -265,108 +266,7 @@ export const cases = (): Case[] => [
     code: 2,
     says: ['model-dir file model/huge.yml: got "52428800 bytes", expected at most 10485760 bytes per file'],
   },
-  {
-    name: 'negative request timeout',
-    command: 'validate',
-    env: { DATAMODEL_CI_REQUEST_TIMEOUT: '-1' },
-    code: 2,
-    says: ['request-timeout: got "-1", expected a positive number'],
-  },
-  {
-    name: 'zero request timeout',
-    command: 'validate',
-    env: { DATAMODEL_CI_REQUEST_TIMEOUT: '0' },
-    code: 2,
-    says: ['request-timeout: got "0", expected a positive number'],
-  },
-  {
-    name: 'zero timeout-minutes',
-    command: 'dbt-sync-and-wait',
-    env: { DATAMODEL_CI_TIMEOUT_MINUTES: '0' },
-    code: 2,
-    says: ['timeout-minutes: got "0", expected a positive number'],
-  },
-  {
-    name: 'negative timeout-minutes',
-    command: 'dbt-sync-and-wait',
-    env: { DATAMODEL_CI_TIMEOUT_MINUTES: '-5' },
-    code: 2,
-    says: ['timeout-minutes: got "-5", expected a positive number'],
-  },
-  {
-    name: 'ref that is a commit SHA',
-    command: 'dbt-sync-and-wait',
-    env: { DATAMODEL_CI_REF: 'a'.repeat(40) },
-    code: 2,
-    says: [`body.ref: got "${'a'.repeat(40)}", expected a branch or tag name, not a commit SHA`],
-  },
-  {
-    name: 'empty ref (terminal flag)',
-    command: 'cli',
-    argv: ['api', 'POST', '/api/v1/deployments/1/dbt-sync', '--data', '{"ref":""}'],
-    code: 1,
-    says: ['POST /api/v1/deployments/1/dbt-sync -> 400: body.ref: got "", expected a non-empty branch or tag name'],
-  },
-  {
-    name: 'unknown dbt source',
-    command: 'dbt-sync-and-wait',
-    env: { DATAMODEL_CI_SOURCE: 'svn' },
-    code: 2,
-    says: ['source: got "svn", expected "git" or "manifest"'],
-  },
-  {
-    name: 'dbt branch-name with spaces',
-    command: 'dbt-sync-and-wait',
-    env: { DATAMODEL_CI_BRANCH_NAME: 'dbt output' },
-    code: 2,
-    says: ['branch-name: got "dbt output", expected a branch name'],
-  },
-  {
-    name: 'concurrency zero',
-    command: 'upload-model',
-    env: { DATAMODEL_CI_CONCURRENCY: '0' },
-    code: 2,
-    says: ['concurrency: got "0", expected an integer from 1 to 64'],
-  },
-  {
-    name: 'concurrency not a number',
-    command: 'upload-model',
-    env: { DATAMODEL_CI_CONCURRENCY: 'many' },
-    code: 2,
-    says: ['concurrency: got "many", expected an integer from 1 to 64'],
-  },
-  { name: 'dry-run yes', command: 'validate', env: { DATAMODEL_CI_DRY_RUN: 'yes' }, code: 2, says: ['dry-run: got "yes", expected true or false'] },
-  {
-    name: 'fail-on-invalid maybe',
-    command: 'validate',
-    env: { DATAMODEL_CI_FAIL_ON_INVALID: 'maybe' },
-    code: 2,
-    says: ['fail-on-invalid: got "maybe", expected true or false'],
-  },
-  { name: 'cleanup mode all', command: 'cleanup-branch', env: { DATAMODEL_CI_MODE: 'all' }, code: 2, says: ['mode: got "all", expected "pr" or "sweep"'] },
-  {
-    name: 'min-age in words',
-    command: 'cleanup-branch',
-    env: { DATAMODEL_CI_MODE: 'sweep', DATAMODEL_CI_MIN_AGE: '3 days' },
-    code: 2,
-    says: ['min-age: got "3 days", expected a duration such as 90s, 30m, 12h or 7d'],
-  },
-  { name: 'build-rollups yes', command: 'impact', env: { DATAMODEL_CI_DATA_DIFF_BUILD_ROLLUPS: 'yes' }, code: 2, says: ['data-diff-build-rollups: got "yes"'] },
-  { name: 'proof-wait in seconds', command: 'merge-to-default', env: { DATAMODEL_CI_PROOF_WAIT: '900' }, code: 2, says: ['proof-wait: got "900"'] },
-  {
-    name: 'keep-branch no',
-    command: 'merge-to-default',
-    env: { DATAMODEL_CI_KEEP_BRANCH: 'no' },
-    code: 2,
-    says: ['keep-branch: got "no", expected true or false'],
-  },
-  {
-    name: 'smoke timeout zero',
-    command: 'enable-staging',
-    env: { DATAMODEL_CI_SMOKE_TEST: 'true', DATAMODEL_CI_SMOKE_TIMEOUT_SECONDS: '0' },
-    code: 2,
-    says: ['smoke-timeout-seconds: got "0", expected an integer of at least 1'],
-  },
+  ...VALUE_CASES,
   {
     name: 'malformed event payload',
     command: 'validate',
