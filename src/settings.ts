@@ -56,7 +56,15 @@ export interface CommandInputs {
   'dbt-sync-and-wait': { ref?: string; branchName?: string; source: 'git' | 'manifest'; timeoutMs: number; firstPollMs: number };
   'merge-to-default': { branch?: string; keepBranch: boolean; message?: string; exclude: string[]; allowModelDeletion: boolean } & MergeInputs;
   'cleanup-branch': { branch?: string; mode: 'pr' | 'sweep'; minAgeMs: number; removeOnUpstream: boolean; deleteOrphans: boolean };
-  impact: { branch?: string; failOnBreaking: boolean; dataDiff: DataDiffSettings; access: AccessSettings; failOnVersionSkew: boolean };
+  impact: {
+    branch?: string;
+    failOnBreaking: boolean;
+    dataDiff: DataDiffSettings;
+    access: AccessSettings;
+    failOnVersionSkew: boolean;
+    /** The agents' eval delta on the branch against the deploy branch (`evals: on`); undefined when off. */
+    evals?: EvalSettings;
+  };
   drift: DriftInputs;
   revert: RevertInputs;
   pr: MergeInputs & {
@@ -263,6 +271,7 @@ const readers: Readers = {
     dataDiff: readDataDiff(r),
     access: readAccess(r),
     failOnVersionSkew: r.bool('fail-on-version-skew'),
+    ...readEvals(r),
   }),
   drift: readDriftInputs,
   revert: readRevertInputs,
