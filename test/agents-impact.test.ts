@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_MODEL, startGitHubStandin } from '../packages/emulator/src/index.js';
+import { DEMO_MODEL, startGitHubStandin, type GitHubStandin } from '../packages/emulator/src/index.js';
 import { runCli } from '../src/main.js';
 import { MemoryReporter } from '../src/report/reporter.js';
 import { enableStaging } from '../src/operations/enable-staging.js';
@@ -87,9 +87,31 @@ async function branchWith(name: string, files: Record<string, string>): Promise<
   return dir;
 }
 
+/** The environment of a step on pull request `pr` (its head `e…e`), reporting to the GitHub stand-in. */
+function stepEnv(gh: GitHubStandin, pr: number, dir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return {
+    DATAMODEL_CI_API_URL: fx.em.baseUrl,
+    DATAMODEL_CI_API_KEY: fx.em.credentials.admin,
+    DATAMODEL_CI_CA_CERT: `${fx.em.ca}\n${gh.ca}`,
+    DATAMODEL_CI_DEPLOYMENT_ID: '1',
+    DATAMODEL_CI_GITHUB_TOKEN: 'ghs_agents_impact_token_0123',
+    DATAMODEL_CI_MODEL_DIR: dir,
+    RUNNER_TEMP: tmpdir(),
+    GITHUB_REPOSITORY: gh.repository,
+    GITHUB_API_URL: gh.url,
+    GITHUB_RUN_ID: String(8000 + pr),
+    GITHUB_SERVER_URL: 'https://github.com',
+    GITHUB_EVENT_NAME: 'pull_request',
+    GITHUB_EVENT_PATH: writeEvent(pullRequestEvent('opened', { number: pr, headSha: 'e'.repeat(40) })),
+    ...extra,
+  };
+}
+
 let removed: string;
 let kept: string;
+let changed: string;
 beforeAll(async () => {
+  changed = await branchWith('preview-pr-83', evalsTree(ORDERS.replace("status = 'cancelled'", "status <> 'cancelled'")));
   removed = await branchWith('preview-pr-81', withoutView({ ...evalsTree(), ...AGENTS }));
   kept = await branchWith('preview-pr-82', { ...evalsTree(), ...AGENTS });
 }, 180_000);
@@ -127,22 +149,7 @@ describe('the agents folder in diff and the impact action', () => {
     const gh = await startGitHubStandin();
     try {
       gh.addPull({ number: 81, headSha: 'e'.repeat(40), headRef: 'drop-orders-view' });
-      const env = (dir: string, branch: string): NodeJS.ProcessEnv => ({
-        DATAMODEL_CI_API_URL: fx.em.baseUrl,
-        DATAMODEL_CI_API_KEY: fx.em.credentials.admin,
-        DATAMODEL_CI_CA_CERT: `${fx.em.ca}\n${gh.ca}`,
-        DATAMODEL_CI_DEPLOYMENT_ID: '1',
-        DATAMODEL_CI_GITHUB_TOKEN: 'ghs_agents_impact_token_0123',
-        DATAMODEL_CI_MODEL_DIR: dir,
-        DATAMODEL_CI_BRANCH: branch,
-        RUNNER_TEMP: tmpdir(),
-        GITHUB_REPOSITORY: gh.repository,
-        GITHUB_API_URL: gh.url,
-        GITHUB_RUN_ID: '8100',
-        GITHUB_SERVER_URL: 'https://github.com',
-        GITHUB_EVENT_NAME: 'pull_request',
-        GITHUB_EVENT_PATH: writeEvent(pullRequestEvent('opened', { number: 81, headSha: 'e'.repeat(40) })),
-      });
+      const env = (dir: string, branch: string) => stepEnv(gh, 81, dir, { DATAMODEL_CI_BRANCH: branch });
       const r = await actionsStep('impact', env(removed, 'preview-pr-81'));
       expect(r.code).toBe(1);
       expect(r.outputs['agents-errors']).toBe('3');
@@ -166,7 +173,7 @@ describe('the agents folder in diff and the impact action', () => {
 
 describe('the eval delta in diff', () => {
   it('diff --evals on: the question the branch newly fails, with its reason; --json carries both sides; fail-on-eval-regression exits 1', async () => {
-    const dir = await branchWith('preview-pr-83', evalsTree(ORDERS.replace("status = 'cancelled'", "status <> 'cancelled'")));
+    const dir = changed;
     // The emulator's manual clock moves while the run waits: the evaluation runs finish on it.
     const tick = setInterval(() => fx.em.clock.advance(60_000), 100);
     try {
@@ -186,6 +193,47 @@ describe('the eval delta in diff', () => {
       expect(doc.errors.map((e: { message: string }) => e.message).join('\n')).toContain('1 eval question newly failing (fail-on-eval-regression)');
     } finally {
       clearInterval(tick);
+    }
+  }, 180_000);
+
+  it('the impact action (evals: on): the eval outputs, and the Agent evals section in the comment and the job summary', async () => {
+    const gh = await startGitHubStandin();
+    const tick = setInterval(() => fx.em.clock.advance(60_000), 100);
+    try {
+      gh.addPull({ number: 84, headSha: 'e'.repeat(40), headRef: 'count-not-cancelled' });
+      const dir = changed;
+      const r = await actionsStep('impact', stepEnv(gh, 84, dir, { DATAMODEL_CI_BRANCH: 'preview-pr-83', DATAMODEL_CI_EVALS: 'on' }));
+      // Advisory without fail-on-eval-regression.
+      expect(r.code).toBe(0);
+      expect(r.outputs).toMatchObject({ 'eval-accuracy-production': '2/2', 'eval-accuracy-preview': '1/2', 'eval-regressions-count': '1' });
+      const line = '- ❌ `cancelled_orders` (`pass` on production, `fail` here): Value mismatch';
+      expect(gh.comments(84).at(-1)!.body).toContain(line);
+      expect(r.summary).toContain('**Agent evals** (production `2/2`, this pull request `1/2`): ⚠️ 1 question newly failing');
+      expect(r.summary).toContain(line);
+      const gated = await actionsStep(
+        'impact',
+        stepEnv(gh, 84, dir, { DATAMODEL_CI_BRANCH: 'preview-pr-83', DATAMODEL_CI_EVALS: 'on', DATAMODEL_CI_FAIL_ON_EVAL_REGRESSION: 'true' }),
+      );
+      expect(gated.code).toBe(1);
+    } finally {
+      clearInterval(tick);
+      await gh.close();
+    }
+  }, 180_000);
+
+  it("the pr action (evals: on): its job summary carries the Agent evals section, not only the comment", async () => {
+    const gh = await startGitHubStandin();
+    const tick = setInterval(() => fx.em.clock.advance(60_000), 100);
+    try {
+      gh.addPull({ number: 85, headSha: 'e'.repeat(40), headRef: 'count-not-cancelled-pr' });
+      const r = await actionsStep('pr', stepEnv(gh, 85, changed, { DATAMODEL_CI_EVALS: 'on' }));
+      expect(r.code).toBe(0);
+      expect(r.outputs).toMatchObject({ 'eval-accuracy-production': '2/2', 'eval-accuracy-preview': '1/2', 'eval-regressions-count': '1' });
+      expect(r.summary).toContain('**Agent evals** (production `2/2`, this pull request `1/2`): ⚠️ 1 question newly failing');
+      expect(r.summary).toContain('- ❌ `cancelled_orders` (`pass` on production, `fail` here): Value mismatch');
+    } finally {
+      clearInterval(tick);
+      await gh.close();
     }
   }, 180_000);
 });
