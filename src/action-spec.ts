@@ -205,7 +205,11 @@ export const ACTIONS: ActionSpec[] = [
     description: "Validate a branch with the platform's own compiler; annotate errors on the repository files.",
     inputs: [
       BRANCH,
-      { name: 'fail-on-invalid', description: 'Fail the step when the model is invalid, or the `agents/` folder has an error (docs/agents.md).', default: 'true' },
+      {
+        name: 'fail-on-invalid',
+        description: 'Fail the step when the model is invalid, or the `agents/` folder has an error (docs/agents.md).',
+        default: 'true',
+      },
       ...CREDENTIALS,
     ],
     outputs: [O.branch, O.valid, O.errorCount, O.agentsErrors, O.status, O.skipped],
@@ -293,7 +297,7 @@ export const ACTIONS: ActionSpec[] = [
     dir: 'actions/impact',
     title: 'datamodel-ci: impact',
     description:
-      "Compare the semantic layer of the PR's staging environment with production's (`/meta` of each) and list the reports, dashboards and notifications the breaking changes hit.",
+      "Compare the semantic layer of the PR's staging environment with production's (`/meta` of each) and list the reports, dashboards and notifications the breaking changes hit; check the `agents/` folder against it, and (`evals: on`) compare the agents' eval questions.",
     inputs: [BRANCH, FAIL_ON_BREAKING, ...DATA_DIFF_INPUTS, ...ACCESS_INPUTS, FAIL_ON_VERSION_SKEW, ...EVAL_INPUTS, ...CREDENTIALS],
     outputs: [O.branch, ...IMPACT_OUTPUTS, O.agentsErrors, ...EVAL_OUTPUTS, O.status, O.skipped],
   },

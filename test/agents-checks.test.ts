@@ -111,7 +111,9 @@ describe('validate', () => {
       `${dir}/agents/config.yml:8:failure:agents`,
       `${dir}/agents/eval_questions/sales.yml:5:failure:agents`,
     ]);
-    expect(step.summary).toContain("**Agents** (`agents/`: 1 agent, 0 certified queries, 1 eval question; names checked against the pull request's model files): ❌ 2 errors");
+    expect(step.summary).toContain(
+      "**Agents** (`agents/`: 1 agent, 0 certified queries, 1 eval question; names checked against the pull request's model files): ❌ 2 errors",
+    );
     expect(step.summary.match(/^- ❌ `/gm)).toHaveLength(2);
     expect(gh.comments(91).at(-1)!.body).toContain('**Agents**');
   }, 120_000);

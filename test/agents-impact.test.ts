@@ -124,7 +124,9 @@ describe('the agents folder in diff and the impact action', () => {
     expect(code, log).toBe(1);
     expect(log).toMatch(/^Agents \(agents\/\): 1 agent, 0 certified queries, 3 eval questions; names checked against the preview's compiled model: 3 errors/m);
     expect(log).toMatch(/^ {2}REMOVED view orders_view breaks agents order-desk; eval questions order_count$/m);
-    expect(log).toContain(`  ERROR ${removed}/agents/config.yml:8: agent order-desk lists view orders_view in \`accessible_views\`, which this pull request removes`);
+    expect(log).toContain(
+      `  ERROR ${removed}/agents/config.yml:8: agent order-desk lists view orders_view in \`accessible_views\`, which this pull request removes`,
+    );
     expect(log).toContain('the agents/ folder has 3 errors');
 
     const j = cliIo(fx.em);
@@ -154,7 +156,9 @@ describe('the agents folder in diff and the impact action', () => {
       expect(r.code).toBe(1);
       expect(r.outputs['agents-errors']).toBe('3');
       const comment = gh.comments(81).at(-1)!.body;
-      expect(comment).toContain("**Agents** (`agents/`: 1 agent, 0 certified queries, 3 eval questions; names checked against the preview's compiled model): ❌ 3 errors");
+      expect(comment).toContain(
+        "**Agents** (`agents/`: 1 agent, 0 certified queries, 3 eval questions; names checked against the preview's compiled model): ❌ 3 errors",
+      );
       expect(comment).toContain('- view `orders_view`, removed by this pull request, breaks agents `order-desk`; eval questions `order_count`');
       expect(r.summary).toContain('**Agents** (`agents/`');
       expect(r.summary).toContain('agent order\\-desk lists view orders\\_view in');
@@ -221,7 +225,7 @@ describe('the eval delta in diff', () => {
     }
   }, 180_000);
 
-  it("the pr action (evals: on): its job summary carries the Agent evals section, not only the comment", async () => {
+  it('the pr action (evals: on): its job summary carries the Agent evals section, not only the comment', async () => {
     const gh = await startGitHubStandin();
     const tick = setInterval(() => fx.em.clock.advance(60_000), 100);
     try {

@@ -8,7 +8,12 @@ import { evalsView, VIEW_EVAL_CHANGES } from '../src/pr/comment/render-evals.js'
 import { nextView } from '../src/pr/comment/view.js';
 import type { EvalDelta } from '../src/operations/evals/delta.js';
 
-const failing = Array.from({ length: VIEW_EVAL_CHANGES + 5 }, (_, i) => ({ label: `question_${i}`, production: 'pass', preview: 'fail', reason: 'Value mismatch' }));
+const failing = Array.from({ length: VIEW_EVAL_CHANGES + 5 }, (_, i) => ({
+  label: `question_${i}`,
+  production: 'pass',
+  preview: 'fail',
+  reason: 'Value mismatch',
+}));
 const delta: EvalDelta = {
   state: 'ran',
   production: { compared: true, branch: 'main', runId: '1', passed: failing.length, total: failing.length, questions: [] },

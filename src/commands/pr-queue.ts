@@ -122,10 +122,7 @@ function report(run: ActionRun<'pr'>, results: QueueResult[], branch: string): n
   );
   const failed = results.filter((r) => r.status === 'failed' || (r.status === 'invalid' && run.settings.inputs.failOnInvalid));
   if (failed.length) {
-    const what = failed.map(
-      (r) =>
-        `${r.run.label ? `${r.run.label}: ` : ''}${r.status === 'failed' ? `failed (${r.outcome?.failure})` : invalidWords(r)}`,
-    );
+    const what = failed.map((r) => `${r.run.label ? `${r.run.label}: ` : ''}${r.status === 'failed' ? `failed (${r.outcome?.failure})` : invalidWords(r)}`);
     throw new StepFailed(`the merge commit of pull request #${group.pr} (${group.headSha.slice(0, 7)}) is not valid: ${what.join('; ')}`);
   }
   for (const r of results) if (r.outcome?.left) run.reporter.warning(`${r.outcome.left} was left on the platform`);
