@@ -9,6 +9,7 @@ import type { CommandName } from '../../src/action-spec.js';
 import { DEMO_MODEL } from '../../packages/emulator/src/index.js';
 import { CREDENTIAL_CASES } from './bad-input-credentials.js';
 import { DRIFT_CASES } from './bad-input-drift.js';
+import { IMPACT_EVALS_CASES } from './bad-input-evals.js';
 import { writeEvent } from './payloads.js';
 
 export const root = mkdtempSync(join(tmpdir(), 'dmci-bad-'));
@@ -90,6 +91,7 @@ export const cases = (): Case[] => [
   },
   ...CREDENTIAL_CASES,
   ...DRIFT_CASES,
+  ...IMPACT_EVALS_CASES,
   {
     name: 'key with a scheme in it',
     command: 'validate',
