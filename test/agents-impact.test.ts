@@ -135,6 +135,12 @@ describe('the agents folder in diff and the impact action', () => {
     expect(doc.result.agents).toMatchObject({ folder: 'agents', source: 'compiled', counts: { agents: 1 } });
     expect(doc.result.agents.findings.filter((f: { level: string }) => f.level === 'error')).toHaveLength(3);
     expect(doc.result.agents.broken.map((b: { name: string }) => b.name)).toContain('orders_view');
+    // The document's errors carry each finding on its line, as plan --json's do.
+    expect(doc.errors).toContainEqual({
+      message: expect.stringContaining('agent order-desk lists view orders_view'),
+      file: `${removed}/agents/config.yml`,
+      line: 8,
+    });
     const file = JSON.parse(readFileSync(doc.outputs['change-set-file'], 'utf8'));
     expect(file.agents.findings).toEqual(doc.result.agents.findings);
   }, 120_000);

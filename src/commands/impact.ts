@@ -84,7 +84,8 @@ export async function impactCommand(run: ActionRun<'impact'>): Promise<number> {
   const parts = { impact: impact.impact, ...(impact.access ? { access: impact.access } : {}), ...(numbers.numbers ? { numbers: numbers.numbers } : {}) };
   const shownAgents = { ...(agents ? { agents: agents.view } : {}), ...(evals ? { evals: evals.view } : {}) };
   for (const line of ['', ...reviewText({ ...parts, ...(cost ? { cost } : {}), ...shownAgents, files })]) run.reporter.info(line);
-  if (agents && run.env.GITHUB_ACTIONS === 'true') annotateAgents(run, agents);
+  // In a workflow, annotations on their lines; with --json, the document's errors and warnings (as `plan` does).
+  if (agents && (run.env.GITHUB_ACTIONS === 'true' || run.flags.json === true)) annotateAgents(run, agents);
   const full = { impact: impact.impact, ...numbers.view, ...(impact.access ? { access: impact.access } : {}), ...(cost ? { cost } : {}), ...shownAgents };
   await publish(run.pr, { branch, ...impact.view, ...numbers.view, ...(cost ? { cost } : {}), ...shownAgents }, { branch }, full);
   // A check per facet on the pull request's head, as the `pr` action writes them.
@@ -96,7 +97,7 @@ export async function impactCommand(run: ActionRun<'impact'>): Promise<number> {
   return 0;
 }
 
-/** In a workflow, the agents' findings on their lines too (the impact writes no validation check to carry them). */
+/** The agents' findings as the reporter's errors and warnings on their lines (the impact writes no validation check to carry them). */
 function annotateAgents(run: ActionRun<'impact'>, agents: AgentsShown): void {
   for (const f of agents.json.findings) {
     if (f.level === 'error') run.reporter.error(f.message, { file: f.file, line: f.line, title: 'agents' });
