@@ -9,13 +9,13 @@ export const AGENTS_FOLDER_INPUT: InputSpec = {
   default: DEFAULTS.agentsFolder,
 };
 
-/** The inputs and outputs of the agents' eval delta (issue 40, docs/agents.md): the `pr` action takes them. */
+/** The inputs and outputs of the agents' eval delta (issue 40, docs/agents.md): the `pr` and `impact` actions take them. */
 
 export const EVAL_INPUTS: InputSpec[] = [
   {
     name: 'evals',
     description:
-      "`off` (default) or `on`: when the tenant has evaluations, run the agents' eval questions on the PR's shared branch and on the deploy branch, and show accuracy on each side and the questions that newly fail or pass (a tenant without them gets one line). Each run costs the tenant an agent answer per question.",
+      "`off` (default) or `on`: when the tenant has evaluations, run the agents' eval questions on the PR's shared branch (`impact`: its `branch`) and on the deploy branch, and show accuracy on each side and the questions that newly fail or pass (a tenant without them gets one line). Each run costs the tenant an agent answer per question.",
     default: DEFAULTS.evals,
   },
   {

@@ -205,11 +205,15 @@ export const ACTIONS: ActionSpec[] = [
     description: "Validate a branch with the platform's own compiler; annotate errors on the repository files.",
     inputs: [
       BRANCH,
-      { name: 'fail-on-invalid', description: 'Fail the step when the model is invalid.', default: 'true' },
+      {
+        name: 'fail-on-invalid',
+        description: 'Fail the step when the model is invalid, or the `agents/` folder has an error (docs/agents.md).',
+        default: 'true',
+      },
       AGENTS_FOLDER_INPUT,
       ...CREDENTIALS,
     ],
-    outputs: [O.branch, O.valid, O.errorCount, O.status, O.skipped],
+    outputs: [O.branch, O.valid, O.errorCount, O.agentsErrors, O.status, O.skipped],
   },
   {
     command: 'enable-staging',
@@ -294,9 +298,9 @@ export const ACTIONS: ActionSpec[] = [
     dir: 'actions/impact',
     title: 'datamodel-ci: impact',
     description:
-      "Compare the semantic layer of the PR's staging environment with production's (`/meta` of each) and list the reports, dashboards and notifications the breaking changes hit.",
-    inputs: [BRANCH, FAIL_ON_BREAKING, ...DATA_DIFF_INPUTS, ...ACCESS_INPUTS, FAIL_ON_VERSION_SKEW, AGENTS_FOLDER_INPUT, ...CREDENTIALS],
-    outputs: [O.branch, ...IMPACT_OUTPUTS, O.status, O.skipped],
+      "Compare the semantic layer of the PR's staging environment with production's (`/meta` of each) and list the reports, dashboards and notifications the breaking changes hit; check the `agents/` folder against it, and (`evals: on`) compare the agents' eval questions.",
+    inputs: [BRANCH, FAIL_ON_BREAKING, ...DATA_DIFF_INPUTS, ...ACCESS_INPUTS, FAIL_ON_VERSION_SKEW, AGENTS_FOLDER_INPUT, ...EVAL_INPUTS, ...CREDENTIALS],
+    outputs: [O.branch, ...IMPACT_OUTPUTS, O.agentsErrors, ...EVAL_OUTPUTS, O.status, O.skipped],
   },
   {
     command: 'drift',

@@ -65,6 +65,8 @@ export interface CommandInputs {
     failOnVersionSkew: boolean;
     /** The agents' configuration folder under model-dir (`agents-folder`). */
     agentsFolder: string;
+    /** The agents' eval delta on the branch against the deploy branch (`evals: on`); undefined when off. */
+    evals?: EvalSettings;
   };
   drift: DriftInputs;
   revert: RevertInputs;
@@ -275,6 +277,7 @@ const readers: Readers = {
     access: readAccess(r),
     failOnVersionSkew: r.bool('fail-on-version-skew'),
     agentsFolder: readAgentsFolderInput(r),
+    ...readEvals(r),
   }),
   drift: readDriftInputs,
   revert: readRevertInputs,

@@ -71,7 +71,7 @@ const diff: CommandSpec = {
   name: 'diff',
   summary: "What a branch changes in the semantic layer against production's, the content its breaking changes hit, and (--data) how the numbers move.",
   description:
-    "The impact action under another name: compares the branch's staging /meta and model files with production's; --data also runs the key queries on both (the data diff); --json carries the whole change set (and data diff) as \"result\". The log ends with the review by name (the members changed, the content the breaking ones hit, each persona's changes, each key query, the rollups) and where the detail files went (--out, else a folder of the run's own).",
+    "The impact action under another name: compares the branch's staging /meta and model files with production's; --data also runs the key queries on both (the data diff); the agents/ folder is checked against the branch's compiled model (an error exits 1), and --evals on compares the agents' eval questions on the branch and production (docs/agents.md); --json carries the whole change set (and data diff) as \"result\". The log ends with the review by name (the members changed, the content the breaking ones hit, each persona's changes, each key query, the rollups) and where the detail files went (--out, else a folder of the run's own).",
   flags: DIFF_FLAGS,
   example: 'datamodel-ci diff --deployment-id 1 --branch preview-pr-12 --data',
   action: false,

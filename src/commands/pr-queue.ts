@@ -2,10 +2,13 @@
  * `pr` in a merge queue (the merge_group event): the merge commit (the pull request on top of the base
  * branch and every entry ahead) validated per model on a short-lived branch of the queue entry's own,
  * removed at the end; the `datamodel-ci / validation` check on the group's commit says valid, invalid,
- * or (no model folder changed) neutral. No comment, no GitHub deployment: the queue writes only checks.
+ * or (no model folder changed) neutral. The `agents/` folder's findings (checked offline against the
+ * model files) are annotations on that check, and its errors fail it as the model's do. No comment, no
+ * GitHub deployment: the queue writes only checks.
  */
 import { branchForQueue } from '../branch-names.js';
 import { deployTarget } from '../operations/branch-build.js';
+import { agentsCheckOf } from '../operations/agents-check.js';
 import { validateInQueue, type QueueGateOutcome } from '../operations/queue-gate.js';
 import { mapLimit, readLocalModel, type LocalFile } from '../model/local-model.js';
 import { annotate, untouchedCheck } from '../pr/check-run.js';
@@ -24,6 +27,8 @@ interface QueueResult {
   status: 'valid' | 'invalid' | 'failed' | 'untouched' | 'dry-run';
   outcome?: QueueGateOutcome;
   why?: string;
+  /** Errors the check of the `agents/` folder found (undefined without the folder). */
+  agentsErrors?: number;
 }
 
 export async function queueCommand(run: ActionRun<'pr'>): Promise<number> {
@@ -60,10 +65,14 @@ export async function queueCommand(run: ActionRun<'pr'>): Promise<number> {
         allowModelDeletion: inputs.allowModelDeletion,
         excluded: project.excluded,
       });
-      if (dryRun) return { run: m, status: 'dry-run', outcome };
-      if (outcome.validation) await annotate(m.side, outcome.validation.errors, outcome.validation);
-      const status = outcome.failure ? 'failed' : outcome.validation?.valid ? 'valid' : 'invalid';
-      return { run: m, status, outcome };
+      // The agents folder against the merge commit's model files (the queue reads no `/meta`): offline.
+      const agents = await agentsCheckOf(project.local, project.dir, {}, undefined, inputs.agentsFolder);
+      const agentsErrors = agents?.findings.filter((f) => f.level === 'error').length;
+      const counted = agentsErrors === undefined ? {} : { agentsErrors };
+      if (dryRun) return { run: m, status: 'dry-run', outcome, ...counted };
+      if (outcome.validation) await annotate(m.side, outcome.validation.errors, outcome.validation, undefined, agents);
+      const status = outcome.failure ? 'failed' : outcome.validation?.valid && !agentsErrors ? 'valid' : 'invalid';
+      return { run: m, status, outcome, ...counted };
     });
     return report(run, results, branch);
   } finally {
@@ -75,12 +84,14 @@ export async function queueCommand(run: ActionRun<'pr'>): Promise<number> {
 function report(run: ActionRun<'pr'>, results: QueueResult[], branch: string): number {
   const group = run.event.group!;
   const errors = results.reduce((n, r) => n + (r.outcome?.validation?.errors.length ?? 0), 0);
+  const withAgents = results.filter((r) => r.agentsErrors !== undefined);
   const worst = (['failed', 'invalid', 'dry-run', 'valid', 'untouched'] as const).find((s) => results.some((r) => r.status === s)) ?? 'untouched';
   Object.assign(run.out, {
     status: worst,
     valid: String(results.every((r) => r.status === 'valid' || r.status === 'untouched')),
     'error-count': String(errors),
     skipped: String(results.every((r) => r.status === 'untouched')),
+    ...(withAgents.length ? { 'agents-errors': String(withAgents.reduce((n, r) => n + (r.agentsErrors ?? 0), 0)) } : {}),
   });
   if (run.settings.targets)
     run.out.previews = JSON.stringify(
@@ -98,7 +109,7 @@ function report(run: ActionRun<'pr'>, results: QueueResult[], branch: string): n
       r.status === 'valid'
         ? '✅ valid'
         : r.status === 'invalid'
-          ? `❌ ${plural(r.outcome?.validation?.errors.length ?? 0, 'error')} (annotated on the check)`
+          ? `❌ ${invalidWords(r)} (annotated on the check)`
           : r.status === 'failed'
             ? `❌ failed: ${text(failureOf('Queue', r.outcome?.failureCause ?? r.outcome?.failure, run.settings.connection.apiUrl).message)}`
             : r.status === 'untouched'
@@ -111,12 +122,17 @@ function report(run: ActionRun<'pr'>, results: QueueResult[], branch: string): n
   );
   const failed = results.filter((r) => r.status === 'failed' || (r.status === 'invalid' && run.settings.inputs.failOnInvalid));
   if (failed.length) {
-    const what = failed.map(
-      (r) =>
-        `${r.run.label ? `${r.run.label}: ` : ''}${r.status === 'failed' ? `failed (${r.outcome?.failure})` : `${plural(r.outcome?.validation?.errors.length ?? 0, 'error')}`}`,
-    );
+    const what = failed.map((r) => `${r.run.label ? `${r.run.label}: ` : ''}${r.status === 'failed' ? `failed (${r.outcome?.failure})` : invalidWords(r)}`);
     throw new StepFailed(`the merge commit of pull request #${group.pr} (${group.headSha.slice(0, 7)}) is not valid: ${what.join('; ')}`);
   }
   for (const r of results) if (r.outcome?.left) run.reporter.warning(`${r.outcome.left} was left on the platform`);
   return 0;
+}
+
+/** `2 errors`, `1 error in agents/`, or both: what made a model of the merge commit invalid. */
+function invalidWords(r: QueueResult): string {
+  const model = r.outcome?.validation?.errors.length ?? 0;
+  const agents = r.agentsErrors ?? 0;
+  const parts = [model || !agents ? plural(model, 'error') : '', agents ? `${plural(agents, 'error')} in agents/` : ''];
+  return parts.filter(Boolean).join(' and ');
 }

@@ -1,4 +1,14 @@
-/** `validate`: compile a branch on the platform; errors become annotations and the comment's error list. */
+/**
+ * `validate`: compile a branch on the platform; errors become annotations and the comment's error list.
+ * The `agents/` folder is checked too, against the checkout's model files (validate reads no `/meta`):
+ * its findings are annotations on the same check, and its errors fail it as the model's do.
+ */
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { walkModel } from '../model/local-model.js';
+import type { AgentsCheck } from '../model/agents/index.js';
+import { agentsCheckOf } from '../operations/agents-check.js';
+import { presentAgents } from '../pr/present-agents.js';
 import { ensureBuilt, enableBranchStaging, deployTarget, markOf, waitForServedBuild } from '../operations/branch-build.js';
 import { ledgerOf } from '../operations/ledger.js';
 import { validateBranch, validateWhenBuilt, type ValidateResult } from '../operations/validate.js';
@@ -39,8 +49,18 @@ async function validateOnEvidence(run: ActionRun<'validate'>, branch: string): P
   return validateBranch(run.op, { branch, modelDir });
 }
 
+/** Validate needs no checkout: without the agents folder (`agents-folder`) under `model-dir` nothing is read. */
+async function agentsOfCheckout(modelDir: string, folder: string): Promise<AgentsCheck | undefined> {
+  const found = await stat(join(modelDir, folder)).catch(() => undefined);
+  if (!found?.isDirectory()) return undefined;
+  return agentsCheckOf(await walkModel(modelDir), modelDir, {}, undefined, folder);
+}
+
 export async function validateCommand(run: ActionRun<'validate'>): Promise<number> {
-  const { inputs } = run.settings;
+  const { inputs, modelDir } = run.settings;
+  // Offline, before the first platform call: the agents folder against the model files of the checkout.
+  const agentsCheck = await agentsOfCheckout(modelDir, inputs.agentsFolder);
+  const agents = agentsCheck ? presentAgents(agentsCheck, inputs.failOnInvalid) : undefined;
   const branch = await run.pr.resolveBranch(inputs.branch);
   run.op.ledger = await run.pr.runLedger();
   const r = await validateOnEvidence(run, branch);
@@ -49,12 +69,14 @@ export async function validateCommand(run: ActionRun<'validate'>): Promise<numbe
     run.event.pr && !r.accepted
       ? `${branch} was validated as it is built now, but no run of this pull request uploaded its files (run upload-model first): not a verdict on this push`
       : undefined;
-  await annotate(run.pr, r.errors, r, unproven);
+  await annotate(run.pr, r.errors, r, unproven, agentsCheck);
   const shown = presentValidation(r, inputs.failOnInvalid);
   run.out.branch = branch;
-  Object.assign(run.out, shown.outputs, { status: unproven ? 'not-proven' : shown.status });
-  await publish(run.pr, { branch, ...shown.view }, { branch }, { errors: shown.errors });
+  Object.assign(run.out, shown.outputs, agents?.outputs, { status: unproven ? 'not-proven' : shown.status });
+  const view = agents ? { agents: agents.view } : {};
+  await publish(run.pr, { branch, ...shown.view, ...view }, { branch }, { errors: shown.errors, ...view });
   if (unproven) throw new StepFailed(unproven);
   if (shown.failure) throw new StepFailed(shown.failure);
+  if (agents?.failure) throw new StepFailed(agents.failure);
   return 0;
 }

@@ -15,10 +15,9 @@ import type { ImpactView } from './comment/render-impact.js';
 import type { NumbersView } from './comment/render-numbers.js';
 import type { AccessView } from './comment/render-access.js';
 import type { CostView } from './comment/render-cost.js';
-import { agentsView, type AgentsView } from './comment/render-agents.js';
-import { evalsView } from './comment/render-evals.js';
-import { EVAL_OUTPUT } from '../action-spec-agents.js';
-import { plural } from '../report/plural.js';
+import type { AgentsView } from './comment/render-agents.js';
+import type { EvalsView } from './comment/render-evals.js';
+import { presentAgents, presentEvals } from './present-agents.js';
 import type { PreviewView, ViewError } from './comment/view.js';
 import { deployPreview } from './deployment.js';
 import { presentStaging, presentUpload, presentValidation, presentVersions, type Outputs } from './presenters.js';
@@ -63,6 +62,8 @@ export interface PreviewShown {
   cost?: CostView;
   /** The whole check of the `agents/` folder. */
   agents?: AgentsView;
+  /** The whole eval delta (the view keeps the first questions). */
+  evals?: EvalsView;
   /** The change set, for `--json`'s `result`. */
   result?: unknown;
 }
@@ -88,25 +89,18 @@ export function presentPreview(o: PreviewOutcome, s: PreviewSettings): PreviewSh
     shown.errors = p.errors;
     failures.push(p.failure);
   }
-  if (o.agents) {
-    const a = (view.agents = shown.agents = agentsView(o.agents));
-    outputs['agents-errors'] = String(a.errors);
+  const agents = o.agents ? presentAgents(o.agents, s.failOnInvalid) : undefined;
+  if (agents) {
+    view.agents = shown.agents = agents.view;
+    Object.assign(outputs, agents.outputs);
     // Its errors fail the step as the model's do (fail-on-invalid): the agents break on merge.
-    if (a.errors && s.failOnInvalid) failures.push(`the ${a.folder}/ folder has ${plural(a.errors, 'error')} (the Agents section lists them)`);
+    failures.push(agents.failure);
   }
-  if (o.evals) {
-    const e = (view.evals = evalsView(o.evals));
-    if (e.state === 'ran') {
-      outputs[EVAL_OUTPUT.accuracyProduction.name] = e.production.accuracy ?? '';
-      outputs[EVAL_OUTPUT.accuracyPreview.name] = e.preview.accuracy ?? '';
-      outputs[EVAL_OUTPUT.regressionsCount.name] = e.compared ? String(e.newlyFailing.length) : '';
-      if (e.fails)
-        failures.push(
-          e.compared
-            ? `${plural(e.newlyFailing.length, 'eval question')} newly failing (fail-on-eval-regression)`
-            : 'the agent evals were not compared (fail-on-eval-regression)',
-        );
-    }
+  const evals = o.evals ? presentEvals(o.evals) : undefined;
+  if (evals) {
+    view.evals = shown.evals = evals.view;
+    Object.assign(outputs, evals.outputs);
+    failures.push(evals.failure);
   }
   if (o.staging) {
     const p = presentStaging(o.staging);
@@ -143,12 +137,9 @@ export function presentPreview(o: PreviewOutcome, s: PreviewSettings): PreviewSh
     failures.push(v.failure);
   }
   // The eval delta whole (every question of both sides) in `--json` and the change-set file.
-  if (o.evals?.state === 'ran') shown.result = { ...(shown.result ?? {}), evals: o.evals };
+  if (evals?.json) shown.result = { ...(shown.result ?? {}), evals: evals.json };
   // The agents folder's check: its findings by file and line, what removals break, and which model was used.
-  if (o.agents) {
-    const { source, findings, broken, counts } = o.agents;
-    shown.result = { ...(shown.result ?? {}), agents: { folder: o.agents.folder.folder, source, findings, broken, counts } };
-  }
+  if (agents) shown.result = { ...(shown.result ?? {}), agents: agents.json };
   // The validation record: lean in the comment's ledger (the close carries it to the merge), whole in the change-set file and `--json`.
   if (o.record) {
     shown.ledger.record = leanRecord(o.record);
@@ -183,7 +174,7 @@ export async function writePreview(
     const { impact, numbers, rollups, versions } = o;
     writes.push(writeFacetChecks(side, facetChecks({ impact, numbers, rollups, versions, ...(notRun ? { notRun } : {}) }, facets)));
   }
-  const { errors, impact, numbers, access, cost, agents } = shown;
+  const { errors, impact, numbers, access, cost, agents, evals } = shown;
   writes.push(
     publish(side, shown.view, shown.ledger, {
       errors,
@@ -192,6 +183,7 @@ export async function writePreview(
       ...(access ? { access } : {}),
       ...(cost ? { cost } : {}),
       ...(agents ? { agents } : {}),
+      ...(evals ? { evals } : {}),
     }),
   );
   const stagingUrl = o.staging?.stagingUrl;

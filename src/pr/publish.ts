@@ -10,6 +10,7 @@ import type { ImpactView } from './comment/render-impact.js';
 import type { NumbersView } from './comment/render-numbers.js';
 import type { AccessView } from './comment/render-access.js';
 import type { AgentsView } from './comment/render-agents.js';
+import type { EvalsView } from './comment/render-evals.js';
 import type { CostView } from './comment/render-cost.js';
 import { PREVIEW_TITLE, renderPreview } from './comment/render-preview.js';
 import { code } from './comment/markdown.js';
@@ -57,6 +58,8 @@ export interface PublishOptions {
   cost?: CostView;
   /** The whole check of the `agents/` folder, for the job summary. */
   agents?: AgentsView;
+  /** The whole eval delta (every question newly failing or passing), for the job summary. */
+  evals?: EvalsView;
 }
 
 /** With several models, each model's job summary is headed by its folder and deployment (one model: as is). */
@@ -116,6 +119,7 @@ export async function publish(side: PullRequestSide, update: ViewUpdate, ledger:
             ...(options.access ? { access: options.access } : {}),
             ...(options.cost ? { cost: options.cost } : {}),
             ...(options.agents ? { agents: options.agents } : {}),
+            ...(options.evals ? { evals: options.evals } : {}),
           },
         ),
       ),

@@ -11,6 +11,7 @@ import { CREDENTIAL_CASES } from './bad-input-credentials.js';
 import { DRIFT_CASES } from './bad-input-drift.js';
 import { AGENTS_CASES } from './bad-input-agents.js';
 import { VALUE_CASES } from './bad-input-values.js';
+import { IMPACT_EVALS_CASES } from './bad-input-evals.js';
 import { writeEvent } from './payloads.js';
 
 export const root = mkdtempSync(join(tmpdir(), 'dmci-bad-'));
@@ -93,6 +94,7 @@ export const cases = (): Case[] => [
   ...CREDENTIAL_CASES,
   ...DRIFT_CASES,
   ...AGENTS_CASES,
+  ...IMPACT_EVALS_CASES,
   {
     name: 'key with a scheme in it',
     command: 'validate',

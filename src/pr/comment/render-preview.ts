@@ -13,7 +13,7 @@ import { costHeadline, renderCost, type CostView } from './render-cost.js';
 import { DEFAULT_COMMENT_ERRORS, errorBlock, files } from './render-errors.js';
 import { renderProof } from './render-proof.js';
 import { renderAgents, type AgentsView } from './render-agents.js';
-import { renderEvals } from './render-evals.js';
+import { renderEvals, type EvalsView } from './render-evals.js';
 import { verdict } from './render-verdict.js';
 import { code, codeLink, cut, link, text } from './markdown.js';
 import type { PreviewView, ViewError } from './view.js';
@@ -40,6 +40,8 @@ export interface RenderOptions {
   cost?: CostView;
   /** The whole check of the `agents/` folder (the view keeps only the first findings). */
   agents?: AgentsView;
+  /** The whole eval delta (the view keeps only the first questions of each list). */
+  evals?: EvalsView;
   /** `headlines`: each section in its one line, the steps in one line (a comment that would not fit GitHub's limit otherwise). */
   detail?: 'full' | 'headlines';
   /** Show the commit, run and update time (the several models' comment shows them once, at its end). */
@@ -239,7 +241,7 @@ function sections(v: PreviewView, options: RenderOptions): string[][] {
   if (v.numbers) out.push(renderNumbers(v.numbers, { target: options.target, ...runUrl }, options.numbers));
   const links = v.repoUrl ? { repoUrl: v.repoUrl, headSha: v.headSha } : {};
   if (v.agents) out.push(renderAgents(v.agents, { target: options.target, ...links }, options.agents));
-  if (v.evals) out.push(renderEvals(v.evals, options.target));
+  if (v.evals) out.push(renderEvals(options.target === 'summary' && options.evals ? options.evals : v.evals, options.target));
   const cost = options.cost ?? v.cost;
   if (options.detail === 'headlines') {
     const head = out.map((p) => p.slice(0, 1)).filter((p) => p.length);

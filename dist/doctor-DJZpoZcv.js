@@ -1,1 +1,0 @@
-export{n as doctorCommand}from"./doctor-5z9uCNvw.js";
