@@ -80,6 +80,7 @@ describe('matching', () => {
     expect(deltaOf(prod, pr)).toEqual({
       newlyFailing: [{ label: 'q1', production: 'pass', preview: 'fail', reason: 'Value mismatch' }],
       newlyPassing: [{ label: 'No name?', production: 'fail', preview: 'pass', reason: 'Row count mismatch' }],
+      flaky: [],
     });
   });
 });

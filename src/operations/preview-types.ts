@@ -47,7 +47,7 @@ export interface PreviewInput {
   /** The commit the preview is of (the validation record names it). */
   headSha?: string;
   /** The agents' eval delta (`evals: on`): the wait's bound, the gate, the agent. */
-  evals?: { timeoutMs: number; failOnRegression: boolean; agent?: string };
+  evals?: { timeoutMs: number; failOnRegression: boolean; agent?: string; production?: 'run' | 'last-complete'; runs?: number };
 }
 
 export interface PreviewOutcome {

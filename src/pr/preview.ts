@@ -100,6 +100,8 @@ export function presentPreview(o: PreviewOutcome, s: PreviewSettings): PreviewSh
       outputs[EVAL_OUTPUT.accuracyProduction.name] = e.production.accuracy ?? '';
       outputs[EVAL_OUTPUT.accuracyPreview.name] = e.preview.accuracy ?? '';
       outputs[EVAL_OUTPUT.regressionsCount.name] = e.compared ? String(e.newlyFailing.length) : '';
+      // Flaky questions are a warning only: fail-on-eval-regression stays on stable regressions.
+      outputs[EVAL_OUTPUT.flakyCount.name] = e.compared ? String(e.flaky?.length ?? 0) : '';
       if (e.fails)
         failures.push(
           e.compared
