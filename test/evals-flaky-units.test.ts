@@ -72,7 +72,7 @@ describe('deltaOf with flaky questions', () => {
   });
 
   it('fail-on-eval-regression reads stable regressions only', () => {
-    const only = (p: EvalSide, r: EvalSide): EvalDelta => ({
+    const only = (p: EvalSide, r: EvalSide): Extract<EvalDelta, { state: 'ran' }> => ({
       state: 'ran',
       production: p,
       preview: r,

@@ -1,1 +1,0 @@
-export{n as doctorCommand}from"./doctor-scHQKX_R.js";
