@@ -117,10 +117,10 @@ describe('pickProductionRun', () => {
 
   it('fails closed: a record without its branch is never production’s; a candidate without a date stops reuse', () => {
     expect(pickProductionRun([run(1, { branchName: undefined })], { branch: 'main' })).toEqual({
-      none: "no completed run of the default agent (auto) on main over the whole question set (1 completed run(s) do not say their branch, so none is shown to be production's)",
+      none: "no completed run of the default agent (auto) on main over the whole question set (1 completed run does not say its branch, so none is shown to be production's)",
     });
     expect(pickProductionRun([run(1), run(2, { createdAt: null })], { branch: 'main' })).toEqual({
-      none: 'a completed run on main carry no creation date: which is newest is not known',
+      none: 'a completed run on main carries no creation date: which is newest is not known',
     });
     expect(pickProductionRun([run(1, { createdAt: 'yesterday' })], { branch: 'main' })).toMatchObject({ none: expect.stringContaining('no creation date') });
     expect(pickProductionRun([null, 'x', { status: 'completed' }], { branch: 'main' })).toMatchObject({ none: expect.stringContaining('no completed run') });

@@ -119,7 +119,7 @@ describe('evals-production: last-complete', () => {
 
   for (const [profile, why] of [
     ['evaluation-list-without-branch', 'do not say their branch, so none is shown to be production'],
-    ['evaluation-list-undated', 'carry no creation date: which is newest is not known'],
+    ['evaluation-list-undated', 'completed runs on evals-prod carry no creation date: which is newest is not known'],
   ] as const) {
     it(`${profile}: a run not shown to be production's newest is not reused; one is started`, async () => {
       await control(fx.em, 'profiles', { profiles: [profile] });

@@ -8,6 +8,7 @@
  */
 import { messageOf } from '../../client/errors.js';
 import { DEFAULTS } from '../../defaults.js';
+import { plural } from '../../report/plural.js';
 import type { OpContext } from '../context.js';
 import type { ReusedRun } from './delta.js';
 
@@ -54,13 +55,16 @@ export function pickProductionRun(runs: unknown[], o: { branch: string; agent?: 
     const completedAt = text(r.completedAt);
     candidates.push({ run: { runId: id, createdAt, ...(completedAt ? { completedAt } : {}) }, at });
   }
-  if (undated)
-    return { none: `${undated === 1 ? 'a completed run' : `${undated} completed runs`} on ${o.branch} carry no creation date: which is newest is not known` };
+  if (undated) {
+    const which = undated === 1 ? 'a completed run' : `${undated} completed runs`;
+    return { none: `${which} on ${o.branch} ${undated === 1 ? 'carries' : 'carry'} no creation date: which is newest is not known` };
+  }
   const newest = candidates.sort((a, b) => b.at - a.at)[0];
   if (newest) return { run: newest.run };
   const agentName = o.agent ?? `the default agent (${DEFAULT_AGENT})`;
   const why = `no completed run of ${agentName} on ${o.branch} over the whole question set`;
-  return { none: branchNotShown ? `${why} (${branchNotShown} completed run(s) do not say their branch, so none is shown to be production's)` : why };
+  const unshown = `${plural(branchNotShown, 'completed run')} ${branchNotShown === 1 ? 'does not say its' : 'do not say their'} branch`;
+  return { none: branchNotShown ? `${why} (${unshown}, so none is shown to be production's)` : why };
 }
 
 /** Every run the deployment lists, page by page; a string saying why the list could not be read whole. */

@@ -9,6 +9,7 @@
 import { messageOf, NotFoundError } from '../../client/errors.js';
 import { sleep } from '../../client/retry.js';
 import { DEFAULTS } from '../../defaults.js';
+import { plural } from '../../report/plural.js';
 import type { OpContext } from '../context.js';
 import { deltaOf, mergeRuns, questionOf, type EvalDelta, type EvalQuestion, type EvalSide, type ReusedRun } from './delta.js';
 import { lastCompleteRun, pageProblem } from './production-run.js';
@@ -172,7 +173,9 @@ export async function evalDelta(ctx: OpContext, o: EvalDeltaOptions): Promise<Ev
   const delta = deltaOf(prod, preview);
   // Flaky questions are a warning, never a regression (fail-on-eval-regression reads newlyFailing only).
   if (delta.flaky.length)
-    ctx.reporter.warning(`evals: ${delta.flaky.length} flaky question(s), their verdict differs between runs: ${delta.flaky.map((f) => f.label).join(', ')}`);
+    ctx.reporter.warning(
+      `evals: ${plural(delta.flaky.length, 'flaky question')}, the verdict differing between runs: ${delta.flaky.map((f) => f.label).join(', ')}`,
+    );
   return {
     state: 'ran',
     production: prod,
