@@ -34,6 +34,17 @@ export const EVAL_INPUTS: InputSpec[] = [
     description: "The agent the runs ask (its name in the `agents/` folder); empty (default): the platform's default agent.",
     default: '',
   },
+  {
+    name: 'evals-production',
+    description:
+      "`run` (default): start a run on the deploy branch. `last-complete`: reuse production's last complete run (the newest `completed` run the platform lists on the deploy branch, of the same agent, over the whole question set, with a creation date) instead of starting one; when none is shown to be production's, a run is started and the comment says why.",
+    default: DEFAULTS.evalsProduction,
+  },
+  {
+    name: 'evals-runs',
+    description: `Runs per side, 1 (default) to ${DEFAULTS.evalsMaxRuns}: with more than one, a question whose verdict differs between the runs of a side is flaky, listed apart, never counted as newly failing or passing, and counted as failed in accuracy. Each run costs the tenant an agent answer per question; a reused production run (\`evals-production: last-complete\`) is its side's one run.`,
+    default: String(DEFAULTS.evalsRuns),
+  },
 ];
 
 export const EVAL_OUTPUT = {
@@ -48,6 +59,11 @@ export const EVAL_OUTPUT = {
   regressionsCount: {
     name: 'eval-regressions-count',
     description: 'Number of eval questions that pass on production and fail on the PR (empty unless both sides were compared).',
+  },
+  flakyCount: {
+    name: 'eval-flaky-count',
+    description:
+      'Number of eval questions whose verdict differs between the runs of one side (`evals-runs` above 1; empty unless both sides were compared). Shown as a warning; never fails the step.',
   },
 } satisfies Record<string, OutputSpec>;
 

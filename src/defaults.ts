@@ -108,6 +108,11 @@ export const DEFAULTS = {
   failOnEvalRegression: false,
   /** How long an evaluation run may take before it is "not compared" (input `evals-timeout`; the vendor's CLI waits 30m). */
   evalsTimeout: '30m',
+  /** Production's side (input `evals-production`): a new run, as before; `last-complete` reuses production's last complete run. */
+  evalsProduction: 'run',
+  /** Runs per side (input `evals-runs`, at most `evalsMaxRuns`): more than one shows the flaky questions, at a run's cost each. */
+  evalsRuns: 1,
+  evalsMaxRuns: 3,
   /** The eval wait's status reads, ms, on the client's clock. */
   evalsPollMs: 5_000,
   /** Results pages followed at most: a server whose cursor never ends makes the side "not compared". */

@@ -306,11 +306,15 @@ const readers: Readers = {
   }),
 };
 
-/** The agents' eval delta: `evals`, `fail-on-eval-regression`, `evals-timeout`, `evals-agent`. */
+/** The agents' eval delta: `evals`, `fail-on-eval-regression`, `evals-timeout`, `evals-agent`, `evals-production`, `evals-runs`. */
 export interface EvalSettings {
   failOnRegression: boolean;
   timeoutMs: number;
   agent?: string;
+  /** `last-complete`: reuse production's last complete run when one is shown to be production's. */
+  production: 'run' | 'last-complete';
+  /** Runs per side (a reused production run is its side's one). */
+  runs: number;
 }
 
 function readEvals(r: InputReader): { evals?: EvalSettings } {
@@ -320,7 +324,9 @@ function readEvals(r: InputReader): { evals?: EvalSettings } {
   if (timeoutMs <= 0) throw new InputError('evals-timeout', r.string('evals-timeout') ?? '', 'a duration above zero such as 30m');
   const agent = r.string('evals-agent');
   if (agent !== undefined && !/^[\w.-]{1,100}$/.test(agent)) throw new InputError('evals-agent', agent, 'an agent name (letters, digits, `_`, `-`, `.`)');
-  return on ? { evals: { failOnRegression, timeoutMs, ...(agent ? { agent } : {}) } } : {};
+  const production = r.oneOf('evals-production', ['run', 'last-complete'] as const);
+  const runs = r.int('evals-runs', 1, DEFAULTS.evalsMaxRuns) ?? DEFAULTS.evalsRuns;
+  return on ? { evals: { failOnRegression, timeoutMs, ...(agent ? { agent } : {}), production, runs } } : {};
 }
 
 /** Read and check every input of `command`; throws an InputError on the first bad one. */

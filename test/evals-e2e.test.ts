@@ -134,4 +134,52 @@ describe('the eval delta in a pull request run', () => {
       clearInterval(tick);
     }
   }, 180_000);
+
+  it('evals-production last-complete and evals-runs 2 (evaluation-flaky): the reused run and the flaky question in the comment, outputs and --json; no failure', async () => {
+    await control(fx.em, 'profiles', { profiles: ['evaluation-flaky'] });
+    const gh = await startGitHubStandin();
+    try {
+      gh.addPull({ number: 73, headSha: `${'b'.repeat(39)}3`, headRef: 'flaky-agent' });
+      const dir = folder(tree(`${ORDERS}# reviewed\n`));
+      const flags = { DATAMODEL_CI_FAIL_ON_EVAL_REGRESSION: 'true', DATAMODEL_CI_EVALS_PRODUCTION: 'last-complete', DATAMODEL_CI_EVALS_RUNS: '2' };
+      const r = await pr(fx, gh, 73, dir, flags);
+      // The flaky question is a warning: fail-on-eval-regression reads stable regressions only.
+      expect(r.code, r.log).toBe(0);
+      expect(r.log).toMatch(/^eval-flaky-count=1$/m);
+      expect(r.log).toMatch(/^eval-regressions-count=0$/m);
+      const comment = gh.comments(73).at(-1)!.body;
+      expect(comment).toContain('**Agent evals** (production `2/2`, this pull request `1/2`): ✅ no question newly failing; ⚠️ 1 flaky question');
+      expect(comment).toMatch(/- production \(`main`\): its last complete run `\d+`, created `[^`]+`, completed `[^`]+`, reused/);
+      expect(comment).toContain('- ⚠️ `orders_by_status` (production: `pass`; here: `pass`, `fail`)');
+
+      const j = cliIo(fx.em);
+      const tick = setInterval(() => fx.em.clock.advance(60_000), 100);
+      try {
+        const argv = [
+          'plan',
+          '--deployment-id',
+          '1',
+          '--model-dir',
+          dir,
+          '--evals',
+          'on',
+          '--evals-production',
+          'last-complete',
+          '--evals-runs',
+          '2',
+          '--json',
+        ];
+        expect(await runCli(argv, j), j.stderr.join('\n')).toBe(0);
+      } finally {
+        clearInterval(tick);
+      }
+      const evals = JSON.parse(j.stdout.join('\n')).result.evals;
+      expect(evals.production.reused).toMatchObject({ runId: expect.any(String), createdAt: expect.any(String) });
+      expect(evals.preview.runIds).toHaveLength(2);
+      expect(evals.flaky).toEqual([{ label: 'orders_by_status', production: ['pass'], preview: ['pass', 'fail'] }]);
+    } finally {
+      await control(fx.em, 'profiles', { profiles: [] });
+      await gh.close();
+    }
+  }, 180_000);
 });

@@ -18,11 +18,15 @@ afterAll(() => server.close());
 
 const PASS = { questionName: 'q1', questionTextSnapshot: 'Q one?', verdict: 'PASS', scoreReason: null };
 
-/** A tenant whose spec lists evaluations, whose runs complete at once, and whose results pages are `page(after)`. */
-async function deltaWith(page: (after: string | null) => unknown) {
+/** A tenant whose spec lists evaluations, whose runs complete at once, and whose results pages are `page(after)` (its runs list `list(after)`). */
+async function deltaWith(page: (after: string | null) => unknown, o: { list?: (after: string | null) => unknown; starts?: string[] } = {}) {
   server.handle((q, r) => {
     if (q.path === '/api/v1/spec') return json(r, 200, { openapi: '3.1.0', paths: { '/api/v1/deployments/{deploymentId}/evaluations': {} } });
-    if (q.method === 'POST') return json(r, 200, { id: 7, status: 'running' });
+    if (q.method === 'GET' && q.path.endsWith('/evaluations') && o.list) return json(r, 200, o.list(q.query.get('after')));
+    if (q.method === 'POST') {
+      o.starts?.push(q.path);
+      return json(r, 200, { id: 7, status: 'running' });
+    }
     if (q.path.endsWith('/results')) return json(r, 200, page(q.query.get('after')));
     return json(r, 200, { id: '7', status: 'Completed', unknownField: { kept: true } });
   });
@@ -30,7 +34,14 @@ async function deltaWith(page: (after: string | null) => unknown) {
   try {
     const d = await evalDelta(
       { client, deploymentId: 1, reporter: new MemoryReporter(), dryRun: false },
-      { previewBranch: 'pr', productionBranch: 'main', timeoutMs: 60_000, failOnRegression: false, clock: { now: () => 0, sleep: () => Promise.resolve() } },
+      {
+        previewBranch: 'pr',
+        productionBranch: 'main',
+        timeoutMs: 60_000,
+        failOnRegression: false,
+        clock: { now: () => 0, sleep: () => Promise.resolve() },
+        ...(o.list ? { production: 'last-complete' as const } : {}),
+      },
     );
     if (d.state !== 'ran') throw new Error('expected a run');
     return d;
@@ -64,6 +75,38 @@ describe('results pages, fail closed', () => {
   });
 });
 
+describe('the runs list (evals-production: last-complete), fail closed', () => {
+  const done = { id: 5, status: 'completed', branchName: 'main', agentName: 'auto', createdAt: '2026-12-01T10:00:00Z' };
+  const whole = () => ({ items: [PASS], pageInfo: { hasNextPage: false } });
+
+  it('a run on the second page is reused: the cursor is followed, no run started on production', async () => {
+    const starts: string[] = [];
+    const list = (after: string | null) =>
+      after === 'p2'
+        ? { items: [done], pageInfo: { hasNextPage: false } }
+        : { items: [{ ...done, id: 6, status: 'failed' }], pageInfo: { hasNextPage: true, endCursor: 'p2' } };
+    const d = await deltaWith(whole, { list, starts });
+    expect(d.production).toMatchObject({ compared: true, runId: '5', reused: { runId: '5' } });
+    expect(starts).toHaveLength(1);
+  });
+
+  it.each([
+    [
+      'hasNextPage with no cursor',
+      { items: [done], pageInfo: { hasNextPage: true } },
+      'the list of runs has an incomplete page (hasNextPage with no cursor to follow)',
+    ],
+    ['items not a list', { items: null, pageInfo: { hasNextPage: false } }, 'the list of runs has a page whose items is not a list'],
+    ['no pageInfo', { items: [done] }, 'hasNextPage missing or not a boolean'],
+  ])('%s: nothing is reused; a run is started and the line says why', async (_name, body, says) => {
+    const starts: string[] = [];
+    const d = await deltaWith(whole, { list: () => body, starts });
+    expect(d.production.reused).toBeUndefined();
+    expect(d.reuseLine).toContain(says);
+    expect(starts).toHaveLength(2);
+  });
+});
+
 describe('matching', () => {
   const side = (items: unknown[]): EvalSide => {
     const questions = items.map((i) => questionOf(i)!);
@@ -80,6 +123,7 @@ describe('matching', () => {
     expect(deltaOf(prod, pr)).toEqual({
       newlyFailing: [{ label: 'q1', production: 'pass', preview: 'fail', reason: 'Value mismatch' }],
       newlyPassing: [{ label: 'No name?', production: 'fail', preview: 'pass', reason: 'Row count mismatch' }],
+      flaky: [],
     });
   });
 });

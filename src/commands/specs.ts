@@ -117,6 +117,8 @@ const PLAN_INPUTS = new Set([
   'fail-on-eval-regression',
   'evals-timeout',
   'evals-agent',
+  'evals-production',
+  'evals-runs',
 ]);
 
 /** What plan's branch is named (the pr action's own says `pr-<number>`). */

@@ -49,7 +49,7 @@ export interface PreviewInput {
   /** The agents' configuration folder under model-dir (input `agents-folder`; default `agents`). */
   agentsFolder?: string;
   /** The agents' eval delta (`evals: on`): the wait's bound, the gate, the agent. */
-  evals?: { timeoutMs: number; failOnRegression: boolean; agent?: string };
+  evals?: { timeoutMs: number; failOnRegression: boolean; agent?: string; production?: 'run' | 'last-complete'; runs?: number };
 }
 
 export interface PreviewOutcome {

@@ -46,6 +46,8 @@ export function presentEvals(d: EvalDelta): EvalsShown {
     [EVAL_OUTPUT.accuracyProduction.name]: view.production.accuracy ?? '',
     [EVAL_OUTPUT.accuracyPreview.name]: view.preview.accuracy ?? '',
     [EVAL_OUTPUT.regressionsCount.name]: view.compared ? String(view.newlyFailing.length) : '',
+    // Flaky questions are a warning only: fail-on-eval-regression stays on stable regressions.
+    [EVAL_OUTPUT.flakyCount.name]: view.compared ? String(view.flaky?.length ?? 0) : '',
   };
   const failure = !view.fails
     ? undefined

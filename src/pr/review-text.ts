@@ -264,15 +264,20 @@ export function agentsText(a: AgentsView): string[] {
 /** The eval delta: accuracy per side (or why not compared), then each question whose verdict moved, with its reason. */
 export function evalsText(v: EvalsView): string[] {
   if (v.state === 'absent') return [`Agent evals: ${cell(v.line, 300)}`];
-  const side = (name: string, s: { branch: string; accuracy?: string; reason?: string }) =>
-    `${name} (${cell(s.branch, 200)}) ${s.accuracy ?? `not compared: ${cell(s.reason ?? '', 500)}`}`;
+  const sideOf = (name: string, s: { branch: string; accuracy?: string; reason?: string; runs?: number }) =>
+    `${name} (${cell(s.branch, 200)}) ${s.accuracy ?? `not compared: ${cell(s.reason ?? '', 500)}`}${s.runs ? ` over ${s.runs} runs` : ''}`;
   const out = [
-    `Agent evals: ${side('production', v.production)}; ${side('this change', v.preview)}${v.compared ? '' : ': no delta, and nothing here is a pass'}`,
+    `Agent evals: ${sideOf('production', v.production)}; ${sideOf('this change', v.preview)}${v.compared ? '' : ': no delta, and nothing here is a pass'}`,
   ];
   for (const c of v.newlyFailing)
     out.push(`  NEWLY FAILING ${cell(c.label, 200)}: ${c.production} -> ${c.preview}${c.reason ? `: ${cell(c.reason, 300)}` : ''}`);
   for (const c of v.newlyPassing)
     out.push(`  newly passing ${cell(c.label, 200)}: ${c.production} -> ${c.preview}${c.reason ? ` (was: ${cell(c.reason, 300)})` : ''}`);
+  const side = (xs: string[]) => (xs.length ? xs.map((x) => cell(x, 30)).join(', ') : 'not asked');
+  for (const f of v.flaky ?? []) out.push(`  flaky ${cell(f.label, 200)}: production ${side(f.production)}; this change ${side(f.preview)}`);
+  const r = v.production.reused;
+  if (r) out.push(`  production: its last complete run ${cell(r.runId, 60)} (created ${cell(r.createdAt, 60)}), reused`);
+  if (v.reuseLine) out.push(`  ${cell(v.reuseLine, 500)}`);
   return out;
 }
 

@@ -48,6 +48,9 @@ export const PROFILES = [
   'evaluation-incomplete',
   'evaluation-never-finishes',
   'evaluation-results-paged',
+  'evaluation-list-without-branch',
+  'evaluation-list-undated',
+  'evaluation-flaky',
   'env-vars-all-masked',
 ] as const;
 
@@ -124,6 +127,10 @@ export const PROFILE_SUMMARY: Record<ProfileName, string> = {
   'evaluation-never-finishes': 'an evaluation run reads as running forever: its status never leaves running and its results stay empty',
   'evaluation-results-paged':
     "an evaluation run's results page holds 5 results when the request gives no `first` (by default a page holds the whole run): a client must follow pageInfo.endCursor",
+  'evaluation-list-without-branch': "the list of evaluation runs shows no branchName on its records (a run's own record still does)",
+  'evaluation-list-undated': 'the list of evaluation runs shows no dates on its records (no createdAt, updatedAt or completedAt)',
+  'evaluation-flaky':
+    "the fixture agent answers a branch's first recorded question with no rows on the branch's 2nd, 4th, … run: that question's verdict differs between two runs of one branch",
   'env-vars-all-masked':
     "GET …/env-vars answers every value as `[ENCRYPTED]`, not only the secret-named ones the vendor file names (PASS, SECRET, TOKEN, KEY, CREDENTIAL): doctor cannot read the deployment's agents settings",
 };
@@ -139,6 +146,9 @@ export const EXCLUSIVE: readonly (readonly [ProfileName, ProfileName])[] = [
   ['no-evaluations', 'evaluation-incomplete'],
   ['no-evaluations', 'evaluation-never-finishes'],
   ['no-evaluations', 'evaluation-results-paged'],
+  ['no-evaluations', 'evaluation-list-without-branch'],
+  ['no-evaluations', 'evaluation-list-undated'],
+  ['no-evaluations', 'evaluation-flaky'],
 ];
 
 /** Parse `a,b` (or a list); the error names the value and the known profiles. */

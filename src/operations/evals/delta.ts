@@ -1,6 +1,7 @@
 /**
- * The eval delta's arithmetic (no I/O): accuracy `passed/total` per side, and the questions whose verdict
- * moved between production and the pull request, matched by question name or else question text.
+ * The eval delta's arithmetic (no I/O): accuracy `passed/total` per side, the questions whose verdict
+ * moved between production and the pull request, matched by question name or else question text, and the
+ * questions whose verdict differs between the runs of one side (flaky: never counted as moved).
  */
 
 /** One graded question of a run, as the toolkit reads it. */
@@ -13,12 +14,37 @@ export interface EvalQuestion {
   passed: boolean;
   /** The platform's reason for the verdict (`scoreReason`), when it gave one. */
   reason?: string;
+  /** Each run's verdict, in run order, when the side has more than one run (`evals-runs`). */
+  verdicts?: string[];
+  /** It passed in some runs of the side and not in others. */
+  flaky?: boolean;
+}
+
+/** Production's last complete run, reused instead of a new one (`evals-production: last-complete`). */
+export interface ReusedRun {
+  runId: string;
+  /** When the run was created, as the platform said it. */
+  createdAt: string;
+  completedAt?: string;
 }
 
 /** A side read to the end, or why it was not compared (never a pass). */
 export type EvalSide =
-  | { compared: true; branch: string; runId: string; passed: number; total: number; questions: EvalQuestion[] }
-  | { compared: false; branch: string; runId?: string; reason: string };
+  | {
+      compared: true;
+      branch: string;
+      /** The side's first run. */
+      runId: string;
+      /** Every run of the side, in order (one unless `evals-runs` asks more). */
+      runIds?: string[];
+      /** The side is production's last complete run, not a new one. */
+      reused?: ReusedRun;
+      /** Questions that passed in every run of the side. */
+      passed: number;
+      total: number;
+      questions: EvalQuestion[];
+    }
+  | { compared: false; branch: string; runId?: string; runIds?: string[]; reused?: ReusedRun; reason: string };
 
 /** A question whose verdict moved. */
 export interface EvalChange {
@@ -27,6 +53,13 @@ export interface EvalChange {
   preview: string;
   /** The verdict reason on the side where it fails (the PR's for a new failure, production's for a new pass). */
   reason?: string;
+}
+
+/** A question whose verdict differs between the runs of one side: each run's verdict on each side. */
+export interface EvalFlaky {
+  label: string;
+  production: string[];
+  preview: string[];
 }
 
 export type EvalDelta =
@@ -40,6 +73,10 @@ export type EvalDelta =
       compared: boolean;
       newlyFailing: EvalChange[];
       newlyPassing: EvalChange[];
+      /** Questions flaky on either side (never in newlyFailing or newlyPassing); absent before `evals-runs`. */
+      flaky?: EvalFlaky[];
+      /** Why production's last complete run was not reused and a run was started (`evals-production: last-complete`). */
+      reuseLine?: string;
       /** `fail-on-eval-regression` was set. */
       failOnRegression: boolean;
     };
@@ -71,19 +108,65 @@ export function accuracyOf(side: EvalSide): string {
   return side.compared ? `${side.passed}/${side.total}` : 'not compared';
 }
 
-/** The questions that newly fail and newly pass; empty unless both sides were read to the end. */
-export function deltaOf(production: EvalSide, preview: EvalSide): { newlyFailing: EvalChange[]; newlyPassing: EvalChange[] } {
-  if (!production.compared || !preview.compared) return { newlyFailing: [], newlyPassing: [] };
+/**
+ * The questions of one side's runs as one list: a question passes only when it passed in every run (fail
+ * closed), and is flaky when it passed in some and not in others. A string when the runs did not grade the
+ * same questions (the side is then not compared).
+ */
+export function mergeRuns(runs: EvalQuestion[][]): EvalQuestion[] | string {
+  const [first, ...rest] = runs;
+  if (!first) return 'no run';
+  if (rest.length === 0) return first;
+  const others = rest.map((r) => new Map(r.map((q) => [q.key, q])));
+  if (rest.some((r) => r.length !== first.length)) return 'the runs graded different questions';
+  const out: EvalQuestion[] = [];
+  for (const q of first) {
+    const all = [q];
+    for (const m of others) {
+      const o = m.get(q.key);
+      if (!o) return `the runs graded different questions (${q.label} is not in every run)`;
+      all.push(o);
+    }
+    const passes = all.filter((x) => x.passed).length;
+    // The reason shown is the first not-passing run's.
+    const failing = all.find((x) => !x.passed);
+    const reason = failing?.reason;
+    out.push({
+      key: q.key,
+      label: q.label,
+      verdict: (failing ?? q).verdict,
+      passed: passes === all.length,
+      ...(reason ? { reason } : {}),
+      verdicts: all.map((x) => x.verdict),
+      flaky: passes > 0 && passes < all.length,
+    });
+  }
+  return out;
+}
+
+const verdictsOf = (q: EvalQuestion) => q.verdicts ?? [q.verdict];
+
+/** The questions that newly fail and newly pass, and the flaky ones (in neither); empty unless both sides were read to the end. */
+export function deltaOf(production: EvalSide, preview: EvalSide): { newlyFailing: EvalChange[]; newlyPassing: EvalChange[]; flaky: EvalFlaky[] } {
+  if (!production.compared || !preview.compared) return { newlyFailing: [], newlyPassing: [], flaky: [] };
   const before = new Map(production.questions.map((q) => [q.key, q]));
   const newlyFailing: EvalChange[] = [];
   const newlyPassing: EvalChange[] = [];
+  const flaky: EvalFlaky[] = [];
   for (const q of preview.questions) {
     const p = before.get(q.key);
+    if (q.flaky || p?.flaky) {
+      flaky.push({ label: q.label, production: p ? verdictsOf(p) : [], preview: verdictsOf(q) });
+      continue;
+    }
     if (!p || p.passed === q.passed) continue;
     if (p.passed) newlyFailing.push({ label: q.label, production: p.verdict, preview: q.verdict, ...(q.reason ? { reason: q.reason } : {}) });
     else newlyPassing.push({ label: q.label, production: p.verdict, preview: q.verdict, ...(p.reason ? { reason: p.reason } : {}) });
   }
-  return { newlyFailing, newlyPassing };
+  // A question flaky on production that the pull request no longer asks is listed too.
+  const asked = new Set(preview.questions.map((q) => q.key));
+  for (const p of production.questions) if (p.flaky && !asked.has(p.key)) flaky.push({ label: p.label, production: verdictsOf(p), preview: [] });
+  return { newlyFailing, newlyPassing, flaky };
 }
 
 /** Whether the delta fails the check: a newly failing question under `fail-on-eval-regression`, or a side not compared when asked to gate. */

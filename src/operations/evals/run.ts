@@ -1,6 +1,6 @@
 /**
- * The eval delta's platform side (issue 40): whether the tenant has evaluations, a run on the PR's shared
- * branch and one on the deploy branch, a bounded wait on the client's clock, and every results page read to
+ * The eval delta's platform side (issue 40): whether the tenant has evaluations, runs on the PR's shared
+ * branch and on the deploy branch (or production's last complete run, ./production-run.ts), a bounded wait on the client's clock, and every results page read to
  * the end. Each rule fails closed, as the vendor's CLI does (`rust/cube-cli/src/commands/evals.rs`): only
  * `completed` and `failed` end a wait, a run not done within the timeout is "not compared", a page that is
  * not a whole page (items not a list, hasNextPage missing, not a boolean, or true with no cursor to follow)
@@ -9,8 +9,10 @@
 import { messageOf, NotFoundError } from '../../client/errors.js';
 import { sleep } from '../../client/retry.js';
 import { DEFAULTS } from '../../defaults.js';
+import { plural } from '../../report/plural.js';
 import type { OpContext } from '../context.js';
-import { deltaOf, questionOf, type EvalDelta, type EvalQuestion, type EvalSide } from './delta.js';
+import { deltaOf, mergeRuns, questionOf, type EvalDelta, type EvalQuestion, type EvalSide, type ReusedRun } from './delta.js';
+import { lastCompleteRun, pageProblem } from './production-run.js';
 
 /** The clock the wait polls on: the process's by default; a test gives the emulator's. */
 export interface EvalClock {
@@ -30,6 +32,10 @@ export interface EvalDeltaOptions {
   timeoutMs: number;
   failOnRegression: boolean;
   clock?: EvalClock;
+  /** `run` (default): a new run on production; `last-complete`: production's last complete run when one is shown (input `evals-production`). */
+  production?: 'run' | 'last-complete';
+  /** Runs per side (input `evals-runs`, default 1); a reused production run is its side's one run. */
+  runs?: number;
 }
 
 export const NO_EVALUATIONS = 'this tenant has no evaluations; the eval delta was skipped';
@@ -81,69 +87,102 @@ export async function readResults(ctx: OpContext, runId: string): Promise<EvalQu
       { deploymentId: ctx.deploymentId, evaluationId: runId, query: after ? { after } : {} },
       { signal: ctx.signal },
     );
-    if (!Array.isArray(page.items)) throw new NotCompared(`run ${runId}: a results page whose items is not a list`);
-    for (const item of page.items) {
+    const problem = pageProblem(page, after, 'results page');
+    if (problem) throw new NotCompared(`run ${runId}: ${problem}`);
+    for (const item of page.items as unknown[]) {
       const q = questionOf(item);
       if (!q) throw new NotCompared(`run ${runId}: a result naming no question`);
       out.push(q);
     }
-    const info = page.pageInfo as Record<string, unknown> | null | undefined;
-    const more = info && typeof info === 'object' ? info.hasNextPage : undefined;
-    if (typeof more !== 'boolean') throw new NotCompared(`run ${runId}: an incomplete results page (hasNextPage missing or not a boolean)`);
-    if (!more) return out;
-    const cursor = info?.endCursor;
-    if (typeof cursor !== 'string' || cursor === '' || cursor === after) {
-      throw new NotCompared(`run ${runId}: an incomplete results page (hasNextPage with no cursor to follow)`);
-    }
-    after = cursor;
+    const info = page.pageInfo as { hasNextPage: boolean; endCursor?: string };
+    if (!info.hasNextPage) return out;
+    after = info.endCursor;
   }
   throw new NotCompared(`run ${runId}: more than ${DEFAULTS.evalsMaxPages} results pages`);
 }
 
-async function sideOf(ctx: OpContext, branch: string, runId: string, start: number, o: EvalDeltaOptions, clock: EvalClock): Promise<EvalSide> {
-  try {
-    await waitRun(ctx, runId, start, o.timeoutMs, clock);
-    const questions = await readResults(ctx, runId);
-    if (questions.length === 0) return { compared: false, branch, runId, reason: `run ${runId} graded no question (zero results is never a pass)` };
-    const keys = new Set(questions.map((q) => q.key));
-    if (keys.size !== questions.length) return { compared: false, branch, runId, reason: `run ${runId} graded a question twice` };
-    return { compared: true, branch, runId, passed: questions.filter((q) => q.passed).length, total: questions.length, questions };
-  } catch (e) {
-    if (ctx.signal?.aborted) throw e;
-    return { compared: false, branch, runId, reason: e instanceof NotCompared ? e.message : `run ${runId}: ${messageOf(e)}` };
-  }
+/** One run's graded questions: waited on first unless it is a reused run already complete. */
+async function runQuestions(ctx: OpContext, runId: string, wait: boolean, start: number, o: EvalDeltaOptions, clock: EvalClock): Promise<EvalQuestion[]> {
+  if (wait) await waitRun(ctx, runId, start, o.timeoutMs, clock);
+  const questions = await readResults(ctx, runId);
+  if (questions.length === 0) throw new NotCompared(`run ${runId} graded no question (zero results is never a pass)`);
+  if (new Set(questions.map((q) => q.key)).size !== questions.length) throw new NotCompared(`run ${runId} graded a question twice`);
+  return questions;
 }
 
-/** Run the evals on both sides and compare them; one line when the tenant has no evaluations. */
+/** What one side runs: the runs started, production's reused run, or why none started. */
+interface SidePlan {
+  branch: string;
+  runIds: string[];
+  reused?: ReusedRun;
+  reason?: string;
+}
+
+async function sideOf(ctx: OpContext, s: SidePlan, start: number, o: EvalDeltaOptions, clock: EvalClock): Promise<EvalSide> {
+  const ids = s.reused ? [s.reused.runId, ...s.runIds] : s.runIds;
+  const base = { branch: s.branch, ...(ids.length > 1 ? { runIds: ids } : {}), ...(s.reused ? { reused: s.reused } : {}) };
+  const first = ids[0];
+  if (s.reason || first === undefined) return { compared: false, ...base, ...(first ? { runId: first } : {}), reason: s.reason ?? 'no run' };
+  // Every run settles before the side is judged: none is left polling behind a failed one.
+  const settled = await Promise.allSettled(ids.map((id) => runQuestions(ctx, id, id !== s.reused?.runId, start, o, clock)));
+  if (ctx.signal?.aborted) throw ctx.signal.reason;
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) {
+    const e: unknown = failed.reason;
+    return { compared: false, ...base, runId: first, reason: e instanceof NotCompared ? e.message : `run ${first}: ${messageOf(e)}` };
+  }
+  const merged = mergeRuns(settled.map((r) => (r as PromiseFulfilledResult<EvalQuestion[]>).value));
+  if (typeof merged === 'string') return { compared: false, ...base, runId: first, reason: `runs ${ids.join(', ')}: ${merged}` };
+  return { compared: true, ...base, runId: first, passed: merged.filter((q) => q.passed).length, total: merged.length, questions: merged };
+}
+
+/** Run the evals on both sides (or reuse production's last complete run) and compare them; one line when the tenant has no evaluations. */
 export async function evalDelta(ctx: OpContext, o: EvalDeltaOptions): Promise<EvalDelta> {
   const clock = o.clock ?? SYSTEM_CLOCK;
   const listed = await specListsEvaluations(ctx);
   if (listed === false) return { state: 'absent', line: NO_EVALUATIONS };
-  const started: Array<{ branch: string; runId?: string; reason?: string }> = [];
-  for (const branch of [o.productionBranch, o.previewBranch]) {
-    try {
-      started.push({ branch, runId: await startRun(ctx, branch, o.agent) });
-    } catch (e) {
-      if (ctx.signal?.aborted) throw e;
-      // A 404 on the first start, where the spec did not say, is the tenant without evaluations.
-      if (e instanceof NotFoundError && listed === undefined && started.length === 0) return { state: 'absent', line: NO_EVALUATIONS };
-      started.push({ branch, reason: `the run on ${branch} did not start: ${messageOf(e)}` });
+  const runs = o.runs ?? 1;
+  const production: SidePlan = { branch: o.productionBranch, runIds: [] };
+  let reuseLine: string | undefined;
+  if (o.production === 'last-complete') {
+    const last = await lastCompleteRun(ctx, { branch: o.productionBranch, ...(o.agent ? { agent: o.agent } : {}) });
+    if ('run' in last) production.reused = last.run;
+    else reuseLine = `production's last complete run was not reused (${last.none}): a run was started`;
+  }
+  const plans: SidePlan[] = [production, { branch: o.previewBranch, runIds: [] }];
+  let startedAny = false;
+  for (const plan of plans) {
+    // A reused production run counts as the side's one run: none is started beside it.
+    for (let i = plan.reused ? runs : 0; i < runs && !plan.reason; i += 1) {
+      try {
+        plan.runIds.push(await startRun(ctx, plan.branch, o.agent));
+        startedAny = true;
+      } catch (e) {
+        if (ctx.signal?.aborted) throw e;
+        // A 404 on the first start, where the spec did not say, is the tenant without evaluations.
+        if (e instanceof NotFoundError && listed === undefined && !startedAny) return { state: 'absent', line: NO_EVALUATIONS };
+        plan.reason = `the run on ${plan.branch} did not start: ${messageOf(e)}`;
+      }
     }
   }
   const start = clock.now();
-  ctx.reporter.info(`evals: runs ${started.map((s) => `${s.branch}=${s.runId ?? 'none'}`).join(', ')}; waiting up to ${Math.round(o.timeoutMs / 60_000)} min`);
-  const sides = await Promise.all(
-    started.map((s) =>
-      s.runId ? sideOf(ctx, s.branch, s.runId, start, o, clock) : Promise.resolve<EvalSide>({ compared: false, branch: s.branch, reason: s.reason as string }),
-    ),
-  );
-  const [production, preview] = sides as [EvalSide, EvalSide];
+  const shown = (p: SidePlan) => (p.reused ? `${p.reused.runId} (reused)` : p.runIds.join('+') || 'none');
+  ctx.reporter.info(`evals: runs ${plans.map((p) => `${p.branch}=${shown(p)}`).join(', ')}; waiting up to ${Math.round(o.timeoutMs / 60_000)} min`);
+  if (reuseLine) ctx.reporter.info(`evals: ${reuseLine}`);
+  const [prod, preview] = (await Promise.all(plans.map((p) => sideOf(ctx, p, start, o, clock)))) as [EvalSide, EvalSide];
+  const delta = deltaOf(prod, preview);
+  // Flaky questions are a warning, never a regression (fail-on-eval-regression reads newlyFailing only).
+  if (delta.flaky.length)
+    ctx.reporter.warning(
+      `evals: ${plural(delta.flaky.length, 'flaky question')}, the verdict differing between runs: ${delta.flaky.map((f) => f.label).join(', ')}`,
+    );
   return {
     state: 'ran',
-    production,
+    production: prod,
     preview,
-    compared: production.compared && preview.compared,
-    ...deltaOf(production, preview),
+    compared: prod.compared && preview.compared,
+    ...delta,
+    ...(reuseLine ? { reuseLine } : {}),
     failOnRegression: o.failOnRegression,
   };
 }

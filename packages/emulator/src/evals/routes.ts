@@ -3,7 +3,10 @@
  * the tenant's own `GET /api/v1/spec` says whether they exist): start a run, read it, page its results
  * with `first`/`after`, list the runs. Profiles: `no-evaluations` (404, not in the spec),
  * `evaluation-incomplete` (a results page with hasNextPage and no endCursor), `evaluation-never-finishes`,
- * `evaluation-results-paged` (a small default page).
+ * `evaluation-results-paged` (a small default page, of results and of the runs list),
+ * `evaluation-list-without-branch` and `evaluation-list-undated` (the runs list's records without
+ * `branchName`, or without dates), `evaluation-flaky` (the fixture agent answers one question wrong on every
+ * other run of a branch).
  */
 import type { IncomingMessage } from 'node:http';
 import { authenticate } from '../auth.js';
@@ -26,6 +29,16 @@ export const EVALUATION_PATH = /^\/api\/v1\/deployments\/([^/]+)\/evaluations(?:
 export const DEFAULT_RESULTS_PAGE = 100;
 export const PAGED_RESULTS_PAGE = 5;
 const MAX_PAGE = 100;
+/** A page of the runs list when `first` is not given. */
+export const DEFAULT_RUNS_PAGE = 20;
+
+/** A run as the list shows it: what the tenant's profile leaves out of a listed record. */
+function listed(env: EvalsEnv, view: ReturnType<typeof runView>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...view };
+  if (profileOn(env, 'evaluation-list-without-branch')) delete out.branchName;
+  if (profileOn(env, 'evaluation-list-undated')) for (const k of ['createdAt', 'updatedAt', 'completedAt']) delete out[k];
+  return out;
+}
 
 export interface EvalsEnv {
   state: State;
@@ -65,9 +78,13 @@ export async function serveEvaluations(env: EvalsEnv, req: IncomingMessage, meth
 
   if (!m[2]) {
     if (method === 'GET') {
-      const q = { first: count(url.searchParams.get('first'), 'first', 20), after: url.searchParams.get('after') ?? undefined };
+      const paged = profileOn(env, 'evaluation-results-paged');
+      const q = {
+        first: count(url.searchParams.get('first'), 'first', paged ? PAGED_RESULTS_PAGE : DEFAULT_RUNS_PAGE),
+        after: url.searchParams.get('after') ?? undefined,
+      };
       return cursorPaginate(
-        [...runs].reverse().map((r) => runView(r, now)),
+        [...runs].reverse().map((r) => listed(env, runView(r, now))),
         q,
       );
     }
@@ -88,6 +105,8 @@ export async function serveEvaluations(env: EvalsEnv, req: IncomingMessage, meth
       { branchName, agentName: optionalText(body, 'agentName'), questionFile: optionalText(body, 'questionFile') },
       profileOn(env, 'evaluation-never-finishes'),
       1000 + env.state.deployments.reduce((n, x) => n + (x.evaluations?.length ?? 0), 0) + 1,
+      // The branch's 2nd, 4th, … run: deterministic, no randomness.
+      profileOn(env, 'evaluation-flaky') && runs.filter((r) => r.branchName === branchName).length % 2 === 1,
     );
     runs.push(run);
     return runView(run, env.clock.now());

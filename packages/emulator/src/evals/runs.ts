@@ -71,7 +71,15 @@ function message(e: unknown): string {
   return e instanceof Error ? e.message : JSON.stringify(e);
 }
 
-async function gradeOne(env: EvalEnv, d: DeploymentRec, compilers: CubeCompilers, cubes: MetaCube[], certified: Map<string, string>, q: EvalQuestion) {
+async function gradeOne(
+  env: EvalEnv,
+  d: DeploymentRec,
+  compilers: CubeCompilers,
+  cubes: MetaCube[],
+  certified: Map<string, string>,
+  q: EvalQuestion,
+  wrong: boolean,
+) {
   const base = { questionName: q.name, questionTextSnapshot: q.question, agentSql: null, groundTruthSql: null, failureAnalysis: null };
   const verdict = (v: Verdict, scoreReason: string | null, extra: Partial<EvalResultRec> = {}) => ({
     ...base,
@@ -102,7 +110,8 @@ async function gradeOne(env: EvalEnv, d: DeploymentRec, compilers: CubeCompilers
     return verdict('error', 'Ground truth query failed', { agentSql, groundTruthSql: truthSql, failureAnalysis: `the ground truth failed: ${message(e)}` });
   }
   if (!agent) return verdict('review', null, { groundTruthSql: truthSql, failureAnalysis: 'the agent ran no query: compare by hand' });
-  const g = gradeResults(truth, agent.rows);
+  // Profile evaluation-flaky: this turn the agent answers with no rows (a wrong answer the grader judges).
+  const g = gradeResults(truth, wrong ? [] : agent.rows);
   return g.verdict === 'pass'
     ? verdict('pass', null, { agentSql, groundTruthSql: truthSql })
     : verdict('fail', g.reason, { agentSql, groundTruthSql: truthSql, failureAnalysis: g.analysis });
@@ -114,6 +123,8 @@ export async function startRun(
   body: { branchName: string; agentName?: string | undefined; questionFile?: string | undefined },
   neverFinishes: boolean,
   id: number,
+  /** Profile evaluation-flaky, on this run: the first question with a recorded answer is answered wrong. */
+  flakyTurn = false,
 ): Promise<EvalRunRec> {
   const b = d.branches[body.branchName];
   const now = env.clock.now();
@@ -135,8 +146,9 @@ export async function startRun(
   else {
     const cubes = visibleCubes(compiled.compilers);
     const certified = readCertifiedQueries(files);
+    const flaky = flakyTurn ? questions.find((q) => (env.answers[q.question] ?? env.answers[q.name]) != null) : undefined;
     for (const [i, q] of questions.entries()) {
-      run.results.push({ id: run.id * 1000 + i + 1, ...(await gradeOne(env, d, compiled.compilers, cubes, certified, q)) });
+      run.results.push({ id: run.id * 1000 + i + 1, ...(await gradeOne(env, d, compiled.compilers, cubes, certified, q, q === flaky)) });
     }
   }
   run.finishAt = neverFinishes ? Number.MAX_SAFE_INTEGER : now + EVAL_MS_PER_QUESTION * Math.max(1, questions.length);

@@ -42,7 +42,11 @@ export function evaluationSpecPaths(): Record<string, unknown> {
         operationId: 'listEvaluations',
         summary: 'List evaluation runs',
         tags: ['evaluations'],
-        parameters: [idParam('deploymentId')],
+        parameters: [
+          idParam('deploymentId'),
+          { name: 'first', in: 'query', required: false, schema: { type: 'integer' } },
+          { name: 'after', in: 'query', required: false, schema: { type: 'string' } },
+        ],
         responses: { '200': json('Runs', { type: 'object' }), ...errors },
       },
     },

@@ -1027,7 +1027,7 @@ export const EvaluationRun = z.looseObject({
 });
 export type EvaluationRun = z.infer<typeof EvaluationRun>;
 
-export const EvaluationRunsPage = z.looseObject({ items: z.array(EvaluationRun).nullish(), pageInfo: PageInfo.nullish() });
+export const EvaluationRunsPage = z.looseObject({ items: z.unknown().nullish(), pageInfo: z.unknown().nullish() });
 export type EvaluationRunsPage = z.infer<typeof EvaluationRunsPage>;
 
 export const FileHash = z.looseObject({ hash: z.string() });

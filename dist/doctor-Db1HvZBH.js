@@ -1,0 +1,1 @@
+export{n as doctorCommand}from"./doctor-Do_5dghb.js";

@@ -1,1 +1,0 @@
-export{n as doctorCommand}from"./doctor-DKHyVe3b.js";
