@@ -73,8 +73,9 @@ export function readCertifiedQueries(files: FileMap): Map<string, string> {
     } else if (/\.(md|markdown)$/i.test(path)) {
       const m = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/.exec(text);
       const fm = m ? (readYaml(m[1] as string) as Record<string, unknown> | undefined) : undefined;
-      const name = textOf(fm?.name);
-      if (!m || !name || (fm?.kind !== undefined && fm.kind !== 'certified_query')) continue;
+      // The manual's inference: a missing name is the file's base name, a missing kind its folder's or its frontmatter's shape.
+      const name = textOf(fm?.name) ?? path.replace(/^.*\//, '').replace(/\.(md|markdown)$/i, '');
+      if (!m || !name || markdownKind(path, fm) !== 'certified_query') continue;
       const body = m[2] ?? '';
       const fenced = /```(?:sql)?\s*\n([\s\S]*?)```/i.exec(body);
       const sql = textOf(fm?.sql_query) ?? (fenced?.[1] ?? body).trim();
@@ -82,4 +83,15 @@ export function readCertifiedQueries(files: FileMap): Map<string, string> {
     }
   }
   return out;
+}
+
+/** A Markdown file's kind as yaml-config.mdx infers it: `kind`, else its nearest folder, else its frontmatter's shape. */
+function markdownKind(path: string, fm: Record<string, unknown> | undefined): string | undefined {
+  if (fm?.kind !== undefined) return textOf(fm.kind);
+  for (const dir of path.split('/').slice(0, -1).reverse()) {
+    if (dir === 'rules') return 'rule';
+    if (['certified_queries', 'certified-queries', 'queries'].includes(dir)) return 'certified_query';
+  }
+  if (fm && ('type' in fm || 'prompt' in fm)) return 'rule';
+  return fm && ('user_request' in fm || 'sql_query' in fm) ? 'certified_query' : undefined;
 }
