@@ -168,4 +168,18 @@ describe('shown', () => {
     expect(out).toContain('  flaky a: production pass; this change pass, fail');
     expect(out).toContain('  production: its last complete run 1001 (created 2026-12-01T10:00:00.000Z), reused');
   });
+
+  it('questions failing on both sides and questions only asked here: named with their verdicts, outside text escaped', () => {
+    const both: EvalDelta = {
+      ...d,
+      stillFailing: [{ label: 'stale_*q*', production: 'error', preview: 'error', reason: 'Ground truth not found' }],
+      added: [{ label: 'fresh', production: 'not asked', preview: 'fail', reason: 'Value mismatch' }],
+    };
+    const lines = renderEvals(keptEvalsView(evalsView(both)), 'comment');
+    expect(lines).toContain("Failing on production too (not this change's doing): `stale_*q*` (`error`: Ground truth not found)");
+    expect(lines).toContain('Only asked here (production does not ask them): `fresh` (`fail`: Value mismatch)');
+    const out = evalsText(evalsView(both));
+    expect(out).toContain('  failing on both stale_*q*: error -> error: Ground truth not found');
+    expect(out).toContain('  only asked here fresh: fail: Value mismatch');
+  });
 });

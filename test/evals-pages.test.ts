@@ -113,7 +113,7 @@ describe('matching', () => {
     return { compared: true, branch: 'x', runId: '1', passed: questions.filter((q) => q.passed).length, total: questions.length, questions };
   };
 
-  it('by name, else by question text; a new question is neither newly failing nor passing', () => {
+  it('by name, else by question text; a new question is neither newly failing nor passing, but only asked here', () => {
     const prod = side([PASS, { questionTextSnapshot: 'No name?', verdict: 'fail', scoreReason: 'Row count mismatch' }]);
     const pr = side([
       { ...PASS, questionTextSnapshot: 'Q one, reworded?', verdict: 'fail', scoreReason: 'Value mismatch' },
@@ -124,6 +124,15 @@ describe('matching', () => {
       newlyFailing: [{ label: 'q1', production: 'pass', preview: 'fail', reason: 'Value mismatch' }],
       newlyPassing: [{ label: 'No name?', production: 'fail', preview: 'pass', reason: 'Row count mismatch' }],
       flaky: [],
+      stillFailing: [],
+      added: [{ label: 'new', production: 'not asked', preview: 'fail' }],
     });
+  });
+
+  it('a question failing on both sides is named with the reason here, never as newly failing', () => {
+    const fail = (reason: string) => ({ questionName: 'stale', verdict: 'error', scoreReason: reason });
+    const d = deltaOf(side([PASS, fail('Ground truth not found')]), side([PASS, { ...fail('Agent error'), verdict: 'fail' }]));
+    expect(d.newlyFailing).toEqual([]);
+    expect(d.stillFailing).toEqual([{ label: 'stale', production: 'error', preview: 'fail', reason: 'Agent error' }]);
   });
 });

@@ -274,6 +274,9 @@ export function evalsText(v: EvalsView): string[] {
   for (const c of v.newlyPassing)
     out.push(`  newly passing ${cell(c.label, 200)}: ${c.production} -> ${c.preview}${c.reason ? ` (was: ${cell(c.reason, 300)})` : ''}`);
   const side = (xs: string[]) => (xs.length ? xs.map((x) => cell(x, 30)).join(', ') : 'not asked');
+  for (const c of v.stillFailing ?? [])
+    out.push(`  failing on both ${cell(c.label, 200)}: ${c.production} -> ${c.preview}${c.reason ? `: ${cell(c.reason, 300)}` : ''}`);
+  for (const c of v.added ?? []) out.push(`  only asked here ${cell(c.label, 200)}: ${c.preview}${c.reason ? `: ${cell(c.reason, 300)}` : ''}`);
   for (const f of v.flaky ?? []) out.push(`  flaky ${cell(f.label, 200)}: production ${side(f.production)}; this change ${side(f.preview)}`);
   const r = v.production.reused;
   if (r) out.push(`  production: its last complete run ${cell(r.runId, 60)} (created ${cell(r.createdAt, 60)}), reused`);

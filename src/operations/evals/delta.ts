@@ -75,6 +75,10 @@ export type EvalDelta =
       newlyPassing: EvalChange[];
       /** Questions flaky on either side (never in newlyFailing or newlyPassing); absent before `evals-runs`. */
       flaky?: EvalFlaky[];
+      /** Questions that fail on both sides (not this change's doing), with the PR's reason. */
+      stillFailing?: EvalChange[];
+      /** Questions only the pull request asks (production: `not asked`), with their verdict here. */
+      added?: EvalChange[];
       /** Why production's last complete run was not reused and a run was started (`evals-production: last-complete`). */
       reuseLine?: string;
       /** `fail-on-eval-regression` was set. */
@@ -147,18 +151,26 @@ export function mergeRuns(runs: EvalQuestion[][]): EvalQuestion[] | string {
 const verdictsOf = (q: EvalQuestion) => q.verdicts ?? [q.verdict];
 
 /** The questions that newly fail and newly pass, and the flaky ones (in neither); empty unless both sides were read to the end. */
-export function deltaOf(production: EvalSide, preview: EvalSide): { newlyFailing: EvalChange[]; newlyPassing: EvalChange[]; flaky: EvalFlaky[] } {
-  if (!production.compared || !preview.compared) return { newlyFailing: [], newlyPassing: [], flaky: [] };
+export function deltaOf(
+  production: EvalSide,
+  preview: EvalSide,
+): { newlyFailing: EvalChange[]; newlyPassing: EvalChange[]; flaky: EvalFlaky[]; stillFailing: EvalChange[]; added: EvalChange[] } {
+  if (!production.compared || !preview.compared) return { newlyFailing: [], newlyPassing: [], flaky: [], stillFailing: [], added: [] };
   const before = new Map(production.questions.map((q) => [q.key, q]));
   const newlyFailing: EvalChange[] = [];
   const newlyPassing: EvalChange[] = [];
   const flaky: EvalFlaky[] = [];
+  const stillFailing: EvalChange[] = [];
+  const added: EvalChange[] = [];
+  const reason = (q: EvalQuestion) => (q.reason ? { reason: q.reason } : {});
   for (const q of preview.questions) {
     const p = before.get(q.key);
     if (q.flaky || p?.flaky) {
       flaky.push({ label: q.label, production: p ? verdictsOf(p) : [], preview: verdictsOf(q) });
       continue;
     }
+    if (!p) added.push({ label: q.label, production: 'not asked', preview: q.verdict, ...reason(q) });
+    else if (!p.passed && !q.passed) stillFailing.push({ label: q.label, production: p.verdict, preview: q.verdict, ...reason(q) });
     if (!p || p.passed === q.passed) continue;
     if (p.passed) newlyFailing.push({ label: q.label, production: p.verdict, preview: q.verdict, ...(q.reason ? { reason: q.reason } : {}) });
     else newlyPassing.push({ label: q.label, production: p.verdict, preview: q.verdict, ...(p.reason ? { reason: p.reason } : {}) });
@@ -166,7 +178,7 @@ export function deltaOf(production: EvalSide, preview: EvalSide): { newlyFailing
   // A question flaky on production that the pull request no longer asks is listed too.
   const asked = new Set(preview.questions.map((q) => q.key));
   for (const p of production.questions) if (p.flaky && !asked.has(p.key)) flaky.push({ label: p.label, production: verdictsOf(p), preview: [] });
-  return { newlyFailing, newlyPassing, flaky };
+  return { newlyFailing, newlyPassing, flaky, stillFailing, added };
 }
 
 /** Whether the delta fails the check: a newly failing question under `fail-on-eval-regression`, or a side not compared when asked to gate. */

@@ -32,6 +32,9 @@ export type EvalsView =
       newlyPassing: EvalChange[];
       /** Questions whose verdict differs between the runs of one side (a warning). */
       flaky?: EvalFlaky[];
+      /** Questions failing on both sides, and questions only the pull request asks. */
+      stillFailing?: EvalChange[];
+      added?: EvalChange[];
       /** Why production's last complete run was not reused. */
       reuseLine?: string;
       /** `fail-on-eval-regression` was set, and whether the evals fail the step. */
@@ -59,6 +62,8 @@ export function evalsView(d: EvalDelta): EvalsView {
     newlyFailing: d.newlyFailing,
     newlyPassing: d.newlyPassing,
     ...(d.flaky?.length ? { flaky: d.flaky } : {}),
+    ...(d.stillFailing?.length ? { stillFailing: d.stillFailing } : {}),
+    ...(d.added?.length ? { added: d.added } : {}),
     ...(d.reuseLine ? { reuseLine: d.reuseLine } : {}),
     gated: d.failOnRegression,
     fails: evalsFail(d),
@@ -83,6 +88,8 @@ export function keptEvalsView(v: EvalsView): EvalsView {
     preview: side(v.preview),
     newlyFailing: keep(v.newlyFailing),
     newlyPassing: keep(v.newlyPassing),
+    ...(v.stillFailing ? { stillFailing: keep(v.stillFailing) } : {}),
+    ...(v.added ? { added: keep(v.added) } : {}),
     ...(v.flaky
       ? {
           flaky: v.flaky
@@ -154,7 +161,12 @@ export function renderEvals(v: EvalsView, target: 'comment' | 'summary'): string
       ...flaky.slice(0, rows).map(flakyLine),
       '',
     );
-  const more = Math.max(0, v.newlyFailing.length - rows) + Math.max(0, v.newlyPassing.length - rows) + Math.max(0, flaky.length - rows);
+  const still = v.stillFailing ?? [];
+  const added = v.added ?? [];
+  const brief = (c: EvalChange) => `${code(c.label)} (${code(c.preview)}${c.reason ? `: ${text(c.reason)}` : ''})`;
+  if (still.length) out.push(`Failing on production too (not this change's doing): ${still.slice(0, rows).map(brief).join('; ')}`, '');
+  if (added.length) out.push(`Only asked here (production does not ask them): ${added.slice(0, rows).map(brief).join('; ')}`, '');
+  const more = [v.newlyFailing, v.newlyPassing, flaky, still, added].reduce((n, xs) => n + Math.max(0, xs.length - rows), 0);
   if (more > 0) out.push(`…and ${plural(more, 'more question')}: the job summary lists them.`, '');
   if (!v.gated && (v.newlyFailing.length || !v.compared)) out.push('Advisory: `fail-on-eval-regression` is off.', '');
   return out;
