@@ -7,11 +7,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ESLint } from 'eslint';
+import { ESLint, type Linter } from 'eslint';
 import { afterEach, describe, expect, it } from 'vitest';
-import { lintConfig } from '../eslint.config.js';
 
 const SCRIPT = fileURLToPath(new URL('../scripts/check-types.mjs', import.meta.url));
+/** eslint.config.js is JavaScript (in no program): its config factory, typed here. */
+const ESLINT_CONFIG = new URL('../eslint.config.js', import.meta.url).href;
+const lintConfig = async () => ((await import(ESLINT_CONFIG)) as { lintConfig: () => Linter.Config[] }).lintConfig();
 const TSCONFIG = {
   compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, types: [] },
   include: ['.'],
@@ -67,7 +69,7 @@ describe('check-types: tsc and eslint over one program', () => {
     });
     const r = await checkTypes(dir);
     expect(r.code, r.out).toBe(1);
-    const apart = await new ESLint({ cwd: dir, overrideConfigFile: true, baseConfig: lintConfig() }).lintFiles(['.']);
+    const apart = await new ESLint({ cwd: dir, overrideConfigFile: true, baseConfig: await lintConfig() }).lintFiles(['.']);
     const expected = apart.flatMap((f) => f.messages.map((m) => `${m.line}:${m.column} ${m.ruleId ?? 'fatal'}`)).sort();
     expect(expected).toEqual(
       ['2:9 @typescript-eslint/no-unused-vars', '3:3 @typescript-eslint/no-floating-promises', '4:15 @typescript-eslint/no-misused-promises'].sort(),
