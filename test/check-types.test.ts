@@ -46,7 +46,8 @@ const CLEAN = {
   'b.mjs': "export const two = () => 'plain JavaScript, in no program';\n",
 };
 
-describe('check-types: tsc and eslint over one program', () => {
+// Each test starts node with TypeScript and eslint (seconds on a quiet machine, far more on a busy one).
+describe('check-types: tsc and eslint over one program', { timeout: 180_000 }, () => {
   it('passes a clean project, its plain JavaScript linted too', async () => {
     const r = await checkTypes(project(CLEAN));
     expect(r.out).toContain('tsc: 0 error(s) in 1 files');
