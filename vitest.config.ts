@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { SlowestFirstSequencer } from './test/support/slow-first.js';
 
 export default defineConfig({
   test: {
@@ -13,5 +14,7 @@ export default defineConfig({
     // for every file cost a third of the suite's CPU): a test that changes global state puts it back.
     isolate: false,
     server: { deps: { inline: ['@actions/workflow-parser'] } },
+    // The slowest files start first (test/support/slow-first.ts): a clean clone has no durations cached.
+    sequence: { sequencer: SlowestFirstSequencer },
   },
 });

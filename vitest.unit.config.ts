@@ -36,6 +36,7 @@ export const UNIT_TESTS = [
   'rollup-verdicts',
   'route-table',
   'self-contained',
+  'slow-first',
   'tls',
   'vendor-data',
   'version-skew',
