@@ -184,7 +184,9 @@ describe('flags and arguments', () => {
       expect(r.stdout, c.name).toContain(`Example:\n  ${c.example}`);
     }
     const validate = await cli(['help', 'validate']);
-    expect(validate.stdout).toMatch(/--fail-on-invalid\s+Fail the step when the model is invalid\. \[default true;\s+DATAMODEL_CI_FAIL_ON_INVALID\]/);
+    expect(validate.stdout).toMatch(
+      /--fail-on-invalid\s+Fail the step when the model is invalid, or the `agents\/` folder has an\s+error \(docs\/agents\.md\)\. \[default true;\s+DATAMODEL_CI_FAIL_ON_INVALID\]/,
+    );
     const main = await cli(['--help']);
     for (const c of COMMANDS.filter((x) => !x.hidden)) expect(main.stdout).toMatch(new RegExp(`^  ${c.name}\\b`, 'm'));
     expect(main.stdout).toContain('3  the platform is unreachable or refused');
