@@ -185,7 +185,7 @@ describe('flags and arguments', () => {
     }
     const validate = await cli(['help', 'validate']);
     expect(validate.stdout).toMatch(
-      /--fail-on-invalid\s+Fail the step when the model is invalid, or the `agents\/` folder has an\s+error \(docs\/agents\.md\)\. \[default true;\s+DATAMODEL_CI_FAIL_ON_INVALID\]/,
+      /--fail-on-invalid\s+Fail the step when the model is invalid, or the agents\/ folder has an\s+error \(docs\/agents\.md\)\. \[default true;\s+DATAMODEL_CI_FAIL_ON_INVALID\]/,
     );
     const main = await cli(['--help']);
     for (const c of COMMANDS.filter((x) => !x.hidden)) expect(main.stdout).toMatch(new RegExp(`^  ${c.name}\\b`, 'm'));
