@@ -6,35 +6,15 @@
  * check and the step (the `agents-errors` output counts it, the job summary lists it); a clean folder does
  * not. The `pr` action's job summary carries its Agents section whole.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_MODEL, startGitHubStandin, type GitHubStandin } from '../packages/emulator/src/index.js';
 import { runActionCommand } from '../src/commands/index.js';
 import { actionsStep } from './support/actions-step.js';
 import { emulatorFixture, type EmulatorFixture } from './support/emulator.js';
 import { mergeGroupEvent, pullRequestEvent, writeEvent } from './support/payloads.js';
+import { SALES_AGENTS as AGENTS, withoutView, modelFolder } from './support/evals-fixtures.js';
 
-const AGENTS = {
-  'agents/config.yml': `spaces:
-  - name: sales
-agents:
-  - name: order-desk
-    space: sales
-    runtime: plain
-    accessible_views:
-      - orders_view
-`,
-  'agents/eval_questions/sales.yml': `space: sales
-eval_questions:
-  - name: order_count
-    question: How many orders are there?
-    sql: SELECT MEASURE(count) FROM orders_view
-`,
-};
-const VIEW = 'model/views/orders_view.yml';
-const withoutView = (tree: Record<string, string>) => Object.fromEntries(Object.entries(tree).filter(([p]) => p !== VIEW));
 const CHECK = 'datamodel-ci / validation';
 
 let fx: EmulatorFixture;
@@ -48,14 +28,7 @@ afterAll(async () => {
   await fx.close();
 });
 
-function folder(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'dmci-agents-checks-'));
-  for (const [p, c] of Object.entries(files)) {
-    mkdirSync(dirname(join(dir, p)), { recursive: true });
-    writeFileSync(join(dir, p), c);
-  }
-  return dir;
-}
+const folder = (files: Record<string, string>) => modelFolder(files, 'dmci-agents-checks-');
 
 const sha = (pr: number) => `${'d'.repeat(38)}${pr}`;
 

@@ -5,9 +5,8 @@
  * comment's Agents section, the job summary and the `agents-errors` output, and it fails the step (exit 1);
  * the same folder with the view kept passes. `diff --evals on` names the question the branch newly fails.
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_MODEL, startGitHubStandin, type GitHubStandin } from '../packages/emulator/src/index.js';
 import { runCli } from '../src/main.js';
@@ -19,44 +18,16 @@ import type { OpContext } from '../src/operations/context.js';
 import { actionsStep } from './support/actions-step.js';
 import { cliIo, control, emulatorFixture, localOf, uploadTree, type EmulatorFixture } from './support/emulator.js';
 import { pullRequestEvent, writeEvent } from './support/payloads.js';
-
-const AGENTS = {
-  'agents/config.yml': `spaces:
-  - name: sales
-agents:
-  - name: order-desk
-    space: sales
-    runtime: plain
-    accessible_views:
-      - orders_view
-`,
-  'agents/eval_questions/sales.yml': `space: sales
-eval_questions:
-  - name: order_count
-    question: How many orders are there?
-    sql: SELECT MEASURE(count) FROM orders_view
-`,
-};
-const VIEW = 'model/views/orders_view.yml';
-const withoutView = (tree: Record<string, string>) => Object.fromEntries(Object.entries(tree).filter(([p]) => p !== VIEW));
+import {
+  EVALS_ORDERS as ORDERS,
+  EVALS_QUESTIONS as QUESTIONS,
+  EVALS_ANSWERS as ANSWERS,
+  SALES_AGENTS as AGENTS,
+  withoutView,
+  modelFolder,
+} from './support/evals-fixtures.js';
 
 // The eval delta's fixture agent, as test/evals-e2e.test.ts sets it up: production answers both questions right.
-const ORDERS = (DEMO_MODEL['model/cubes/orders.yml'] as string).replace(
-  '    measures:\n',
-  `    measures:\n      - name: cancelled_count\n        type: count\n        filters:\n          - sql: "{CUBE}.status = 'cancelled'"\n`,
-);
-const QUESTIONS = `eval_questions:
-  - name: orders_by_status
-    question: How many orders are there in each status?
-    sql: SELECT status, MEASURE(count) FROM orders GROUP BY 1
-  - name: cancelled_orders
-    question: How many orders were cancelled?
-    sql: SELECT MEASURE(count) FROM orders WHERE status = 'cancelled'
-`;
-const ANSWERS = {
-  orders_by_status: { measures: ['orders.count'], dimensions: ['orders.status'] },
-  cancelled_orders: { measures: ['orders.cancelled_count'] },
-};
 const evalsTree = (orders = ORDERS) => ({ ...DEMO_MODEL, 'model/cubes/orders.yml': orders, 'agents/eval_questions/main.yml': QUESTIONS });
 
 let fx: EmulatorFixture;
@@ -67,14 +38,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => fx.close());
 
-function folder(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'dmci-agents-impact-'));
-  for (const [p, c] of Object.entries(files)) {
-    mkdirSync(dirname(join(dir, p)), { recursive: true });
-    writeFileSync(join(dir, p), c);
-  }
-  return dir;
-}
+const folder = (files: Record<string, string>) => modelFolder(files, 'dmci-agents-impact-');
 
 const ctx = (): OpContext => ({ client: fx.admin, deploymentId: 1, reporter: new MemoryReporter(), dryRun: false, ca: fx.em.ca });
 

@@ -10,12 +10,9 @@ import type { OpContext } from '../src/operations/context.js';
 import { evalsFail, evalsGreen, type EvalDelta } from '../src/operations/evals/delta.js';
 import { NO_EVALUATIONS, evalDelta, type EvalClock } from '../src/operations/evals/run.js';
 import { MemoryReporter } from '../src/report/reporter.js';
+import { EVALS_ORDERS as ORDERS } from './support/evals-fixtures.js';
 import { control, emulatorFixture, uploadTree, type EmulatorFixture } from './support/emulator.js';
 
-const ORDERS = (DEMO_MODEL['model/cubes/orders.yml'] as string).replace(
-  '    measures:\n',
-  `    measures:\n      - name: cancelled_count\n        type: count\n        filters:\n          - sql: "{CUBE}.status = 'cancelled'"\n`,
-);
 const QUESTIONS = `eval_questions:
   - name: orders_by_status
     question: How many orders are there in each status?

@@ -4,9 +4,6 @@
  * question into a failing one, and the comment's Agent evals section names it with its verdict reason;
  * `fail-on-eval-regression` fails the step. A tenant without evaluations gets one line.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runActionCommand } from '../src/commands/index.js';
 import { runCli } from '../src/main.js';
@@ -14,33 +11,11 @@ import type { Io } from '../src/io.js';
 import { DEMO_MODEL, startGitHubStandin, type GitHubStandin } from '../packages/emulator/src/index.js';
 import { cliIo, control, emulatorFixture, uploadTree, type EmulatorFixture } from './support/emulator.js';
 import { pullRequestEvent, writeEvent } from './support/payloads.js';
+import { EVALS_ORDERS as ORDERS, EVALS_QUESTIONS as QUESTIONS, EVALS_ANSWERS as ANSWERS, modelFolder } from './support/evals-fixtures.js';
 
-const ORDERS = (DEMO_MODEL['model/cubes/orders.yml'] as string).replace(
-  '    measures:\n',
-  `    measures:\n      - name: cancelled_count\n        type: count\n        filters:\n          - sql: "{CUBE}.status = 'cancelled'"\n`,
-);
-const QUESTIONS = `eval_questions:
-  - name: orders_by_status
-    question: How many orders are there in each status?
-    sql: SELECT status, MEASURE(count) FROM orders GROUP BY 1
-  - name: cancelled_orders
-    question: How many orders were cancelled?
-    sql: SELECT MEASURE(count) FROM orders WHERE status = 'cancelled'
-`;
-const ANSWERS = {
-  orders_by_status: { measures: ['orders.count'], dimensions: ['orders.status'] },
-  cancelled_orders: { measures: ['orders.cancelled_count'] },
-};
 const tree = (orders = ORDERS) => ({ ...DEMO_MODEL, 'model/cubes/orders.yml': orders, 'agents/eval_questions/main.yml': QUESTIONS });
 
-function folder(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'dmci-evals-'));
-  for (const [p, c] of Object.entries(files)) {
-    mkdirSync(dirname(join(dir, p)), { recursive: true });
-    writeFileSync(join(dir, p), c);
-  }
-  return dir;
-}
+const folder = (files: Record<string, string>) => modelFolder(files, 'dmci-evals-');
 
 async function pr(f: EmulatorFixture, gh: GitHubStandin, number: number, modelDir: string, extra: NodeJS.ProcessEnv) {
   const lines: string[] = [];

@@ -10,23 +10,8 @@ import { evalsFail, type EvalDelta } from '../src/operations/evals/delta.js';
 import { evalDelta, type EvalClock, type EvalDeltaOptions } from '../src/operations/evals/run.js';
 import { MemoryReporter } from '../src/report/reporter.js';
 import { control, emulatorFixture, uploadTree, type EmulatorFixture } from './support/emulator.js';
+import { EVALS_ORDERS as ORDERS, EVALS_QUESTIONS as QUESTIONS, EVALS_ANSWERS as ANSWERS } from './support/evals-fixtures.js';
 
-const ORDERS = (DEMO_MODEL['model/cubes/orders.yml'] as string).replace(
-  '    measures:\n',
-  `    measures:\n      - name: cancelled_count\n        type: count\n        filters:\n          - sql: "{CUBE}.status = 'cancelled'"\n`,
-);
-const QUESTIONS = `eval_questions:
-  - name: orders_by_status
-    question: How many orders are there in each status?
-    sql: SELECT status, MEASURE(count) FROM orders GROUP BY 1
-  - name: cancelled_orders
-    question: How many orders were cancelled?
-    sql: SELECT MEASURE(count) FROM orders WHERE status = 'cancelled'
-`;
-const ANSWERS = {
-  orders_by_status: { measures: ['orders.count'], dimensions: ['orders.status'] },
-  cancelled_orders: { measures: ['orders.cancelled_count'] },
-};
 const tree = (orders = ORDERS) => ({ ...DEMO_MODEL, 'model/cubes/orders.yml': orders, 'agents/eval_questions/main.yml': QUESTIONS });
 /** The PR: the measure the agent answers with now counts every order that is not cancelled. */
 const PR_ORDERS = ORDERS.replace("status = 'cancelled'", "status <> 'cancelled'");
