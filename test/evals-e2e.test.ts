@@ -68,6 +68,11 @@ describe('the eval delta in a pull request run', () => {
       const comment = gh.comments(71).at(-1)!.body;
       expect(comment).toContain('**Agent evals** (production `2/2`, this pull request `1/2`): ❌ 1 question newly failing');
       expect(comment).toContain('- ❌ `cancelled_orders` (`pass` on production, `fail` here): Value mismatch');
+      // A check of its own, so branch protection can require it (the job's failure alone gates nothing).
+      const evals = gh.checkRuns().filter((c) => c.name === 'datamodel-ci / evals');
+      expect(evals.map((c) => [c.conclusion, c.output.title])).toEqual([
+        ['failure', '1 eval question newly failing (production 2/2, this pull request 1/2): cancelled_orders (fail-on-eval-regression is true)'],
+      ]);
       expect(gh.violations).toEqual([]);
     } finally {
       await gh.close();
@@ -83,6 +88,8 @@ describe('the eval delta in a pull request run', () => {
       expect(r.code, r.log).toBe(0);
       const comment = gh.comments(72).at(-1)!.body;
       expect(comment).toContain('**Agent evals**: this tenant has no evaluations; the eval delta was skipped');
+      // Nothing was evaluated: no evals check, neither green nor failing.
+      expect(gh.checkRuns().filter((c) => c.name === 'datamodel-ci / evals')).toEqual([]);
     } finally {
       await gh.close();
       await f.close();

@@ -1,8 +1,8 @@
 /**
  * The review's facets as checks of their own, beside "datamodel-ci / validation", so branch protection can
  * require exactly what a team gates on: "datamodel-ci / impact" (breaking changes), "datamodel-ci / numbers"
- * (the key queries), "datamodel-ci / access" (who can see what) and "datamodel-ci / cost" (rollups and the
- * Cube version skew). Each facet is parts, each part established (clear, of concern, failing by its
+ * (the key queries), "datamodel-ci / access" (who can see what), "datamodel-ci / cost" (rollups and the
+ * Cube version skew) and "datamodel-ci / evals" (the agents' eval delta, `evals: on`). Each facet is parts, each part established (clear, of concern, failing by its
  * `fail-on-…` input) or not; a check is `failure` where a part fails or a gated part is not established,
  * `neutral` where something is of concern or not established, `success` only when every part was
  * established and is clear. A facet none of whose parts was established, and none gated, writes no check:
@@ -17,6 +17,7 @@ import { repoPath } from '../operations/validate.js';
 import { plural } from '../report/plural.js';
 import type { CommandInputs } from '../settings.js';
 import type { CheckAnnotation } from '../github/types.js';
+import { accuracyOf, type EvalDelta } from '../operations/evals/delta.js';
 import { breakingPlaces, type BreakingPlace } from './breaking-places.js';
 import { code, cut, plain, text } from './comment/markdown.js';
 
@@ -25,7 +26,7 @@ const SHOWN_PLACES = 100;
 /** The characters the places' list may take of the summary. */
 const SUMMARY_PLACES_CHARS = 50_000;
 
-export type Facet = 'impact' | 'numbers' | 'access' | 'cost';
+export type Facet = 'impact' | 'numbers' | 'access' | 'cost' | 'evals';
 
 /** The `fail-on-…` inputs, each the gate of one part. */
 export interface FacetGates {
@@ -34,6 +35,8 @@ export interface FacetGates {
   exposure: boolean;
   rollupLoss: boolean;
   versionSkew: boolean;
+  /** `fail-on-eval-regression` (absent: false). */
+  evalRegression?: boolean;
 }
 
 /** What a run asked of the facets. */
@@ -44,6 +47,8 @@ export interface FacetSettings {
   dataDiff: boolean;
   /** A personas file was given. */
   personas: boolean;
+  /** `evals: on` (absent: off). */
+  evals?: boolean;
   gates: FacetGates;
   /** The model folder the files are under (annotations name repository paths). */
   modelDir: string;
@@ -51,19 +56,21 @@ export interface FacetSettings {
 
 /** The facets' settings from the `impact` or `pr` inputs. */
 export function facetSettings(
-  inputs: Pick<CommandInputs['impact'], 'failOnBreaking' | 'dataDiff' | 'access' | 'failOnVersionSkew'> & { impact?: boolean },
+  inputs: Pick<CommandInputs['impact'], 'failOnBreaking' | 'dataDiff' | 'access' | 'failOnVersionSkew' | 'evals'> & { impact?: boolean },
   modelDir: string,
 ): FacetSettings {
   return {
     impact: inputs.impact ?? true,
     dataDiff: inputs.dataDiff.mode !== 'off',
     personas: !!inputs.access.personasFile,
+    evals: !!inputs.evals,
     gates: {
       breaking: inputs.failOnBreaking,
       dataChange: inputs.dataDiff.failOnChange,
       exposure: inputs.access.failOnExposure,
       rollupLoss: !!inputs.dataDiff.failOnRollupLoss,
       versionSkew: inputs.failOnVersionSkew,
+      evalRegression: !!inputs.evals?.failOnRegression,
     },
     modelDir,
   };
@@ -77,6 +84,8 @@ export interface FacetOutcome {
   numbers?: DataDiffOutcome;
   rollups?: RollupOutcome;
   versions?: VersionSkew;
+  /** The eval delta, when it ran; undefined with `evals: off` or when the run stopped before it. */
+  evals?: EvalDelta;
 }
 
 export interface FacetCheck {
@@ -105,6 +114,8 @@ const GATES: Record<Facet, string> = {
   impact: 'Fails with `fail-on-breaking: true` on a breaking change, or when none could be ruled out; else neutral when something is to look at.',
   numbers: 'Fails with `fail-on-data-change: true` when a key query answers differently, or when they could not be compared.',
   access: 'Fails with `fail-on-exposure: true` when a persona gains access, or when that could not be established.',
+  evals:
+    'Fails with `fail-on-eval-regression: true` when a question that passes on production fails on the pull request, or when the runs could not be compared; flaky questions are a concern, never a failure.',
   cost: 'Fails with `fail-on-rollup-loss: true` when a key query loses its pre-aggregation (not a loss that may come from the sides’ Cube versions), and with `fail-on-version-skew: true` (the default) when production’s Cube refuses a key, or when either could not be established.',
 };
 
@@ -326,19 +337,41 @@ function costCheck(o: FacetOutcome, s: FacetSettings): FacetCheck | undefined {
   return verdict('cost', [rollupPart(o, s.gates.rollupLoss), versions], { annotations });
 }
 
+/** The eval delta's check: only when asked; none for a tenant without evaluations (nothing was evaluated). */
+function evalsCheck(o: FacetOutcome, s: FacetSettings): FacetCheck | undefined {
+  const gated = !!s.gates.evalRegression;
+  if (!s.evals || o.evals?.state === 'absent') return undefined;
+  const d = o.evals;
+  if (!d) return verdict('evals', [{ state: 'unknown', gated, says: `The agents' evals did not run: ${o.notRun ?? 'the preview did not validate'}.` }]);
+  const sides = `production ${accuracyOf(d.production)}, this pull request ${accuracyOf(d.preview)}`;
+  if (!d.compared) return verdict('evals', [{ state: 'unknown', gated, says: `The agents' evals were not compared (${sides}): never a pass.` }]);
+  const parts: Part[] = [];
+  const failing = d.newlyFailing;
+  if (failing.length)
+    parts.push({
+      state: gated ? 'failing' : 'concern',
+      says: `${plural(failing.length, 'eval question')} newly failing (${sides}): ${failing.map((c) => c.label).join(', ')}${gate(gated, 'fail-on-eval-regression')}.`,
+    });
+  if (d.flaky?.length) parts.push({ state: 'concern', says: `${plural(d.flaky.length, 'flaky question')}: ${d.flaky.map((f) => f.label).join(', ')}.` });
+  if (!parts.length) parts.push({ state: 'clear', says: `No eval question newly failing (${sides}).` });
+  return verdict('evals', parts);
+}
+
 /** The facet checks of one run (none without the `impact` input), in the order they are written. */
 export function facetChecks(o: FacetOutcome, s: FacetSettings): FacetCheck[] {
-  if (!s.impact) return [];
-  return [impactCheck(o, s), numbersCheck(o, s), accessCheck(o, s), costCheck(o, s)].filter((c): c is FacetCheck => !!c);
+  // The evals are asked for on their own (`evals: on`): their check does not depend on the `impact` input.
+  const review = s.impact ? [impactCheck(o, s), numbersCheck(o, s), accessCheck(o, s), costCheck(o, s)] : [];
+  return [...review, evalsCheck(o, s)].filter((c): c is FacetCheck => !!c);
 }
 
 /** The facets a run of these settings writes a check for, as a model the change does not touch shows them. */
 export function configuredFacets(s: FacetSettings): Facet[] {
-  if (!s.impact) return [];
+  if (!s.impact) return s.evals ? ['evals'] : [];
   return [
     'impact',
     ...(s.dataDiff || s.gates.dataChange ? (['numbers'] as const) : []),
     ...(s.personas || s.gates.exposure ? (['access'] as const) : []),
     'cost',
+    ...(s.evals ? (['evals'] as const) : []),
   ];
 }

@@ -171,8 +171,8 @@ export async function writePreview(
   if (o.validation) writes.push(annotate(side, o.validation.errors, o.validation, undefined, o.agents));
   if (facets) {
     const notRun = impactNotRun(o);
-    const { impact, numbers, rollups, versions } = o;
-    writes.push(writeFacetChecks(side, facetChecks({ impact, numbers, rollups, versions, ...(notRun ? { notRun } : {}) }, facets)));
+    const { impact, numbers, rollups, versions, evals } = o;
+    writes.push(writeFacetChecks(side, facetChecks({ impact, numbers, rollups, versions, evals, ...(notRun ? { notRun } : {}) }, facets)));
   }
   const { errors, impact, numbers, access, cost, agents, evals } = shown;
   writes.push(

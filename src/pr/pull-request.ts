@@ -62,7 +62,7 @@ export class PullRequestSide {
   }
 
   /** A check's name: `datamodel-ci / <facet>`, with the model's folder when there are several (docs/security.md). */
-  checkNameOf(facet: 'validation' | 'impact' | 'numbers' | 'access' | 'cost'): string {
+  checkNameOf(facet: 'validation' | 'impact' | 'numbers' | 'access' | 'cost' | 'evals'): string {
     const name = `datamodel-ci / ${facet}`;
     return this.settings.label ? `${name} (${this.settings.label})` : name;
   }
