@@ -89,7 +89,10 @@ export async function impactCommand(run: ActionRun<'impact'>): Promise<number> {
   const full = { impact: impact.impact, ...numbers.view, ...(impact.access ? { access: impact.access } : {}), ...(cost ? { cost } : {}), ...shownAgents };
   await publish(run.pr, { branch, ...impact.view, ...numbers.view, ...(cost ? { cost } : {}), ...shownAgents }, { branch }, full);
   // A check per facet on the pull request's head, as the `pr` action writes them.
-  await writeFacetChecks(run.pr, facetChecks({ impact: r, numbers: d, rollups, versions: skew, ...(delta ? { evals: delta } : {}) }, facetSettings(inputs, modelDir)));
+  await writeFacetChecks(
+    run.pr,
+    facetChecks({ impact: r, numbers: d, rollups, versions: skew, ...(delta ? { evals: delta } : {}) }, facetSettings(inputs, modelDir)),
+  );
   // The key-queries file's own mistake is bad input (exit 2 in a terminal), named before any other failure.
   if (d.refused) throw new InputRefused(d.refused);
   const failure = impact.failure ?? versions.failure ?? numbers.failure ?? rolled.failure ?? agents?.failure ?? evals?.failure;
