@@ -62,11 +62,7 @@ describe('one TLS context per trust store', () => {
     const dir = mkdtempSync(join(tmpdir(), 'dmci-trust-state-'));
     const ems = await Promise.all([startEmulator(), startEmulator(), startEmulator({ stateDir: dir })]);
     try {
-      const [one, two, kept] = ems as [
-        Awaited<ReturnType<typeof startEmulator>>,
-        Awaited<ReturnType<typeof startEmulator>>,
-        Awaited<ReturnType<typeof startEmulator>>,
-      ];
+      const [one, two, kept] = ems;
       expect(two.ca).toBe(one.ca);
       expect(kept.ca).not.toBe(one.ca);
       expect(trustedContext(two.ca)).toBe(trustedContext(one.ca));

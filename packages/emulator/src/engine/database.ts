@@ -156,7 +156,7 @@ let seededImage: Promise<ArrayBuffer> | undefined;
  */
 function plain(gzipped: ArrayBuffer | Uint8Array): ArrayBuffer {
   const tar = gunzipSync(gzipped);
-  return tar.buffer.slice(tar.byteOffset, tar.byteOffset + tar.byteLength) as ArrayBuffer;
+  return tar.buffer.slice(tar.byteOffset, tar.byteOffset + tar.byteLength);
 }
 
 /** Seed a new database and keep its data folder (in memory, and on disk for later processes). */
