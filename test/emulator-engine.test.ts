@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { filesOf } from '../packages/emulator/src/build/trees.js';
 import { DEMO_MODEL } from '../packages/emulator/src/index.js';
 import { TEMPLATES_REFUSED } from '../packages/emulator/src/engine/compile.js';
-import { resolveDateRange } from '../packages/emulator/src/engine/dates.js';
+import { canonicalTimeZone, resolveDateRange } from '../packages/emulator/src/engine/dates.js';
 import { ApiError } from '../packages/emulator/src/engine/errors.js';
 import { allCubes, metaBody } from '../packages/emulator/src/engine/meta.js';
 import { compileTree, modelTree } from '../packages/emulator/src/engine/model.js';
@@ -225,6 +225,12 @@ describe('query checks and normalisation (the gateway)', () => {
       status: 400,
       error: "Can't parse date: 'someday maybe'",
     });
+  });
+
+  it('names a time zone by its own name each time, an unknown one never (the names are kept after the first)', () => {
+    for (let i = 0; i < 2; i++) {
+      expect([canonicalTimeZone('utc'), canonicalTimeZone('europe/berlin'), canonicalTimeZone('Mars/Base')]).toEqual(['UTC', 'Europe/Berlin', undefined]);
+    }
   });
 
   it('resolves date ranges: whole days, relative ranges on the given clock and time zone', () => {
