@@ -8,14 +8,14 @@ import { describe, expect, it } from 'vitest';
 import { filesOf } from '../packages/emulator/src/build/trees.js';
 import { DEMO_MODEL } from '../packages/emulator/src/index.js';
 import { TEMPLATES_REFUSED } from '../packages/emulator/src/engine/compile.js';
-import { resolveDateRange } from '../packages/emulator/src/engine/dates.js';
+import { canonicalTimeZone, resolveDateRange } from '../packages/emulator/src/engine/dates.js';
 import { ApiError } from '../packages/emulator/src/engine/errors.js';
 import { allCubes, metaBody } from '../packages/emulator/src/engine/meta.js';
 import { compileTree, modelTree } from '../packages/emulator/src/engine/model.js';
 import { normalizeQuery } from '../packages/emulator/src/engine/query.js';
 import { formatTime } from '../packages/emulator/src/engine/results.js';
 import { compileFiles } from '../packages/emulator/src/engine/compile.js';
-import { useTranspilerThread } from '../packages/emulator/src/engine/transpiler.js';
+import { transpileCounts, useTranspilerThread } from '../packages/emulator/src/engine/transpiler.js';
 import { INTERNAL_METHODS, loadCompiler } from '../packages/emulator/src/engine/vendor.js';
 import { loadBrokenModels } from './support/broken-models.js';
 
@@ -138,9 +138,31 @@ describe("Cube's compiler", () => {
     } finally {
       useTranspilerThread(false);
     }
+    // Again in this thread, every file now answered from the kept transpiles: the same answers.
+    const transpiled = transpileCounts.transpiled;
+    expect(await answers()).toEqual(inProcess);
+    expect(transpileCounts.transpiled).toBe(transpiled);
     expect(inProcess.at(-1)).toMatchObject({ valid: true, errors: [] });
     expect(inProcess.filter((a) => a.errors.some((e) => /^Unexpected token/.test(e.message))).length).toBeGreaterThanOrEqual(3);
   }, 120_000);
+
+  it('answers a file transpiled again with the same input from the kept transpiles, its errors included', async () => {
+    // Three errors over five files (YAML and JavaScript), the transpilers' own among them.
+    const broken = loadBrokenModels().find((m) => m.name === '157-echo-js-syntax-error-joined')!;
+    const files = [...broken.files].map(([p, content]) => ({ fileName: p.replace(/^model\//, ''), content }));
+    const before = transpileCounts.transpiled + transpileCounts.kept;
+    const first = await compileFiles(files);
+    const counts = { ...transpileCounts };
+    expect(counts.transpiled + counts.kept).toBeGreaterThan(before);
+    const again = await compileFiles(files);
+    expect(first.errors.length).toBeGreaterThan(0);
+    expect({ errors: again.errors, failure: again.failure, valid: again.valid }).toEqual({ errors: first.errors, failure: first.failure, valid: first.valid });
+    expect(transpileCounts.transpiled).toBe(counts.transpiled);
+    expect(transpileCounts.kept).toBeGreaterThan(counts.kept);
+    // Another input (here the same file under another name) is transpiled.
+    await compileFiles(files.map((f) => ({ ...f, fileName: f.fileName.replace(/\.(yml|js)$/, '_renamed.$1') })));
+    expect(transpileCounts.transpiled).toBeGreaterThan(counts.transpiled);
+  });
 
   it('finds the compiler internals it wraps (a guard for upgrades of the pinned version)', () => {
     const compilers = loadCompiler().prepareCompiler({ localPath: () => '/none', dataSchemaFiles: () => Promise.resolve([]) }, {});
@@ -203,6 +225,12 @@ describe('query checks and normalisation (the gateway)', () => {
       status: 400,
       error: "Can't parse date: 'someday maybe'",
     });
+  });
+
+  it('names a time zone by its own name each time, an unknown one never (the names are kept after the first)', () => {
+    for (let i = 0; i < 2; i++) {
+      expect([canonicalTimeZone('utc'), canonicalTimeZone('europe/berlin'), canonicalTimeZone('Mars/Base')]).toEqual(['UTC', 'Europe/Berlin', undefined]);
+    }
   });
 
   it('resolves date ranges: whole days, relative ranges on the given clock and time zone', () => {

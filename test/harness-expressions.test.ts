@@ -19,6 +19,14 @@ describe('expressions', () => {
     expect(evaluateTemplate("${{ format('{0}}}', 'a') }}", contexts)).toBe('a}');
   });
 
+  it('reads only the contexts an expression names: one JSON cannot copy (a cycle) breaks only those naming it', () => {
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic['self'] = cyclic;
+    const withCycle = { ...contexts, job: cyclic };
+    expect(evaluateTemplate('pr ${{ github.event.pull_request.number }} ${{ toJSON(inputs) != 1 }}', withCycle)).toBe('pr 7 true');
+    expect(() => evaluateTemplate('${{ JOB.a }}', withCycle)).toThrow(/circular/i);
+  });
+
   it('calls the built-in functions', () => {
     expect(evaluateTemplate("${{ format('{0}-{1}', env.NAME, inputs.count) }}", contexts)).toBe('x-3');
     expect(evaluateTemplate("${{ contains(github.event.pull_request.labels.*.name, 'b') }}", contexts)).toBe('true');

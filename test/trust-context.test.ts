@@ -12,7 +12,7 @@ import { ConnectionError, HttpClient } from '../src/client/index.js';
 import { trustedContext } from '../src/client/trust.js';
 import { createGitHubApi } from '../src/github/octokit.js';
 import { makeLocalTls, type LocalTls } from '../packages/emulator/src/tls.js';
-import { startGitHubStandin } from '../packages/emulator/src/index.js';
+import { startEmulator, startGitHubStandin } from '../packages/emulator/src/index.js';
 
 interface Site {
   tls: LocalTls;
@@ -56,6 +56,25 @@ describe('one TLS context per trust store', () => {
     expect(contextOf(client(a, a.tls.ca))).toBe(contextOf(client(a, a.tls.ca)));
     expect(trustedContext(a.tls.ca)).toBe(contextOf(client(a, a.tls.ca)));
     expect(trustedContext(b.tls.ca)).not.toBe(trustedContext(a.tls.ca));
+  });
+
+  it("the emulators of one process (no state folder) share a CA, so their clients share one context; each emulator's state folder keeps its own", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dmci-trust-state-'));
+    const ems = await Promise.all([startEmulator(), startEmulator(), startEmulator({ stateDir: dir })]);
+    try {
+      const [one, two, kept] = ems;
+      expect(two.ca).toBe(one.ca);
+      expect(kept.ca).not.toBe(one.ca);
+      expect(trustedContext(two.ca)).toBe(trustedContext(one.ca));
+      // Each still answers over HTTPS with its CA trusted.
+      for (const em of ems) {
+        const c = new HttpClient({ baseUrl: em.baseUrl, apiKey: em.credentials.admin, ca: em.ca, retry: { maxAttempts: 1 } });
+        clients.push(c);
+        expect((await c.send({ method: 'GET', path: '/api/v1/deployments' })).status).toBe(200);
+      }
+    } finally {
+      await Promise.all(ems.map((em) => em.close()));
+    }
   });
 
   it('NODE_EXTRA_CA_CERTS is part of the store: another file, another context', () => {

@@ -106,8 +106,22 @@ function loadTls(dir: string | undefined, host: string): Promise<LocalTls> | Loc
       key: readFileSync(join(dir, 'key.pem'), 'utf8'),
     };
   }
-  return makeLocalTls([host, '127.0.0.1', 'localhost']);
+  if (dir) return makeLocalTls([host, '127.0.0.1', 'localhost']);
+  let made = madeTls.get(host);
+  if (!made) {
+    made = makeLocalTls([host, '127.0.0.1', 'localhost']);
+    madeTls.set(host, made);
+    made.catch(() => madeTls.delete(host));
+  }
+  return made;
 }
+
+/**
+ * The CA and certificate of the emulators a process starts without a state folder, made once per host:
+ * a client trusts a CA by a TLS context that parses the ~150 public roots again (tens of ms), and with a
+ * CA per emulator a test suite starting hundreds made one for nearly every client.
+ */
+const madeTls = new Map<string, Promise<LocalTls>>();
 
 /** Start the emulator; resolves once it listens. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {

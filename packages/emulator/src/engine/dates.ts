@@ -11,13 +11,21 @@ type Unit = 'second' | 'minute' | 'hour' | 'day' | 'week' | 'month' | 'quarter' 
 const UNIT = '(second|minute|hour|day|week|month|quarter|year)';
 const FIXED_MS: Partial<Record<Unit, number>> = { second: 1000, minute: 60_000, hour: 3_600_000, day: 86_400_000, week: 604_800_000 };
 
+/** Time zone names as given, and their own names: a formatter made for every query cost seconds of the suite's CPU. */
+const canonicalNames = new Map<string, string | undefined>();
+
 /** The time zone's own name (`utc` is `UTC`), or undefined when it is not an IANA time zone. */
 export function canonicalTimeZone(name: string): string | undefined {
+  if (canonicalNames.has(name)) return canonicalNames.get(name);
+  let canonical: string | undefined;
   try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+    canonical = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
   } catch {
-    return undefined;
+    canonical = undefined;
   }
+  // Bounded: a name is outside text (a query's timezone).
+  if (canonicalNames.size < 500) canonicalNames.set(name, canonical);
+  return canonical;
 }
 
 /**
