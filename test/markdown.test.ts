@@ -49,6 +49,16 @@ describe('text: outside prose', () => {
     expect(html.codes).toEqual(['https://evil.example/path?x=1', 'ops@evil.example']);
     expect(html.links).toEqual([]);
   });
+
+  it('finds a scheme or an address where its run of name characters starts, inside longer runs too', () => {
+    const codes = (s: string) => renderGfm(text(s)).codes;
+    expect(codes('a1b2http://q.z')).toEqual(['a1b2http://q.z']);
+    expect(codes('1abc://x and ab-c.d://e?f')).toEqual(['abc://x', 'ab-c.d://e?f']);
+    expect(codes('Error: foo.bar+baz@ex.com, see www.x.com)')).toEqual(['foo.bar+baz@ex.com', 'www.x.com']);
+    expect(codes('a.b@c.d@e.f')).toEqual(['a.b@c.d']);
+    // A long run of letters (a platform message can hold one) is plain prose, as before.
+    expect(codes(`${'a'.repeat(50_000)} x`)).toEqual([]);
+  });
 });
 
 describe('code: names a person copies', () => {

@@ -23,8 +23,12 @@ const PUNCTUATION = /[\\`*_{}[\]()<>#+\-.!|~$&:"'=]/g;
 /** Zero-width space: GitHub resolves `@name` and `#123` on the rendered text, so only breaking the token helps. */
 const ZWSP = '\u200B';
 
-/** What GitHub would turn into a link by itself: URLs, `www.` hosts, e-mail addresses. */
-const AUTOLINKABLE = /(?:[a-z][a-z0-9+.-]*:\/\/|www\.)[^\s<>]*[^\s<>.,;:!?)\]'"]|[\w.+-]+@[\w-]+(?:\.[\w-]+)+/gi;
+/**
+ * What GitHub would turn into a link by itself: URLs, `www.` hosts, e-mail addresses. A scheme or an
+ * address starts only where its run of name characters starts (the leftmost match is there anyway): tried
+ * at every letter of a long run, the pattern took time growing with the run's square on outside text.
+ */
+const AUTOLINKABLE = /(?:(?<![a-z][a-z0-9+.-]*?)[a-z][a-z0-9+.-]*:\/\/|www\.)[^\s<>]*[^\s<>.,;:!?)\]'"]|(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+/gi;
 
 function escapeProse(part: string): string {
   return part
