@@ -39,7 +39,7 @@ beforeAll(async () => {
 afterAll(() => fx.close());
 
 /** Production runs `production`, the branch's staging environment `preview`; `diff --data` on a checkout of `preview`. */
-async function diff(branch: string, production: Record<string, string>, preview: Record<string, string>) {
+async function diff(branch: string, production: Record<string, string>, preview: Record<string, string>, extra: string[] = []) {
   await uploadTree(fx.admin, 1, 'main', production);
   fx.em.clock.advance(60_000);
   await fx.admin.branches.create({ deploymentId: 1, body: { name: branch, from: 'main' } });
@@ -54,7 +54,7 @@ async function diff(branch: string, production: Record<string, string>, preview:
   const counts = { ...fx.em.counts };
   const data = { ...fx.em.dataCounts };
   const t = cliIo(fx.em);
-  const code = await runCli(['diff', '--deployment-id', '1', '--branch', branch, '--model-dir', dir, '--data'], t);
+  const code = await runCli(['diff', '--deployment-id', '1', '--branch', branch, '--model-dir', dir, '--data', ...extra], t);
   const delta = (now: Record<string, number>, before: Record<string, number>, k: string) => (now[k] ?? 0) - (before[k] ?? 0);
   const total = Object.keys(fx.em.counts).reduce((n, k) => n + delta(fx.em.counts, counts, k), 0);
   return {
@@ -62,6 +62,7 @@ async function diff(branch: string, production: Record<string, string>, preview:
     said: t.stderr.join('\n'),
     stdout: t.stdout,
     minted: delta(fx.em.counts, counts, 'createDeploymentEnvironmentToken'),
+    evalRuns: delta(fx.em.counts, counts, 'startEvaluation'),
     validated: delta(fx.em.counts, counts, 'validateDataModel'),
     meta: delta(fx.em.dataCounts, data, 'meta'),
     loads: delta(fx.em.dataCounts, data, 'load'),
@@ -143,6 +144,18 @@ describe('a side whose model does not compile', () => {
       } finally {
         await control(fx.em, 'profiles', { profiles: [] });
       }
+    },
+    SLOW,
+  );
+
+  it(
+    "the preview's, with --evals on: no eval run started (its agents would not answer from its model), never a pass; the gate fails",
+    async () => {
+      const r = await diff('preview-broken-evals', DEMO_MODEL, BROKEN, ['--evals', 'on', '--fail-on-eval-regression']);
+      expect(r.evalRuns).toBe(0);
+      expect(r.said).toMatch(/^Agent evals: production \(main\) not compared: the eval runs were not started: the preview's model does not compile: /m);
+      expect(r.stdout).toContain('eval-accuracy-preview=');
+      expect(r.code).toBe(1);
     },
     SLOW,
   );

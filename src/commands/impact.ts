@@ -13,7 +13,7 @@ import { localModelFiles } from '../model/model-files.js';
 import { deployTarget } from '../operations/branch-build.js';
 import { analyseImpact } from '../operations/impact.js';
 import { agentsCheckOf } from '../operations/agents-check.js';
-import { evalDelta } from '../operations/evals/run.js';
+import { evalDelta, evalsNotStarted } from '../operations/evals/run.js';
 import { presentAgents, presentEvals, type AgentsShown } from '../pr/present-agents.js';
 import { checkCubeVersions } from '../operations/cube-versions.js';
 import { publish } from '../pr/publish.js';
@@ -60,11 +60,15 @@ export async function impactCommand(run: ActionRun<'impact'>): Promise<number> {
     skew,
   );
   const { rollups, numbers: d, before: impact } = reads;
-  // The eval delta (`evals: on`): the branch against the deploy branch, with its own bounded wait.
+  // The eval delta (`evals: on`): the branch against the deploy branch, with its own bounded wait; not
+  // started when the branch's own model could not be read (its agents would not answer from it).
   const asked = inputs.evals;
-  const delta = asked
-    ? await run.reporter.group('Agent evals', () => evalDelta(run.op, { previewBranch: branch, productionBranch: target.deployBranch, ...asked }))
-    : undefined;
+  const sides = { previewBranch: branch, productionBranch: target.deployBranch };
+  const delta = !asked
+    ? undefined
+    : r.headUnavailable
+      ? evalsNotStarted({ ...sides, failOnRegression: asked.failOnRegression }, r.headUnavailable)
+      : await run.reporter.group('Agent evals', () => evalDelta(run.op, { ...sides, ...asked }));
   const evals = delta ? presentEvals(delta) : undefined;
   if (evals) Object.assign(run.out, evals.outputs);
   const agentsParts = { ...(agents ? { agents: agents.json } : {}), ...(evals?.json ? { evals: evals.json } : {}) };

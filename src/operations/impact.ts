@@ -60,6 +60,8 @@ export interface ImpactResult {
   scanned: ContentCounts;
   notices: string[];
   unavailable?: string;
+  /** Why the pull request's side (its staging `/meta`) could not be read: what is asked of that branch would not be its model's answer. */
+  headUnavailable?: string;
   /** The definition diff (absent when it did not run: a notice says why). */
   definition?: DefinitionOutcome;
   /** Who can see what: per persona, and the policies the pull request touches (absent when the layers were not compared). */
@@ -226,6 +228,7 @@ export async function finishImpact(
   };
   if (!base.meta || !headRead.meta) {
     result.unavailable = [base.problem, headRead.problem].filter(Boolean).join('; ') || 'a /meta could not be read';
+    if (!headRead.meta) result.headUnavailable = headRead.problem ?? `the /meta of ${input.branch} could not be read`;
     ctx.reporter.warning(`impact: the semantic layers were not compared: ${result.unavailable}`);
     return result;
   }

@@ -186,3 +186,17 @@ export async function evalDelta(ctx: OpContext, o: EvalDeltaOptions): Promise<Ev
     failOnRegression: o.failOnRegression,
   };
 }
+
+/** The delta of runs never started (the branch's model could not be read): both sides not compared, never a pass; the gate fails on it. */
+export function evalsNotStarted(o: Pick<EvalDeltaOptions, 'previewBranch' | 'productionBranch' | 'failOnRegression'>, why: string): EvalDelta {
+  const reason = `the eval runs were not started: ${why}`;
+  return {
+    state: 'ran',
+    production: { compared: false, branch: o.productionBranch, reason },
+    preview: { compared: false, branch: o.previewBranch, reason },
+    compared: false,
+    newlyFailing: [],
+    newlyPassing: [],
+    failOnRegression: o.failOnRegression,
+  };
+}

@@ -1,0 +1,1 @@
+export{n as doctorCommand}from"./doctor-tUxcUZXB.js";

@@ -1,1 +1,0 @@
-export{n as doctorCommand}from"./doctor-Do_5dghb.js";

@@ -1,3 +1,0 @@
-import{p as e,s as t}from"./validation-record-Di1uNOCG.js";function n(n){return n.length===0?`No preview branches found.`:[`| Branch | PR | State | Action | Why |`,`|---|---|---|---|---|`,...n.map(n=>`| ${t(n.branch,{cell:!0})} | #${n.pr} | ${e(n.state)} | ${e(n.action)} | ${e(n.reason)} |`)].join(`
-`)}function r(n){return[`| Run | Branch | Status | Polls |`,`|---|---|---|---|`,`| ${t(n.syncJobId,{cell:!0})} | ${t(n.branch,{cell:!0})} | ${e(n.status)} | ${n.polls} |`].join(`
-`)}export{n,r as t};
