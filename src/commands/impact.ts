@@ -14,7 +14,7 @@ import { deployTarget } from '../operations/branch-build.js';
 import { analyseImpact } from '../operations/impact.js';
 import { agentsCheckOf } from '../operations/agents-check.js';
 import { evalDelta, evalsNotStarted } from '../operations/evals/run.js';
-import { presentAgents, presentEvals, type AgentsShown } from '../pr/present-agents.js';
+import { presentAgents, presentEvals, reportAgentsFindings } from '../pr/present-agents.js';
 import { checkCubeVersions } from '../operations/cube-versions.js';
 import { publish } from '../pr/publish.js';
 import { writeFacetChecks } from '../pr/check-run.js';
@@ -89,7 +89,7 @@ export async function impactCommand(run: ActionRun<'impact'>): Promise<number> {
   const shownAgents = { ...(agents ? { agents: agents.view } : {}), ...(evals ? { evals: evals.view } : {}) };
   for (const line of ['', ...reviewText({ ...parts, ...(cost ? { cost } : {}), ...shownAgents, files })]) run.reporter.info(line);
   // In a workflow, annotations on their lines; with --json, the document's errors and warnings (as `plan` does).
-  if (agents && (run.env.GITHUB_ACTIONS === 'true' || run.flags.json === true)) annotateAgents(run, agents);
+  if (agents && (run.env.GITHUB_ACTIONS === 'true' || run.flags.json === true)) reportAgentsFindings(run.reporter, agents.json.findings);
   const full = { impact: impact.impact, ...numbers.view, ...(impact.access ? { access: impact.access } : {}), ...(cost ? { cost } : {}), ...shownAgents };
   await publish(run.pr, { branch, ...impact.view, ...numbers.view, ...(cost ? { cost } : {}), ...shownAgents }, { branch }, full);
   // A check per facet on the pull request's head, as the `pr` action writes them.
@@ -102,12 +102,4 @@ export async function impactCommand(run: ActionRun<'impact'>): Promise<number> {
   const failure = impact.failure ?? versions.failure ?? numbers.failure ?? rolled.failure ?? agents?.failure ?? evals?.failure;
   if (failure) throw new StepFailed(failure);
   return 0;
-}
-
-/** The agents' findings as the reporter's errors and warnings on their lines (the impact writes no validation check to carry them). */
-function annotateAgents(run: ActionRun<'impact'>, agents: AgentsShown): void {
-  for (const f of agents.json.findings) {
-    if (f.level === 'error') run.reporter.error(f.message, { file: f.file, line: f.line, title: 'agents' });
-    else run.reporter.warning(f.message, { file: f.file, line: f.line, title: 'agents' });
-  }
 }

@@ -19,6 +19,7 @@ import { cleanupLine, runPlan, type PlanOutcome } from '../operations/plan.js';
 import { readPersonas } from '../personas-input.js';
 import { commentBody } from '../pr/comment-body.js';
 import { presentPreview, type PreviewShown } from '../pr/preview.js';
+import { reportAgentsFindings } from '../pr/present-agents.js';
 import { reviewText, stepsText } from '../pr/review-text.js';
 import type { ActionRun } from './action-run.js';
 import { InputRefused, StepFailed } from './exit-codes.js';
@@ -128,11 +129,7 @@ function show(run: ActionRun<'pr'>, o: PlanOutcome, shown: PreviewShown, flags: 
   // The errors: in the text review on stdout; else where the JSON document or the log has them.
   if (flags.format !== 'text' || flags.json)
     for (const e of shown.errors) run.reporter.error([e.message, ...(e.notes ?? [])].join('\n'), { file: e.file, line: e.line, title: 'data model' });
-  if (flags.format !== 'text' || flags.json)
-    for (const f of shown.agents?.findings ?? []) {
-      if (f.level === 'error') run.reporter.error(f.message, { file: f.file, line: f.line, title: 'agents' });
-      else run.reporter.warning(f.message, { file: f.file, line: f.line, title: 'agents' });
-    }
+  if (flags.format !== 'text' || flags.json) reportAgentsFindings(run.reporter, shown.agents?.findings ?? []);
   if (flags.json) return;
   if (flags.format === 'markdown') {
     // What the comment's ledger would hold of this run (its thread adds it the same way).

@@ -9,6 +9,7 @@
 import { branchForQueue } from '../branch-names.js';
 import { deployTarget } from '../operations/branch-build.js';
 import { agentsCheckOf } from '../operations/agents-check.js';
+import { agentsErrors as agentsErrorsOf } from '../model/agents/index.js';
 import { validateInQueue, type QueueGateOutcome } from '../operations/queue-gate.js';
 import { mapLimit, readLocalModel, type LocalFile } from '../model/local-model.js';
 import { annotate, untouchedCheck } from '../pr/check-run.js';
@@ -67,7 +68,7 @@ export async function queueCommand(run: ActionRun<'pr'>): Promise<number> {
       });
       // The agents folder against the merge commit's model files (the queue reads no `/meta`): offline.
       const agents = await agentsCheckOf(project.local, project.dir, {}, undefined, inputs.agentsFolder);
-      const agentsErrors = agents?.findings.filter((f) => f.level === 'error').length;
+      const agentsErrors = agents ? agentsErrorsOf(agents).length : undefined;
       const counted = agentsErrors === undefined ? {} : { agentsErrors };
       if (dryRun) return { run: m, status: 'dry-run', outcome, ...counted };
       if (outcome.validation) await annotate(m.side, outcome.validation.errors, outcome.validation, undefined, agents);

@@ -14,6 +14,7 @@ import { changesOf } from './changed-files.js';
 import type { Facet, FacetCheck } from './facet-checks.js';
 import { plural } from '../report/plural.js';
 import type { AgentsCheck, AgentsFinding } from '../model/agents/index.js';
+import { reportAgentsFindings } from './present-agents.js';
 
 /** Annotations GitHub takes in one check-run request. */
 const PER_REQUEST = 50;
@@ -56,10 +57,7 @@ export async function annotate(side: PullRequestSide, errors: ModelError[], resu
   const shown = inActions ? errors.slice(0, PER_STEP) : errors;
   for (const e of shown) side.reporter.error(annotationText(e), { file: e.file, line: e.line, ...(e.column ? { column: e.column } : {}), title: 'data model' });
   // The agents' findings after the model's errors: GitHub shows the first ten a step writes.
-  for (const f of findings.slice(0, inActions ? Math.max(0, PER_STEP - shown.length) : findings.length)) {
-    if (f.level === 'error') side.reporter.error(f.message, { file: f.file, line: f.line, title: 'agents' });
-    else side.reporter.warning(f.message, { file: f.file, line: f.line, title: 'agents' });
-  }
+  reportAgentsFindings(side.reporter, findings.slice(0, inActions ? Math.max(0, PER_STEP - shown.length) : findings.length));
   if (shown.length < errors.length) {
     side.reporter.warning(
       `${plural(errors.length - shown.length, 'more error')} ${errors.length - shown.length === 1 ? 'is' : 'are'} not shown as annotations (GitHub shows ${PER_STEP} per step); every error is in the job summary. Grant the job \`checks: write\` to get them all as annotations of the "${side.checkName}" check.`,

@@ -4,7 +4,8 @@
  * view (the comment's and the job summary's section), its part of `--json`'s result, and why it fails the step.
  */
 import { EVAL_OUTPUT } from '../action-spec-agents.js';
-import type { AgentsCheck } from '../model/agents/index.js';
+import type { AgentsCheck, AgentsFinding } from '../model/agents/index.js';
+import type { Reporter } from '../report/reporter.js';
 import type { EvalDelta } from '../operations/evals/delta.js';
 import { plural } from '../report/plural.js';
 import { agentsView, type AgentsView } from './comment/render-agents.js';
@@ -18,6 +19,14 @@ export interface AgentsShown {
   json: { folder: string; source: AgentsCheck['source']; findings: AgentsCheck['findings']; broken: AgentsCheck['broken']; counts: AgentsCheck['counts'] };
   /** Why the step fails: the folder has errors (and `failOnErrors`). */
   failure?: string;
+}
+
+/** Findings of the check as the reporter's errors and warnings on their lines (annotations in a workflow). */
+export function reportAgentsFindings(reporter: Reporter, findings: readonly Pick<AgentsFinding, 'level' | 'message' | 'file' | 'line'>[]): void {
+  for (const f of findings) {
+    if (f.level === 'error') reporter.error(f.message, { file: f.file, line: f.line, title: 'agents' });
+    else reporter.warning(f.message, { file: f.file, line: f.line, title: 'agents' });
+  }
 }
 
 /** The check of the `agents/` folder: its errors fail the step as the model's do, when `failOnErrors`. */

@@ -27,6 +27,25 @@ export function pageProblem(page: { items?: unknown; pageInfo?: unknown }, after
   return undefined;
 }
 
+/** Every item of a cursor list, page by page under `pageProblem`'s rules: the items, or why the list is not whole. */
+export async function wholeList(
+  read: (after: string | undefined) => Promise<{ items?: unknown; pageInfo?: unknown }>,
+  noun: string,
+): Promise<unknown[] | string> {
+  const out: unknown[] = [];
+  let after: string | undefined;
+  for (let n = 0; n < DEFAULTS.evalsMaxPages; n += 1) {
+    const page = await read(after);
+    const problem = pageProblem(page, after, noun);
+    if (problem) return problem;
+    out.push(...(page.items as unknown[]));
+    const info = page.pageInfo as { hasNextPage: boolean; endCursor?: string };
+    if (!info.hasNextPage) return out;
+    after = info.endCursor;
+  }
+  return `more than ${DEFAULTS.evalsMaxPages} ${noun}s`;
+}
+
 const text = (v: unknown) => (typeof v === 'string' && v.trim() ? v : undefined);
 
 /** The run to reuse, or the one line saying why none is (pure: the list's records as the platform gave them). */
@@ -69,22 +88,12 @@ export function pickProductionRun(runs: unknown[], o: { branch: string; agent?: 
 
 /** Every run the deployment lists, page by page; a string saying why the list could not be read whole. */
 export async function listRuns(ctx: OpContext): Promise<unknown[] | string> {
-  const out: unknown[] = [];
-  let after: string | undefined;
   try {
-    for (let n = 0; n < DEFAULTS.evalsMaxPages; n += 1) {
-      const page = (await ctx.client.evaluations.list({ deploymentId: ctx.deploymentId, query: after ? { after } : {} }, { signal: ctx.signal })) as {
-        items?: unknown;
-        pageInfo?: unknown;
-      };
-      const problem = pageProblem(page, after);
-      if (problem) return `the list of runs has ${problem}`;
-      out.push(...(page.items as unknown[]));
-      const info = page.pageInfo as { hasNextPage: boolean; endCursor?: string };
-      if (!info.hasNextPage) return out;
-      after = info.endCursor;
-    }
-    return `the list of runs has more than ${DEFAULTS.evalsMaxPages} pages`;
+    const runs = await wholeList(
+      (after) => ctx.client.evaluations.list({ deploymentId: ctx.deploymentId, query: after ? { after } : {} }, { signal: ctx.signal }),
+      'page',
+    );
+    return typeof runs === 'string' ? `the list of runs has ${runs}` : runs;
   } catch (e) {
     if (ctx.signal?.aborted) throw e;
     return `the list of runs could not be read: ${messageOf(e)}`;

@@ -12,7 +12,7 @@ import { DEFAULTS } from '../../defaults.js';
 import { plural } from '../../report/plural.js';
 import type { OpContext } from '../context.js';
 import { deltaOf, mergeRuns, questionOf, type EvalDelta, type EvalQuestion, type EvalSide, type ReusedRun } from './delta.js';
-import { lastCompleteRun, pageProblem } from './production-run.js';
+import { lastCompleteRun, wholeList } from './production-run.js';
 
 /** The clock the wait polls on: the process's by default; a test gives the emulator's. */
 export interface EvalClock {
@@ -80,25 +80,16 @@ async function waitRun(ctx: OpContext, runId: string, start: number, timeoutMs: 
 
 /** Every result of a finished run, in the tenant's own page size, following `endCursor`; a page that is not whole makes the side not compared. */
 export async function readResults(ctx: OpContext, runId: string): Promise<EvalQuestion[]> {
-  const out: EvalQuestion[] = [];
-  let after: string | undefined;
-  for (let n = 0; n < DEFAULTS.evalsMaxPages; n += 1) {
-    const page = await ctx.client.evaluations.results(
-      { deploymentId: ctx.deploymentId, evaluationId: runId, query: after ? { after } : {} },
-      { signal: ctx.signal },
-    );
-    const problem = pageProblem(page, after, 'results page');
-    if (problem) throw new NotCompared(`run ${runId}: ${problem}`);
-    for (const item of page.items as unknown[]) {
-      const q = questionOf(item);
-      if (!q) throw new NotCompared(`run ${runId}: a result naming no question`);
-      out.push(q);
-    }
-    const info = page.pageInfo as { hasNextPage: boolean; endCursor?: string };
-    if (!info.hasNextPage) return out;
-    after = info.endCursor;
-  }
-  throw new NotCompared(`run ${runId}: more than ${DEFAULTS.evalsMaxPages} results pages`);
+  const items = await wholeList(
+    (after) => ctx.client.evaluations.results({ deploymentId: ctx.deploymentId, evaluationId: runId, query: after ? { after } : {} }, { signal: ctx.signal }),
+    'results page',
+  );
+  if (typeof items === 'string') throw new NotCompared(`run ${runId}: ${items}`);
+  return items.map((item) => {
+    const q = questionOf(item);
+    if (!q) throw new NotCompared(`run ${runId}: a result naming no question`);
+    return q;
+  });
 }
 
 /** One run's graded questions: waited on first unless it is a reused run already complete. */

@@ -1,0 +1,1 @@
+export{t as platformClient,n as runAction}from"./action-run-Cq4wu5bu.js";

@@ -1,1 +1,0 @@
-export{t as platformClient,n as runAction}from"./action-run-9rO_17r7.js";
